@@ -1,0 +1,31 @@
+//===- Passes.h - Conversions of tfl to native code -------------*- C++ -*-===//
+
+#ifndef TFL_CODEGEN_PASSES_H
+#define TFL_CODEGEN_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tfl {
+
+#define GEN_PASS_DECL
+#include "tfl/Codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tfl/Codegen/Passes.h.inc"
+
+/// Patterns of tfl-to-linalg, one function per op family.
+void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns);
+void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);
+void populateTflOutputToRuntimePatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::tfl
+
+#endif // TFL_CODEGEN_PASSES_H

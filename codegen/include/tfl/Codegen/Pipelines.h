@@ -1,0 +1,36 @@
+//===- Pipelines.h - The named stages from tfl to LLVM ----------*- C++ -*-===//
+//
+// Compilation is a list of named stages. `tflc emit mlir --after=STAGE` runs
+// them up to STAGE; `tflc build` runs them all and `tfl-opt
+// --tfl-cpu-pipeline` reproduces exactly that. The eager interpreter runs the
+// IR after the `simplify` stage, the same IR the rest of the pipeline lowers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_CODEGEN_PIPELINES_H
+#define TFL_CODEGEN_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::tfl {
+
+struct PipelineStage {
+  llvm::StringLiteral name;
+  llvm::StringLiteral summary;
+  void (*build)(OpPassManager &pm);
+};
+
+/// The CPU pipeline's stages, in order: simplify, linalg, bufferize, llvm.
+llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
+
+/// Adds the stages up to and including `lastStage` (all when empty).
+/// Fails when no stage has that name.
+LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage = "");
+
+/// Registers `tfl-cpu-pipeline` and one pipeline per stage
+/// (`tfl-stage-<name>`) with MLIR's pass registry, for tfl-opt.
+void registerTflPipelines();
+
+} // namespace mlir::tfl
+
+#endif // TFL_CODEGEN_PIPELINES_H

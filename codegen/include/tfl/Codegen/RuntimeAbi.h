@@ -1,0 +1,34 @@
+//===- RuntimeAbi.h - How compiled code calls libtflrt ----------*- C++ -*-===//
+//
+// Declarations of libtflrt's C ABI (runtime/include/tflrt/CApi.h) in the IR:
+// tensors cross as unranked memrefs, text as pointers to LLVM globals.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_CODEGEN_RUNTIMEABI_H
+#define TFL_CODEGEN_RUNTIMEABI_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::tfl {
+
+/// Returns the private declaration `@name : type` in `module`, adding it if
+/// missing.
+func::FuncOp getOrInsertRuntimeFunction(OpBuilder &builder, ModuleOp module,
+                                        StringRef name, FunctionType type);
+
+/// A `!llvm.ptr` to a NUL-terminated constant global holding `text` (one
+/// global per distinct text).
+Value getOrCreateStringPointer(OpBuilder &builder, Location loc,
+                               ModuleOp module, StringRef text);
+
+/// `value` (a ranked memref) cast to the unranked memref the C ABI takes.
+Value castToUnranked(OpBuilder &builder, Location loc, Value memref);
+
+/// The C ABI's dtype suffix of an element type ("f32", "u8", "bool", ...).
+StringRef runtimeTypeSuffix(Type elementType);
+
+} // namespace mlir::tfl
+
+#endif // TFL_CODEGEN_RUNTIMEABI_H

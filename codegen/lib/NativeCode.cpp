@@ -1,0 +1,133 @@
+//===- NativeCode.cpp - From the LLVM dialect to an executable ------------===//
+//
+// The object file is produced in-process: MLIR's LLVM IR export, LLVM's -O3
+// pipeline and TargetMachine for the host CPU (its features included). The
+// final link is the only external step: the system's C++ driver links the
+// object with libtflrt's entry point and runtime (paths fixed at build time).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/NativeCode.h"
+#include "tfl/Codegen/Config.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir::tfl {
+namespace {
+
+/// The host's TargetMachine, made once.
+llvm::TargetMachine *hostTargetMachine(std::string &error) {
+  static std::unique_ptr<llvm::TargetMachine> tm;
+  static std::string initError;
+  static bool initialized = false;
+  if (!initialized) {
+    initialized = true;
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(triple, initError);
+    if (target) {
+      std::string features;
+      for (const auto &feature : llvm::sys::getHostCPUFeatures())
+        features += (feature.second ? "+" : "-") + feature.first().str() + ",";
+      tm.reset(target->createTargetMachine(
+          triple, llvm::sys::getHostCPUName(), features, llvm::TargetOptions(),
+          llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+    }
+  }
+  error = initError;
+  return tm.get();
+}
+
+} // namespace
+
+std::unique_ptr<llvm::Module>
+translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext) {
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "tfl");
+  if (!llvmModule) {
+    module.emitError("translation to LLVM IR failed");
+    return nullptr;
+  }
+  std::string error;
+  llvm::TargetMachine *tm = hostTargetMachine(error);
+  if (!tm) {
+    module.emitError("no LLVM target for this host: ") << error;
+    return nullptr;
+  }
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  llvmModule->setDataLayout(tm->createDataLayout());
+  if (llvm::Error err = makeOptimizingTransformer(3, 0, tm)(llvmModule.get())) {
+    module.emitError("LLVM optimization failed: ")
+        << llvm::toString(std::move(err));
+    return nullptr;
+  }
+  return llvmModule;
+}
+
+LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path) {
+  std::string error;
+  llvm::TargetMachine *tm = hostTargetMachine(error);
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (!tm || ec) {
+    llvm::errs() << "error: cannot write " << path << ": "
+                 << (ec ? ec.message() : error) << "\n";
+    return failure();
+  }
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, out, nullptr,
+                              llvm::CodeGenFileType::ObjectFile)) {
+    llvm::errs() << "error: this host's target cannot emit object files\n";
+    return failure();
+  }
+  pm.run(llvmModule);
+  out.flush();
+  return success();
+}
+
+LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
+                             std::string &errorMessage) {
+  llvm::ErrorOr<std::string> driver = llvm::sys::findProgramByName("c++");
+  if (!driver)
+    driver = llvm::sys::findProgramByName("g++");
+  if (!driver) {
+    errorMessage = "no C++ compiler driver (c++ or g++) on PATH to link with";
+    return failure();
+  }
+  SmallVector<StringRef> args = {*driver,
+                                 objectPath,
+                                 "-o",
+                                 outputPath,
+                                 TFL_RUNTIME_MAIN_LIB,
+                                 TFL_RUNTIME_LIB,
+                                 TFL_OPENBLAS_LIB,
+                                 "-lz",
+                                 "-lm"};
+  int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
+                                     &errorMessage);
+  if (rc != 0 && errorMessage.empty())
+    errorMessage = "the linker failed (exit code " + std::to_string(rc) + ")";
+  return success(rc == 0);
+}
+
+} // namespace mlir::tfl

@@ -1,0 +1,93 @@
+//===- Pipelines.cpp - The named stages from tfl to LLVM ------------------===//
+
+#include "tfl/Codegen/Pipelines.h"
+#include "tfl/Codegen/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::tfl {
+namespace {
+
+/// tfl -> tfl clean-up; the IR after it is what eager mode interprets.
+void buildSimplifyStage(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// Whole-program inlining, then tfl -> linalg with elementwise fusion.
+void buildLinalgStage(OpPassManager &pm) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createConvertTflToLinalg());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// Tensors -> buffers, deallocation, and library calls on buffers.
+void buildBufferizeStage(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createLowerLinalgToRuntimeCalls());
+  pm.addPass(createCanonicalizerPass());
+}
+
+/// Loops and everything else -> the LLVM dialect.
+void buildLLVMStage(OpPassManager &pm) {
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+const PipelineStage kCpuStages[] = {
+    {"simplify", "canonicalize and CSE the tfl program", buildSimplifyStage},
+    {"linalg", "inline, lower tfl to linalg and fuse elementwise ops",
+     buildLinalgStage},
+    {"bufferize", "bufferize, deallocate, and call libraries on buffers",
+     buildBufferizeStage},
+    {"llvm", "lower to the LLVM dialect", buildLLVMStage},
+};
+
+} // namespace
+
+ArrayRef<PipelineStage> getCpuPipelineStages() { return kCpuStages; }
+
+LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage) {
+  for (const PipelineStage &stage : kCpuStages) {
+    stage.build(pm);
+    if (stage.name == lastStage)
+      return success();
+  }
+  return success(lastStage.empty());
+}
+
+void registerTflPipelines() {
+  PassPipelineRegistration<>(
+      "tfl-cpu-pipeline",
+      "The whole CPU pipeline of `tflc build`, from tfl to the LLVM dialect",
+      [](OpPassManager &pm) { (void)buildCpuPipeline(pm); });
+  for (const PipelineStage &stage : kCpuStages)
+    PassPipelineRegistration<>(("tfl-stage-" + stage.name).str(),
+                               stage.summary, stage.build);
+}
+
+} // namespace mlir::tfl

@@ -1,0 +1,203 @@
+//===- Elementwise.cpp - tfl elementwise ops to linalg.generic ------------===//
+//
+// Each elementwise op becomes one linalg.generic over the result's shape.
+// Broadcasting lives in the indexing maps: operand dims are aligned on the
+// right, and a size-1 dim that stretches reads index 0. Chains of these
+// generics are then fused by linalg's elementwise fusion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Passes.h"
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tfl {
+namespace {
+
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic computing `body` of the (broadcast) inputs at each
+/// element of `resultType`.
+Value buildElementwise(OpBuilder &b, Location loc,
+                       RankedTensorType resultType, ValueRange inputs,
+                       BodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t lead = rank - type.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t j = 0; j < type.getRank(); ++j) {
+      bool stretched =
+          type.getDimSize(j) == 1 && resultType.getDimSize(lead + j) != 1;
+      exprs.push_back(stretched ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(lead + j, ctx));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value r = body(nb, nl, args.drop_back());
+        linalg::YieldOp::create(nb, nl, r);
+      });
+  return generic.getResult(0);
+}
+
+/// The scalar computation of a broadcasting binary op.
+template <typename OpTy>
+Value scalarBinary(OpBuilder &b, Location loc, Value x, Value y);
+
+template <> Value scalarBinary<AddOp>(OpBuilder &b, Location l, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, l, x, y);
+  return arith::AddIOp::create(b, l, x, y);
+}
+template <> Value scalarBinary<SubOp>(OpBuilder &b, Location l, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::SubFOp::create(b, l, x, y);
+  return arith::SubIOp::create(b, l, x, y);
+}
+template <> Value scalarBinary<MulOp>(OpBuilder &b, Location l, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, l, x, y);
+  return arith::MulIOp::create(b, l, x, y);
+}
+template <> Value scalarBinary<DivOp>(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::DivFOp::create(b, l, x, y);
+}
+
+LogicalResult requireStaticShape(ConversionPatternRewriter &rewriter,
+                                 Operation *op) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (type.hasStaticShape())
+    return success();
+  return rewriter.notifyMatchFailure(op, "dynamic shapes are not lowered yet");
+}
+
+template <typename OpTy>
+struct BinaryToLinalg : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        {adaptor.getLhs(), adaptor.getRhs()},
+        [](OpBuilder &b, Location l, ValueRange args) {
+          return scalarBinary<OpTy>(b, l, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct NegToLinalg : OpConversionPattern<NegOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NegOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
+        [](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value x = args[0];
+          if (isa<FloatType>(x.getType()))
+            return arith::NegFOp::create(b, l, x);
+          Value zero = arith::ConstantOp::create(
+              b, l, x.getType(), b.getIntegerAttr(x.getType(), 0));
+          return arith::SubIOp::create(b, l, zero, x);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// One element converted as NumPy's astype (i8 and i1 read unsigned).
+Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  bool fromUnsigned = from.isInteger(8) || from.isInteger(1);
+  if (to.isInteger(1)) {
+    if (fromFloat) {
+      Value zero = arith::ConstantOp::create(b, l, from, b.getFloatAttr(from, 0));
+      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, x, zero);
+    }
+    Value zero = arith::ConstantOp::create(b, l, from, b.getIntegerAttr(from, 0));
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (fromFloat && toFloat) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, l, to, x);
+    return arith::TruncFOp::create(b, l, to, x);
+  }
+  if (!fromFloat && toFloat) {
+    if (fromUnsigned)
+      return arith::UIToFPOp::create(b, l, to, x);
+    return arith::SIToFPOp::create(b, l, to, x);
+  }
+  if (fromFloat) {
+    if (to.isInteger(8))
+      return arith::FPToUIOp::create(b, l, to, x);
+    return arith::FPToSIOp::create(b, l, to, x);
+  }
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return arith::TruncIOp::create(b, l, to, x);
+  if (fromUnsigned)
+    return arith::ExtUIOp::create(b, l, to, x);
+  return arith::ExtSIOp::create(b, l, to, x);
+}
+
+struct CastToLinalg : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    Type to = op.getType().getElementType();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return scalarCast(b, l, args[0], to);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConstantToArith : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, cast<TypedAttr>(op.getValue()));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>,
+               BinaryToLinalg<MulOp>, BinaryToLinalg<DivOp>, NegToLinalg,
+               CastToLinalg, ConstantToArith>(patterns.getContext());
+}
+
+} // namespace mlir::tfl

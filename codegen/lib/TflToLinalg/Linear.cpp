@@ -1,0 +1,50 @@
+//===- Linear.cpp - tfl linear algebra to linalg --------------------------===//
+//
+// tfl.matmul becomes zero-filled linalg.matmul; after bufferization,
+// tfl-linalg-to-runtime turns float ones into BLAS calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Passes.h"
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tfl {
+namespace {
+
+struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
+    Location loc = op.getLoc();
+    Type elem = type.getElementType();
+    Value zero = arith::ConstantOp::create(rewriter, loc, elem,
+                                           rewriter.getZeroAttr(elem));
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, type.getShape(), elem);
+    Value filled = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{empty})
+                       .getResult(0);
+    auto matmul = linalg::MatmulOp::create(
+        rewriter, loc, TypeRange{type},
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()}, ValueRange{filled});
+    rewriter.replaceOp(op, matmul.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulToLinalg>(patterns.getContext());
+}
+
+} // namespace mlir::tfl

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The project's two entry points (see README):
+#   ./dev.sh main   build tflc, compile the main example natively and run it
+#   ./dev.sh test   build everything and run every test (unit, lit, end to end)
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$(pwd)
+build="$root/build"
+
+scripts/setup-deps.sh
+
+configure() {
+  local werror=OFF
+  [ "${CI:-}" = "true" ] && werror=ON
+  cmake -S "$root" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DTFL_WARNINGS_AS_ERRORS="$werror" >/dev/null
+}
+
+build_all() {
+  configure
+  cmake --build "$build" -j "${TFL_JOBS:-2}"
+}
+
+case "${1:-}" in
+main)
+  build_all
+  "$build/bin/tflc" build examples/hello.tfl -o "$build/hello"
+  "$build/hello"
+  ;;
+test)
+  build_all
+  scripts/check-format.sh
+  cd "$build"
+  ctest --output-on-failure -j "${TFL_JOBS:-2}"
+  ;;
+*)
+  echo "usage: ./dev.sh main|test" >&2
+  exit 2
+  ;;
+esac

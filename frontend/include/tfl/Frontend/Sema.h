@@ -1,0 +1,57 @@
+//===- Sema.h - Names, types, shapes and specializations --------*- C++ -*-===//
+//
+// Sema checks a parsed module and decides everything MLIRGen needs: the type
+// and shape of every expression, and which specialization each call reaches.
+// Functions are generic: every distinct tuple of argument types at a call
+// makes one Specialization (monomorphization). The script's top-level body
+// is the entry specialization. Sema owns every user-facing compile error;
+// MLIRGen never fails on a program Sema accepted.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_FRONTEND_SEMA_H
+#define TFL_FRONTEND_SEMA_H
+
+#include "tfl/Frontend/AST.h"
+#include "tfl/Frontend/Types.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+
+namespace tfl {
+
+/// One function specialized to argument types, or the script body.
+struct Specialization {
+  const ast::FuncDef *def = nullptr; // null for the script body
+  std::string symbol;                // the func.func's name
+  std::vector<Type> argTypes;
+  Type resultType;
+  /// The type of every expression of the body, after literal promotion.
+  llvm::DenseMap<const ast::Expr *, Type> types;
+  /// The specialization each user-function call reaches.
+  llvm::DenseMap<const ast::CallExpr *, Specialization *> callees;
+  /// For each call, the argument expressions in parameter order (keywords
+  /// and defaults resolved).
+  llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
+      callArgs;
+};
+
+/// A checked program: its specializations, entry first.
+struct Program {
+  const ast::Module *module = nullptr;
+  std::vector<std::unique_ptr<Specialization>> specializations;
+  Specialization *entry = nullptr;
+};
+
+/// The name of the entry function native executables call.
+constexpr llvm::StringLiteral kEntrySymbol = "tfl_main";
+
+/// Checks `module`. Returns null after reporting errors as MLIR diagnostics.
+std::unique_ptr<Program> analyze(const ast::Module &module,
+                                 mlir::MLIRContext *context);
+
+} // namespace tfl
+
+#endif // TFL_FRONTEND_SEMA_H

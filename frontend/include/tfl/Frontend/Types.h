@@ -1,0 +1,74 @@
+//===- Types.h - Types of TFL values in the frontend ------------*- C++ -*-===//
+//
+// What Sema knows of a value at compile time: a tensor type (dtype and a
+// static-or-dynamic shape; scalars are rank 0), or a compile-time-only value
+// (a string, a function, a built-in, None, a tuple of values).
+//
+// A "weak" tensor type is a Python literal's (`1`, `0.5`, `[1, 2]`): it
+// takes the dtype of the tensor it meets, as in JAX, so `x * 2` keeps x's
+// dtype (LANGUAGE.md section 3, promotion).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_FRONTEND_TYPES_H
+#define TFL_FRONTEND_TYPES_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tfl {
+
+namespace ast {
+struct FuncDef;
+}
+
+enum class DType { F32, F64, I32, I64, U8, Bool };
+
+llvm::StringRef dtypeName(DType dtype);
+bool isFloat(DType dtype);
+bool isInteger(DType dtype); // i32, i64, u8 (not bool)
+
+/// A dim known only at run time.
+constexpr int64_t kDynamicDim = -1;
+
+struct Type {
+  enum class Kind { None, Tensor, String, Function, Builtin, Tuple };
+
+  Kind kind = Kind::None;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  bool weak = false;
+  const ast::FuncDef *func = nullptr; // Function
+  std::string name;                   // Builtin's name; String's value
+  std::vector<Type> elements;         // Tuple
+
+  static Type none() { return Type(); }
+  static Type tensor(DType dtype, std::vector<int64_t> shape,
+                     bool weak = false);
+  static Type string(std::string value);
+  static Type function(const ast::FuncDef *def);
+  static Type builtin(std::string name);
+  static Type tuple(std::vector<Type> elements);
+
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isScalar() const { return isTensor() && shape.empty(); }
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+
+  /// The same type without weakness (what a variable or argument keeps).
+  Type strong() const;
+
+  /// The type as TFL writes it: `f32[2, 3]`, `i64`, `str`, `(f32, f32)`.
+  std::string str() const;
+  /// A symbol-safe spelling for specialization names: `f32x2x3`.
+  std::string mangle() const;
+
+  bool operator==(const Type &other) const;
+  bool operator!=(const Type &other) const { return !(*this == other); }
+};
+
+} // namespace tfl
+
+#endif // TFL_FRONTEND_TYPES_H

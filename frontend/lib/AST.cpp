@@ -1,0 +1,341 @@
+//===- AST.cpp - The TFL abstract syntax tree -----------------------------===//
+//
+// Operator spellings and the `tflc emit ast` dump: one node per line,
+// indented by depth, each with its source position.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Frontend/AST.h"
+
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/Format.h"
+
+using llvm::cast;
+
+namespace tfl::ast {
+
+llvm::StringRef spelling(UnaryOp op) { return op == UnaryOp::Plus ? "+" : "-"; }
+
+llvm::StringRef spelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::FloorDiv:
+    return "//";
+  case BinaryOp::Mod:
+    return "%";
+  case BinaryOp::Pow:
+    return "**";
+  case BinaryOp::MatMul:
+    return "@";
+  }
+  return "?";
+}
+
+llvm::StringRef spelling(CompareOp op) {
+  switch (op) {
+  case CompareOp::Lt:
+    return "<";
+  case CompareOp::Le:
+    return "<=";
+  case CompareOp::Gt:
+    return ">";
+  case CompareOp::Ge:
+    return ">=";
+  case CompareOp::Eq:
+    return "==";
+  case CompareOp::Ne:
+    return "!=";
+  }
+  return "?";
+}
+
+namespace {
+
+class Dumper {
+public:
+  explicit Dumper(llvm::raw_ostream &os) : os(os) {}
+
+  void block(const Block &b, unsigned depth) {
+    for (const StmtPtr &s : b)
+      stmt(s.get(), depth);
+  }
+
+private:
+  llvm::raw_ostream &line(unsigned depth, llvm::StringRef what, Position p) {
+    os.indent(2 * depth) << what << " @" << p.line << ":" << p.col;
+    return os;
+  }
+
+  void optExpr(const char *label, const ExprPtr &e, unsigned depth) {
+    if (!e)
+      return;
+    os.indent(2 * depth) << label << ":\n";
+    expr(e.get(), depth + 1);
+  }
+
+  void stmt(const Stmt *s, unsigned d) {
+    Position p = s->getBegin();
+    switch (s->getKind()) {
+    case Stmt::Kind::Expr:
+      line(d, "ExprStmt", p) << "\n";
+      expr(cast<ExprStmt>(s)->value.get(), d + 1);
+      return;
+    case Stmt::Kind::Assign: {
+      auto *a = cast<AssignStmt>(s);
+      line(d, "Assign", p) << "\n";
+      for (const ExprPtr &t : a->targets)
+        optExpr("target", t, d + 1);
+      optExpr("value", a->value, d + 1);
+      return;
+    }
+    case Stmt::Kind::AnnAssign: {
+      auto *a = cast<AnnAssignStmt>(s);
+      line(d, "AnnAssign", p) << "\n";
+      optExpr("target", a->target, d + 1);
+      optExpr("annotation", a->annotation, d + 1);
+      optExpr("value", a->value, d + 1);
+      return;
+    }
+    case Stmt::Kind::AugAssign: {
+      auto *a = cast<AugAssignStmt>(s);
+      line(d, "AugAssign", p) << " " << spelling(a->op) << "=\n";
+      optExpr("target", a->target, d + 1);
+      optExpr("value", a->value, d + 1);
+      return;
+    }
+    case Stmt::Kind::Return:
+      line(d, "Return", p) << "\n";
+      optExpr("value", cast<ReturnStmt>(s)->value, d + 1);
+      return;
+    case Stmt::Kind::Pass:
+      line(d, "Pass", p) << "\n";
+      return;
+    case Stmt::Kind::Break:
+      line(d, "Break", p) << "\n";
+      return;
+    case Stmt::Kind::Continue:
+      line(d, "Continue", p) << "\n";
+      return;
+    case Stmt::Kind::Import:
+      line(d, "Import", p);
+      for (const ImportName &n : cast<ImportStmt>(s)->names)
+        os << " " << n.name << (n.alias.empty() ? "" : " as " + n.alias);
+      os << "\n";
+      return;
+    case Stmt::Kind::FromImport: {
+      auto *f = cast<FromImportStmt>(s);
+      line(d, "FromImport", p) << " " << f->module << ":";
+      for (const ImportName &n : f->names)
+        os << " " << n.name << (n.alias.empty() ? "" : " as " + n.alias);
+      os << "\n";
+      return;
+    }
+    case Stmt::Kind::Assert: {
+      auto *a = cast<AssertStmt>(s);
+      line(d, "Assert", p) << "\n";
+      optExpr("cond", a->cond, d + 1);
+      optExpr("message", a->message, d + 1);
+      return;
+    }
+    case Stmt::Kind::If: {
+      auto *i = cast<IfStmt>(s);
+      line(d, "If", p) << "\n";
+      optExpr("cond", i->cond, d + 1);
+      os.indent(2 * (d + 1)) << "then:\n";
+      block(i->body, d + 2);
+      if (!i->orelse.empty()) {
+        os.indent(2 * (d + 1)) << "else:\n";
+        block(i->orelse, d + 2);
+      }
+      return;
+    }
+    case Stmt::Kind::While: {
+      auto *w = cast<WhileStmt>(s);
+      line(d, "While", p) << "\n";
+      optExpr("cond", w->cond, d + 1);
+      block(w->body, d + 1);
+      return;
+    }
+    case Stmt::Kind::For: {
+      auto *f = cast<ForStmt>(s);
+      line(d, "For", p) << "\n";
+      optExpr("target", f->target, d + 1);
+      optExpr("iter", f->iter, d + 1);
+      block(f->body, d + 1);
+      return;
+    }
+    case Stmt::Kind::FuncDef: {
+      auto *f = cast<FuncDef>(s);
+      line(d, "FuncDef", p) << " " << f->name << "(";
+      for (size_t i = 0; i < f->params.size(); ++i)
+        os << (i ? ", " : "") << f->params[i].name;
+      os << ")";
+      for (const Decorator &dec : f->decorators)
+        os << " @" << dec.name;
+      os << "\n";
+      for (const Param &param : f->params) {
+        optExpr(("annotation of " + param.name).c_str(), param.annotation,
+                d + 1);
+        optExpr(("default of " + param.name).c_str(), param.defaultValue,
+                d + 1);
+      }
+      optExpr("returns", f->returns, d + 1);
+      block(f->body, d + 1);
+      return;
+    }
+    case Stmt::Kind::ClassDef: {
+      auto *c = cast<ClassDef>(s);
+      line(d, "ClassDef", p) << " " << c->name << "\n";
+      block(c->body, d + 1);
+      return;
+    }
+    }
+  }
+
+  void expr(const Expr *e, unsigned d) {
+    Position p = e->getBegin();
+    switch (e->getKind()) {
+    case Expr::Kind::Int:
+      line(d, "Int", p) << " " << cast<IntExpr>(e)->value << "\n";
+      return;
+    case Expr::Kind::Float:
+      line(d, "Float", p) << " " << cast<FloatExpr>(e)->value << "\n";
+      return;
+    case Expr::Kind::Bool:
+      line(d, "Bool", p) << (cast<BoolExpr>(e)->value ? " True" : " False")
+                         << "\n";
+      return;
+    case Expr::Kind::None:
+      line(d, "None", p) << "\n";
+      return;
+    case Expr::Kind::Ellipsis:
+      line(d, "Ellipsis", p) << "\n";
+      return;
+    case Expr::Kind::String:
+      line(d, "String", p) << " \"";
+      os.write_escaped(cast<StringExpr>(e)->value) << "\"\n";
+      return;
+    case Expr::Kind::FString:
+      line(d, "FString", p) << "\n";
+      for (const FStringExpr::Part &part : cast<FStringExpr>(e)->parts) {
+        if (!part.expr) {
+          os.indent(2 * (d + 1)) << "text \"";
+          os.write_escaped(part.text) << "\"\n";
+          continue;
+        }
+        os.indent(2 * (d + 1)) << "field" << (part.spec.empty() ? "" : " :")
+                               << part.spec << "\n";
+        expr(part.expr.get(), d + 2);
+      }
+      return;
+    case Expr::Kind::Name:
+      line(d, "Name", p) << " " << cast<NameExpr>(e)->name << "\n";
+      return;
+    case Expr::Kind::List:
+      line(d, "List", p) << "\n";
+      for (const ExprPtr &c : cast<ListExpr>(e)->elements)
+        expr(c.get(), d + 1);
+      return;
+    case Expr::Kind::Tuple:
+      line(d, "Tuple", p) << "\n";
+      for (const ExprPtr &c : cast<TupleExpr>(e)->elements)
+        expr(c.get(), d + 1);
+      return;
+    case Expr::Kind::Unary:
+      line(d, "Unary", p) << " " << spelling(cast<UnaryExpr>(e)->op) << "\n";
+      expr(cast<UnaryExpr>(e)->operand.get(), d + 1);
+      return;
+    case Expr::Kind::Binary: {
+      auto *b = cast<BinaryExpr>(e);
+      line(d, "Binary", p) << " " << spelling(b->op) << "\n";
+      expr(b->lhs.get(), d + 1);
+      expr(b->rhs.get(), d + 1);
+      return;
+    }
+    case Expr::Kind::Compare: {
+      auto *c = cast<CompareExpr>(e);
+      line(d, "Compare", p);
+      for (CompareOp op : c->ops)
+        os << " " << spelling(op);
+      os << "\n";
+      for (const ExprPtr &o : c->operands)
+        expr(o.get(), d + 1);
+      return;
+    }
+    case Expr::Kind::Not:
+      line(d, "Not", p) << "\n";
+      expr(cast<NotExpr>(e)->operand.get(), d + 1);
+      return;
+    case Expr::Kind::BoolOp: {
+      auto *b = cast<BoolOpExpr>(e);
+      line(d, "BoolOp", p) << (b->isAnd ? " and" : " or") << "\n";
+      expr(b->lhs.get(), d + 1);
+      expr(b->rhs.get(), d + 1);
+      return;
+    }
+    case Expr::Kind::Cond: {
+      auto *c = cast<CondExpr>(e);
+      line(d, "Cond", p) << "\n";
+      optExpr("cond", c->cond, d + 1);
+      optExpr("then", c->thenExpr, d + 1);
+      optExpr("else", c->elseExpr, d + 1);
+      return;
+    }
+    case Expr::Kind::Call: {
+      auto *c = cast<CallExpr>(e);
+      line(d, "Call", p) << "\n";
+      optExpr("callee", c->callee, d + 1);
+      for (const ExprPtr &a : c->args)
+        expr(a.get(), d + 1);
+      for (const Keyword &kw : c->keywords)
+        optExpr(kw.name.c_str(), kw.value, d + 1);
+      return;
+    }
+    case Expr::Kind::Attribute:
+      line(d, "Attribute", p) << " ." << cast<AttributeExpr>(e)->attr << "\n";
+      expr(cast<AttributeExpr>(e)->value.get(), d + 1);
+      return;
+    case Expr::Kind::Subscript:
+      line(d, "Subscript", p) << "\n";
+      expr(cast<SubscriptExpr>(e)->value.get(), d + 1);
+      for (const ExprPtr &i : cast<SubscriptExpr>(e)->indices)
+        expr(i.get(), d + 1);
+      return;
+    case Expr::Kind::Slice: {
+      auto *s = cast<SliceExpr>(e);
+      line(d, "Slice", p) << "\n";
+      optExpr("lo", s->lo, d + 1);
+      optExpr("hi", s->hi, d + 1);
+      optExpr("step", s->step, d + 1);
+      return;
+    }
+    case Expr::Kind::Lambda: {
+      auto *l = cast<LambdaExpr>(e);
+      line(d, "Lambda", p);
+      for (const std::string &param : l->params)
+        os << " " << param;
+      os << "\n";
+      expr(l->body.get(), d + 1);
+      return;
+    }
+    }
+  }
+
+  llvm::raw_ostream &os;
+};
+
+} // namespace
+
+void dump(const Module &module, llvm::raw_ostream &os) {
+  os << "Module " << module.fileName << "\n";
+  Dumper(os).block(module.body, 1);
+}
+
+} // namespace tfl::ast

@@ -1,0 +1,399 @@
+//===- MLIRGen.cpp - From the checked AST to the tfl dialect --------------===//
+//
+// A straight walk over each specialization's body. Sema has decided every
+// type, so nothing here can fail on a program Sema accepted; the types Sema
+// recorded are what is emitted (a literal re-typed by promotion is emitted
+// directly in its final dtype; a variable is cast where it meets another
+// dtype, which canonicalization folds for constants).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Frontend/MLIRGen.h"
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::Value;
+
+mlir::Type tfl::elementType(mlir::MLIRContext *ctx, DType dtype) {
+  mlir::Builder b(ctx);
+  switch (dtype) {
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F64:
+    return b.getF64Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
+  case DType::U8:
+    return b.getI8Type();
+  case DType::Bool:
+    return b.getI1Type();
+  }
+  return {};
+}
+
+namespace {
+
+using Values = llvm::SmallVector<Value, 1>;
+
+class MLIRGenImpl {
+public:
+  MLIRGenImpl(mlir::MLIRContext &ctx, const Program &program)
+      : ctx(ctx), program(program), builder(&ctx) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  mlir::Location loc(Position p) {
+    return mlir::FileLineColLoc::get(&ctx, program.module->fileName, p.line,
+                                     p.col);
+  }
+  mlir::RankedTensorType tensorType(const Type &t) {
+    llvm::SmallVector<int64_t> shape;
+    for (int64_t d : t.shape)
+      shape.push_back(d == kDynamicDim ? mlir::ShapedType::kDynamic : d);
+    return mlir::RankedTensorType::get(shape, elementType(&ctx, t.dtype));
+  }
+  /// The flattened MLIR types of a value of type `t`.
+  void flatTypes(const Type &t, llvm::SmallVectorImpl<mlir::Type> &out) {
+    if (t.isTensor())
+      out.push_back(tensorType(t));
+    else if (t.kind == Type::Kind::Tuple)
+      for (const Type &e : t.elements)
+        flatTypes(e, out);
+  }
+  const Type &typeOf(const Expr *e) { return spec->types.find(e)->second; }
+
+  void genFunction(const Specialization &s);
+  /// Emits a block; returns true when it ended in a `return`.
+  bool genBlock(const Block &block);
+  bool genStmt(const Stmt *stmt);
+  void bindTarget(const Expr *target, const Type &type, llvm::ArrayRef<Value> values);
+  Values genExpr(const Expr *expr);
+  Value genConstant(const Expr *expr);
+  Value genBinary(const BinaryExpr *expr);
+  Values genCall(const CallExpr *expr);
+  void genPrint(const CallExpr *expr);
+  Value castTo(Value v, mlir::Type elemType, mlir::Location l);
+
+  mlir::MLIRContext &ctx;
+  const Program &program;
+  mlir::OpBuilder builder;
+  mlir::ModuleOp module;
+  const Specialization *spec = nullptr;
+  llvm::StringMap<Values> env;
+};
+
+mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
+  module = mlir::ModuleOp::create(loc({1, 1}));
+  for (const std::unique_ptr<Specialization> &s : program.specializations)
+    genFunction(*s);
+  return module;
+}
+
+void MLIRGenImpl::genFunction(const Specialization &s) {
+  spec = &s;
+  env.clear();
+  llvm::SmallVector<mlir::Type> argTypes, resultTypes;
+  for (const Type &t : s.argTypes)
+    flatTypes(t, argTypes);
+  flatTypes(s.resultType, resultTypes);
+  mlir::Location fnLoc = s.def ? loc(s.def->namePos) : loc({1, 1});
+  builder.setInsertionPointToEnd(module.getBody());
+  auto fn = mlir::func::FuncOp::create(
+      builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
+  if (s.def)
+    fn.setPrivate();
+  mlir::Block *entry = fn.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  size_t next = 0;
+  for (size_t i = 0; i < s.argTypes.size(); ++i) {
+    llvm::SmallVector<mlir::Type> leaves;
+    flatTypes(s.argTypes[i], leaves);
+    Values values;
+    for (size_t j = 0; j < leaves.size(); ++j)
+      values.push_back(entry->getArgument(next++));
+    env[s.def->params[i].name] = values;
+  }
+
+  const Block &body = s.def ? s.def->body : program.module->body;
+  if (!genBlock(body))
+    mlir::func::ReturnOp::create(builder, s.def ? loc(s.def->getRange().end)
+                                                : loc({1, 1}));
+}
+
+bool MLIRGenImpl::genBlock(const Block &block) {
+  for (const StmtPtr &s : block)
+    if (genStmt(s.get()))
+      return true; // statements after a return never run
+  return false;
+}
+
+void MLIRGenImpl::bindTarget(const Expr *target, const Type &type,
+                             llvm::ArrayRef<Value> values) {
+  if (auto *name = dyn_cast<NameExpr>(target)) {
+    env[name->name] = Values(values.begin(), values.end());
+    return;
+  }
+  auto *tuple = cast<TupleExpr>(target);
+  size_t next = 0;
+  for (size_t i = 0; i < tuple->elements.size(); ++i) {
+    llvm::SmallVector<mlir::Type> leaves;
+    flatTypes(type.elements[i], leaves);
+    bindTarget(tuple->elements[i].get(), type.elements[i],
+               values.slice(next, leaves.size()));
+    next += leaves.size();
+  }
+}
+
+bool MLIRGenImpl::genStmt(const Stmt *stmt) {
+  switch (stmt->getKind()) {
+  case Stmt::Kind::Expr:
+    if (!isa<StringExpr>(cast<ExprStmt>(stmt)->value.get()))
+      genExpr(cast<ExprStmt>(stmt)->value.get());
+    return false;
+  case Stmt::Kind::Assign: {
+    auto *assign = cast<AssignStmt>(stmt);
+    Values values = genExpr(assign->value.get());
+    for (const ExprPtr &target : assign->targets)
+      bindTarget(target.get(), typeOf(assign->value.get()), values);
+    return false;
+  }
+  case Stmt::Kind::Return: {
+    auto *ret = cast<ReturnStmt>(stmt);
+    Values values;
+    if (ret->value) {
+      values = genExpr(ret->value.get());
+      // A weak literal's value may still need the declared result dtype.
+      llvm::SmallVector<mlir::Type> expected;
+      flatTypes(spec->resultType, expected);
+      for (size_t i = 0; i < values.size(); ++i)
+        values[i] = castTo(values[i],
+                           cast<mlir::RankedTensorType>(expected[i])
+                               .getElementType(),
+                           loc(stmt->getBegin()));
+    }
+    mlir::func::ReturnOp::create(builder, loc(stmt->getBegin()), values);
+    return true;
+  }
+  default:
+    // Pass, and `def` (a compile-time binding Sema already resolved).
+    return false;
+  }
+}
+
+Value MLIRGenImpl::castTo(Value v, mlir::Type elemType, mlir::Location l) {
+  auto type = cast<mlir::RankedTensorType>(v.getType());
+  if (type.getElementType() == elemType)
+    return v;
+  return mlir::tfl::CastOp::create(builder, l, type.clone(elemType), v);
+}
+
+/// Appends the leaf numbers of a (nested) list literal in row-major order.
+static void collectLeaves(const Expr *e, std::vector<double> &out) {
+  if (auto *list = dyn_cast<ListExpr>(e)) {
+    for (const ExprPtr &c : list->elements)
+      collectLeaves(c.get(), out);
+    return;
+  }
+  double sign = 1;
+  if (auto *u = dyn_cast<UnaryExpr>(e)) {
+    sign = u->op == UnaryOp::Minus ? -1 : 1;
+    e = u->operand.get();
+  }
+  if (auto *i = dyn_cast<IntExpr>(e))
+    out.push_back(sign * static_cast<double>(i->value));
+  else if (auto *f = dyn_cast<FloatExpr>(e))
+    out.push_back(sign * f->value);
+  else
+    out.push_back(cast<BoolExpr>(e)->value ? 1 : 0);
+}
+
+/// Integer leaves, exactly (doubles lose int64 precision past 2^53).
+static void collectIntLeaves(const Expr *e, std::vector<int64_t> &out) {
+  if (auto *list = dyn_cast<ListExpr>(e)) {
+    for (const ExprPtr &c : list->elements)
+      collectIntLeaves(c.get(), out);
+    return;
+  }
+  int64_t sign = 1;
+  if (auto *u = dyn_cast<UnaryExpr>(e)) {
+    sign = u->op == UnaryOp::Minus ? -1 : 1;
+    e = u->operand.get();
+  }
+  if (auto *i = dyn_cast<IntExpr>(e))
+    out.push_back(sign * i->value);
+  else if (auto *f = dyn_cast<FloatExpr>(e))
+    out.push_back(static_cast<int64_t>(sign * f->value));
+  else
+    out.push_back(cast<BoolExpr>(e)->value ? 1 : 0);
+}
+
+Value MLIRGenImpl::genConstant(const Expr *expr) {
+  const Type &t = typeOf(expr);
+  mlir::RankedTensorType type = tensorType(t);
+  mlir::DenseElementsAttr attr;
+  if (isFloat(t.dtype)) {
+    std::vector<double> leaves;
+    collectLeaves(expr, leaves);
+    if (t.dtype == DType::F32) {
+      std::vector<float> f(leaves.begin(), leaves.end());
+      attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(f));
+    } else {
+      attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<double>(leaves));
+    }
+  } else {
+    std::vector<int64_t> leaves;
+    collectIntLeaves(expr, leaves);
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    llvm::SmallVector<llvm::APInt> values;
+    for (int64_t v : leaves)
+      values.push_back(llvm::APInt(width, static_cast<uint64_t>(v),
+                                   /*isSigned=*/width > 1,
+                                   /*implicitTrunc=*/true));
+    attr = mlir::DenseElementsAttr::get(type, values);
+  }
+  return mlir::tfl::ConstantOp::create(builder, loc(expr->getBegin()), attr);
+}
+
+Values MLIRGenImpl::genExpr(const Expr *expr) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  switch (expr->getKind()) {
+  case Expr::Kind::Int:
+  case Expr::Kind::Float:
+  case Expr::Kind::Bool:
+  case Expr::Kind::List:
+    return {genConstant(expr)};
+  case Expr::Kind::Name: {
+    Values values = env.lookup(cast<NameExpr>(expr)->name);
+    if (t.isTensor() && values.size() == 1)
+      values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
+    return values;
+  }
+  case Expr::Kind::Tuple: {
+    Values values;
+    for (const ExprPtr &e : cast<TupleExpr>(expr)->elements)
+      llvm::append_range(values, genExpr(e.get()));
+    return values;
+  }
+  case Expr::Kind::Unary: {
+    auto *u = cast<UnaryExpr>(expr);
+    // A negative literal is one constant, as Python folds `-1`.
+    if (isa<IntExpr, FloatExpr>(u->operand.get()) && t.isTensor())
+      return {genConstant(expr)};
+    Value v = genExpr(u->operand.get())[0];
+    if (u->op == UnaryOp::Plus)
+      return {v};
+    return {mlir::tfl::NegOp::create(builder, l, v)};
+  }
+  case Expr::Kind::Binary:
+    return {genBinary(cast<BinaryExpr>(expr))};
+  case Expr::Kind::Call:
+    return genCall(cast<CallExpr>(expr));
+  default:
+    // Strings, functions, None: compile-time values with no SSA form.
+    return {};
+  }
+}
+
+Value MLIRGenImpl::genBinary(const BinaryExpr *expr) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->opPos);
+  mlir::Type elem = elementType(&ctx, t.dtype);
+  Value lhs = castTo(genExpr(expr->lhs.get())[0], elem, l);
+  Value rhs = castTo(genExpr(expr->rhs.get())[0], elem, l);
+  mlir::RankedTensorType type = tensorType(t);
+  switch (expr->op) {
+  case BinaryOp::Add:
+    return mlir::tfl::AddOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Sub:
+    return mlir::tfl::SubOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Mul:
+    return mlir::tfl::MulOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Div:
+    return mlir::tfl::DivOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::MatMul:
+    return mlir::tfl::MatmulOp::create(builder, l, type, lhs, rhs);
+  default:
+    llvm_unreachable("Sema rejects the other operators");
+  }
+}
+
+Values MLIRGenImpl::genCall(const CallExpr *expr) {
+  auto calleeIt = spec->callees.find(expr);
+  if (calleeIt == spec->callees.end()) {
+    genPrint(expr);
+    return {};
+  }
+  const Specialization *callee = calleeIt->second;
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  mlir::Location l = loc(expr->getBegin());
+  Values operands;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Values values = genExpr(args[i]);
+    llvm::SmallVector<mlir::Type> expected;
+    flatTypes(callee->argTypes[i], expected);
+    for (size_t j = 0; j < values.size(); ++j)
+      operands.push_back(castTo(
+          values[j], cast<mlir::RankedTensorType>(expected[j]).getElementType(),
+          l));
+  }
+  llvm::SmallVector<mlir::Type> resultTypes;
+  flatTypes(callee->resultType, resultTypes);
+  auto call = mlir::func::CallOp::create(builder, l, callee->symbol,
+                                         resultTypes, operands);
+  return Values(call.getResults().begin(), call.getResults().end());
+}
+
+/// Escapes text for a tfl.print format (braces are doubled).
+static std::string escapeFormat(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '{' || c == '}')
+      out += c;
+  }
+  return out;
+}
+
+void MLIRGenImpl::genPrint(const CallExpr *expr) {
+  std::string sep = " ", end = "\n";
+  for (const Keyword &kw : expr->keywords)
+    (kw.name == "sep" ? sep : end) = typeOf(kw.value.get()).name;
+  std::string format;
+  Values inputs;
+  for (size_t i = 0; i < expr->args.size(); ++i) {
+    if (i)
+      format += escapeFormat(sep);
+    const Type &t = typeOf(expr->args[i].get());
+    if (t.kind == Type::Kind::String) {
+      format += escapeFormat(t.name);
+      continue;
+    }
+    inputs.push_back(genExpr(expr->args[i].get())[0]);
+    format += "{}";
+  }
+  format += escapeFormat(end);
+  mlir::tfl::PrintOp::create(builder, loc(expr->getBegin()), inputs,
+                             builder.getStringAttr(format));
+}
+
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp> tfl::genModule(mlir::MLIRContext &context,
+                                                 const Program &program) {
+  return MLIRGenImpl(context, program).run();
+}

@@ -1,0 +1,134 @@
+//===- Types.cpp - Types of TFL values in the frontend --------------------===//
+
+#include "tfl/Frontend/Types.h"
+#include "tfl/Frontend/AST.h"
+
+namespace tfl {
+
+llvm::StringRef dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::U8:
+    return "u8";
+  case DType::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+bool isFloat(DType dtype) { return dtype == DType::F32 || dtype == DType::F64; }
+
+bool isInteger(DType dtype) {
+  return dtype == DType::I32 || dtype == DType::I64 || dtype == DType::U8;
+}
+
+Type Type::tensor(DType dtype, std::vector<int64_t> shape, bool weak) {
+  Type t;
+  t.kind = Kind::Tensor;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.weak = weak;
+  return t;
+}
+
+Type Type::string(std::string value) {
+  Type t;
+  t.kind = Kind::String;
+  t.name = std::move(value);
+  return t;
+}
+
+Type Type::function(const ast::FuncDef *def) {
+  Type t;
+  t.kind = Kind::Function;
+  t.func = def;
+  return t;
+}
+
+Type Type::builtin(std::string name) {
+  Type t;
+  t.kind = Kind::Builtin;
+  t.name = std::move(name);
+  return t;
+}
+
+Type Type::tuple(std::vector<Type> elements) {
+  Type t;
+  t.kind = Kind::Tuple;
+  t.elements = std::move(elements);
+  return t;
+}
+
+Type Type::strong() const {
+  Type t = *this;
+  t.weak = false;
+  for (Type &e : t.elements)
+    e = e.strong();
+  return t;
+}
+
+std::string Type::str() const {
+  switch (kind) {
+  case Kind::None:
+    return "None";
+  case Kind::Tensor: {
+    std::string s = dtypeName(dtype).str();
+    if (shape.empty())
+      return s;
+    s += "[";
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (i)
+        s += ", ";
+      s += shape[i] == kDynamicDim ? "?" : std::to_string(shape[i]);
+    }
+    return s + "]";
+  }
+  case Kind::String:
+    return "str";
+  case Kind::Function:
+    return "function '" + func->name + "'";
+  case Kind::Builtin:
+    return "built-in function '" + name + "'";
+  case Kind::Tuple: {
+    std::string s = "(";
+    for (size_t i = 0; i < elements.size(); ++i)
+      s += (i ? ", " : "") + elements[i].str();
+    return s + (elements.size() == 1 ? ",)" : ")");
+  }
+  }
+  return "?";
+}
+
+std::string Type::mangle() const {
+  switch (kind) {
+  case Kind::Tensor: {
+    std::string s = dtypeName(dtype).str();
+    for (int64_t d : shape)
+      s += "x" + (d == kDynamicDim ? std::string("d") : std::to_string(d));
+    return s;
+  }
+  case Kind::Tuple: {
+    std::string s = "T";
+    for (const Type &e : elements)
+      s += e.mangle() + "_";
+    return s + "E";
+  }
+  default:
+    return str();
+  }
+}
+
+bool Type::operator==(const Type &other) const {
+  return kind == other.kind && dtype == other.dtype && shape == other.shape &&
+         weak == other.weak && func == other.func && name == other.name &&
+         elements == other.elements;
+}
+
+} // namespace tfl

@@ -1,0 +1,180 @@
+//===- TflOps.td - Ops of the tfl dialect ------------------*- tablegen -*-===//
+//
+// Every op: a summary, a description with an example, a verifier where
+// shapes or dtypes can disagree, and a declarative assembly format.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_OPS_TD
+#define TFL_OPS_TD
+
+include "tfl/IR/TflDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Tfl_ConstantOp : Tfl_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a constant tensor";
+  let description = [{
+    A tensor known at compile time: a literal, a nested list literal, or a
+    folded value.
+
+    ```mlir
+    %0 = tfl.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+// Binary elementwise ops broadcast their operands as NumPy does: shapes are
+// aligned on the right, and a dim of size 1 stretches to the other's size.
+// Both operands and the result share one element type (the frontend inserts
+// casts and gives literals the type of their partner).
+class Tfl_BroadcastingBinaryOp<string mnemonic, Type operandType,
+                               list<Trait> traits = []>
+    : Tfl_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_AddOp : Tfl_BroadcastingBinaryOp<"add", Tfl_Tensor, [Commutative]> {
+  let summary = "elementwise addition with broadcasting";
+  let description = [{
+    `lhs + rhs`, elementwise, after NumPy broadcasting.
+
+    ```mlir
+    %2 = tfl.add %0, %1 : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
+    ```
+  }];
+}
+
+def Tfl_SubOp : Tfl_BroadcastingBinaryOp<"sub", Tfl_Tensor> {
+  let summary = "elementwise subtraction with broadcasting";
+  let description = [{
+    `lhs - rhs`, elementwise, after NumPy broadcasting.
+
+    ```mlir
+    %2 = tfl.sub %0, %1 : tensor<3x1xf32>, tensor<4xf32> -> tensor<3x4xf32>
+    ```
+  }];
+}
+
+def Tfl_MulOp : Tfl_BroadcastingBinaryOp<"mul", Tfl_Tensor, [Commutative]> {
+  let summary = "elementwise multiplication with broadcasting";
+  let description = [{
+    `lhs * rhs`, elementwise, after NumPy broadcasting.
+
+    ```mlir
+    %2 = tfl.mul %0, %1 : tensor<2x2xi64>, tensor<2x2xi64> -> tensor<2x2xi64>
+    ```
+  }];
+}
+
+def Tfl_DivOp : Tfl_BroadcastingBinaryOp<"div", Tfl_FloatTensor> {
+  let summary = "elementwise true division with broadcasting";
+  let description = [{
+    `lhs / rhs` on floats, elementwise, after NumPy broadcasting. (`/` on
+    integers is cast to `f32` by the frontend first.)
+
+    ```mlir
+    %2 = tfl.div %0, %1 : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+    ```
+  }];
+}
+
+def Tfl_NegOp : Tfl_Op<"neg", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise negation";
+  let description = [{
+    `-x`, elementwise.
+
+    ```mlir
+    %1 = tfl.neg %0 : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tfl_CastOp : Tfl_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts each element to the result's element type, as NumPy's
+    `astype`: floats to integers truncate toward zero, `bool` is 0 or 1, and
+    anything to `bool` is `x != 0`. The shape does not change.
+
+    ```mlir
+    %1 = tfl.cast %0 : tensor<3xi64> -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Tfl_MatmulOp : Tfl_Op<"matmul", [Pure]> {
+  let summary = "matrix product";
+  let description = [{
+    `lhs @ rhs` for 2-D operands of one element type: `[M, K] @ [K, N]`
+    gives `[M, N]`. Lowered to a tuned library call (BLAS) for floats.
+
+    ```mlir
+    %2 = tfl.matmul %0, %1 : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$lhs, Tfl_Tensor:$rhs);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Output
+//===----------------------------------------------------------------------===//
+
+def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes text and tensors to standard output";
+  let description = [{
+    Writes `format` with each `{}` replaced by the next input, shown as
+    NumPy's `str()` shows an array (a 0-d tensor as a Python scalar). `{{`
+    and `}}` stand for literal braces. `print(a, b)` in TFL becomes the
+    format `"{} {}\n"`.
+
+    ```mlir
+    tfl.print %0, %1 {format = "x = {}, y = {}\n"} : tensor<2x2xf32>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Variadic<Tfl_Tensor>:$inputs, StrAttr:$format);
+  let assemblyFormat = "($inputs^ `:` type($inputs))? attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The literal text pieces between placeholders, unescaped: one more
+    /// than there are inputs.
+    ::llvm::SmallVector<std::string> getTextPieces();
+  }];
+}
+
+#endif // TFL_OPS_TD

@@ -1,0 +1,164 @@
+//===- TflOps.cpp - Ops of the tfl dialect --------------------------------===//
+//
+// Verifiers and folders. Shape checks here repeat, for hand-written IR, what
+// the frontend's Sema already guarantees for IR generated from `.tfl`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tfl;
+
+std::optional<SmallVector<int64_t>>
+mlir::tfl::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da == 1)
+      out[i] = db;
+    else if (db == 1 || da == db)
+      out[i] = da;
+    else if (ShapedType::isDynamic(da))
+      out[i] = db;
+    else if (ShapedType::isDynamic(db))
+      out[i] = da;
+    else
+      return std::nullopt;
+  }
+  return out;
+}
+
+/// Shared verifier of the broadcasting binary ops.
+static LogicalResult verifyBroadcastingBinary(Operation *op) {
+  auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto rhs = cast<RankedTensorType>(op->getOperand(1).getType());
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  if (lhs.getElementType() != rhs.getElementType())
+    return op->emitOpError("operands have different element types: ")
+           << lhs << " and " << rhs;
+  if (result.getElementType() != lhs.getElementType())
+    return op->emitOpError("result element type ")
+           << result.getElementType() << " differs from the operands' "
+           << lhs.getElementType();
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(lhs.getShape(), rhs.getShape());
+  if (!shape)
+    return op->emitOpError("operand shapes do not broadcast: ")
+           << lhs << " and " << rhs;
+  bool matches = shape->size() == static_cast<size_t>(result.getRank());
+  for (size_t i = 0; matches && i < shape->size(); ++i)
+    matches = ShapedType::isDynamic((*shape)[i]) ||
+              ShapedType::isDynamic(result.getDimSize(i)) ||
+              (*shape)[i] == result.getDimSize(i);
+  if (!matches)
+    return op->emitOpError("result type ")
+           << result << " is not the broadcast of " << lhs << " and " << rhs;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult SubOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult MulOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult DivOp::verify() { return verifyBroadcastingBinary(*this); }
+
+LogicalResult CastOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getShape() != out.getShape())
+    return emitOpError("result shape differs from the input's: ")
+           << in << " -> " << out;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto rhs = cast<RankedTensorType>(getRhs().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (lhs.getRank() != 2 || rhs.getRank() != 2)
+    return emitOpError("expects 2-D operands, got ") << lhs << " and " << rhs;
+  if (lhs.getElementType() != rhs.getElementType() ||
+      result.getElementType() != lhs.getElementType())
+    return emitOpError("operands and result must share one element type, got ")
+           << lhs << ", " << rhs << " -> " << result;
+  int64_t k1 = lhs.getDimSize(1), k2 = rhs.getDimSize(0);
+  if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2)
+    return emitOpError("inner dimensions differ: ")
+           << lhs << " @ " << rhs;
+  auto dimOk = [](int64_t expected, int64_t got) {
+    return ShapedType::isDynamic(expected) || ShapedType::isDynamic(got) ||
+           expected == got;
+  };
+  if (result.getRank() != 2 || !dimOk(lhs.getDimSize(0), result.getDimSize(0)) ||
+      !dimOk(rhs.getDimSize(1), result.getDimSize(1)))
+    return emitOpError("result type ")
+           << result << " is not the product's shape for " << lhs << " @ "
+           << rhs;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PrintOp
+//===----------------------------------------------------------------------===//
+
+/// Splits a print format at its `{}` placeholders, unescaping `{{` and `}}`.
+/// Fails on a lone brace.
+static FailureOr<SmallVector<std::string>> splitFormat(StringRef format) {
+  SmallVector<std::string> pieces(1);
+  for (size_t i = 0; i < format.size(); ++i) {
+    char c = format[i];
+    char next = i + 1 < format.size() ? format[i + 1] : '\0';
+    if (c == '{' && next == '}') {
+      pieces.emplace_back();
+      ++i;
+    } else if ((c == '{' && next == '{') || (c == '}' && next == '}')) {
+      pieces.back() += c;
+      ++i;
+    } else if (c == '{' || c == '}') {
+      return failure();
+    } else {
+      pieces.back() += c;
+    }
+  }
+  return pieces;
+}
+
+SmallVector<std::string> PrintOp::getTextPieces() {
+  FailureOr<SmallVector<std::string>> pieces = splitFormat(getFormat());
+  assert(succeeded(pieces) && "verified op has a well-formed format");
+  return *pieces;
+}
+
+LogicalResult PrintOp::verify() {
+  FailureOr<SmallVector<std::string>> pieces = splitFormat(getFormat());
+  if (failed(pieces))
+    return emitOpError("format has a lone '{' or '}': \"")
+           << getFormat() << "\"";
+  if (pieces->size() != getInputs().size() + 1)
+    return emitOpError("format has ")
+           << pieces->size() - 1 << " placeholders for "
+           << getInputs().size() << " inputs";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tfl/IR/TflOps.cpp.inc"

@@ -1,0 +1,68 @@
+//===- Interpreter.h - The eager interpreter of tfl IR ----------*- C++ -*-===//
+//
+// `tflc run --eager` interprets the very IR the compiler lowers, op by op, on
+// concrete libtflrt tensors. Each op is run by a kernel registered by name
+// (registerTflKernels); func.call and func.return are the interpreter's own.
+// A run-time error stops at once and is reported at the op's `.tfl` location
+// with a note for every call on the stack.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_EAGER_INTERPRETER_H
+#define TFL_EAGER_INTERPRETER_H
+
+#include "tflrt/Tensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <stdexcept>
+
+namespace tfl::eager {
+
+using tflrt::Tensor;
+
+/// Thrown by kernels for errors a program can hit at run time (bad data,
+/// mismatched dynamic shapes); reported at the failing op's location.
+class RuntimeError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Computes an op's results from its operands' values.
+using Kernel = std::function<void(mlir::Operation *op,
+                                  llvm::ArrayRef<Tensor> operands,
+                                  llvm::SmallVectorImpl<Tensor> &results)>;
+
+/// Kernels by op name. Filled explicitly, one register function per dialect
+/// (no static initializers, which static libraries can silently drop).
+class KernelRegistry {
+public:
+  void add(llvm::StringRef opName, Kernel kernel) {
+    kernels[opName] = std::move(kernel);
+  }
+  const Kernel *lookup(llvm::StringRef opName) const {
+    auto it = kernels.find(opName);
+    return it == kernels.end() ? nullptr : &it->second;
+  }
+
+private:
+  llvm::StringMap<Kernel> kernels;
+};
+
+/// Registers the kernels of the tfl dialect.
+void registerTflKernels(KernelRegistry &registry);
+
+/// The runtime dtype of an MLIR element type (i8 is u8, i1 is bool).
+tflrt::DType toRuntimeDType(mlir::Type elementType);
+
+/// Runs `entry` (a function without arguments) of `module`. Returns failure
+/// after reporting a run-time error as an MLIR diagnostic.
+mlir::LogicalResult run(mlir::ModuleOp module, llvm::StringRef entry,
+                        const KernelRegistry &registry);
+
+} // namespace tfl::eager
+
+#endif // TFL_EAGER_INTERPRETER_H

@@ -1,0 +1,110 @@
+//===- TflKernels.cpp - Eager kernels of the tfl dialect ------------------===//
+//
+// One kernel per tfl op, each a call into libtflrt: the same kernels (and for
+// matmul the same BLAS path) that compiled code reaches through the C ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Eager/Interpreter.h"
+#include "tfl/IR/TflOps.h"
+#include "tflrt/Kernels.h"
+#include "tflrt/Output.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+
+namespace tfl::eager {
+
+namespace {
+
+/// Copies a dense constant into a runtime tensor.
+Tensor tensorFromAttr(DenseElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  tflrt::DType dtype = toRuntimeDType(type.getElementType());
+  Tensor t(dtype, tflrt::Shape(type.getShape().begin(), type.getShape().end()));
+  int64_t i = 0;
+  switch (dtype) {
+  case tflrt::DType::F32:
+    for (float v : attr.getValues<float>())
+      t.data<float>()[i++] = v;
+    break;
+  case tflrt::DType::F64:
+    for (double v : attr.getValues<double>())
+      t.data<double>()[i++] = v;
+    break;
+  case tflrt::DType::I32:
+    for (int32_t v : attr.getValues<int32_t>())
+      t.data<int32_t>()[i++] = v;
+    break;
+  case tflrt::DType::I64:
+    for (int64_t v : attr.getValues<int64_t>())
+      t.data<int64_t>()[i++] = v;
+    break;
+  case tflrt::DType::U8:
+    for (int8_t v : attr.getValues<int8_t>())
+      t.data<uint8_t>()[i++] = static_cast<uint8_t>(v);
+    break;
+  case tflrt::DType::Bool:
+    for (bool v : attr.getValues<bool>())
+      t.data<uint8_t>()[i++] = v;
+    break;
+  }
+  return t;
+}
+
+template <tflrt::BinaryKind K>
+void binaryKernel(Operation *, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) {
+  out.push_back(tflrt::binary(K, in[0], in[1]));
+}
+
+} // namespace
+
+void registerTflKernels(KernelRegistry &registry) {
+  registry.add(mlir::tfl::ConstantOp::getOperationName(),
+               [](Operation *op, ArrayRef<Tensor>,
+                  SmallVectorImpl<Tensor> &out) {
+                 auto attr = cast<DenseElementsAttr>(
+                     cast<mlir::tfl::ConstantOp>(op).getValue());
+                 out.push_back(tensorFromAttr(attr));
+               });
+  registry.add(mlir::tfl::AddOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Add>);
+  registry.add(mlir::tfl::SubOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Sub>);
+  registry.add(mlir::tfl::MulOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Mul>);
+  registry.add(mlir::tfl::DivOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Div>);
+  registry.add(mlir::tfl::NegOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) {
+                 out.push_back(tflrt::unary(tflrt::UnaryKind::Neg, in[0]));
+               });
+  registry.add(mlir::tfl::CastOp::getOperationName(),
+               [](Operation *op, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) {
+                 auto type = cast<RankedTensorType>(op->getResult(0).getType());
+                 out.push_back(
+                     tflrt::cast(in[0], toRuntimeDType(type.getElementType())));
+               });
+  registry.add(mlir::tfl::MatmulOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) {
+                 out.push_back(tflrt::matmul(in[0], in[1]));
+               });
+  registry.add(mlir::tfl::PrintOp::getOperationName(),
+               [](Operation *op, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &) {
+                 SmallVector<std::string> pieces =
+                     cast<mlir::tfl::PrintOp>(op).getTextPieces();
+                 for (size_t i = 0; i < pieces.size(); ++i) {
+                   tflrt::writeText(pieces[i]);
+                   if (i < in.size())
+                     tflrt::writeTensor(in[i].view());
+                 }
+               });
+}
+
+} // namespace tfl::eager

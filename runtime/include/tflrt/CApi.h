@@ -1,0 +1,44 @@
+/*===- CApi.h - The C ABI compiled TFL code calls ------------------*- C -*-===*\
+|*                                                                            *|
+|* Compiled programs reach libtflrt only through these functions. Tensors    *|
+|* cross as MLIR unranked memrefs, which the LLVM lowering passes as a rank  *|
+|* and a pointer to a ranked descriptor:                                     *|
+|*   { T *allocated; T *aligned; int64_t offset; int64_t sizes[rank];        *|
+|*     int64_t strides[rank]; }                                              *|
+|* The entry point a program defines is `void tfl_main(void)`.               *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TFLRT_CAPI_H
+#define TFLRT_CAPI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Printing: literal text, and a tensor as NumPy's str() shows it. */
+void tflrt_print_text(const char *text);
+void tflrt_print_f32(int64_t rank, void *desc);
+void tflrt_print_f64(int64_t rank, void *desc);
+void tflrt_print_i32(int64_t rank, void *desc);
+void tflrt_print_i64(int64_t rank, void *desc);
+void tflrt_print_u8(int64_t rank, void *desc);
+void tflrt_print_bool(int64_t rank, void *desc);
+
+/* C += A @ B on 2-D memrefs (linalg.matmul's semantics). */
+void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
+                      int64_t rankC, void *c);
+void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
+                      int64_t rankC, void *c);
+
+/* Process set-up and tear-down around tfl_main (flushes output). */
+void tflrt_init(int argc, char **argv);
+void tflrt_finish(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFLRT_CAPI_H */

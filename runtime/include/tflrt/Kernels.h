@@ -1,0 +1,47 @@
+//===- Kernels.h - Tensor kernels of libtflrt -------------------*- C++ -*-===//
+//
+// The kernels the eager interpreter runs for each op. The heavy ones
+// (matmul) are the same functions compiled code reaches through the C ABI in
+// CApi.h, so both modes compute with one implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_KERNELS_H
+#define TFLRT_KERNELS_H
+
+#include "tflrt/Tensor.h"
+
+#include <optional>
+
+namespace tflrt {
+
+/// NumPy's broadcast of two shapes; nullopt when they are incompatible.
+std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b);
+
+enum class BinaryKind { Add, Sub, Mul, Div };
+enum class UnaryKind { Neg };
+
+/// Elementwise `a op b` with NumPy broadcasting. Both have the same dtype.
+Tensor binary(BinaryKind kind, const Tensor &a, const Tensor &b);
+Tensor unary(UnaryKind kind, const Tensor &a);
+
+/// Elementwise conversion to `dtype`, as NumPy's astype (u8 read unsigned,
+/// floats truncated toward zero, anything to bool is `x != 0`).
+Tensor cast(const Tensor &a, DType dtype);
+
+/// C = A @ B for row-major 2-D operands (A: MxK, B: KxN). Float types go to
+/// BLAS; integer types use a plain loop.
+Tensor matmul(const Tensor &a, const Tensor &b);
+
+/// C[MxN] (+)= A[MxK] @ B[KxN] on raw row-major buffers with leading
+/// dimensions; `accumulate` adds into C instead of overwriting it.
+void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
+               int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate);
+void matmulF64(const double *a, const double *b, double *c, int64_t m,
+               int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate);
+
+} // namespace tflrt
+
+#endif // TFLRT_KERNELS_H

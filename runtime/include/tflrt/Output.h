@@ -1,0 +1,26 @@
+//===- Output.h - Program output of libtflrt --------------------*- C++ -*-===//
+//
+// Everything a TFL program prints goes through here, in both modes, so that
+// eager and compiled runs produce byte-identical text.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_OUTPUT_H
+#define TFLRT_OUTPUT_H
+
+#include "tflrt/Tensor.h"
+
+#include <string_view>
+
+namespace tflrt {
+
+/// Writes text to the program's standard output.
+void writeText(std::string_view text);
+/// Writes a tensor as NumPy's str() shows it.
+void writeTensor(const TensorView &view);
+/// Flushes the program's standard output.
+void flushOutput();
+
+} // namespace tflrt
+
+#endif // TFLRT_OUTPUT_H

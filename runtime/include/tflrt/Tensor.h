@@ -1,0 +1,84 @@
+//===- Tensor.h - Runtime tensors of libtflrt -------------------*- C++ -*-===//
+//
+// The runtime's value type: a dense, row-major tensor with a dtype and a
+// shape, its storage shared by copies (values are immutable, so sharing is
+// safe). Used by the eager interpreter and by the C ABI that compiled code
+// calls. Nothing here depends on MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_TENSOR_H
+#define TFLRT_TENSOR_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tflrt {
+
+/// Element types. The numbering is part of the C ABI (see CApi.h).
+enum class DType : int32_t { F32 = 0, F64 = 1, I32 = 2, I64 = 3, U8 = 4, Bool = 5 };
+
+/// Size in bytes of one element.
+size_t dtypeSize(DType dtype);
+/// The language's name of a dtype ("f32", "i64", ...).
+const char *dtypeName(DType dtype);
+bool isFloat(DType dtype);
+
+using Shape = std::vector<int64_t>;
+
+/// Number of elements of a shape (1 for rank 0).
+int64_t numElements(const Shape &shape);
+/// Row-major strides, in elements.
+Shape contiguousStrides(const Shape &shape);
+/// "[2, 3]" for error messages.
+std::string shapeToString(const Shape &shape);
+
+/// A non-owning, possibly strided view of tensor data: how both the eager
+/// interpreter's tensors and compiled code's memrefs are read by shared code.
+struct TensorView {
+  DType dtype;
+  Shape shape;
+  Shape strides; // in elements
+  const void *data;
+
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  /// Reads element `index` (a full multi-index) converted to double.
+  double getAsDouble(const int64_t *index) const;
+  /// Reads element `index` as a signed 64-bit integer.
+  int64_t getAsInt(const int64_t *index) const;
+};
+
+/// An owning, contiguous, row-major tensor with shared immutable storage.
+class Tensor {
+public:
+  Tensor() = default;
+  /// Allocates a zero-filled tensor.
+  Tensor(DType dtype, Shape shape);
+
+  DType dtype() const { return dtype_; }
+  const Shape &shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t numElements() const { return tflrt::numElements(shape_); }
+  size_t byteSize() const { return numElements() * dtypeSize(dtype_); }
+  bool isValid() const { return storage_ != nullptr; }
+
+  void *data() { return storage_.get(); }
+  const void *data() const { return storage_.get(); }
+  template <typename T> T *data() { return static_cast<T *>(data()); }
+  template <typename T> const T *data() const {
+    return static_cast<const T *>(data());
+  }
+
+  TensorView view() const;
+
+private:
+  DType dtype_ = DType::F32;
+  Shape shape_;
+  std::shared_ptr<void> storage_;
+};
+
+} // namespace tflrt
+
+#endif // TFLRT_TENSOR_H

@@ -1,0 +1,76 @@
+//===- CApi.cpp - The C ABI compiled TFL code calls -----------------------===//
+//
+// Thin adapters from MLIR memref descriptors to libtflrt's C++ functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/CApi.h"
+#include "tflrt/Kernels.h"
+#include "tflrt/Output.h"
+
+namespace {
+
+/// Views an MLIR ranked memref descriptor as a TensorView.
+tflrt::TensorView viewOf(tflrt::DType dtype, int64_t rank, void *desc) {
+  struct Header {
+    char *allocated;
+    char *aligned;
+    int64_t offset;
+  };
+  auto *header = static_cast<Header *>(desc);
+  auto *dims = reinterpret_cast<int64_t *>(header + 1);
+  tflrt::TensorView v;
+  v.dtype = dtype;
+  v.shape.assign(dims, dims + rank);
+  v.strides.assign(dims + rank, dims + 2 * rank);
+  v.data = header->aligned + header->offset * tflrt::dtypeSize(dtype);
+  return v;
+}
+
+} // namespace
+
+extern "C" {
+
+void tflrt_print_text(const char *text) { tflrt::writeText(text); }
+
+#define TFLRT_PRINT(NAME, DTYPE)                                               \
+  void tflrt_print_##NAME(int64_t rank, void *desc) {                          \
+    tflrt::writeTensor(viewOf(tflrt::DType::DTYPE, rank, desc));               \
+  }
+TFLRT_PRINT(f32, F32)
+TFLRT_PRINT(f64, F64)
+TFLRT_PRINT(i32, I32)
+TFLRT_PRINT(i64, I64)
+TFLRT_PRINT(u8, U8)
+TFLRT_PRINT(bool, Bool)
+#undef TFLRT_PRINT
+
+void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
+                      int64_t rankC, void *c) {
+  tflrt::TensorView va = viewOf(tflrt::DType::F32, rankA, a);
+  tflrt::TensorView vb = viewOf(tflrt::DType::F32, rankB, b);
+  tflrt::TensorView vc = viewOf(tflrt::DType::F32, rankC, c);
+  tflrt::matmulF32(static_cast<const float *>(va.data),
+                   static_cast<const float *>(vb.data),
+                   static_cast<float *>(const_cast<void *>(vc.data)),
+                   va.shape[0], vb.shape[1], va.shape[1], va.strides[0],
+                   vb.strides[0], vc.strides[0], /*accumulate=*/true);
+}
+
+void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
+                      int64_t rankC, void *c) {
+  tflrt::TensorView va = viewOf(tflrt::DType::F64, rankA, a);
+  tflrt::TensorView vb = viewOf(tflrt::DType::F64, rankB, b);
+  tflrt::TensorView vc = viewOf(tflrt::DType::F64, rankC, c);
+  tflrt::matmulF64(static_cast<const double *>(va.data),
+                   static_cast<const double *>(vb.data),
+                   static_cast<double *>(const_cast<void *>(vc.data)),
+                   va.shape[0], vb.shape[1], va.shape[1], va.strides[0],
+                   vb.strides[0], vc.strides[0], /*accumulate=*/true);
+}
+
+void tflrt_init(int argc, char **argv) {}
+
+void tflrt_finish(void) { tflrt::flushOutput(); }
+
+} // extern "C"

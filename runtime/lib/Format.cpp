@@ -1,0 +1,351 @@
+//===- Format.cpp - NumPy-style text for tensors --------------------------===//
+//
+// A port of the parts of numpy/core/arrayprint.py (1.24) that str() uses:
+// FloatingFormat.fillFormat and __call__, IntegerFormat, BoolFormat and
+// _formatArray with line wrapping and summarization. Shortest round-trip
+// digits come from std::to_chars, which gives the same digits as NumPy's
+// Dragon4 in unique mode; where more than `precision` fractional digits would
+// be needed, the exact binary value is rounded instead (as Dragon4 does).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/Format.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace tflrt {
+namespace {
+
+constexpr int kPrecision = 8;
+constexpr int kLineWidth = 75;
+constexpr int64_t kThreshold = 1000;
+constexpr int64_t kEdgeItems = 3;
+
+/// Shortest round-trip digits of `x` (as f32 or f64) in scientific form:
+/// mantissa digits without the point, and the decimal exponent.
+void shortestDigits(double x, bool isF32, std::string &digits, int &exp10) {
+  char buf[64];
+  std::to_chars_result r =
+      isF32 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(x),
+                            std::chars_format::scientific)
+            : std::to_chars(buf, buf + sizeof(buf), x,
+                            std::chars_format::scientific);
+  std::string s(buf, r.ptr);
+  size_t e = s.find('e');
+  std::string mant = s.substr(0, e);
+  exp10 = std::stoi(s.substr(e + 1));
+  digits.clear();
+  for (char c : mant)
+    if (c >= '0' && c <= '9')
+      digits += c;
+  while (digits.size() > 1 && digits.back() == '0')
+    digits.pop_back();
+}
+
+/// Dragon4 positional, unique, at most `precision` fractional digits,
+/// trailing zeros trimmed, the point kept ("2.", "0.25"). Sign included.
+std::string positional(double x, bool isF32, int precision) {
+  std::string digits;
+  int exp10;
+  shortestDigits(std::fabs(x), isF32, digits, exp10);
+  int fracDigits = static_cast<int>(digits.size()) - (exp10 + 1);
+  std::string out;
+  if (fracDigits > precision) {
+    char buf[512];
+    std::to_chars_result r =
+        std::to_chars(buf, buf + sizeof(buf), std::fabs(x),
+                      std::chars_format::fixed, precision);
+    out.assign(buf, r.ptr);
+    while (!out.empty() && out.back() == '0')
+      out.pop_back();
+  } else if (exp10 >= 0) {
+    std::string intPart = digits.substr(0, std::min<size_t>(digits.size(),
+                                                            exp10 + 1));
+    intPart.append(exp10 + 1 - intPart.size(), '0');
+    std::string frac =
+        digits.size() > static_cast<size_t>(exp10 + 1)
+            ? digits.substr(exp10 + 1)
+            : "";
+    out = intPart + "." + frac;
+  } else {
+    out = "0." + std::string(-exp10 - 1, '0') + digits;
+  }
+  if (std::signbit(x))
+    out = "-" + out;
+  return out;
+}
+
+/// Dragon4 scientific, unique, at most `precision` fractional digits, at
+/// least `minDigits` (zero-padded); trailing zeros trimmed down to minDigits,
+/// the point kept. Exponent has at least `expDigits` digits.
+std::string scientific(double x, bool isF32, int precision, int minDigits,
+                       int expDigits) {
+  std::string digits;
+  int exp10;
+  shortestDigits(std::fabs(x), isF32, digits, exp10);
+  if (static_cast<int>(digits.size()) - 1 > precision) {
+    char buf[64];
+    std::to_chars_result r =
+        std::to_chars(buf, buf + sizeof(buf), std::fabs(x),
+                      std::chars_format::scientific, precision);
+    std::string s(buf, r.ptr);
+    size_t e = s.find('e');
+    exp10 = std::stoi(s.substr(e + 1));
+    digits.clear();
+    for (char c : s.substr(0, e))
+      if (c >= '0' && c <= '9')
+        digits += c;
+    while (digits.size() > 1 && digits.back() == '0')
+      digits.pop_back();
+  }
+  std::string frac = digits.substr(1);
+  if (static_cast<int>(frac.size()) < minDigits)
+    frac.append(minDigits - frac.size(), '0');
+  std::string expStr = std::to_string(std::abs(exp10));
+  if (static_cast<int>(expStr.size()) < expDigits)
+    expStr = std::string(expDigits - expStr.size(), '0') + expStr;
+  std::string out = digits.substr(0, 1) + "." + frac + "e" +
+                    (exp10 < 0 ? "-" : "+") + expStr;
+  if (std::signbit(x))
+    out = "-" + out;
+  return out;
+}
+
+/// NumPy's FloatingFormat for one array (fillFormat + __call__).
+class FloatFormat {
+public:
+  FloatFormat(const std::vector<double> &data, bool isF32) : isF32(isF32) {
+    std::vector<double> finite;
+    for (double v : data)
+      if (std::isfinite(v))
+        finite.push_back(v);
+    double maxVal = 0, minVal = std::numeric_limits<double>::infinity();
+    bool anyNonZero = false;
+    for (double v : finite) {
+      if (v == 0)
+        continue;
+      anyNonZero = true;
+      maxVal = std::max(maxVal, std::fabs(v));
+      minVal = std::min(minVal, std::fabs(v));
+    }
+    if (anyNonZero &&
+        (maxVal >= 1e8 || minVal < 0.0001 || maxVal / minVal > 1000.0))
+      expFormat = true;
+
+    if (finite.empty()) {
+      padLeft = padRight = 0;
+    } else if (expFormat) {
+      size_t maxInt = 0, maxFrac = 0, maxExp = 0;
+      for (double v : finite) {
+        std::string s = scientific(v, isF32, kPrecision, 0, 2);
+        size_t e = s.find('e'), dot = s.find('.');
+        maxInt = std::max(maxInt, dot);
+        maxFrac = std::max(maxFrac, e - dot - 1);
+        maxExp = std::max(maxExp, s.size() - e - 1);
+      }
+      expSize = static_cast<int>(maxExp) - 1;
+      precision = static_cast<int>(maxFrac);
+      padLeft = static_cast<int>(maxInt);
+      padRight = expSize + 2 + precision;
+    } else {
+      size_t maxInt = 0, maxFrac = 0;
+      for (double v : finite) {
+        std::string s = positional(v, isF32, kPrecision);
+        size_t dot = s.find('.');
+        maxInt = std::max(maxInt, dot);
+        maxFrac = std::max(maxFrac, s.size() - dot - 1);
+      }
+      padLeft = static_cast<int>(maxInt);
+      padRight = static_cast<int>(maxFrac);
+    }
+    if (finite.size() != data.size()) {
+      bool negInf = false;
+      for (double v : data)
+        negInf |= std::isinf(v) && v < 0;
+      int offset = padRight + 1;
+      padLeft = std::max({padLeft, 3 - offset, 3 + (negInf ? 1 : 0) - offset});
+    }
+  }
+
+  std::string operator()(double x) const {
+    if (!std::isfinite(x)) {
+      std::string r = std::isnan(x) ? "nan" : (x < 0 ? "-inf" : "inf");
+      int width = padLeft + padRight + 1;
+      return std::string(std::max<int>(0, width - r.size()), ' ') + r;
+    }
+    if (expFormat) {
+      std::string s = scientific(x, isF32, precision, precision, expSize);
+      size_t dot = s.find('.');
+      return std::string(std::max<int>(0, padLeft - dot), ' ') + s;
+    }
+    std::string s = positional(x, isF32, kPrecision);
+    size_t dot = s.find('.');
+    int frac = static_cast<int>(s.size() - dot - 1);
+    return std::string(std::max<int>(0, padLeft - dot), ' ') + s +
+           std::string(std::max(0, padRight - frac), ' ');
+  }
+
+private:
+  bool isF32;
+  bool expFormat = false;
+  int padLeft = 0, padRight = 0, precision = kPrecision, expSize = -1;
+};
+
+/// Visits the elements NumPy's summarized view keeps (all of them when not
+/// summarizing), in row-major order.
+void forEachShown(const TensorView &v, bool summarize,
+                  const std::function<void(const int64_t *)> &fn) {
+  std::vector<int64_t> index(v.rank(), 0);
+  std::function<void(int64_t)> rec = [&](int64_t axis) {
+    if (axis == v.rank()) {
+      fn(index.data());
+      return;
+    }
+    int64_t n = v.shape[axis];
+    for (int64_t i = 0; i < n; ++i) {
+      if (summarize && n > 2 * kEdgeItems && i == kEdgeItems)
+        i = n - kEdgeItems;
+      index[axis] = i;
+      rec(axis + 1);
+    }
+  };
+  rec(0);
+}
+
+/// _extendLine (legacy > 1.13).
+void extendLine(std::string &s, std::string &line, const std::string &word,
+                size_t lineWidth, const std::string &nextLinePrefix) {
+  bool needsWrap = line.size() + word.size() > lineWidth;
+  if (line.size() <= nextLinePrefix.size())
+    needsWrap = false;
+  if (needsWrap) {
+    size_t end = line.find_last_not_of(' ');
+    s += line.substr(0, end == std::string::npos ? 0 : end + 1) + "\n";
+    line = nextLinePrefix;
+  }
+  line += word;
+}
+
+/// _formatArray's recurser.
+std::string formatArray(const TensorView &v, bool summarize,
+                        const std::function<std::string(const int64_t *)> &fmt,
+                        std::vector<int64_t> &index,
+                        const std::string &hangingIndent, int currWidth) {
+  size_t axis = index.size();
+  int64_t axesLeft = v.rank() - static_cast<int64_t>(axis);
+  if (axesLeft == 0)
+    return fmt(index.data());
+  std::string nextHangingIndent = hangingIndent + " ";
+  int nextWidth = currWidth - 1;
+  int64_t len = v.shape[axis];
+  bool showSummary = summarize && 2 * kEdgeItems < len;
+  int64_t leading = showSummary ? kEdgeItems : 0;
+  int64_t trailing = showSummary ? kEdgeItems : len;
+
+  auto recurse = [&](int64_t i) {
+    index.push_back(i < 0 ? len + i : i);
+    std::string r =
+        formatArray(v, summarize, fmt, index, nextHangingIndent, nextWidth);
+    index.pop_back();
+    return r;
+  };
+
+  std::string s;
+  if (axesLeft == 1) {
+    size_t elemWidth = currWidth - 1;
+    std::string line = hangingIndent;
+    for (int64_t i = 0; i < leading; ++i) {
+      extendLine(s, line, recurse(i), elemWidth, hangingIndent);
+      line += " ";
+    }
+    if (showSummary) {
+      extendLine(s, line, "...", elemWidth, hangingIndent);
+      line += " ";
+    }
+    for (int64_t i = trailing; i > 1; --i) {
+      extendLine(s, line, recurse(-i), elemWidth, hangingIndent);
+      line += " ";
+    }
+    extendLine(s, line, recurse(-1), elemWidth, hangingIndent);
+    s += line;
+  } else {
+    std::string lineSep(axesLeft - 1, '\n');
+    for (int64_t i = 0; i < leading; ++i)
+      s += hangingIndent + recurse(i) + lineSep;
+    if (showSummary)
+      s += hangingIndent + "..." + lineSep;
+    for (int64_t i = trailing; i > 1; --i)
+      s += hangingIndent + recurse(-i) + lineSep;
+    s += hangingIndent + recurse(-1);
+  }
+  return "[" + s.substr(hangingIndent.size()) + "]";
+}
+
+} // namespace
+
+std::string formatFloatScalar(double value, bool isF32) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  double a = std::fabs(value);
+  if (a == 0 || (a >= 1e-4 && a < 1e16)) {
+    std::string s = positional(value, isF32, 400);
+    if (s.back() == '.')
+      s += "0";
+    return s;
+  }
+  std::string s = scientific(value, isF32, 400, 0, 2);
+  // Python drops a bare point: "1.e+20" -> "1e+20".
+  size_t dot = s.find(".e");
+  if (dot != std::string::npos)
+    s.erase(dot, 1);
+  return s;
+}
+
+std::string formatTensor(const TensorView &v) {
+  if (v.rank() == 0) {
+    if (isFloat(v.dtype))
+      return formatFloatScalar(v.getAsDouble(nullptr), v.dtype == DType::F32);
+    if (v.dtype == DType::Bool)
+      return v.getAsInt(nullptr) ? "True" : "False";
+    return std::to_string(v.getAsInt(nullptr));
+  }
+  if (numElements(v.shape) == 0)
+    return "[]";
+  bool summarize = numElements(v.shape) > kThreshold;
+
+  std::function<std::string(const int64_t *)> fmt;
+  std::vector<double> floats;
+  FloatFormat *floatFormat = nullptr;
+  std::unique_ptr<FloatFormat> floatFormatOwner;
+  if (isFloat(v.dtype)) {
+    forEachShown(v, summarize,
+                 [&](const int64_t *idx) { floats.push_back(v.getAsDouble(idx)); });
+    floatFormatOwner =
+        std::make_unique<FloatFormat>(floats, v.dtype == DType::F32);
+    floatFormat = floatFormatOwner.get();
+    fmt = [&](const int64_t *idx) { return (*floatFormat)(v.getAsDouble(idx)); };
+  } else if (v.dtype == DType::Bool) {
+    fmt = [&](const int64_t *idx) {
+      return std::string(v.getAsInt(idx) ? " True" : "False");
+    };
+  } else {
+    size_t width = 0;
+    forEachShown(v, summarize, [&](const int64_t *idx) {
+      width = std::max(width, std::to_string(v.getAsInt(idx)).size());
+    });
+    fmt = [&, width](const int64_t *idx) {
+      std::string s = std::to_string(v.getAsInt(idx));
+      return std::string(width - s.size(), ' ') + s;
+    };
+  }
+  std::vector<int64_t> index;
+  return formatArray(v, summarize, fmt, index, " ", kLineWidth);
+}
+
+} // namespace tflrt

@@ -1,0 +1,218 @@
+//===- Kernels.cpp - Tensor kernels of libtflrt ---------------------------===//
+//
+// Broadcasting elementwise kernels (templated per dtype) and matmul on BLAS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/Kernels.h"
+
+#include <cblas.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace tflrt {
+
+std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+namespace {
+
+/// Strides of `shape` read as if broadcast to `outShape` (0 on broadcast
+/// dims), in elements.
+Shape broadcastStrides(const Shape &shape, const Shape &outShape) {
+  Shape strides = contiguousStrides(shape);
+  Shape out(outShape.size(), 0);
+  size_t lead = outShape.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    out[lead + i] = shape[i] == 1 ? 0 : strides[i];
+  return out;
+}
+
+template <typename T, typename Op>
+void binaryLoop(const T *a, const T *b, T *c, const Shape &outShape,
+                const Shape &sa, const Shape &sb, Op op) {
+  int64_t n = numElements(outShape);
+  size_t rank = outShape.size();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t offA = 0, offB = 0;
+  for (int64_t linear = 0; linear < n; ++linear) {
+    c[linear] = op(a[offA], b[offB]);
+    // Odometer increment of the multi-index, keeping both offsets in step.
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < outShape[d]) {
+        offA += sa[d];
+        offB += sb[d];
+        break;
+      }
+      offA -= sa[d] * (outShape[d] - 1);
+      offB -= sb[d] * (outShape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+template <typename T>
+void binaryTyped(BinaryKind kind, const Tensor &a, const Tensor &b,
+                 Tensor &out) {
+  Shape sa = broadcastStrides(a.shape(), out.shape());
+  Shape sb = broadcastStrides(b.shape(), out.shape());
+  const T *pa = a.data<T>(), *pb = b.data<T>();
+  T *pc = out.data<T>();
+  switch (kind) {
+  case BinaryKind::Add:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb,
+                      [](T x, T y) { return T(x + y); });
+  case BinaryKind::Sub:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb,
+                      [](T x, T y) { return T(x - y); });
+  case BinaryKind::Mul:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb,
+                      [](T x, T y) { return T(x * y); });
+  case BinaryKind::Div:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb,
+                      [](T x, T y) { return T(x / y); });
+  }
+}
+
+template <typename Fn> void dispatchNumeric(DType dtype, Fn &&fn) {
+  switch (dtype) {
+  case DType::F32:
+    return fn(float());
+  case DType::F64:
+    return fn(double());
+  case DType::I32:
+    return fn(int32_t());
+  case DType::I64:
+    return fn(int64_t());
+  case DType::U8:
+  case DType::Bool:
+    return fn(uint8_t());
+  }
+}
+
+} // namespace
+
+Tensor binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
+  std::optional<Shape> shape = broadcastShapes(a.shape(), b.shape());
+  if (!shape)
+    throw std::runtime_error("cannot broadcast shapes " +
+                             shapeToString(a.shape()) + " and " +
+                             shapeToString(b.shape()));
+  Tensor out(a.dtype(), *shape);
+  dispatchNumeric(a.dtype(), [&](auto tag) {
+    binaryTyped<decltype(tag)>(kind, a, b, out);
+  });
+  return out;
+}
+
+Tensor unary(UnaryKind kind, const Tensor &a) {
+  Tensor out(a.dtype(), a.shape());
+  int64_t n = a.numElements();
+  dispatchNumeric(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *pa = a.data<T>();
+    T *pc = out.data<T>();
+    switch (kind) {
+    case UnaryKind::Neg:
+      for (int64_t i = 0; i < n; ++i)
+        pc[i] = T(-pa[i]);
+      break;
+    }
+  });
+  return out;
+}
+
+Tensor cast(const Tensor &a, DType dtype) {
+  Tensor out(dtype, a.shape());
+  int64_t n = a.numElements();
+  dispatchNumeric(a.dtype(), [&](auto inTag) {
+    using In = decltype(inTag);
+    const In *pa = a.data<In>();
+    if (dtype == DType::Bool) {
+      uint8_t *pc = out.data<uint8_t>();
+      for (int64_t i = 0; i < n; ++i)
+        pc[i] = pa[i] != In(0);
+      return;
+    }
+    dispatchNumeric(dtype, [&](auto outTag) {
+      using Out = decltype(outTag);
+      Out *pc = out.data<Out>();
+      for (int64_t i = 0; i < n; ++i)
+        pc[i] = static_cast<Out>(pa[i]);
+    });
+  });
+  return out;
+}
+
+void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
+               int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        std::memset(c + i * ldc, 0, n * sizeof(float));
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda,
+              b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
+}
+
+void matmulF64(const double *a, const double *b, double *c, int64_t m,
+               int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        std::memset(c + i * ldc, 0, n * sizeof(double));
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda,
+              b, ldb, accumulate ? 1.0 : 0.0, c, ldc);
+}
+
+Tensor matmul(const Tensor &a, const Tensor &b) {
+  if (a.rank() != 2 || b.rank() != 2 || a.shape()[1] != b.shape()[0])
+    throw std::runtime_error("matmul of shapes " + shapeToString(a.shape()) +
+                             " and " + shapeToString(b.shape()));
+  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  Tensor c(a.dtype(), {m, n});
+  switch (a.dtype()) {
+  case DType::F32:
+    matmulF32(a.data<float>(), b.data<float>(), c.data<float>(), m, n, k, k, n,
+              n, false);
+    return c;
+  case DType::F64:
+    matmulF64(a.data<double>(), b.data<double>(), c.data<double>(), m, n, k, k,
+              n, n, false);
+    return c;
+  default:
+    break;
+  }
+  dispatchNumeric(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *pa = a.data<T>(), *pb = b.data<T>();
+    T *pc = c.data<T>();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j)
+          pc[i * n + j] = T(pc[i * n + j] + pa[i * k + p] * pb[p * n + j]);
+  });
+  return c;
+}
+
+} // namespace tflrt

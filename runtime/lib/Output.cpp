@@ -1,0 +1,18 @@
+//===- Output.cpp - Program output of libtflrt ----------------------------===//
+
+#include "tflrt/Output.h"
+#include "tflrt/Format.h"
+
+#include <cstdio>
+
+namespace tflrt {
+
+void writeText(std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+void writeTensor(const TensorView &view) { writeText(formatTensor(view)); }
+
+void flushOutput() { std::fflush(stdout); }
+
+} // namespace tflrt

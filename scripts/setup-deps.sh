@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian package TFL needs to build, test and run. Idempotent:
+# when everything is present it only checks and returns.
+set -euo pipefail
+
+packages=(
+  # toolchain: LLVM/MLIR 22 with lit/FileCheck, clang-format for the style gate
+  cmake ninja-build ccache g++ lld-22
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-format-22
+  # frontend: ANTLR 4 tool (Java) and its C++ runtime
+  antlr4 libantlr4-runtime-dev
+  # runtime: BLAS for matmul, zlib for gzipped data files
+  libopenblas-dev zlib1g-dev
+  # tests: GoogleTest, and NumPy (for /usr/bin/python3) as the reference
+  libgtest-dev python3 python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

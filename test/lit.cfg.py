@@ -1,0 +1,28 @@
+# lit configuration of TFL's test suites (ir, codegen, frontend, errors, e2e).
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "TFL"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".tfl"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "unit", "CMakeLists.txt",
+                   "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tfl_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.tfl_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tools = ["tflc", "tfl-opt", "FileCheck", "not", "split-file"]
+llvm_config.add_tool_substitutions(tools, [config.tfl_tools_dir,
+                                           config.llvm_tools_dir])
+
+# Reference computations use Debian's Python, which sees python3-numpy.
+config.substitutions.append(("%refpython", "/usr/bin/python3"))
+# Compares an eager and a native run's outputs, numbers up to rounding.
+config.substitutions.append(
+    ("%compare-outputs",
+     "/usr/bin/python3 " + os.path.join(config.tfl_src_root, "test", "lit",
+                                        "compare_outputs.py")))

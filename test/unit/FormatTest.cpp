@@ -1,0 +1,95 @@
+//===- FormatTest.cpp - NumPy-style printing of libtflrt ------------------===//
+//
+// Expected strings are NumPy 1.24's `str()` of the same arrays (checked with
+// /usr/bin/python3 and python3-numpy); test/e2e compares more at random.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/Format.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace tflrt;
+
+namespace {
+
+Tensor makeF32(Shape shape, std::vector<float> values) {
+  Tensor t(DType::F32, std::move(shape));
+  std::copy(values.begin(), values.end(), t.data<float>());
+  return t;
+}
+
+std::string fmt(const Tensor &t) { return formatTensor(t.view()); }
+
+TEST(FormatTest, ScalarsAreShownAsPythonShowsThem) {
+  EXPECT_EQ(fmt(makeF32({}, {4.0f})), "4.0");
+  EXPECT_EQ(fmt(makeF32({}, {0.1f})), "0.1");
+  EXPECT_EQ(fmt(makeF32({}, {1e20f})), "1e+20");
+  EXPECT_EQ(fmt(makeF32({}, {123456789.0f})), "123456790.0");
+  EXPECT_EQ(fmt(makeF32({}, {1e-5f})), "1e-05");
+  EXPECT_EQ(fmt(makeF32({}, {1.0f / 3})), "0.33333334");
+  EXPECT_EQ(fmt(makeF32({}, {-0.0f})), "-0.0");
+  EXPECT_EQ(fmt(makeF32({}, {std::numeric_limits<float>::quiet_NaN()})),
+            "nan");
+  EXPECT_EQ(formatFloatScalar(1.0 / 3, /*isF32=*/false), "0.3333333333333333");
+}
+
+TEST(FormatTest, FloatArraysPadToACommonWidth) {
+  EXPECT_EQ(fmt(makeF32({2, 2}, {2, 6, 12, 20})), "[[ 2.  6.]\n [12. 20.]]");
+  EXPECT_EQ(fmt(makeF32({2}, {1.5f, 2.25f})), "[1.5  2.25]");
+  EXPECT_EQ(fmt(makeF32({2}, {-1.5f, 2})), "[-1.5  2. ]");
+  EXPECT_EQ(fmt(makeF32({1, 1}, {4})), "[[4.]]");
+}
+
+TEST(FormatTest, ScientificNotationWhenTheRangeIsWide) {
+  EXPECT_EQ(fmt(makeF32({2}, {1e20f, 2e20f})), "[1.e+20 2.e+20]");
+  EXPECT_EQ(fmt(makeF32({2}, {1e-5f, 1})), "[1.e-05 1.e+00]");
+  EXPECT_EQ(fmt(makeF32({2}, {123456789.0f, 1})),
+            "[1.2345679e+08 1.0000000e+00]");
+}
+
+TEST(FormatTest, NonFiniteValues) {
+  float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(fmt(makeF32({3}, {1, std::nanf(""), -inf})), "[  1.  nan -inf]");
+}
+
+TEST(FormatTest, LongRowsWrapAt75Columns) {
+  std::vector<float> v;
+  for (int i = 0; i < 30; ++i)
+    v.push_back(static_cast<float>(i) * 1.1f);
+  std::string s = fmt(makeF32({30}, v));
+  EXPECT_EQ(s.substr(0, 76), "[ 0.         1.1        2.2        3.3000002  "
+                             "4.4        5.5\n");
+}
+
+TEST(FormatTest, LargeArraysAreSummarized) {
+  std::vector<float> v(2000);
+  for (int i = 0; i < 2000; ++i)
+    v[i] = static_cast<float>(i);
+  EXPECT_EQ(fmt(makeF32({2, 1000}, v)),
+            "[[0.000e+00 1.000e+00 2.000e+00 ... 9.970e+02 9.980e+02 "
+            "9.990e+02]\n [1.000e+03 1.001e+03 1.002e+03 ... 1.997e+03 "
+            "1.998e+03 1.999e+03]]");
+}
+
+TEST(FormatTest, IntegersAndBooleans) {
+  Tensor i(DType::I64, {2, 2});
+  int64_t iv[] = {1, -20, 3, 4};
+  std::copy(iv, iv + 4, i.data<int64_t>());
+  EXPECT_EQ(fmt(i), "[[  1 -20]\n [  3   4]]");
+  Tensor b(DType::Bool, {2});
+  b.data<uint8_t>()[0] = 1;
+  EXPECT_EQ(fmt(b), "[ True False]");
+  Tensor s(DType::Bool, {});
+  s.data<uint8_t>()[0] = 1;
+  EXPECT_EQ(fmt(s), "True");
+}
+
+TEST(FormatTest, EmptyArrays) {
+  EXPECT_EQ(fmt(Tensor(DType::F32, {0, 3})), "[]");
+}
+
+} // namespace

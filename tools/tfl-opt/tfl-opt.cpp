@@ -1,0 +1,27 @@
+//===- tfl-opt.cpp - mlir-opt with the tfl dialect and passes -------------===//
+//
+// Every upstream dialect and pass, plus tfl's dialect, passes and pipelines
+// (`--tfl-cpu-pipeline` is exactly what `tflc build` runs). For lit tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Passes.h"
+#include "tfl/Codegen/Pipelines.h"
+#include "tfl/Codegen/Registration.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::tfl::registerCompilerDialects(registry);
+  mlir::registerAllPasses();
+  mlir::tfl::registerTflCodegenPasses();
+  mlir::tfl::registerTflPipelines();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "TFL optimizer driver\n", registry));
+}

@@ -1,0 +1,352 @@
+//===- tflc.cpp - The TFL compiler driver ---------------------------------===//
+//
+//   tflc run [--eager] prog.tfl [program flags]   run the program
+//   tflc build prog.tfl -o prog                   a native executable
+//   tflc emit {ast,mlir,llvm} [--after=STAGE] prog.tfl
+//
+// Every stage can be seen (Toy's -emit=): `emit ast` after parsing, `emit
+// mlir` after MLIRGen or after any pipeline stage, `emit llvm` the optimized
+// LLVM IR. Diagnostics go through MLIR's SourceMgr handler, so every error
+// reads `file.tfl:LINE:COL: error: ...` with the source line and a caret;
+// `--verify-diagnostics` checks them against `# expected-error {{...}}`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/NativeCode.h"
+#include "tfl/Codegen/Pipelines.h"
+#include "tfl/Codegen/Registration.h"
+#include "tfl/Eager/Interpreter.h"
+#include "tfl/Frontend/MLIRGen.h"
+#include "tfl/Frontend/Parser.h"
+#include "tfl/Frontend/Sema.h"
+#include "tflrt/Output.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace cl = llvm::cl;
+
+namespace {
+
+enum class Command { Run, Build, Emit };
+enum class EmitKind { Ast, Mlir, Llvm };
+
+cl::OptionCategory tflcCategory("tflc options");
+
+cl::list<std::string> positionals(cl::Positional, cl::desc("<args>"),
+                                  cl::cat(tflcCategory));
+cl::opt<bool> eager("eager",
+                    cl::desc("run: interpret the IR op by op (eager mode)"),
+                    cl::cat(tflcCategory));
+cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
+                                cl::value_desc("path"), cl::cat(tflcCategory));
+cl::opt<std::string>
+    afterStage("after",
+               cl::desc("emit mlir: show the IR after this stage "
+                        "(mlirgen, simplify, linalg, bufferize, llvm)"),
+               cl::value_desc("stage"), cl::init("mlirgen"),
+               cl::cat(tflcCategory));
+cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("check diagnostics against `expected-error {{...}}` markers"),
+    cl::cat(tflcCategory));
+
+const char *kUsage = "usage: tflc run [--eager] prog.tfl [flags]\n"
+                     "       tflc build prog.tfl -o prog\n"
+                     "       tflc emit {ast,mlir,llvm} [--after=STAGE] "
+                     "prog.tfl\n";
+
+/// True when `arg` (after the .tfl file) is one of tflc's own options.
+bool isTflcOption(llvm::StringRef arg) {
+  if (!arg.starts_with("-"))
+    return false;
+  llvm::StringRef name = arg.ltrim('-').split('=').first;
+  return cl::getRegisteredOptions().count(name) > 0;
+}
+
+/// Splits argv into tflc's arguments and the program's (unknown flags after
+/// the .tfl file go to the program).
+void splitArgs(int argc, char **argv, std::vector<const char *> &tflcArgs,
+               std::vector<std::string> &programArgs) {
+  tflcArgs.push_back(argv[0]);
+  bool seenInput = false;
+  for (int i = 2; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (!seenInput && arg.ends_with(".tfl")) {
+      seenInput = true;
+      tflcArgs.push_back(argv[i]);
+      continue;
+    }
+    if (seenInput && !isTflcOption(arg) && arg.starts_with("-")) {
+      programArgs.push_back(arg.str());
+      continue;
+    }
+    tflcArgs.push_back(argv[i]);
+    // `-o path`: the value belongs to tflc as well.
+    if (arg == "-o" && i + 1 < argc)
+      tflcArgs.push_back(argv[++i]);
+  }
+}
+
+/// The driver's state for one invocation.
+class Driver {
+public:
+  Driver(Command command, std::string inputPath,
+         std::vector<std::string> programArgs)
+      : command(command), inputPath(std::move(inputPath)),
+        programArgs(std::move(programArgs)) {
+    mlir::DialectRegistry registry;
+    mlir::tfl::registerCompilerDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  int run(std::optional<EmitKind> emitKind);
+
+private:
+  /// Parses, checks and emits the tfl module. Null after errors.
+  mlir::OwningOpRef<mlir::ModuleOp> frontend(unsigned bufferId,
+                                             std::optional<EmitKind> emitKind,
+                                             bool &stop);
+  /// Runs the CPU pipeline up to `lastStage` (all when empty).
+  mlir::LogicalResult lower(mlir::ModuleOp module, llvm::StringRef lastStage);
+  /// Writes a native executable of `module` (in the LLVM dialect).
+  mlir::LogicalResult buildExecutable(mlir::ModuleOp module,
+                                      llvm::StringRef path);
+  int runNative(mlir::ModuleOp module);
+
+  Command command;
+  std::string inputPath;
+  std::vector<std::string> programArgs;
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+};
+
+mlir::OwningOpRef<mlir::ModuleOp>
+Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
+                 bool &stop) {
+  std::unique_ptr<tfl::ast::Module> ast =
+      tfl::parseModule(sourceMgr, bufferId, &context);
+  if (!ast)
+    return nullptr;
+  if (emitKind == EmitKind::Ast) {
+    tfl::ast::dump(*ast, llvm::outs());
+    stop = true;
+    return nullptr;
+  }
+  std::unique_ptr<tfl::Program> program = tfl::analyze(*ast, &context);
+  if (!program)
+    return nullptr;
+  mlir::OwningOpRef<mlir::ModuleOp> module = tfl::genModule(context, *program);
+  if (failed(mlir::verify(*module))) {
+    module->emitError("internal compiler error: MLIRGen made invalid IR");
+    return nullptr;
+  }
+  return module;
+}
+
+mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
+                                  llvm::StringRef lastStage) {
+  mlir::PassManager pm(&context);
+  if (failed(mlir::applyPassManagerCLOptions(pm)))
+    return mlir::failure();
+  if (failed(mlir::tfl::buildCpuPipeline(pm, lastStage))) {
+    std::string names = "mlirgen";
+    for (const mlir::tfl::PipelineStage &s :
+         mlir::tfl::getCpuPipelineStages())
+      names += ", " + s.name.str();
+    llvm::errs() << "error: unknown stage '" << lastStage
+                 << "' (stages: " << names << ")\n";
+    return mlir::failure();
+  }
+  return pm.run(module);
+}
+
+mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
+                                            llvm::StringRef path) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return mlir::failure();
+  llvm::SmallString<128> objectPath;
+  if (llvm::sys::fs::createTemporaryFile("tfl", "o", objectPath)) {
+    llvm::errs() << "error: cannot create a temporary object file\n";
+    return mlir::failure();
+  }
+  llvm::FileRemover removeObject(objectPath);
+  if (failed(mlir::tfl::emitObjectFile(*llvmModule, objectPath)))
+    return mlir::failure();
+  std::string error;
+  if (failed(mlir::tfl::linkExecutable(objectPath, path, error))) {
+    llvm::errs() << "error: linking " << path << " failed: " << error << "\n";
+    return mlir::failure();
+  }
+  return mlir::success();
+}
+
+int Driver::runNative(mlir::ModuleOp module) {
+  llvm::SmallString<128> exePath;
+  if (llvm::sys::fs::createTemporaryFile("tfl", "exe", exePath)) {
+    llvm::errs() << "error: cannot create a temporary executable\n";
+    return 1;
+  }
+  llvm::FileRemover removeExe(exePath);
+  if (failed(buildExecutable(module, exePath)))
+    return 1;
+  std::vector<llvm::StringRef> args = {exePath};
+  for (const std::string &a : programArgs)
+    args.push_back(a);
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(exePath, args, std::nullopt, {}, 0, 0,
+                                     &error);
+  if (rc < 0) {
+    llvm::errs() << "error: running the program failed: " << error << "\n";
+    return 1;
+  }
+  return rc;
+}
+
+int Driver::run(std::optional<EmitKind> emitKind) {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      mlir::openInputFile(inputPath, &error);
+  if (!buffer) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  unsigned bufferId = sourceMgr.AddNewSourceBuffer(std::move(buffer), {});
+
+  // Diagnostics: printed with source and caret, or checked against markers.
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer;
+  std::unique_ptr<mlir::SourceMgrDiagnosticVerifierHandler> verifier;
+  if (verifyDiagnostics)
+    verifier = std::make_unique<mlir::SourceMgrDiagnosticVerifierHandler>(
+        sourceMgr, &context);
+  else
+    printer = std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr,
+                                                                 &context);
+  auto finish = [&](bool ok) {
+    tflrt::flushOutput();
+    if (verifier)
+      return failed(verifier->verify()) ? 1 : 0;
+    return ok ? 0 : 1;
+  };
+
+  bool stop = false;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      frontend(bufferId, emitKind, stop);
+  if (stop)
+    return finish(true);
+  if (!module)
+    return finish(false);
+
+  if (emitKind == EmitKind::Mlir) {
+    if (afterStage != "mlirgen" && failed(lower(*module, afterStage)))
+      return finish(false);
+    module->print(llvm::outs());
+    llvm::outs() << "\n";
+    return finish(true);
+  }
+  if (command == Command::Run && eager) {
+    if (failed(lower(*module, "simplify")))
+      return finish(false);
+    tfl::eager::KernelRegistry kernels;
+    tfl::eager::registerTflKernels(kernels);
+    return finish(succeeded(
+        tfl::eager::run(*module, tfl::kEntrySymbol, kernels)));
+  }
+  if (failed(lower(*module, "")))
+    return finish(false);
+  if (emitKind == EmitKind::Llvm) {
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule =
+        mlir::tfl::translateToOptimizedLLVMIR(*module, llvmContext);
+    if (!llvmModule)
+      return finish(false);
+    llvmModule->print(llvm::outs(), nullptr);
+    return finish(true);
+  }
+  if (command == Command::Build)
+    return finish(succeeded(buildExecutable(*module, outputFile)));
+  int rc = runNative(*module);
+  if (verifier)
+    return finish(rc == 0);
+  return rc;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  if (argc < 2 || llvm::StringRef(argv[1]).starts_with("-")) {
+    if (argc >= 2 && (llvm::StringRef(argv[1]) == "--help" ||
+                      llvm::StringRef(argv[1]) == "-h")) {
+      llvm::outs() << kUsage;
+      return 0;
+    }
+    llvm::errs() << kUsage;
+    return 2;
+  }
+  std::optional<Command> command =
+      llvm::StringSwitch<std::optional<Command>>(argv[1])
+          .Case("run", Command::Run)
+          .Case("build", Command::Build)
+          .Case("emit", Command::Emit)
+          .Default(std::nullopt);
+  if (!command) {
+    llvm::errs() << "error: unknown command '" << argv[1] << "'\n" << kUsage;
+    return 2;
+  }
+
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  std::vector<const char *> tflcArgs;
+  std::vector<std::string> programArgs;
+  splitArgs(argc, argv, tflcArgs, programArgs);
+  cl::ParseCommandLineOptions(static_cast<int>(tflcArgs.size()),
+                              tflcArgs.data(), "TFL compiler\n");
+
+  std::optional<EmitKind> emitKind;
+  std::vector<std::string> args(positionals.begin(), positionals.end());
+  if (*command == Command::Emit) {
+    if (args.empty()) {
+      llvm::errs() << kUsage;
+      return 2;
+    }
+    emitKind = llvm::StringSwitch<std::optional<EmitKind>>(args.front())
+                   .Case("ast", EmitKind::Ast)
+                   .Case("mlir", EmitKind::Mlir)
+                   .Case("llvm", EmitKind::Llvm)
+                   .Default(std::nullopt);
+    if (!emitKind) {
+      llvm::errs() << "error: tflc emit takes ast, mlir or llvm, not '"
+                   << args.front() << "'\n";
+      return 2;
+    }
+    args.erase(args.begin());
+  }
+  if (args.size() != 1) {
+    llvm::errs() << "error: expected one .tfl file\n" << kUsage;
+    return 2;
+  }
+  if (*command == Command::Build && outputFile.empty()) {
+    llvm::errs() << "error: tflc build needs -o <executable>\n";
+    return 2;
+  }
+  return Driver(*command, args.front(), std::move(programArgs)).run(emitKind);
+}
