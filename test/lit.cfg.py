@@ -13,8 +13,10 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tfl_obj_root, "test")
 
 llvm_config.use_default_substitutions()
-llvm_config.with_environment("PATH", config.tfl_tools_dir, append_path=False)
-llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# Our tools first, then the caller's PATH (the linker tflc runs lives there),
+# then LLVM's (lit, FileCheck, not).
+config.environment["PATH"] = os.pathsep.join(
+    [config.tfl_tools_dir, os.environ.get("PATH", ""), config.llvm_tools_dir])
 tools = ["tflc", "tfl-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions(tools, [config.tfl_tools_dir,
                                            config.llvm_tools_dir])
@@ -26,3 +28,12 @@ config.substitutions.append(
     ("%compare-outputs",
      "/usr/bin/python3 " + os.path.join(config.tfl_src_root, "test", "lit",
                                         "compare_outputs.py")))
+# Runs a program eagerly and natively, checks they agree, prints the output.
+config.substitutions.append(
+    ("%run-both",
+     "/usr/bin/python3 " + os.path.join(config.tfl_src_root, "test", "lit",
+                                        "run_both.py")
+     + " " + os.path.join(config.tfl_tools_dir, "tflc")))
+config.substitutions.append(("%examples",
+                             os.path.join(config.tfl_src_root, "examples")))
+config.substitutions.append(("%tfl_src_root", config.tfl_src_root))

@@ -107,7 +107,11 @@ LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path) {
 
 LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
                              std::string &errorMessage) {
-  llvm::ErrorOr<std::string> driver = llvm::sys::findProgramByName("c++");
+  // The C++ compiler tflc was built with links libtflrt (a C++ library);
+  // PATH is the fallback when tflc was moved to another machine.
+  llvm::ErrorOr<std::string> driver = std::string(TFL_LINKER_DRIVER);
+  if (!llvm::sys::fs::can_execute(*driver))
+    driver = llvm::sys::findProgramByName("c++");
   if (!driver)
     driver = llvm::sys::findProgramByName("g++");
   if (!driver) {

@@ -38,7 +38,7 @@ void buildBufferizeStage(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createLowerLinalgToRuntimeCalls());
+  pm.addPass(createLowerToRuntimeCalls());
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -86,8 +86,8 @@ void registerTflPipelines() {
       "The whole CPU pipeline of `tflc build`, from tfl to the LLVM dialect",
       [](OpPassManager &pm) { (void)buildCpuPipeline(pm); });
   for (const PipelineStage &stage : kCpuStages)
-    PassPipelineRegistration<>(("tfl-stage-" + stage.name).str(),
-                               stage.summary, stage.build);
+    PassPipelineRegistration<>(("tfl-stage-" + stage.name).str(), stage.summary,
+                               stage.build);
 }
 
 } // namespace mlir::tfl

@@ -40,8 +40,8 @@ Value getOrCreateStringPointer(OpBuilder &builder, Location loc,
 
 Value castToUnranked(OpBuilder &builder, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
-  auto unranked = UnrankedMemRefType::get(type.getElementType(),
-                                          type.getMemorySpace());
+  auto unranked =
+      UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace());
   return memref::CastOp::create(builder, loc, unranked, memref);
 }
 

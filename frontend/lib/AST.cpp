@@ -230,8 +230,8 @@ private:
           os.write_escaped(part.text) << "\"\n";
           continue;
         }
-        os.indent(2 * (d + 1)) << "field" << (part.spec.empty() ? "" : " :")
-                               << part.spec << "\n";
+        os.indent(2 * (d + 1))
+            << "field" << (part.spec.empty() ? "" : " :") << part.spec << "\n";
         expr(part.expr.get(), d + 2);
       }
       return;

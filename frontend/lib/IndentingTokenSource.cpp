@@ -51,10 +51,6 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
     if (type == TFLLexer::NEWLINE) {
       if (bracketDepth > 0)
         continue; // implicit line joining
-      if (!sawNewline) {
-        firstNewlineLine = tok->getLine();
-        firstNewlineCol = tok->getCharPositionInLine();
-      }
       sawNewline = true;
       lastNewlineText = tok->getText();
       lastNewlineLine = tok->getLine() + 1;
@@ -64,8 +60,8 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
     if (type == antlr4::Token::EOF) {
       atEof = true;
       if (lineHasTokens)
-        pending.push_back(makeToken(TFLLexer::NEWLINE, "\n", tok->getLine(),
-                                    tok->getCharPositionInLine()));
+        pending.push_back(
+            makeToken(TFLLexer::NEWLINE, "\n", lastTokenLine, lastTokenEndCol));
       while (indents.size() > 1) {
         indents.pop_back();
         pending.push_back(makeToken(TFLParser::DEDENT, "<DEDENT>",
@@ -88,8 +84,8 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
     // A real token: first the line structure it implies.
     if (sawNewline) {
       if (lineHasTokens)
-        pending.push_back(makeToken(TFLLexer::NEWLINE, "\n", firstNewlineLine,
-                                    firstNewlineCol));
+        pending.push_back(
+            makeToken(TFLLexer::NEWLINE, "\n", lastTokenLine, lastTokenEndCol));
       handleIndentation(lastNewlineText, lastNewlineLine,
                         tok->getCharPositionInLine());
       sawNewline = false;
@@ -99,6 +95,8 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
     }
     sawAnyToken = true;
     lineHasTokens = true;
+    lastTokenLine = tok->getLine();
+    lastTokenEndCol = tok->getCharPositionInLine() + tok->getText().size();
 
     const std::string &text = tok->getText();
     if (text == "(" || text == "[" || text == "{")

@@ -60,8 +60,9 @@ private:
   bool lineHasTokens = false;
   bool sawAnyToken = false;
   bool atEof = false;
-  // The first and last raw NEWLINE since the last real token.
-  size_t firstNewlineLine = 0, firstNewlineCol = 0;
+  // Where the last real token ended (a NEWLINE is placed there, before any
+  // comment), and the last raw NEWLINE since (it holds the indentation).
+  size_t lastTokenLine = 0, lastTokenEndCol = 0;
   std::string lastNewlineText;
   size_t lastNewlineLine = 0;
   bool sawNewline = false;

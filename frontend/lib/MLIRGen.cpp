@@ -79,7 +79,8 @@ private:
   /// Emits a block; returns true when it ended in a `return`.
   bool genBlock(const Block &block);
   bool genStmt(const Stmt *stmt);
-  void bindTarget(const Expr *target, const Type &type, llvm::ArrayRef<Value> values);
+  void bindTarget(const Expr *target, const Type &type,
+                  llvm::ArrayRef<Value> values);
   Values genExpr(const Expr *expr);
   Value genConstant(const Expr *expr);
   Value genBinary(const BinaryExpr *expr);
@@ -180,10 +181,10 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
       llvm::SmallVector<mlir::Type> expected;
       flatTypes(spec->resultType, expected);
       for (size_t i = 0; i < values.size(); ++i)
-        values[i] = castTo(values[i],
-                           cast<mlir::RankedTensorType>(expected[i])
-                               .getElementType(),
-                           loc(stmt->getBegin()));
+        values[i] =
+            castTo(values[i],
+                   cast<mlir::RankedTensorType>(expected[i]).getElementType(),
+                   loc(stmt->getBegin()));
     }
     mlir::func::ReturnOp::create(builder, loc(stmt->getBegin()), values);
     return true;

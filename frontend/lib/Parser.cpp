@@ -34,8 +34,7 @@ public:
     if (failed)
       return;
     failed = true;
-    mlir::emitError(mlir::FileLineColLoc::get(ctx, fileName, line, col))
-        << msg;
+    mlir::emitError(mlir::FileLineColLoc::get(ctx, fileName, line, col)) << msg;
   }
   bool hasFailed() const { return failed; }
 
@@ -74,12 +73,19 @@ public:
         what = "invalid syntax: unexpected '" + offending->getText() + "'";
       }
     }
-    // Keep ANTLR's hint when it names a single expected token.
+    // Keep ANTLR's hint when it names a single expected token
+    // ("... expecting ':'" or "missing ':' at ...").
+    std::string expected;
     size_t expecting = msg.find("expecting ");
-    if (expecting != std::string::npos) {
-      std::string expected = msg.substr(expecting + 10);
-      if (expected.find('{') == std::string::npos)
-        what += ", expected " + expected;
+    if (expecting != std::string::npos)
+      expected = msg.substr(expecting + 10);
+    else if (llvm::StringRef(msg).starts_with("missing "))
+      expected = llvm::StringRef(msg).drop_front(8).split(" at ").first.str();
+    if (!expected.empty() && expected.front() != '{') {
+      what += ", expected " + expected;
+    } else if (!expected.empty() && expected.back() == '}' &&
+               std::count(expected.begin(), expected.end(), ',') < 4) {
+      what += ", expected one of " + expected.substr(1, expected.size() - 2);
     }
     sink.report(line, col + 1, what);
   }
@@ -93,8 +99,8 @@ class AstBuilder {
 public:
   AstBuilder(ErrorSink &sink, mlir::MLIRContext *ctx, std::string fileName,
              size_t lineBase = 0, size_t colBase = 0)
-      : sink(sink), ctx(ctx), fileName(std::move(fileName)),
-        lineBase(lineBase), colBase(colBase) {}
+      : sink(sink), ctx(ctx), fileName(std::move(fileName)), lineBase(lineBase),
+        colBase(colBase) {}
 
   std::unique_ptr<Module> buildFile(TFLParser::FileContext *file);
   ExprPtr buildExpr(TFLParser::ExprContext *ctx);
@@ -177,7 +183,8 @@ std::string decodeString(llvm::StringRef quoted) {
     case 'x':
       if (i + 2 < body.size() + 0 && llvm::isHexDigit(body[i + 1]) &&
           llvm::isHexDigit(body[i + 2])) {
-        out += static_cast<char>(llvm::hexFromNibbles(body[i + 1], body[i + 2]));
+        out +=
+            static_cast<char>(llvm::hexFromNibbles(body[i + 1], body[i + 2]));
         i += 2;
         break;
       }
@@ -243,10 +250,9 @@ bool AstBuilder::checkTarget(const Expr *target, bool allowTuple) {
       return true;
     }
   }
-  error(target->getBegin(), allowTuple
-                                ? "cannot assign to this expression"
-                                : "augmented assignment needs a name, "
-                                  "attribute or subscript target");
+  error(target->getBegin(), allowTuple ? "cannot assign to this expression"
+                                       : "augmented assignment needs a name, "
+                                         "attribute or subscript target");
   return false;
 }
 
@@ -292,9 +298,8 @@ StmtPtr AstBuilder::buildSimpleStmt(TFLParser::SimpleStmtContext *ctx) {
       return nullptr;
     }
     ExprPtr value = a->expr().size() > 2 ? buildExpr(a->expr(2)) : nullptr;
-    return std::make_unique<AnnAssignStmt>(r, std::move(target),
-                                           buildExpr(a->expr(1)),
-                                           std::move(value));
+    return std::make_unique<AnnAssignStmt>(
+        r, std::move(target), buildExpr(a->expr(1)), std::move(value));
   }
   if (auto *a = dynamic_cast<TFLParser::AugAssignStmtContext *>(ctx)) {
     ExprPtr target = buildExpr(a->expr(0));
@@ -316,8 +321,8 @@ StmtPtr AstBuilder::buildSimpleStmt(TFLParser::SimpleStmtContext *ctx) {
   if (auto *s = dynamic_cast<TFLParser::ImportStmtContext *>(ctx)) {
     std::vector<std::pair<std::string, std::string>> names;
     for (TFLParser::DottedAsNameContext *d : s->dottedAsName())
-      names.push_back({d->dottedName()->getText(),
-                       d->NAME() ? d->NAME()->getText() : ""});
+      names.push_back(
+          {d->dottedName()->getText(), d->NAME() ? d->NAME()->getText() : ""});
     return std::make_unique<ImportStmt>(r, importNames(names, r));
   }
   if (auto *s = dynamic_cast<TFLParser::FromImportStmtContext *>(ctx)) {
@@ -457,8 +462,7 @@ ExprPtr AstBuilder::buildExpr(TFLParser::ExprContext *ctx) {
           continue;
         }
         if (!keywords.empty()) {
-          error(range(a).begin,
-                "positional argument follows keyword argument");
+          error(range(a).begin, "positional argument follows keyword argument");
           return nullptr;
         }
         args.push_back(buildExpr(a->expr()));
@@ -522,9 +526,8 @@ ExprPtr AstBuilder::buildExpr(TFLParser::ExprContext *ctx) {
     return std::make_unique<BoolOpExpr>(r, false, buildExpr(e->expr(0)),
                                         buildExpr(e->expr(1)));
   if (auto *e = dynamic_cast<TFLParser::CondExprContext *>(ctx))
-    return std::make_unique<CondExpr>(r, buildExpr(e->expr(1)),
-                                      buildExpr(e->expr(0)),
-                                      buildExpr(e->expr(2)));
+    return std::make_unique<CondExpr>(
+        r, buildExpr(e->expr(1)), buildExpr(e->expr(0)), buildExpr(e->expr(2)));
   auto *e = dynamic_cast<TFLParser::LambdaExprContext *>(ctx);
   std::vector<std::string> params;
   if (e->lambdaParams())
@@ -593,10 +596,10 @@ ExprPtr parseFieldExpr(ErrorSink &sink, mlir::MLIRContext *ctx,
   antlr4::ANTLRInputStream input(text);
   TFLLexer lexer(&input);
   lexer.removeErrorListeners();
-  IndentingTokenSource source(lexer, [&](size_t l, size_t c,
-                                         const std::string &m) {
-    sink.report(at.line + l - 1, l == 1 ? at.col + c - 1 : c, m);
-  });
+  IndentingTokenSource source(
+      lexer, [&](size_t l, size_t c, const std::string &m) {
+        sink.report(at.line + l - 1, l == 1 ? at.col + c - 1 : c, m);
+      });
   antlr4::CommonTokenStream tokens(&source);
   TFLParser parser(&tokens);
   parser.removeErrorListeners();
@@ -685,8 +688,8 @@ ExprPtr AstBuilder::buildFString(antlr4::Token *tok) {
     i = j;
   }
   flushText();
-  SourceRange r{start, {start.line, static_cast<unsigned>(start.col +
-                                                          raw.size())}};
+  SourceRange r{start,
+                {start.line, static_cast<unsigned>(start.col + raw.size())}};
   return std::make_unique<FStringExpr>(r, std::move(parts));
 }
 

@@ -76,9 +76,8 @@ private:
   FailureOr<Type> analyzeCall(const CallExpr *expr);
   FailureOr<Type> analyzePrint(const CallExpr *expr);
   FailureOr<Type> analyzeUserCall(const CallExpr *expr, const FuncDef *def);
-  FailureOr<Specialization *> specialize(const FuncDef *def,
-                                         std::vector<Type> argTypes,
-                                         Position callPos);
+  FailureOr<Specialization *>
+  specialize(const FuncDef *def, std::vector<Type> argTypes, Position callPos);
   LogicalResult unsupported(const Expr *expr, llvm::StringRef what);
 
   /// Gives a weak expression (a literal, or arithmetic on literals) `dtype`.
@@ -124,9 +123,8 @@ LogicalResult SemaImpl::bindTarget(const Expr *target, const Type &type) {
     if (builtinNames().contains(name->name) || globals.count(name->name)) {
       // Rebinding a function's name would make calls ambiguous.
       if (globals.count(name->name)) {
-        error(target->getBegin())
-            << "cannot assign to '" << name->name
-            << "': it names a function of this module";
+        error(target->getBegin()) << "cannot assign to '" << name->name
+                                  << "': it names a function of this module";
         return failure();
       }
     }
@@ -136,9 +134,8 @@ LogicalResult SemaImpl::bindTarget(const Expr *target, const Type &type) {
   if (auto *tuple = dyn_cast<TupleExpr>(target)) {
     if (type.kind != Type::Kind::Tuple ||
         type.elements.size() != tuple->elements.size()) {
-      error(target->getBegin())
-          << "cannot unpack " << type.str() << " into "
-          << tuple->elements.size() << " names";
+      error(target->getBegin()) << "cannot unpack " << type.str() << " into "
+                                << tuple->elements.size() << " names";
       return failure();
     }
     for (size_t i = 0; i < tuple->elements.size(); ++i)
@@ -379,10 +376,9 @@ FailureOr<Type> SemaImpl::analyzeList(const ListExpr *expr) {
       if (depth == shape.size())
         shape.push_back(n);
       else if (depth > shape.size() || shape[depth] != n) {
-        error(e->getBegin())
-            << "ragged list literal: this list has " << n
-            << " elements where its siblings have "
-            << (depth < shape.size() ? shape[depth] : 0);
+        error(e->getBegin()) << "ragged list literal: this list has " << n
+                             << " elements where its siblings have "
+                             << (depth < shape.size() ? shape[depth] : 0);
         return failure();
       }
       for (const ExprPtr &child : list->elements)
@@ -412,8 +408,10 @@ FailureOr<Type> SemaImpl::analyzeList(const ListExpr *expr) {
     error(expr->getBegin()) << "a list literal mixes booleans and numbers";
     return failure();
   }
+  // A list literal is a tensor (as jnp.array is): only scalar literals are
+  // weak (LANGUAGE.md section 3).
   DType dtype = anyFloat ? DType::F32 : anyBool ? DType::Bool : DType::I64;
-  return Type::tensor(dtype, shape, /*weak=*/!anyBool);
+  return Type::tensor(dtype, shape);
 }
 
 void SemaImpl::coerce(const Expr *expr, DType dtype) {
@@ -485,9 +483,9 @@ FailureOr<Type> SemaImpl::analyzeBinary(const BinaryExpr *expr) {
   }
   std::optional<Type> common = unifyOperands(*lhs, *rhs);
   if (!common) {
-    error(expr->opPos) << "operands of " << op << " have different dtypes: "
-                       << lhs->str() << " and " << rhs->str()
-                       << " (use cast(x, dtype) to convert one)";
+    error(expr->opPos) << "operands of " << op
+                       << " have different dtypes: " << lhs->str() << " and "
+                       << rhs->str() << " (use cast(x, dtype) to convert one)";
     return failure();
   }
   DType dtype = common->dtype;
@@ -506,8 +504,8 @@ FailureOr<Type> SemaImpl::analyzeBinary(const BinaryExpr *expr) {
     int64_t k1 = lhs->shape[1], k2 = rhs->shape[0];
     if (k1 != kDynamicDim && k2 != kDynamicDim && k1 != k2) {
       error(expr->opPos) << "matmul shape mismatch: " << lhs->str() << " @ "
-                         << rhs->str() << " (inner dimensions " << k1
-                         << " and " << k2 << " differ)";
+                         << rhs->str() << " (inner dimensions " << k1 << " and "
+                         << k2 << " differ)";
       return failure();
     }
     return Type::tensor(dtype, {lhs->shape[0], rhs->shape[1]}, weak);
@@ -556,8 +554,8 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
     if (failed(t))
       return failure();
     if (!t->isTensor() && t->kind != Type::Kind::String) {
-      error(arg->getBegin()) << "print(...) cannot show a value of type "
-                             << t->str();
+      error(arg->getBegin())
+          << "print(...) cannot show a value of type " << t->str();
       return failure();
     }
     if (t->weak)
@@ -565,8 +563,8 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
   }
   for (const Keyword &kw : expr->keywords) {
     if (kw.name != "sep" && kw.name != "end") {
-      error(kw.range.begin) << "print() got an unexpected keyword argument '"
-                            << kw.name << "'";
+      error(kw.range.begin)
+          << "print() got an unexpected keyword argument '" << kw.name << "'";
       return failure();
     }
     FailureOr<Type> t = analyzeExpr(kw.value.get());
@@ -587,10 +585,10 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
   size_t numParams = def->params.size();
   std::vector<const Expr *> args(numParams, nullptr);
   if (expr->args.size() > numParams) {
-    error(expr->getBegin()) << def->name << "() takes " << numParams
-                            << " positional argument"
-                            << (numParams == 1 ? "" : "s") << " but "
-                            << expr->args.size() << " were given";
+    error(expr->getBegin())
+        << def->name << "() takes " << numParams << " positional argument"
+        << (numParams == 1 ? "" : "s") << " but " << expr->args.size()
+        << " were given";
     return failure();
   }
   for (size_t i = 0; i < expr->args.size(); ++i)
@@ -599,16 +597,16 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
     auto it = llvm::find_if(def->params,
                             [&](const Param &p) { return p.name == kw.name; });
     if (it == def->params.end()) {
-      error(kw.range.begin) << def->name
-                            << "() got an unexpected keyword argument '"
-                            << kw.name << "'";
+      error(kw.range.begin)
+          << def->name << "() got an unexpected keyword argument '" << kw.name
+          << "'";
       return failure();
     }
     size_t index = it - def->params.begin();
     if (args[index]) {
-      error(kw.range.begin) << def->name
-                            << "() got multiple values for argument '"
-                            << kw.name << "'";
+      error(kw.range.begin)
+          << def->name << "() got multiple values for argument '" << kw.name
+          << "'";
       return failure();
     }
     args[index] = kw.value.get();
@@ -620,8 +618,7 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
       args[i] = def->params[i].defaultValue.get();
       continue;
     }
-    error(expr->getBegin()) << def->name
-                            << "() missing required argument '"
+    error(expr->getBegin()) << def->name << "() missing required argument '"
                             << def->params[i].name << "'";
     return failure();
   }
@@ -638,9 +635,9 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
           << "; passing non-tensor values is not supported yet";
       return failure();
     }
-    if (t->weak)
-      coerce(args[i], t->dtype);
-    argTypes.push_back(t->strong());
+    // A literal argument stays weak inside the callee (as JAX's Python
+    // scalars do), so `scale(x, factor=2)` keeps x's dtype.
+    argTypes.push_back(*t);
   }
   FailureOr<Specialization *> callee =
       specialize(def, std::move(argTypes), expr->getBegin());
@@ -656,7 +653,7 @@ FailureOr<Specialization *> SemaImpl::specialize(const FuncDef *def,
                                                  Position callPos) {
   std::string key;
   for (const Type &t : argTypes)
-    key += t.str() + ";";
+    key += t.str() + (t.weak ? "~weak;" : ";");
   auto cached = cache.find({def, key});
   if (cached != cache.end()) {
     if (llvm::is_contained(inProgress, cached->second)) {

@@ -112,7 +112,7 @@ std::string Type::mangle() const {
     std::string s = dtypeName(dtype).str();
     for (int64_t d : shape)
       s += "x" + (d == kDynamicDim ? std::string("d") : std::to_string(d));
-    return s;
+    return weak ? s + "w" : s;
   }
   case Kind::Tuple: {
     std::string s = "T";

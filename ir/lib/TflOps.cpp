@@ -102,13 +102,13 @@ LogicalResult MatmulOp::verify() {
            << lhs << ", " << rhs << " -> " << result;
   int64_t k1 = lhs.getDimSize(1), k2 = rhs.getDimSize(0);
   if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2)
-    return emitOpError("inner dimensions differ: ")
-           << lhs << " @ " << rhs;
+    return emitOpError("inner dimensions differ: ") << lhs << " @ " << rhs;
   auto dimOk = [](int64_t expected, int64_t got) {
     return ShapedType::isDynamic(expected) || ShapedType::isDynamic(got) ||
            expected == got;
   };
-  if (result.getRank() != 2 || !dimOk(lhs.getDimSize(0), result.getDimSize(0)) ||
+  if (result.getRank() != 2 ||
+      !dimOk(lhs.getDimSize(0), result.getDimSize(0)) ||
       !dimOk(rhs.getDimSize(1), result.getDimSize(1)))
     return emitOpError("result type ")
            << result << " is not the product's shape for " << lhs << " @ "
@@ -155,8 +155,8 @@ LogicalResult PrintOp::verify() {
            << getFormat() << "\"";
   if (pieces->size() != getInputs().size() + 1)
     return emitOpError("format has ")
-           << pieces->size() - 1 << " placeholders for "
-           << getInputs().size() << " inputs";
+           << pieces->size() - 1 << " placeholders for " << getInputs().size()
+           << " inputs";
   return success();
 }
 

@@ -56,20 +56,18 @@ std::string positional(double x, bool isF32, int precision) {
   std::string out;
   if (fracDigits > precision) {
     char buf[512];
-    std::to_chars_result r =
-        std::to_chars(buf, buf + sizeof(buf), std::fabs(x),
-                      std::chars_format::fixed, precision);
+    std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), std::fabs(x),
+                                           std::chars_format::fixed, precision);
     out.assign(buf, r.ptr);
     while (!out.empty() && out.back() == '0')
       out.pop_back();
   } else if (exp10 >= 0) {
-    std::string intPart = digits.substr(0, std::min<size_t>(digits.size(),
-                                                            exp10 + 1));
+    std::string intPart =
+        digits.substr(0, std::min<size_t>(digits.size(), exp10 + 1));
     intPart.append(exp10 + 1 - intPart.size(), '0');
-    std::string frac =
-        digits.size() > static_cast<size_t>(exp10 + 1)
-            ? digits.substr(exp10 + 1)
-            : "";
+    std::string frac = digits.size() > static_cast<size_t>(exp10 + 1)
+                           ? digits.substr(exp10 + 1)
+                           : "";
     out = intPart + "." + frac;
   } else {
     out = "0." + std::string(-exp10 - 1, '0') + digits;
@@ -79,19 +77,23 @@ std::string positional(double x, bool isF32, int precision) {
   return out;
 }
 
-/// Dragon4 scientific, unique, at most `precision` fractional digits, at
-/// least `minDigits` (zero-padded); trailing zeros trimmed down to minDigits,
-/// the point kept. Exponent has at least `expDigits` digits.
+/// Dragon4 scientific, unique, at most `precision` fractional digits and at
+/// least `minDigits`: when the shortest unique digits are fewer, Dragon4
+/// goes on with the value's exact digits (not zeros), as NumPy prints
+/// float32 876998976 padded to 7 digits as 8.7699898e+08. The point is kept;
+/// the exponent has at least `expDigits` digits.
 std::string scientific(double x, bool isF32, int precision, int minDigits,
                        int expDigits) {
   std::string digits;
   int exp10;
   shortestDigits(std::fabs(x), isF32, digits, exp10);
-  if (static_cast<int>(digits.size()) - 1 > precision) {
+  int fracDigits = static_cast<int>(digits.size()) - 1;
+  if (fracDigits > precision || fracDigits < minDigits) {
+    int wanted = fracDigits > precision ? precision : minDigits;
     char buf[64];
     std::to_chars_result r =
         std::to_chars(buf, buf + sizeof(buf), std::fabs(x),
-                      std::chars_format::scientific, precision);
+                      std::chars_format::scientific, wanted);
     std::string s(buf, r.ptr);
     size_t e = s.find('e');
     exp10 = std::stoi(s.substr(e + 1));
@@ -99,7 +101,8 @@ std::string scientific(double x, bool isF32, int precision, int minDigits,
     for (char c : s.substr(0, e))
       if (c >= '0' && c <= '9')
         digits += c;
-    while (digits.size() > 1 && digits.back() == '0')
+    while (static_cast<int>(digits.size()) - 1 > minDigits &&
+           digits.back() == '0')
       digits.pop_back();
   }
   std::string frac = digits.substr(1);
@@ -108,8 +111,8 @@ std::string scientific(double x, bool isF32, int precision, int minDigits,
   std::string expStr = std::to_string(std::abs(exp10));
   if (static_cast<int>(expStr.size()) < expDigits)
     expStr = std::string(expDigits - expStr.size(), '0') + expStr;
-  std::string out = digits.substr(0, 1) + "." + frac + "e" +
-                    (exp10 < 0 ? "-" : "+") + expStr;
+  std::string out =
+      digits.substr(0, 1) + "." + frac + "e" + (exp10 < 0 ? "-" : "+") + expStr;
   if (std::signbit(x))
     out = "-" + out;
   return out;
@@ -324,12 +327,15 @@ std::string formatTensor(const TensorView &v) {
   FloatFormat *floatFormat = nullptr;
   std::unique_ptr<FloatFormat> floatFormatOwner;
   if (isFloat(v.dtype)) {
-    forEachShown(v, summarize,
-                 [&](const int64_t *idx) { floats.push_back(v.getAsDouble(idx)); });
+    forEachShown(v, summarize, [&](const int64_t *idx) {
+      floats.push_back(v.getAsDouble(idx));
+    });
     floatFormatOwner =
         std::make_unique<FloatFormat>(floats, v.dtype == DType::F32);
     floatFormat = floatFormatOwner.get();
-    fmt = [&](const int64_t *idx) { return (*floatFormat)(v.getAsDouble(idx)); };
+    fmt = [&](const int64_t *idx) {
+      return (*floatFormat)(v.getAsDouble(idx));
+    };
   } else if (v.dtype == DType::Bool) {
     fmt = [&](const int64_t *idx) {
       return std::string(v.getAsInt(idx) ? " True" : "False");

@@ -32,8 +32,7 @@ TEST(FormatTest, ScalarsAreShownAsPythonShowsThem) {
   EXPECT_EQ(fmt(makeF32({}, {1e-5f})), "1e-05");
   EXPECT_EQ(fmt(makeF32({}, {1.0f / 3})), "0.33333334");
   EXPECT_EQ(fmt(makeF32({}, {-0.0f})), "-0.0");
-  EXPECT_EQ(fmt(makeF32({}, {std::numeric_limits<float>::quiet_NaN()})),
-            "nan");
+  EXPECT_EQ(fmt(makeF32({}, {std::numeric_limits<float>::quiet_NaN()})), "nan");
   EXPECT_EQ(formatFloatScalar(1.0 / 3, /*isF32=*/false), "0.3333333333333333");
 }
 
@@ -51,6 +50,14 @@ TEST(FormatTest, ScientificNotationWhenTheRangeIsWide) {
             "[1.2345679e+08 1.0000000e+00]");
 }
 
+TEST(FormatTest, ScientificPaddingUsesTheExactDigits) {
+  // numpy: print(np.array([-876998976, -6.3219372e+07], np.float32)):
+  // 876998976's shortest digits are 8.76999, padded to 7 with its own
+  // digits (98), not zeros.
+  EXPECT_EQ(fmt(makeF32({2}, {-876998976.0f, -6.3219372e+07f})),
+            "[-8.7699898e+08 -6.3219372e+07]");
+}
+
 TEST(FormatTest, NonFiniteValues) {
   float inf = std::numeric_limits<float>::infinity();
   EXPECT_EQ(fmt(makeF32({3}, {1, std::nanf(""), -inf})), "[  1.  nan -inf]");
@@ -60,9 +67,15 @@ TEST(FormatTest, LongRowsWrapAt75Columns) {
   std::vector<float> v;
   for (int i = 0; i < 30; ++i)
     v.push_back(static_cast<float>(i) * 1.1f);
-  std::string s = fmt(makeF32({30}, v));
-  EXPECT_EQ(s.substr(0, 76), "[ 0.         1.1        2.2        3.3000002  "
-                             "4.4        5.5\n");
+  // numpy: print(np.arange(30, dtype=np.float32) * 1.1)
+  EXPECT_EQ(
+      fmt(makeF32({30}, v)),
+      "[ 0.         1.1        2.2        3.3000002  4.4        5.5\n"
+      "  6.6000004  7.7000003  8.8        9.900001  11.        12.1\n"
+      " 13.200001  14.3       15.400001  16.5       17.6       18.7\n"
+      " 19.800001  20.9       22.        23.1       24.2       25.300001\n"
+      " 26.400002  27.5       28.6       29.7       30.800001  31.900002 "
+      "]");
 }
 
 TEST(FormatTest, LargeArraysAreSummarized) {

@@ -117,9 +117,8 @@ public:
 
 private:
   /// Parses, checks and emits the tfl module. Null after errors.
-  mlir::OwningOpRef<mlir::ModuleOp> frontend(unsigned bufferId,
-                                             std::optional<EmitKind> emitKind,
-                                             bool &stop);
+  mlir::OwningOpRef<mlir::ModuleOp>
+  frontend(unsigned bufferId, std::optional<EmitKind> emitKind, bool &stop);
   /// Runs the CPU pipeline up to `lastStage` (all when empty).
   mlir::LogicalResult lower(mlir::ModuleOp module, llvm::StringRef lastStage);
   /// Writes a native executable of `module` (in the LLVM dialect).
@@ -164,8 +163,7 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
     return mlir::failure();
   if (failed(mlir::tfl::buildCpuPipeline(pm, lastStage))) {
     std::string names = "mlirgen";
-    for (const mlir::tfl::PipelineStage &s :
-         mlir::tfl::getCpuPipelineStages())
+    for (const mlir::tfl::PipelineStage &s : mlir::tfl::getCpuPipelineStages())
       names += ", " + s.name.str();
     llvm::errs() << "error: unknown stage '" << lastStage
                  << "' (stages: " << names << ")\n";
@@ -210,8 +208,8 @@ int Driver::runNative(mlir::ModuleOp module) {
   for (const std::string &a : programArgs)
     args.push_back(a);
   std::string error;
-  int rc = llvm::sys::ExecuteAndWait(exePath, args, std::nullopt, {}, 0, 0,
-                                     &error);
+  int rc =
+      llvm::sys::ExecuteAndWait(exePath, args, std::nullopt, {}, 0, 0, &error);
   if (rc < 0) {
     llvm::errs() << "error: running the program failed: " << error << "\n";
     return 1;
@@ -236,8 +234,8 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     verifier = std::make_unique<mlir::SourceMgrDiagnosticVerifierHandler>(
         sourceMgr, &context);
   else
-    printer = std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr,
-                                                                 &context);
+    printer =
+        std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr, &context);
   auto finish = [&](bool ok) {
     tflrt::flushOutput();
     if (verifier)
@@ -246,8 +244,7 @@ int Driver::run(std::optional<EmitKind> emitKind) {
   };
 
   bool stop = false;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      frontend(bufferId, emitKind, stop);
+  mlir::OwningOpRef<mlir::ModuleOp> module = frontend(bufferId, emitKind, stop);
   if (stop)
     return finish(true);
   if (!module)
@@ -265,8 +262,8 @@ int Driver::run(std::optional<EmitKind> emitKind) {
       return finish(false);
     tfl::eager::KernelRegistry kernels;
     tfl::eager::registerTflKernels(kernels);
-    return finish(succeeded(
-        tfl::eager::run(*module, tfl::kEntrySymbol, kernels)));
+    return finish(
+        succeeded(tfl::eager::run(*module, tfl::kEntrySymbol, kernels)));
   }
   if (failed(lower(*module, "")))
     return finish(false);

@@ -22,9 +22,8 @@ using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 /// A linalg.generic computing `body` of the (broadcast) inputs at each
 /// element of `resultType`.
-Value buildElementwise(OpBuilder &b, Location loc,
-                       RankedTensorType resultType, ValueRange inputs,
-                       BodyFn body) {
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, BodyFn body) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps;
@@ -58,22 +57,26 @@ Value buildElementwise(OpBuilder &b, Location loc,
 template <typename OpTy>
 Value scalarBinary(OpBuilder &b, Location loc, Value x, Value y);
 
-template <> Value scalarBinary<AddOp>(OpBuilder &b, Location l, Value x, Value y) {
+template <>
+Value scalarBinary<AddOp>(OpBuilder &b, Location l, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::AddFOp::create(b, l, x, y);
   return arith::AddIOp::create(b, l, x, y);
 }
-template <> Value scalarBinary<SubOp>(OpBuilder &b, Location l, Value x, Value y) {
+template <>
+Value scalarBinary<SubOp>(OpBuilder &b, Location l, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::SubFOp::create(b, l, x, y);
   return arith::SubIOp::create(b, l, x, y);
 }
-template <> Value scalarBinary<MulOp>(OpBuilder &b, Location l, Value x, Value y) {
+template <>
+Value scalarBinary<MulOp>(OpBuilder &b, Location l, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::MulFOp::create(b, l, x, y);
   return arith::MulIOp::create(b, l, x, y);
 }
-template <> Value scalarBinary<DivOp>(OpBuilder &b, Location l, Value x, Value y) {
+template <>
+Value scalarBinary<DivOp>(OpBuilder &b, Location l, Value x, Value y) {
   return arith::DivFOp::create(b, l, x, y);
 }
 
@@ -85,8 +88,7 @@ LogicalResult requireStaticShape(ConversionPatternRewriter &rewriter,
   return rewriter.notifyMatchFailure(op, "dynamic shapes are not lowered yet");
 }
 
-template <typename OpTy>
-struct BinaryToLinalg : OpConversionPattern<OpTy> {
+template <typename OpTy> struct BinaryToLinalg : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -135,10 +137,12 @@ Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
   bool fromUnsigned = from.isInteger(8) || from.isInteger(1);
   if (to.isInteger(1)) {
     if (fromFloat) {
-      Value zero = arith::ConstantOp::create(b, l, from, b.getFloatAttr(from, 0));
+      Value zero =
+          arith::ConstantOp::create(b, l, from, b.getFloatAttr(from, 0));
       return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, x, zero);
     }
-    Value zero = arith::ConstantOp::create(b, l, from, b.getIntegerAttr(from, 0));
+    Value zero =
+        arith::ConstantOp::create(b, l, from, b.getIntegerAttr(from, 0));
     return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x, zero);
   }
   if (fromFloat && toFloat) {
@@ -195,9 +199,10 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
 } // namespace
 
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>,
-               BinaryToLinalg<MulOp>, BinaryToLinalg<DivOp>, NegToLinalg,
-               CastToLinalg, ConstantToArith>(patterns.getContext());
+  patterns
+      .add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>, BinaryToLinalg<MulOp>,
+           BinaryToLinalg<DivOp>, NegToLinalg, CastToLinalg, ConstantToArith>(
+          patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -28,8 +28,7 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     Type elem = type.getElementType();
     Value zero = arith::ConstantOp::create(rewriter, loc, elem,
                                            rewriter.getZeroAttr(elem));
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, type.getShape(), elem);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), elem);
     Value filled = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
                                           ValueRange{empty})
                        .getResult(0);

@@ -1,12 +1,13 @@
 //===- TflToLinalg.cpp - The tfl-to-linalg conversion pass ----------------===//
 //
-// Applies every op family's patterns; tfl is illegal afterwards, so an op
-// without a lowering is reported at its `.tfl` location.
+// Applies every op family's patterns; tfl is illegal afterwards (but for
+// tfl.print, lowered by bufferization), so an op without a lowering is
+// reported at its `.tfl` location.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/Passes.h"
-#include "tfl/IR/TflDialect.h"
+#include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -25,14 +26,15 @@ struct ConvertTflToLinalgPass
     RewritePatternSet patterns(ctx);
     populateTflElementwiseToLinalgPatterns(patterns);
     populateTflLinearToLinalgPatterns(patterns);
-    populateTflOutputToRuntimePatterns(patterns);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TflDialect>();
-    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
-                           func::FuncDialect, linalg::LinalgDialect,
-                           LLVM::LLVMDialect, math::MathDialect,
-                           memref::MemRefDialect, tensor::TensorDialect>();
+    // Print is lowered during bufferization (PrintBufferization.cpp).
+    target.addLegalOp<PrintOp>();
+    target.addLegalDialect<
+        arith::ArithDialect, bufferization::BufferizationDialect,
+        func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+        math::MathDialect, memref::MemRefDialect, tensor::TensorDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -38,8 +38,7 @@ public:
   Interpreter(ModuleOp module, const KernelRegistry &registry)
       : symbols(module), registry(registry) {}
 
-  FailureOr<SmallVector<Tensor>> call(func::FuncOp fn,
-                                      ArrayRef<Tensor> args);
+  FailureOr<SmallVector<Tensor>> call(func::FuncOp fn, ArrayRef<Tensor> args);
 
 private:
   using Frame = llvm::DenseMap<Value, Tensor>;

@@ -62,13 +62,13 @@ void binaryKernel(Operation *, ArrayRef<Tensor> in,
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
-  registry.add(mlir::tfl::ConstantOp::getOperationName(),
-               [](Operation *op, ArrayRef<Tensor>,
-                  SmallVectorImpl<Tensor> &out) {
-                 auto attr = cast<DenseElementsAttr>(
-                     cast<mlir::tfl::ConstantOp>(op).getValue());
-                 out.push_back(tensorFromAttr(attr));
-               });
+  registry.add(
+      mlir::tfl::ConstantOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        auto attr =
+            cast<DenseElementsAttr>(cast<mlir::tfl::ConstantOp>(op).getValue());
+        out.push_back(tensorFromAttr(attr));
+      });
   registry.add(mlir::tfl::AddOp::getOperationName(),
                binaryKernel<tflrt::BinaryKind::Add>);
   registry.add(mlir::tfl::SubOp::getOperationName(),
@@ -77,34 +77,34 @@ void registerTflKernels(KernelRegistry &registry) {
                binaryKernel<tflrt::BinaryKind::Mul>);
   registry.add(mlir::tfl::DivOp::getOperationName(),
                binaryKernel<tflrt::BinaryKind::Div>);
-  registry.add(mlir::tfl::NegOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) {
-                 out.push_back(tflrt::unary(tflrt::UnaryKind::Neg, in[0]));
-               });
-  registry.add(mlir::tfl::CastOp::getOperationName(),
-               [](Operation *op, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) {
-                 auto type = cast<RankedTensorType>(op->getResult(0).getType());
-                 out.push_back(
-                     tflrt::cast(in[0], toRuntimeDType(type.getElementType())));
-               });
-  registry.add(mlir::tfl::MatmulOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) {
-                 out.push_back(tflrt::matmul(in[0], in[1]));
-               });
-  registry.add(mlir::tfl::PrintOp::getOperationName(),
-               [](Operation *op, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &) {
-                 SmallVector<std::string> pieces =
-                     cast<mlir::tfl::PrintOp>(op).getTextPieces();
-                 for (size_t i = 0; i < pieces.size(); ++i) {
-                   tflrt::writeText(pieces[i]);
-                   if (i < in.size())
-                     tflrt::writeTensor(in[i].view());
-                 }
-               });
+  registry.add(
+      mlir::tfl::NegOp::getOperationName(),
+      [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(tflrt::unary(tflrt::UnaryKind::Neg, in[0]));
+      });
+  registry.add(
+      mlir::tfl::CastOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto type = cast<RankedTensorType>(op->getResult(0).getType());
+        out.push_back(
+            tflrt::cast(in[0], toRuntimeDType(type.getElementType())));
+      });
+  registry.add(
+      mlir::tfl::MatmulOp::getOperationName(),
+      [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(tflrt::matmul(in[0], in[1]));
+      });
+  registry.add(
+      mlir::tfl::PrintOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        SmallVector<std::string> pieces =
+            cast<mlir::tfl::PrintOp>(op).getTextPieces();
+        for (size_t i = 0; i < pieces.size(); ++i) {
+          tflrt::writeText(pieces[i]);
+          if (i < in.size())
+            tflrt::writeTensor(in[i].view());
+        }
+      });
 }
 
 } // namespace tfl::eager

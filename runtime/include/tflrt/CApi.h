@@ -1,4 +1,5 @@
-/*===- CApi.h - The C ABI compiled TFL code calls ------------------*- C -*-===*\
+/*===- CApi.h - The C ABI compiled TFL code calls ------------------*- C
+-*-===*\
 |*                                                                            *|
 |* Compiled programs reach libtflrt only through these functions. Tensors    *|
 |* cross as MLIR unranked memrefs, which the LLVM lowering passes as a rank  *|

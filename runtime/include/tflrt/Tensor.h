@@ -18,7 +18,14 @@
 namespace tflrt {
 
 /// Element types. The numbering is part of the C ABI (see CApi.h).
-enum class DType : int32_t { F32 = 0, F64 = 1, I32 = 2, I64 = 3, U8 = 4, Bool = 5 };
+enum class DType : int32_t {
+  F32 = 0,
+  F64 = 1,
+  I32 = 2,
+  I64 = 3,
+  U8 = 4,
+  Bool = 5
+};
 
 /// Size in bytes of one element.
 size_t dtypeSize(DType dtype);

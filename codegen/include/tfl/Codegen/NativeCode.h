@@ -18,8 +18,8 @@ namespace mlir::tfl {
 
 /// Translates a module in the LLVM dialect to LLVM IR for the host, optimized
 /// at -O3. Returns null after reporting an error.
-std::unique_ptr<llvm::Module> translateToOptimizedLLVMIR(
-    ModuleOp module, llvm::LLVMContext &llvmContext);
+std::unique_ptr<llvm::Module>
+translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext);
 
 /// Writes `llvmModule` as a host object file.
 LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path);

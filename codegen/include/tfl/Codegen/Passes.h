@@ -24,7 +24,6 @@ namespace mlir::tfl {
 /// Patterns of tfl-to-linalg, one function per op family.
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);
-void populateTflOutputToRuntimePatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tfl
 

@@ -12,8 +12,8 @@ def ConvertTflToLinalg : Pass<"tfl-to-linalg", "mlir::ModuleOp"> {
     broadcasting (a size-1 dim reads index 0), so linalg's elementwise fusion
     can merge chains of them. `tfl.matmul` becomes `linalg.fill` +
     `linalg.matmul` (turned into a BLAS call after bufferization by
-    `tfl-linalg-to-runtime`). `tfl.print` becomes calls of libtflrt's C ABI
-    on unranked memrefs, with its text in LLVM globals.
+    `tfl-to-runtime-calls`). `tfl.print` stays: it is lowered during
+    bufferization, so the analysis sees that it reads its tensors.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
@@ -23,16 +23,17 @@ def ConvertTflToLinalg : Pass<"tfl-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
-def LowerLinalgToRuntimeCalls
-    : Pass<"tfl-linalg-to-runtime", "mlir::ModuleOp"> {
-  let summary = "Replace bufferized linalg.matmul with libtflrt BLAS calls";
+def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
+  let summary = "Replace ops on buffers with libtflrt calls";
   let description = [{
     After bufferization, each `linalg.matmul` on f32/f64 memrefs whose rows
     are contiguous becomes a call of `tflrt_matmul_f32`/`_f64` (C += A @ B,
     linalg.matmul's semantics), so compiled code and the eager interpreter
-    multiply matrices with the same tuned library.
+    multiply matrices with the same tuned library. A `tfl.print` without
+    tensor inputs (bufferization never visits it) becomes its text calls.
   }];
   let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::memref::MemRefDialect"];
 }
 

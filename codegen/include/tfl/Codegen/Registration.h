@@ -12,6 +12,10 @@ namespace mlir::tfl {
 /// translations).
 void registerCompilerDialects(DialectRegistry &registry);
 
+/// Attaches BufferizableOpInterface to the tfl ops that survive until
+/// bufferization (tfl.print).
+void registerBufferizationModels(DialectRegistry &registry);
+
 } // namespace mlir::tfl
 
 #endif // TFL_CODEGEN_REGISTRATION_H

@@ -13,6 +13,8 @@
 
 namespace mlir::tfl {
 
+class PrintOp;
+
 /// Returns the private declaration `@name : type` in `module`, adding it if
 /// missing.
 func::FuncOp getOrInsertRuntimeFunction(OpBuilder &builder, ModuleOp module,
@@ -25,6 +27,10 @@ Value getOrCreateStringPointer(OpBuilder &builder, Location loc,
 
 /// `value` (a ranked memref) cast to the unranked memref the C ABI takes.
 Value castToUnranked(OpBuilder &builder, Location loc, Value memref);
+
+/// Emits the runtime calls of `op` (text pieces and `buffers`, one ranked
+/// memref per input) before `op`.
+void emitPrintCalls(OpBuilder &builder, PrintOp op, ValueRange buffers);
 
 /// The C ABI's dtype suffix of an element type ("f32", "u8", "bool", ...).
 StringRef runtimeTypeSuffix(Type elementType);

@@ -388,7 +388,7 @@ struct ForStmt : StmtBase<Stmt::Kind::For> {
 
 struct Param {
   std::string name;
-  ExprPtr annotation; // may be null
+  ExprPtr annotation;   // may be null
   ExprPtr defaultValue; // may be null
   SourceRange range;
 };

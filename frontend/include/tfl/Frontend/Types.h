@@ -4,9 +4,11 @@
 // static-or-dynamic shape; scalars are rank 0), or a compile-time-only value
 // (a string, a function, a built-in, None, a tuple of values).
 //
-// A "weak" tensor type is a Python literal's (`1`, `0.5`, `[1, 2]`): it
-// takes the dtype of the tensor it meets, as in JAX, so `x * 2` keeps x's
-// dtype (LANGUAGE.md section 3, promotion).
+// A "weak" tensor type is a Python scalar literal's (`1`, `0.5`, and
+// arithmetic on them): it takes the dtype of the tensor it meets, as in JAX,
+// so `x * 2` keeps x's dtype (LANGUAGE.md section 3, promotion). It stays
+// weak through variables and function arguments. A list literal is a
+// strong tensor, as `jnp.array([1, 2])` is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,7 +64,8 @@ struct Type {
 
   /// The type as TFL writes it: `f32[2, 3]`, `i64`, `str`, `(f32, f32)`.
   std::string str() const;
-  /// A symbol-safe spelling for specialization names: `f32x2x3`.
+  /// A symbol-safe spelling for specialization names: `f32x2x3` (a weak
+  /// literal's type ends in `w`).
   std::string mangle() const;
 
   bool operator==(const Type &other) const;

@@ -32,9 +32,9 @@ public:
 };
 
 /// Computes an op's results from its operands' values.
-using Kernel = std::function<void(mlir::Operation *op,
-                                  llvm::ArrayRef<Tensor> operands,
-                                  llvm::SmallVectorImpl<Tensor> &results)>;
+using Kernel =
+    std::function<void(mlir::Operation *op, llvm::ArrayRef<Tensor> operands,
+                       llvm::SmallVectorImpl<Tensor> &results)>;
 
 /// Kernels by op name. Filled explicitly, one register function per dialect
 /// (no static initializers, which static libraries can silently drop).

@@ -1,20 +1,23 @@
-//===- LinalgToRuntimeCalls.cpp - Bufferized linalg ops to libtflrt -------===//
+//===- RuntimeCalls.cpp - Ops on buffers to libtflrt calls ----------------===//
 //
 // Replaces `linalg.matmul` on f32/f64 memrefs with row-contiguous layouts by
 // `tflrt_matmul_<dtype>(A, B, C)`, which computes C += A @ B with BLAS. Other
 // matmuls (integers, exotic layouts) stay for convert-linalg-to-loops.
+// Prints without tensors, which bufferization never visits, become their
+// text calls.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/Passes.h"
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::tfl {
 
-#define GEN_PASS_DEF_LOWERLINALGTORUNTIMECALLS
+#define GEN_PASS_DEF_LOWERTORUNTIMECALLS
 #include "tfl/Codegen/Passes.h.inc"
 
 namespace {
@@ -28,8 +31,8 @@ bool hasUnitInnerStride(MemRefType type) {
   return !strides.empty() && strides.back() == 1;
 }
 
-struct LowerLinalgToRuntimeCallsPass
-    : impl::LowerLinalgToRuntimeCallsBase<LowerLinalgToRuntimeCallsPass> {
+struct LowerToRuntimeCallsPass
+    : impl::LowerToRuntimeCallsBase<LowerToRuntimeCallsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::MatmulOp> matmuls;
@@ -55,7 +58,8 @@ struct LowerLinalgToRuntimeCallsPass
       SmallVector<Value> args;
       for (Value operand : op->getOperands())
         args.push_back(castToUnranked(builder, loc, operand));
-      Type elem = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
+      Type elem =
+          cast<MemRefType>(op->getOperand(0).getType()).getElementType();
       SmallVector<Type> argTypes;
       for (Value a : args)
         argTypes.push_back(a.getType());
@@ -65,6 +69,13 @@ struct LowerLinalgToRuntimeCallsPass
       func::CallOp::create(builder, loc, fn, args);
       op.erase();
     }
+    module.walk([&](PrintOp op) {
+      if (!op.getInputs().empty())
+        return;
+      builder.setInsertionPoint(op);
+      emitPrintCalls(builder, op, {});
+      op.erase();
+    });
   }
 };
 

@@ -1,0 +1,101 @@
+//===- PrintBufferization.cpp - tfl.print on buffers ----------------------===//
+//
+// tfl.print stays a tfl op through tfl-to-linalg and is lowered while
+// One-Shot Bufferize runs, through this BufferizableOpInterface model: the
+// analysis then knows print reads its tensors, so their buffers stay alive
+// and unwritten until it runs. (Lowering print to memref casts before
+// bufferization hides those reads, and a buffer reused in place afterwards
+// prints the wrong values.)
+//
+// The calls: `tflrt_print_text` for each non-empty piece of literal text and
+// `tflrt_print_<dtype>` for each tensor, passed as an unranked memref.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Registration.h"
+#include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/IR/TflDialect.h"
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::tfl {
+
+void emitPrintCalls(OpBuilder &builder, PrintOp op, ValueRange buffers) {
+  Location loc = op.getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  auto ptrType = LLVM::LLVMPointerType::get(builder.getContext());
+  SmallVector<std::string> pieces = op.getTextPieces();
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (!pieces[i].empty()) {
+      func::FuncOp fn =
+          getOrInsertRuntimeFunction(builder, module, "tflrt_print_text",
+                                     builder.getFunctionType({ptrType}, {}));
+      Value text = getOrCreateStringPointer(builder, loc, module, pieces[i]);
+      func::CallOp::create(builder, loc, fn, ValueRange{text});
+    }
+    if (i >= buffers.size())
+      continue;
+    Value unranked = castToUnranked(builder, loc, buffers[i]);
+    Type elem = cast<MemRefType>(buffers[i].getType()).getElementType();
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        builder, module, ("tflrt_print_" + runtimeTypeSuffix(elem)).str(),
+        builder.getFunctionType({unranked.getType()}, {}));
+    func::CallOp::create(builder, loc, fn, ValueRange{unranked});
+  }
+}
+
+namespace {
+
+struct PrintOpBufferization
+    : bufferization::BufferizableOpInterface::ExternalModel<
+          PrintOpBufferization, PrintOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList
+  getAliasingValues(Operation *, OpOperand &,
+                    const bufferization::AnalysisState &) const {
+    return {};
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto print = cast<PrintOp>(op);
+    SmallVector<Value> buffers;
+    for (Value input : print.getInputs()) {
+      FailureOr<Value> buffer =
+          bufferization::getBuffer(rewriter, input, options, state);
+      if (failed(buffer))
+        return failure();
+      buffers.push_back(*buffer);
+    }
+    rewriter.setInsertionPoint(op);
+    emitPrintCalls(rewriter, print, buffers);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void registerBufferizationModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, TflDialect *) {
+    PrintOp::attachInterface<PrintOpBufferization>(*ctx);
+    // The lowering creates ops of these; load them with tfl, since
+    // one-shot-bufferize does not declare them.
+    ctx->getOrLoadDialect<func::FuncDialect>();
+    ctx->getOrLoadDialect<LLVM::LLVMDialect>();
+    ctx->getOrLoadDialect<memref::MemRefDialect>();
+  });
+}
+
+} // namespace mlir::tfl

@@ -1,0 +1,111 @@
+// RUN: tfl-opt %s -split-input-file -tfl-to-linalg | FileCheck %s
+
+// Tests that broadcasting lives in the indexing maps: the stretched size-1
+// dim reads index 0, the missing leading dim is dropped.
+// CHECK-DAG: #[[STRETCH:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[TRAIL:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @add_broadcast
+func.func @add_broadcast(%a: tensor<3x1xf32>, %b: tensor<4xf32>) -> tensor<3x4xf32> {
+  // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<3x4xf32>
+  // CHECK: linalg.generic {indexing_maps = [#[[STRETCH]], #[[TRAIL]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+  // CHECK-SAME: outs(%[[EMPTY]] : tensor<3x4xf32>)
+  // CHECK: arith.addf
+  // CHECK-NOT: tfl.
+  %0 = tfl.add %a, %b : tensor<3x1xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// Tests that a scalar operand is read through an empty map.
+// CHECK: #[[SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @sub_div_scalar
+func.func @sub_div_scalar(%a: tensor<4xf64>, %s: tensor<f64>) -> tensor<4xf64> {
+  // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[SCALAR]], #{{.*}}]
+  // CHECK: arith.subf
+  %0 = tfl.sub %a, %s : tensor<4xf64>, tensor<f64> -> tensor<4xf64>
+  // CHECK: linalg.generic
+  // CHECK: arith.divf
+  %1 = tfl.div %0, %s : tensor<4xf64>, tensor<f64> -> tensor<4xf64>
+  return %1 : tensor<4xf64>
+}
+
+// -----
+
+// Tests integer multiplication and negation (0 - x).
+// CHECK-LABEL: func.func @int_ops
+func.func @int_ops(%a: tensor<2xi64>) -> tensor<2xi64> {
+  // CHECK: arith.muli
+  %0 = tfl.mul %a, %a : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  // CHECK: %[[ZERO:.*]] = arith.constant 0 : i64
+  // CHECK: arith.subi %[[ZERO]], %{{.*}} : i64
+  %1 = tfl.neg %0 : tensor<2xi64>
+  return %1 : tensor<2xi64>
+}
+
+// -----
+
+// Tests float negation.
+// CHECK-LABEL: func.func @neg_float
+func.func @neg_float(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // CHECK: arith.negf
+  %0 = tfl.neg %a : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// Tests that casts follow astype: u8 (i8) and bool (i1) read unsigned,
+// anything to bool is x != 0, floats to ints truncate.
+// CHECK-LABEL: func.func @casts
+func.func @casts(%u: tensor<2xi8>, %f: tensor<2xf32>, %i: tensor<2xi64>) {
+  // CHECK: arith.uitofp %{{.*}} : i8 to f32
+  %0 = tfl.cast %u : tensor<2xi8> -> tensor<2xf32>
+  // CHECK: arith.cmpf une
+  %1 = tfl.cast %f : tensor<2xf32> -> tensor<2xi1>
+  // CHECK: arith.fptosi %{{.*}} : f32 to i64
+  %2 = tfl.cast %f : tensor<2xf32> -> tensor<2xi64>
+  // CHECK: arith.extf %{{.*}} : f32 to f64
+  %3 = tfl.cast %f : tensor<2xf32> -> tensor<2xf64>
+  // CHECK: arith.sitofp %{{.*}} : i64 to f32
+  %4 = tfl.cast %i : tensor<2xi64> -> tensor<2xf32>
+  // CHECK: arith.extui %{{.*}} : i1 to i64
+  %5 = tfl.cast %1 : tensor<2xi1> -> tensor<2xi64>
+  // CHECK: arith.trunci %{{.*}} : i64 to i32
+  %6 = tfl.cast %i : tensor<2xi64> -> tensor<2xi32>
+  return
+}
+
+// -----
+
+// Tests that constants become arith constants.
+// CHECK-LABEL: func.func @constant
+func.func @constant() -> tensor<2xf32> {
+  // CHECK: arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  %0 = tfl.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Tests that matmul is a zero-filled linalg.matmul.
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x4xf32>
+  // CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<2x4xf32>)
+  // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[FILL]] : tensor<2x4xf32>)
+  %0 = tfl.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Tests that print is left for bufferization (PrintBufferization.cpp).
+// CHECK-LABEL: func.func @print
+func.func @print(%a: tensor<2xi64>) {
+  // CHECK: tfl.print %{{.*}} : tensor<2xi64> {format = "a={}\0A"}
+  tfl.print %a : tensor<2xi64> {format = "a={}\n"}
+  return
+}

@@ -1,0 +1,116 @@
+// RUN: tfl-opt %s -split-input-file -verify-diagnostics
+
+// Tests that operands of different element types are rejected.
+func.func @binary_element_types(%a: tensor<2xf32>, %b: tensor<2xf64>) {
+  // expected-error @+1 {{operands have different element types}}
+  %0 = tfl.add %a, %b : tensor<2xf32>, tensor<2xf64> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that a result element type unlike the operands' is rejected.
+func.func @binary_result_element_type(%a: tensor<2xf32>) {
+  // expected-error @+1 {{result element type 'f64' differs from the operands' 'f32'}}
+  %0 = "tfl.sub"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf64>
+  return
+}
+
+// -----
+
+// Tests that shapes that do not broadcast are rejected.
+func.func @binary_no_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{operand shapes do not broadcast}}
+  %0 = tfl.mul %a, %b : tensor<2x3xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a result shape other than the broadcast shape is rejected.
+func.func @binary_wrong_result_shape(%a: tensor<3x1xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{is not the broadcast of}}
+  %0 = tfl.add %a, %b : tensor<3x1xf32>, tensor<4xf32> -> tensor<3x1xf32>
+  return
+}
+
+// -----
+
+// Tests that division is only for floats.
+func.func @div_on_ints(%a: tensor<2xi64>) {
+  // expected-error @+1 {{must be ranked tensor of 32-bit float or 64-bit float values}}
+  %0 = tfl.div %a, %a : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  return
+}
+
+// -----
+
+// Tests that a cast may not change the shape.
+func.func @cast_shape(%a: tensor<2xf32>) {
+  // expected-error @+1 {{result shape differs from the input's}}
+  %0 = tfl.cast %a : tensor<2xf32> -> tensor<3xi64>
+  return
+}
+
+// -----
+
+// Tests that matmul needs 2-D operands.
+func.func @matmul_rank(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{expects 2-D operands}}
+  %0 = "tfl.matmul"(%a, %b) : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul operands share an element type.
+func.func @matmul_element_types(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) {
+  // expected-error @+1 {{operands and result must share one element type}}
+  %0 = tfl.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf64> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul's inner dimensions must agree.
+func.func @matmul_inner(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{inner dimensions differ}}
+  %0 = tfl.matmul %a, %b : tensor<2x3xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// Tests that matmul's result must be [M, N].
+func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{is not the product's shape}}
+  %0 = tfl.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+// Tests that a lone brace in a print format is rejected.
+func.func @print_lone_brace(%a: tensor<f32>) {
+  // expected-error @+1 {{format has a lone '{' or '}'}}
+  tfl.print %a : tensor<f32> {format = "{} }"}
+  return
+}
+
+// -----
+
+// Tests that placeholders and inputs must match in number.
+func.func @print_count(%a: tensor<f32>) {
+  // expected-error @+1 {{format has 2 placeholders for 1 inputs}}
+  tfl.print %a : tensor<f32> {format = "{} {}"}
+  return
+}
+
+// -----
+
+// Tests that constants take the tfl element types only.
+func.func @constant_element_type() {
+  // expected-error @+1 {{must be ranked tensor of}}
+  %0 = tfl.constant dense<1.0> : tensor<2xf16>
+  return
+}

@@ -1,0 +1,75 @@
+// RUN: tfl-opt %s -split-input-file | tfl-opt -split-input-file | FileCheck %s
+
+// Tests that constants of every element type round-trip.
+// CHECK-LABEL: func.func @constants
+func.func @constants() {
+  // CHECK: tfl.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00]]> : tensor<1x2xf32>
+  %0 = tfl.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+  // CHECK: tfl.constant dense<3.000000e+00> : tensor<f64>
+  %1 = tfl.constant dense<3.0> : tensor<f64>
+  // CHECK: tfl.constant dense<[1, 2]> : tensor<2xi32>
+  %2 = tfl.constant dense<[1, 2]> : tensor<2xi32>
+  // CHECK: tfl.constant dense<7> : tensor<i64>
+  %3 = tfl.constant dense<7> : tensor<i64>
+  // CHECK: tfl.constant dense<-1> : tensor<3xi8>
+  %4 = tfl.constant dense<255> : tensor<3xi8>
+  // CHECK: tfl.constant dense<[true, false]> : tensor<2xi1>
+  %5 = tfl.constant dense<[true, false]> : tensor<2xi1>
+  return
+}
+
+// -----
+
+// Tests that the broadcasting binary ops round-trip with mixed shapes.
+// CHECK-LABEL: func.func @binary
+func.func @binary(%a: tensor<3x1xf32>, %b: tensor<4xf32>, %s: tensor<f32>,
+                  %i: tensor<2x2xi64>) {
+  // CHECK: tfl.add %{{.*}}, %{{.*}} : tensor<3x1xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  %0 = tfl.add %a, %b : tensor<3x1xf32>, tensor<4xf32> -> tensor<3x4xf32>
+  // CHECK: tfl.sub %{{.*}}, %{{.*}} : tensor<3x1xf32>, tensor<f32> -> tensor<3x1xf32>
+  %1 = tfl.sub %a, %s : tensor<3x1xf32>, tensor<f32> -> tensor<3x1xf32>
+  // CHECK: tfl.mul %{{.*}}, %{{.*}} : tensor<2x2xi64>, tensor<2x2xi64> -> tensor<2x2xi64>
+  %2 = tfl.mul %i, %i : tensor<2x2xi64>, tensor<2x2xi64> -> tensor<2x2xi64>
+  // CHECK: tfl.div %{{.*}}, %{{.*}} : tensor<f32>, tensor<4xf32> -> tensor<4xf32>
+  %3 = tfl.div %s, %b : tensor<f32>, tensor<4xf32> -> tensor<4xf32>
+  // CHECK: tfl.add %{{.*}}, %{{.*}} : tensor<?x1xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  %d = tensor.cast %a : tensor<3x1xf32> to tensor<?x1xf32>
+  %4 = tfl.add %d, %b : tensor<?x1xf32>, tensor<4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// Tests neg and cast.
+// CHECK-LABEL: func.func @unary
+func.func @unary(%a: tensor<2x3xf32>, %i: tensor<3xi64>) {
+  // CHECK: tfl.neg %{{.*}} : tensor<2x3xf32>
+  %0 = tfl.neg %a : tensor<2x3xf32>
+  // CHECK: tfl.cast %{{.*}} : tensor<3xi64> -> tensor<3xf32>
+  %1 = tfl.cast %i : tensor<3xi64> -> tensor<3xf32>
+  // CHECK: tfl.cast %{{.*}} : tensor<2x3xf32> -> tensor<2x3xi1>
+  %2 = tfl.cast %a : tensor<2x3xf32> -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+// Tests matmul.
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  // CHECK: tfl.matmul %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  %0 = tfl.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Tests print with and without inputs, and escaped braces.
+// CHECK-LABEL: func.func @print
+func.func @print(%a: tensor<2x2xf32>, %n: tensor<i64>) {
+  // CHECK: tfl.print %{{.*}}, %{{.*}} : tensor<2x2xf32>, tensor<i64> {format = "x = {}, n = {}\0A"}
+  tfl.print %a, %n : tensor<2x2xf32>, tensor<i64> {format = "x = {}, n = {}\n"}
+  // CHECK: tfl.print {format = "{{[{][{]}}literal{{[}][}]}}\0A"}
+  tfl.print {format = "{{literal}}\n"}
+  return
+}
