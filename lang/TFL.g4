@@ -17,7 +17,7 @@ tokens { INDENT, DEDENT }
 file : (NEWLINE | stmt)* EOF ;
 
 // One expression alone: the fields of f-strings are parsed with this.
-exprInput : expr EOF ;
+exprInput : expr NEWLINE? EOF ;
 
 stmt : simpleStmts | compoundStmt ;
 

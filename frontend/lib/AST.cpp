@@ -10,6 +10,8 @@
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/Format.h"
 
+#include <charconv>
+
 using llvm::cast;
 
 namespace tfl::ast {
@@ -57,6 +59,13 @@ llvm::StringRef spelling(CompareOp op) {
 }
 
 namespace {
+
+/// The shortest decimal that reads back as `v` (Python's repr of a float).
+std::string shortest(double v) {
+  char buf[64];
+  std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
 
 class Dumper {
 public:
@@ -206,7 +215,7 @@ private:
       line(d, "Int", p) << " " << cast<IntExpr>(e)->value << "\n";
       return;
     case Expr::Kind::Float:
-      line(d, "Float", p) << " " << cast<FloatExpr>(e)->value << "\n";
+      line(d, "Float", p) << " " << shortest(cast<FloatExpr>(e)->value) << "\n";
       return;
     case Expr::Kind::Bool:
       line(d, "Bool", p) << (cast<BoolExpr>(e)->value ? " True" : " False")
