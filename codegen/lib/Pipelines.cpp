@@ -34,6 +34,9 @@ void buildLinalgStage(OpPassManager &pm) {
 void buildBufferizeStage(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
+  // Loop bodies compute new tensors each iteration; their buffers are
+  // freed by the deallocation pipeline below.
+  options.allowReturnAllocsFromLoops = true;
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));

@@ -11,7 +11,10 @@
 #include "tfl/Frontend/MLIRGen.h"
 #include "tfl/IR/TflOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -84,9 +87,32 @@ private:
   Values genExpr(const Expr *expr);
   Value genConstant(const Expr *expr);
   Value genBinary(const BinaryExpr *expr);
+  Value emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &type,
+                   mlir::Location l);
+  Value genCompare(const CompareExpr *expr);
+  /// `cond ? thenFn() : elseFn()` as an scf.if yielding one tensor.
+  Value genSelect(Value cond, mlir::Type type, mlir::Location l,
+                  llvm::function_ref<Value()> thenFn,
+                  llvm::function_ref<Value()> elseFn);
+  void genIf(const IfStmt *stmt);
+  void genFor(const ForStmt *stmt);
+  void genWhile(const WhileStmt *stmt);
+  /// The values of `vars` in the environment, cast to their carried types.
+  Values carriedValues(llvm::ArrayRef<CarriedVar> vars, mlir::Location l);
+  void bindCarried(llvm::ArrayRef<CarriedVar> vars, mlir::ValueRange values);
+  /// The scalar in a 0-d tensor, and back.
+  Value extract(Value tensor, mlir::Location l);
+  Value fromScalar(Value scalar, mlir::Location l);
   Values genCall(const CallExpr *expr);
   void genPrint(const CallExpr *expr);
   Value castTo(Value v, mlir::Type elemType, mlir::Location l);
+
+  Value boolConstant(bool v, mlir::Location l) {
+    auto type = mlir::RankedTensorType::get({}, builder.getI1Type());
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(v)));
+  }
 
   mlir::MLIRContext &ctx;
   const Program &program;
@@ -189,10 +215,172 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
     mlir::func::ReturnOp::create(builder, loc(stmt->getBegin()), values);
     return true;
   }
+  case Stmt::Kind::AugAssign: {
+    auto *aug = cast<AugAssignStmt>(stmt);
+    Value lhs = genExpr(aug->target.get())[0];
+    Value rhs = genExpr(aug->value.get())[0];
+    const Type &type = spec->stmtTypes.find(stmt)->second;
+    Value result = emitBinary(aug->op, lhs, rhs, type, loc(stmt->getBegin()));
+    env[cast<NameExpr>(aug->target.get())->name] = {result};
+    return false;
+  }
+  case Stmt::Kind::If:
+    genIf(cast<IfStmt>(stmt));
+    return false;
+  case Stmt::Kind::For:
+    genFor(cast<ForStmt>(stmt));
+    return false;
+  case Stmt::Kind::While:
+    genWhile(cast<WhileStmt>(stmt));
+    return false;
   default:
     // Pass, and `def` (a compile-time binding Sema already resolved).
     return false;
   }
+}
+
+Value MLIRGenImpl::extract(Value tensor, mlir::Location l) {
+  return mlir::tensor::ExtractOp::create(builder, l, tensor,
+                                         mlir::ValueRange{});
+}
+
+Value MLIRGenImpl::fromScalar(Value scalar, mlir::Location l) {
+  auto type = mlir::RankedTensorType::get({}, scalar.getType());
+  return mlir::tensor::FromElementsOp::create(builder, l, type,
+                                              mlir::ValueRange{scalar});
+}
+
+Values MLIRGenImpl::carriedValues(llvm::ArrayRef<CarriedVar> vars,
+                                  mlir::Location l) {
+  Values values;
+  for (const CarriedVar &var : vars) {
+    llvm::SmallVector<mlir::Type> types;
+    flatTypes(var.type, types);
+    Values current = env.lookup(var.name);
+    for (size_t i = 0; i < types.size(); ++i)
+      values.push_back(
+          castTo(current[i],
+                 cast<mlir::RankedTensorType>(types[i]).getElementType(), l));
+  }
+  return values;
+}
+
+void MLIRGenImpl::bindCarried(llvm::ArrayRef<CarriedVar> vars,
+                              mlir::ValueRange values) {
+  size_t next = 0;
+  for (const CarriedVar &var : vars) {
+    llvm::SmallVector<mlir::Type> types;
+    flatTypes(var.type, types);
+    env[var.name] =
+        Values(values.begin() + next, values.begin() + next + types.size());
+    next += types.size();
+  }
+}
+
+void MLIRGenImpl::genIf(const IfStmt *stmt) {
+  mlir::Location l = loc(stmt->getBegin());
+  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
+  llvm::SmallVector<mlir::Type> resultTypes;
+  for (const CarriedVar &var : vars)
+    flatTypes(var.type, resultTypes);
+  Value cond = extract(genExpr(stmt->cond.get())[0], l);
+  auto ifOp = mlir::scf::IfOp::create(builder, l, resultTypes, cond,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+  llvm::StringMap<Values> saved = env;
+  auto genBranch = [&](mlir::Block &block, const Block &body) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&block);
+    env = saved;
+    genBlock(body);
+    mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
+  };
+  genBranch(ifOp.getThenRegion().front(), stmt->body);
+  genBranch(ifOp.getElseRegion().front(), stmt->orelse);
+  env = std::move(saved);
+  bindCarried(vars, ifOp.getResults());
+}
+
+void MLIRGenImpl::genFor(const ForStmt *stmt) {
+  mlir::Location l = loc(stmt->getBegin());
+  auto *call = cast<CallExpr>(stmt->iter.get());
+  const std::string &loopVar = cast<NameExpr>(stmt->target.get())->name;
+  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
+  mlir::Type i64 = builder.getI64Type();
+  llvm::SmallVector<Value, 3> args;
+  for (const ExprPtr &arg : call->args)
+    args.push_back(extract(castTo(genExpr(arg.get())[0], i64, l), l));
+  auto constant = [&](int64_t v) -> Value {
+    return mlir::arith::ConstantOp::create(builder, l, i64,
+                                           builder.getI64IntegerAttr(v));
+  };
+  Value start = args.size() > 1 ? args[0] : constant(0);
+  Value stop = args.size() > 1 ? args[1] : args[0];
+  Value step = args.size() > 2 ? args[2] : constant(1);
+  // range(start, stop, step) has max(0, ceil((stop - start) / step)) items,
+  // for either sign of step; iteration k binds start + k * step.
+  Value span = mlir::arith::SubIOp::create(builder, l, stop, start);
+  Value count = mlir::arith::CeilDivSIOp::create(builder, l, span, step);
+  count = mlir::arith::MaxSIOp::create(builder, l, count, constant(0));
+  mlir::Type index = builder.getIndexType();
+  Value ub = mlir::arith::IndexCastOp::create(builder, l, index, count);
+  Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
+  Value one = mlir::arith::ConstantIndexOp::create(builder, l, 1);
+
+  llvm::StringMap<Values> saved = env;
+  auto forOp = mlir::scf::ForOp::create(
+      builder, l, zero, ub, one, carriedValues(vars, l),
+      [&](mlir::OpBuilder &b, mlir::Location, Value iv,
+          mlir::ValueRange iterArgs) {
+        mlir::OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+        bindCarried(vars, iterArgs);
+        Value k = mlir::arith::IndexCastOp::create(builder, l, i64, iv);
+        Value i = mlir::arith::AddIOp::create(
+            builder, l, start,
+            mlir::arith::MulIOp::create(builder, l, k, step));
+        env[loopVar] = {fromScalar(i, l)};
+        genBlock(stmt->body);
+        mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
+      });
+  env = std::move(saved);
+  bindCarried(vars, forOp.getResults());
+}
+
+void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
+  mlir::Location l = loc(stmt->getBegin());
+  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
+  Values inits = carriedValues(vars, l);
+  llvm::SmallVector<mlir::Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  llvm::StringMap<Values> saved = env;
+  auto inRegion = [&](mlir::OpBuilder &b, auto &&fn) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+    fn();
+  };
+  auto whileOp = mlir::scf::WhileOp::create(
+      builder, l, types, inits,
+      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
+        inRegion(b, [&] {
+          env = saved;
+          bindCarried(vars, args);
+          Value cond = extract(genExpr(stmt->cond.get())[0],
+                               loc(stmt->cond->getBegin()));
+          mlir::scf::ConditionOp::create(builder, l, cond, args);
+        });
+      },
+      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
+        inRegion(b, [&] {
+          env = saved;
+          bindCarried(vars, args);
+          genBlock(stmt->body);
+          mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
+        });
+      });
+  env = std::move(saved);
+  bindCarried(vars, whileOp.getResults());
 }
 
 Value MLIRGenImpl::castTo(Value v, mlir::Type elemType, mlir::Location l) {
@@ -302,6 +490,30 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
   }
   case Expr::Kind::Binary:
     return {genBinary(cast<BinaryExpr>(expr))};
+  case Expr::Kind::Compare:
+    return {genCompare(cast<CompareExpr>(expr))};
+  case Expr::Kind::Not:
+    return {mlir::tfl::NotOp::create(
+        builder, l, genExpr(cast<NotExpr>(expr)->operand.get())[0])};
+  case Expr::Kind::BoolOp: {
+    // Short-circuit, as Python: the right operand runs only when needed.
+    auto *b = cast<BoolOpExpr>(expr);
+    Value lhs = genExpr(b->lhs.get())[0];
+    auto rhs = [&] { return genExpr(b->rhs.get())[0]; };
+    auto constant = [&] { return boolConstant(!b->isAnd, l); };
+    if (b->isAnd)
+      return {genSelect(lhs, lhs.getType(), l, rhs, constant)};
+    return {genSelect(lhs, lhs.getType(), l, constant, rhs)};
+  }
+  case Expr::Kind::Cond: {
+    auto *c = cast<CondExpr>(expr);
+    Value cond = genExpr(c->cond.get())[0];
+    mlir::Type elem = elementType(&ctx, t.dtype);
+    return {genSelect(
+        cond, tensorType(t), l,
+        [&] { return castTo(genExpr(c->thenExpr.get())[0], elem, l); },
+        [&] { return castTo(genExpr(c->elseExpr.get())[0], elem, l); })};
+  }
   case Expr::Kind::Call:
     return genCall(cast<CallExpr>(expr));
   default:
@@ -311,13 +523,18 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
 }
 
 Value MLIRGenImpl::genBinary(const BinaryExpr *expr) {
-  const Type &t = typeOf(expr);
-  mlir::Location l = loc(expr->opPos);
+  Value lhs = genExpr(expr->lhs.get())[0];
+  Value rhs = genExpr(expr->rhs.get())[0];
+  return emitBinary(expr->op, lhs, rhs, typeOf(expr), loc(expr->opPos));
+}
+
+Value MLIRGenImpl::emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &t,
+                              mlir::Location l) {
   mlir::Type elem = elementType(&ctx, t.dtype);
-  Value lhs = castTo(genExpr(expr->lhs.get())[0], elem, l);
-  Value rhs = castTo(genExpr(expr->rhs.get())[0], elem, l);
+  lhs = castTo(lhs, elem, l);
+  rhs = castTo(rhs, elem, l);
   mlir::RankedTensorType type = tensorType(t);
-  switch (expr->op) {
+  switch (op) {
   case BinaryOp::Add:
     return mlir::tfl::AddOp::create(builder, l, type, lhs, rhs);
   case BinaryOp::Sub:
@@ -331,6 +548,62 @@ Value MLIRGenImpl::genBinary(const BinaryExpr *expr) {
   default:
     llvm_unreachable("Sema rejects the other operators");
   }
+}
+
+static mlir::tfl::ComparePredicate predicate(CompareOp op) {
+  switch (op) {
+  case CompareOp::Lt:
+    return mlir::tfl::ComparePredicate::lt;
+  case CompareOp::Le:
+    return mlir::tfl::ComparePredicate::le;
+  case CompareOp::Gt:
+    return mlir::tfl::ComparePredicate::gt;
+  case CompareOp::Ge:
+    return mlir::tfl::ComparePredicate::ge;
+  case CompareOp::Eq:
+    return mlir::tfl::ComparePredicate::eq;
+  case CompareOp::Ne:
+    return mlir::tfl::ComparePredicate::ne;
+  }
+  return mlir::tfl::ComparePredicate::eq;
+}
+
+Value MLIRGenImpl::genSelect(Value cond, mlir::Type type, mlir::Location l,
+                             llvm::function_ref<Value()> thenFn,
+                             llvm::function_ref<Value()> elseFn) {
+  auto ifOp = mlir::scf::IfOp::create(builder, l, mlir::TypeRange{type},
+                                      extract(cond, l), true, true);
+  auto branch = [&](mlir::Block &block, llvm::function_ref<Value()> fn) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&block);
+    mlir::scf::YieldOp::create(builder, l, mlir::ValueRange{fn()});
+  };
+  branch(ifOp.getThenRegion().front(), thenFn);
+  branch(ifOp.getElseRegion().front(), elseFn);
+  return ifOp.getResult(0);
+}
+
+Value MLIRGenImpl::genCompare(const CompareExpr *expr) {
+  // `a < b < c` is `a < b and b < c`, each operand evaluated once.
+  Values operands;
+  auto operand = [&](size_t i) {
+    while (operands.size() <= i)
+      operands.push_back(genExpr(expr->operands[operands.size()].get())[0]);
+    return operands[i];
+  };
+  mlir::Type boolType = tensorType(typeOf(expr));
+  std::function<Value(size_t)> pair = [&](size_t i) -> Value {
+    mlir::Location l = loc(expr->operands[i]->getBegin());
+    Value lhs = operand(i), rhs = operand(i + 1);
+    Value result = mlir::tfl::CompareOp::create(
+        builder, l, boolType, predicate(expr->ops[i]), lhs, rhs);
+    if (i + 1 == expr->ops.size())
+      return result;
+    return genSelect(
+        result, boolType, l, [&] { return pair(i + 1); },
+        [&] { return boolConstant(false, l); });
+  };
+  return pair(0);
 }
 
 Values MLIRGenImpl::genCall(const CallExpr *expr) {

@@ -44,6 +44,43 @@ const llvm::StringSet<> &builtinNames() {
   return names;
 }
 
+/// Checks and computes the dtype two operands of arithmetic share.
+static std::optional<Type> unifyOperands(const Type &a, const Type &b) {
+  if (a.weak == b.weak) {
+    if (a.dtype == b.dtype)
+      return a;
+    if (a.weak && isFloat(a.dtype) != isFloat(b.dtype))
+      return isFloat(a.dtype) ? a : b; // 1 + 2.0 is a weak f32
+    return std::nullopt;
+  }
+  const Type &weak = a.weak ? a : b;
+  const Type &strong = a.weak ? b : a;
+  // An int literal takes any numeric dtype; a float literal a float one.
+  if (isFloat(weak.dtype) && !isFloat(strong.dtype))
+    return std::nullopt;
+  return strong;
+}
+
+/// NumPy's broadcast of two shapes; nullopt when they do not broadcast.
+static std::optional<std::vector<int64_t>>
+broadcast(const std::vector<int64_t> &a, const std::vector<int64_t> &b) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da == 1)
+      shape[i] = db;
+    else if (db == 1 || da == db)
+      shape[i] = da;
+    else if (da == kDynamicDim || db == kDynamicDim)
+      shape[i] = da == kDynamicDim ? db : da;
+    else
+      return std::nullopt;
+  }
+  return shape;
+}
+
 class SemaImpl {
 public:
   SemaImpl(const Module &module, mlir::MLIRContext *ctx)
@@ -58,6 +95,11 @@ private:
     llvm::StringMap<Type> vars;
     std::optional<Type> returnType;
     bool isScript;
+    /// Names bound on some paths only (one branch of an `if`, inside a
+    /// loop): using them is an error.
+    llvm::StringSet<> conditional;
+    /// How many `if`/`for`/`while` bodies enclose the current statement.
+    int controlDepth = 0;
   };
 
   mlir::InFlightDiagnostic error(Position p) {
@@ -66,6 +108,11 @@ private:
   }
 
   LogicalResult analyzeBlock(const Block &block);
+  LogicalResult analyzeIf(const IfStmt *stmt);
+  LogicalResult analyzeLoop(const Stmt *stmt, const Block &body,
+                            const Expr *cond, const std::string &loopVar);
+  LogicalResult analyzeFor(const ForStmt *stmt);
+  LogicalResult checkCondition(const Expr *cond, llvm::StringRef what);
   LogicalResult analyzeStmt(const Stmt *stmt);
   LogicalResult bindTarget(const Expr *target, const Type &type);
   FailureOr<Type> analyzeExpr(const Expr *expr);
@@ -73,6 +120,11 @@ private:
   FailureOr<Type> analyzeList(const ListExpr *expr);
   FailureOr<Type> analyzeUnary(const UnaryExpr *expr);
   FailureOr<Type> analyzeBinary(const BinaryExpr *expr);
+  FailureOr<Type> binaryType(BinaryOp op, const Expr *lhsExpr, Type lhs,
+                             const Expr *rhsExpr, Type rhs, Position opPos);
+  FailureOr<Type> analyzeCompare(const CompareExpr *expr);
+  FailureOr<Type> analyzeCond(const CondExpr *expr);
+  FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
   FailureOr<Type> analyzeCall(const CallExpr *expr);
   FailureOr<Type> analyzePrint(const CallExpr *expr);
   FailureOr<Type> analyzeUserCall(const CallExpr *expr, const FuncDef *def);
@@ -129,6 +181,7 @@ LogicalResult SemaImpl::bindTarget(const Expr *target, const Type &type) {
       }
     }
     frame->vars[name->name] = type;
+    frame->conditional.erase(name->name);
     return success();
   }
   if (auto *tuple = dyn_cast<TupleExpr>(target)) {
@@ -174,26 +227,36 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::AugAssign: {
     auto *aug = cast<AugAssignStmt>(stmt);
-    // `x op= v` is `x = x op v`, checked through a synthesized binary node.
-    auto *name = dyn_cast<NameExpr>(aug->target.get());
-    if (!name) {
+    if (!isa<NameExpr>(aug->target.get())) {
       error(aug->getBegin())
           << "augmented assignment to an attribute or subscript is not "
              "supported yet";
       return failure();
     }
-    FailureOr<Type> type = analyzeExpr(aug->target.get());
-    if (failed(type))
+    FailureOr<Type> lhs = analyzeExpr(aug->target.get());
+    if (failed(lhs))
       return failure();
-    error(aug->getBegin())
-        << "augmented assignment is not supported yet; write '" << name->name
-        << " = " << name->name << " " << spelling(aug->op) << " ...'";
-    return failure();
+    FailureOr<Type> rhs = analyzeExpr(aug->value.get());
+    if (failed(rhs))
+      return failure();
+    FailureOr<Type> result =
+        binaryType(aug->op, aug->target.get(), *lhs, aug->value.get(), *rhs,
+                   aug->getBegin());
+    if (failed(result))
+      return failure();
+    frame->spec->stmtTypes[stmt] = *result;
+    return bindTarget(aug->target.get(), *result);
   }
   case Stmt::Kind::Return: {
     auto *ret = cast<ReturnStmt>(stmt);
     if (frame->isScript) {
       error(stmt->getBegin()) << "'return' outside function";
+      return failure();
+    }
+    if (frame->controlDepth > 0) {
+      error(stmt->getBegin())
+          << "'return' inside 'if', 'for' or 'while' is not supported yet; "
+             "assign the result and return it at the end";
       return failure();
     }
     Type type = Type::none();
@@ -214,6 +277,14 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::Pass:
     return success();
+  case Stmt::Kind::If:
+    return analyzeIf(cast<IfStmt>(stmt));
+  case Stmt::Kind::For:
+    return analyzeFor(cast<ForStmt>(stmt));
+  case Stmt::Kind::While: {
+    auto *w = cast<WhileStmt>(stmt);
+    return analyzeLoop(stmt, w->body, w->cond.get(), "");
+  }
   case Stmt::Kind::FuncDef: {
     auto *def = cast<FuncDef>(stmt);
     if (!frame->isScript) {
@@ -248,15 +319,6 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   case Stmt::Kind::Assert:
     what = "'assert'";
     break;
-  case Stmt::Kind::If:
-    what = "'if'";
-    break;
-  case Stmt::Kind::While:
-    what = "'while'";
-    break;
-  case Stmt::Kind::For:
-    what = "'for'";
-    break;
   case Stmt::Kind::ClassDef:
     what = "'class'";
     break;
@@ -265,6 +327,231 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   error(stmt->getBegin()) << what << " is not supported yet";
   return failure();
+}
+
+/// Adds the names `target` binds.
+static void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
+  if (auto *name = dyn_cast<NameExpr>(target))
+    out.insert(name->name);
+  else if (auto *tuple = dyn_cast<TupleExpr>(target))
+    for (const ExprPtr &e : tuple->elements)
+      collectTargetNames(e.get(), out);
+}
+
+/// Adds every name a block may (re)bind, nested blocks included.
+static void collectAssigned(const Block &block, llvm::StringSet<> &out) {
+  for (const StmtPtr &s : block) {
+    if (auto *a = dyn_cast<AssignStmt>(s.get())) {
+      for (const ExprPtr &t : a->targets)
+        collectTargetNames(t.get(), out);
+    } else if (auto *a = dyn_cast<AugAssignStmt>(s.get())) {
+      collectTargetNames(a->target.get(), out);
+    } else if (auto *i = dyn_cast<IfStmt>(s.get())) {
+      collectAssigned(i->body, out);
+      collectAssigned(i->orelse, out);
+    } else if (auto *f = dyn_cast<ForStmt>(s.get())) {
+      collectTargetNames(f->target.get(), out);
+      collectAssigned(f->body, out);
+    } else if (auto *w = dyn_cast<WhileStmt>(s.get())) {
+      collectAssigned(w->body, out);
+    }
+  }
+}
+
+LogicalResult SemaImpl::checkCondition(const Expr *cond, llvm::StringRef what) {
+  return requireBoolScalar(cond, ("the condition of " + what).str());
+}
+
+LogicalResult SemaImpl::analyzeIf(const IfStmt *stmt) {
+  if (failed(checkCondition(stmt->cond.get(), "'if'")))
+    return failure();
+  llvm::StringMap<Type> before = frame->vars;
+  llvm::StringSet<> beforeCond = frame->conditional;
+
+  ++frame->controlDepth;
+  if (failed(analyzeBlock(stmt->body)))
+    return failure();
+  llvm::StringMap<Type> thenVars = std::move(frame->vars);
+  llvm::StringSet<> thenCond = std::move(frame->conditional);
+  frame->vars = before;
+  frame->conditional = beforeCond;
+  if (failed(analyzeBlock(stmt->orelse)))
+    return failure();
+  llvm::StringMap<Type> elseVars = std::move(frame->vars);
+  llvm::StringSet<> elseCond = std::move(frame->conditional);
+  --frame->controlDepth;
+
+  frame->vars = std::move(before);
+  frame->conditional = std::move(beforeCond);
+  llvm::StringSet<> assigned;
+  collectAssigned(stmt->body, assigned);
+  collectAssigned(stmt->orelse, assigned);
+  std::vector<std::string> names;
+  for (const auto &entry : assigned)
+    names.push_back(entry.getKey().str());
+  llvm::sort(names); // a deterministic order of scf.if results
+
+  std::vector<CarriedVar> yielded;
+  for (const std::string &name : names) {
+    bool inThen = thenVars.count(name) && !thenCond.contains(name);
+    bool inElse = elseVars.count(name) && !elseCond.contains(name);
+    if (!inThen && !inElse) {
+      continue;
+    }
+    if (!inThen || !inElse) {
+      frame->vars[name] = inThen ? thenVars[name] : elseVars[name];
+      frame->conditional.insert(name);
+      continue;
+    }
+    const Type &a = thenVars[name], &b = elseVars[name];
+    std::optional<Type> merged;
+    if (a == b)
+      merged = a;
+    else if (a.strong() == b.strong())
+      merged = a.strong();
+    else if (a.isTensor() && b.isTensor() && a.shape == b.shape)
+      if (std::optional<Type> u = unifyOperands(a, b))
+        merged = u->strong();
+    if (!merged) {
+      error(stmt->getBegin())
+          << "'" << name << "' is " << a.str() << " after the 'if' branch but "
+          << b.str() << " after the 'else' branch";
+      return failure();
+    }
+    frame->vars[name] = *merged;
+    if (merged->isTensor() || merged->kind == Type::Kind::Tuple)
+      yielded.push_back({name, *merged});
+  }
+  frame->spec->carried[stmt] = std::move(yielded);
+  return success();
+}
+
+LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
+                                    const Expr *cond,
+                                    const std::string &loopVar) {
+  llvm::StringMap<Type> before = frame->vars;
+  llvm::StringSet<> beforeCond = frame->conditional;
+  llvm::StringSet<> assigned;
+  collectAssigned(body, assigned);
+  std::vector<std::string> names;
+  for (const auto &entry : assigned)
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+
+  // Variables bound before the loop and rebound in it are loop-carried.
+  std::vector<CarriedVar> carried;
+  for (const std::string &name : names) {
+    if (name == loopVar || !before.count(name) || beforeCond.contains(name))
+      continue;
+    const Type &t = before[name];
+    if (!t.isTensor() && t.kind != Type::Kind::Tuple) {
+      error(stmt->getBegin()) << "'" << name << "' is " << t.str()
+                              << " and cannot change inside a loop";
+      return failure();
+    }
+    carried.push_back({name, t});
+  }
+
+  // Analyze the body until the carried types are stable: a weak literal's
+  // initial value (`total = 0`) takes the dtype the body gives it.
+  ++frame->controlDepth;
+  for (int round = 0;; ++round) {
+    frame->vars = before;
+    frame->conditional = beforeCond;
+    for (const CarriedVar &c : carried)
+      frame->vars[c.name] = c.type;
+    if (!loopVar.empty()) {
+      frame->vars[loopVar] = Type::tensor(DType::I64, {});
+      frame->conditional.erase(loopVar);
+    }
+    if (cond && failed(checkCondition(cond, "'while'")))
+      return failure();
+    if (failed(analyzeBlock(body)))
+      return failure();
+    bool changed = false;
+    for (CarriedVar &c : carried) {
+      const Type &after = frame->vars[c.name];
+      if (after == c.type)
+        continue;
+      if (after.strong() == c.type.strong()) {
+        changed |= c.type.weak;
+        c.type = c.type.strong();
+        continue;
+      }
+      if (c.type.weak && after.isTensor() && after.shape == c.type.shape &&
+          round < 3) {
+        c.type = after.strong();
+        changed = true;
+        continue;
+      }
+      error(stmt->getBegin())
+          << "loop-carried '" << c.name
+          << "' changes type in the loop: " << c.type.str()
+          << " before an iteration, " << after.str() << " after it";
+      return failure();
+    }
+    if (!changed)
+      break;
+  }
+  --frame->controlDepth;
+
+  // After the loop: carried variables keep their type; names first bound in
+  // the body (and the loop variable) may be unbound.
+  llvm::StringMap<Type> bodyVars = std::move(frame->vars);
+  frame->vars = std::move(before);
+  frame->conditional = std::move(beforeCond);
+  for (const CarriedVar &c : carried)
+    frame->vars[c.name] = c.type;
+  for (const std::string &name : names) {
+    if (frame->vars.count(name) && !frame->conditional.contains(name) &&
+        name != loopVar)
+      continue;
+    frame->vars[name] = bodyVars[name];
+    frame->conditional.insert(name);
+  }
+  frame->spec->carried[stmt] = std::move(carried);
+  return success();
+}
+
+LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
+  auto *target = dyn_cast<NameExpr>(stmt->target.get());
+  auto *call = dyn_cast<CallExpr>(stmt->iter.get());
+  auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
+  if (!callee || callee->name != "range" || frame->vars.count("range")) {
+    error(stmt->iter->getBegin())
+        << "'for' over anything but range(...) is not supported yet";
+    return failure();
+  }
+  if (!target) {
+    error(stmt->target->getBegin())
+        << "the target of a 'for' over range(...) must be one name";
+    return failure();
+  }
+  if (call->args.empty() || call->args.size() > 3 || !call->keywords.empty()) {
+    error(call->getBegin())
+        << "range() takes 1 to 3 positional arguments, got "
+        << call->args.size() << (call->keywords.empty() ? "" : " and keywords");
+    return failure();
+  }
+  for (const ExprPtr &arg : call->args) {
+    FailureOr<Type> t = analyzeExpr(arg.get());
+    if (failed(t))
+      return failure();
+    if (!t->isScalar() || !isInteger(t->dtype)) {
+      error(arg->getBegin()) << "range() arguments must be integer scalars, "
+                                "got "
+                             << t->str();
+      return failure();
+    }
+    coerce(arg.get(), DType::I64);
+    if (auto *lit = dyn_cast<IntExpr>(arg.get());
+        lit && lit->value == 0 && call->args.size() == 3 &&
+        arg.get() == call->args[2].get()) {
+      error(arg->getBegin()) << "range() step must not be zero";
+      return failure();
+    }
+  }
+  return analyzeLoop(stmt, stmt->body, nullptr, target->name);
 }
 
 LogicalResult SemaImpl::unsupported(const Expr *expr, llvm::StringRef what) {
@@ -321,12 +608,27 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   case Expr::Kind::Ellipsis:
     return unsupported(expr, "'...' outside a subscript");
   case Expr::Kind::Compare:
-    return unsupported(expr, "comparison");
+    result = analyzeCompare(cast<CompareExpr>(expr));
+    break;
   case Expr::Kind::Not:
-  case Expr::Kind::BoolOp:
-    return unsupported(expr, "'and', 'or' and 'not'");
+    if (failed(requireBoolScalar(cast<NotExpr>(expr)->operand.get(),
+                                 "the operand of 'not'")))
+      return failure();
+    result = Type::tensor(DType::Bool, {});
+    break;
+  case Expr::Kind::BoolOp: {
+    auto *b = cast<BoolOpExpr>(expr);
+    llvm::StringRef what =
+        b->isAnd ? "an operand of 'and'" : "an operand of 'or'";
+    if (failed(requireBoolScalar(b->lhs.get(), what)) ||
+        failed(requireBoolScalar(b->rhs.get(), what)))
+      return failure();
+    result = Type::tensor(DType::Bool, {});
+    break;
+  }
   case Expr::Kind::Cond:
-    return unsupported(expr, "a conditional expression");
+    result = analyzeCond(cast<CondExpr>(expr));
+    break;
   case Expr::Kind::Attribute:
     return unsupported(expr, "attribute access");
   case Expr::Kind::Subscript:
@@ -344,8 +646,16 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
 
 FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
   auto it = frame->vars.find(expr->name);
-  if (it != frame->vars.end())
+  if (it != frame->vars.end()) {
+    if (frame->conditional.contains(expr->name)) {
+      error(expr->getBegin())
+          << "name '" << expr->name
+          << "' may be unbound here: it is assigned only in one branch of an "
+             "'if' or inside a loop";
+      return failure();
+    }
     return it->second;
+  }
   if (!frame->isScript) {
     auto g = globals.find(expr->name);
     if (g != globals.end())
@@ -445,23 +755,6 @@ FailureOr<Type> SemaImpl::analyzeUnary(const UnaryExpr *expr) {
   return *t;
 }
 
-/// Checks and computes the dtype two operands of arithmetic share.
-static std::optional<Type> unifyOperands(const Type &a, const Type &b) {
-  if (a.weak == b.weak) {
-    if (a.dtype == b.dtype)
-      return a;
-    if (a.weak && isFloat(a.dtype) != isFloat(b.dtype))
-      return isFloat(a.dtype) ? a : b; // 1 + 2.0 is a weak f32
-    return std::nullopt;
-  }
-  const Type &weak = a.weak ? a : b;
-  const Type &strong = a.weak ? b : a;
-  // An int literal takes any numeric dtype; a float literal a float one.
-  if (isFloat(weak.dtype) && !isFloat(strong.dtype))
-    return std::nullopt;
-  return strong;
-}
-
 FailureOr<Type> SemaImpl::analyzeBinary(const BinaryExpr *expr) {
   FailureOr<Type> lhs = analyzeExpr(expr->lhs.get());
   if (failed(lhs))
@@ -469,71 +762,150 @@ FailureOr<Type> SemaImpl::analyzeBinary(const BinaryExpr *expr) {
   FailureOr<Type> rhs = analyzeExpr(expr->rhs.get());
   if (failed(rhs))
     return failure();
-  llvm::StringRef op = spelling(expr->op);
-  if (!lhs->isTensor() || !rhs->isTensor() || lhs->dtype == DType::Bool ||
-      rhs->dtype == DType::Bool) {
-    error(expr->opPos) << "unsupported operand types for " << op << ": "
-                       << lhs->str() << " and " << rhs->str();
+  return binaryType(expr->op, expr->lhs.get(), *lhs, expr->rhs.get(), *rhs,
+                    expr->opPos);
+}
+
+FailureOr<Type> SemaImpl::binaryType(BinaryOp binOp, const Expr *lhsExpr,
+                                     Type lhs, const Expr *rhsExpr, Type rhs,
+                                     Position opPos) {
+  llvm::StringRef op = spelling(binOp);
+  if (!lhs.isTensor() || !rhs.isTensor() || lhs.dtype == DType::Bool ||
+      rhs.dtype == DType::Bool) {
+    error(opPos) << "unsupported operand types for " << op << ": " << lhs.str()
+                 << " and " << rhs.str();
     return failure();
   }
-  if (expr->op == BinaryOp::FloorDiv || expr->op == BinaryOp::Mod ||
-      expr->op == BinaryOp::Pow) {
-    error(expr->opPos) << "operator " << op << " is not supported yet";
+  if (binOp == BinaryOp::FloorDiv || binOp == BinaryOp::Mod ||
+      binOp == BinaryOp::Pow) {
+    error(opPos) << "operator " << op << " is not supported yet";
     return failure();
   }
-  std::optional<Type> common = unifyOperands(*lhs, *rhs);
+  std::optional<Type> common = unifyOperands(lhs, rhs);
   if (!common) {
-    error(expr->opPos) << "operands of " << op
-                       << " have different dtypes: " << lhs->str() << " and "
-                       << rhs->str() << " (use cast(x, dtype) to convert one)";
+    error(opPos) << "operands of " << op
+                 << " have different dtypes: " << lhs.str() << " and "
+                 << rhs.str() << " (use cast(x, dtype) to convert one)";
     return failure();
   }
   DType dtype = common->dtype;
-  bool weak = lhs->weak && rhs->weak;
+  bool weak = lhs.weak && rhs.weak;
   if (!weak) {
-    coerce(expr->lhs.get(), dtype);
-    coerce(expr->rhs.get(), dtype);
+    coerce(lhsExpr, dtype);
+    coerce(rhsExpr, dtype);
   }
 
-  if (expr->op == BinaryOp::MatMul) {
-    if (lhs->rank() != 2 || rhs->rank() != 2) {
-      error(expr->opPos) << "matmul needs 2-D operands, got " << lhs->str()
-                         << " @ " << rhs->str();
+  if (binOp == BinaryOp::MatMul) {
+    if (lhs.rank() != 2 || rhs.rank() != 2) {
+      error(opPos) << "matmul needs 2-D operands, got " << lhs.str() << " @ "
+                   << rhs.str();
       return failure();
     }
-    int64_t k1 = lhs->shape[1], k2 = rhs->shape[0];
+    int64_t k1 = lhs.shape[1], k2 = rhs.shape[0];
     if (k1 != kDynamicDim && k2 != kDynamicDim && k1 != k2) {
-      error(expr->opPos) << "matmul shape mismatch: " << lhs->str() << " @ "
-                         << rhs->str() << " (inner dimensions " << k1 << " and "
-                         << k2 << " differ)";
+      error(opPos) << "matmul shape mismatch: " << lhs.str() << " @ "
+                   << rhs.str() << " (inner dimensions " << k1 << " and " << k2
+                   << " differ)";
       return failure();
     }
-    return Type::tensor(dtype, {lhs->shape[0], rhs->shape[1]}, weak);
+    return Type::tensor(dtype, {lhs.shape[0], rhs.shape[1]}, weak);
   }
 
   // Elementwise: NumPy broadcasting of the two shapes.
-  const std::vector<int64_t> &a = lhs->shape, &b = rhs->shape;
-  size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> shape(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da == 1)
-      shape[i] = db;
-    else if (db == 1 || da == db)
-      shape[i] = da;
-    else if (da == kDynamicDim || db == kDynamicDim)
-      shape[i] = da == kDynamicDim ? db : da;
-    else {
-      error(expr->opPos) << "shapes do not broadcast for " << op << ": "
-                         << lhs->str() << " and " << rhs->str();
-      return failure();
-    }
+  std::optional<std::vector<int64_t>> shape = broadcast(lhs.shape, rhs.shape);
+  if (!shape) {
+    error(opPos) << "shapes do not broadcast for " << op << ": " << lhs.str()
+                 << " and " << rhs.str();
+    return failure();
   }
   // True division of integers gives f32 (LANGUAGE.md section 3).
-  if (expr->op == BinaryOp::Div && !isFloat(dtype))
+  if (binOp == BinaryOp::Div && !isFloat(dtype))
     dtype = DType::F32;
-  return Type::tensor(dtype, shape, weak);
+  return Type::tensor(dtype, *shape, weak);
+}
+
+FailureOr<Type> SemaImpl::requireBoolScalar(const Expr *expr,
+                                            llvm::StringRef what) {
+  FailureOr<Type> t = analyzeExpr(expr);
+  if (failed(t))
+    return failure();
+  if (!t->isScalar() || t->dtype != DType::Bool) {
+    error(expr->getBegin())
+        << what << " must be a bool scalar, got " << t->str();
+    return failure();
+  }
+  return t;
+}
+
+FailureOr<Type> SemaImpl::analyzeCompare(const CompareExpr *expr) {
+  std::vector<Type> types;
+  for (const ExprPtr &operand : expr->operands) {
+    FailureOr<Type> t = analyzeExpr(operand.get());
+    if (failed(t))
+      return failure();
+    if (!t->isTensor()) {
+      error(operand->getBegin()) << "cannot compare " << t->str();
+      return failure();
+    }
+    types.push_back(*t);
+  }
+  if (expr->ops.size() > 1) {
+    for (size_t i = 0; i < types.size(); ++i)
+      if (!types[i].isScalar()) {
+        error(expr->operands[i]->getBegin())
+            << "a chained comparison needs scalars, got " << types[i].str();
+        return failure();
+      }
+  }
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < expr->ops.size(); ++i) {
+    const Type &a = types[i], &b = types[i + 1];
+    std::optional<Type> common = unifyOperands(a, b);
+    bool boolEquality =
+        a.dtype == DType::Bool && b.dtype == DType::Bool &&
+        (expr->ops[i] == CompareOp::Eq || expr->ops[i] == CompareOp::Ne);
+    if (!common || (common->dtype == DType::Bool && !boolEquality)) {
+      error(expr->operands[i]->getBegin())
+          << "cannot compare " << a.str() << " " << spelling(expr->ops[i])
+          << " " << b.str() << " (use cast(x, dtype) to convert one)";
+      return failure();
+    }
+    coerce(expr->operands[i].get(), common->dtype);
+    coerce(expr->operands[i + 1].get(), common->dtype);
+    std::optional<std::vector<int64_t>> s = broadcast(a.shape, b.shape);
+    if (!s) {
+      error(expr->operands[i]->getBegin())
+          << "shapes do not broadcast for " << spelling(expr->ops[i]) << ": "
+          << a.str() << " and " << b.str();
+      return failure();
+    }
+    shape = *s;
+  }
+  return Type::tensor(DType::Bool, shape);
+}
+
+FailureOr<Type> SemaImpl::analyzeCond(const CondExpr *expr) {
+  if (failed(requireBoolScalar(expr->cond.get(),
+                               "the condition of a conditional expression")))
+    return failure();
+  FailureOr<Type> a = analyzeExpr(expr->thenExpr.get());
+  if (failed(a))
+    return failure();
+  FailureOr<Type> b = analyzeExpr(expr->elseExpr.get());
+  if (failed(b))
+    return failure();
+  std::optional<Type> common;
+  if (a->isTensor() && b->isTensor() && a->shape == b->shape)
+    common = unifyOperands(*a, *b);
+  if (!common) {
+    error(expr->getBegin())
+        << "the two values of a conditional expression differ in type: "
+        << a->str() << " and " << b->str();
+    return failure();
+  }
+  coerce(expr->thenExpr.get(), common->dtype);
+  coerce(expr->elseExpr.get(), common->dtype);
+  return Type::tensor(common->dtype, a->shape, a->weak && b->weak);
 }
 
 FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {

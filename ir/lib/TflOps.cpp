@@ -34,18 +34,21 @@ mlir::tfl::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return out;
 }
 
-/// Shared verifier of the broadcasting binary ops.
-static LogicalResult verifyBroadcastingBinary(Operation *op) {
+/// Shared verifier of the broadcasting binary ops; the result's element type
+/// is the operands' unless `resultElement` says otherwise.
+static LogicalResult verifyBroadcastingBinary(Operation *op,
+                                              Type resultElement = {}) {
   auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
   auto rhs = cast<RankedTensorType>(op->getOperand(1).getType());
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   if (lhs.getElementType() != rhs.getElementType())
     return op->emitOpError("operands have different element types: ")
            << lhs << " and " << rhs;
-  if (result.getElementType() != lhs.getElementType())
+  if (!resultElement)
+    resultElement = lhs.getElementType();
+  if (result.getElementType() != resultElement)
     return op->emitOpError("result element type ")
-           << result.getElementType() << " differs from the operands' "
-           << lhs.getElementType();
+           << result.getElementType() << " is not " << resultElement;
   std::optional<SmallVector<int64_t>> shape =
       broadcastShapes(lhs.getShape(), rhs.getShape());
   if (!shape)
@@ -76,6 +79,9 @@ LogicalResult AddOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult SubOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult DivOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult CompareOp::verify() {
+  return verifyBroadcastingBinary(*this, IntegerType::get(getContext(), 1));
+}
 
 LogicalResult CastOp::verify() {
   auto in = cast<RankedTensorType>(getInput().getType());
@@ -159,6 +165,8 @@ LogicalResult PrintOp::verify() {
            << " inputs";
   return success();
 }
+
+#include "tfl/IR/TflOpsEnums.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "tfl/IR/TflOps.cpp.inc"

@@ -39,8 +39,8 @@ Shape broadcastStrides(const Shape &shape, const Shape &outShape) {
   return out;
 }
 
-template <typename T, typename Op>
-void binaryLoop(const T *a, const T *b, T *c, const Shape &outShape,
+template <typename T, typename R, typename Op>
+void binaryLoop(const T *a, const T *b, R *c, const Shape &outShape,
                 const Shape &sa, const Shape &sb, Op op) {
   int64_t n = numElements(outShape);
   size_t rank = outShape.size();
@@ -113,6 +113,47 @@ Tensor binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
   dispatchNumeric(a.dtype(), [&](auto tag) {
     binaryTyped<decltype(tag)>(kind, a, b, out);
   });
+  return out;
+}
+
+Tensor compare(CompareKind kind, const Tensor &a, const Tensor &b) {
+  std::optional<Shape> shape = broadcastShapes(a.shape(), b.shape());
+  if (!shape)
+    throw std::runtime_error("cannot broadcast shapes " +
+                             shapeToString(a.shape()) + " and " +
+                             shapeToString(b.shape()));
+  Tensor out(DType::Bool, *shape);
+  dispatchNumeric(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    Shape sa = broadcastStrides(a.shape(), *shape);
+    Shape sb = broadcastStrides(b.shape(), *shape);
+    const T *pa = a.data<T>(), *pb = b.data<T>();
+    uint8_t *pc = out.data<uint8_t>();
+    auto run = [&](auto op) { binaryLoop(pa, pb, pc, *shape, sa, sb, op); };
+    switch (kind) {
+    case CompareKind::Lt:
+      return run([](T x, T y) -> uint8_t { return x < y; });
+    case CompareKind::Le:
+      return run([](T x, T y) -> uint8_t { return x <= y; });
+    case CompareKind::Gt:
+      return run([](T x, T y) -> uint8_t { return x > y; });
+    case CompareKind::Ge:
+      return run([](T x, T y) -> uint8_t { return x >= y; });
+    case CompareKind::Eq:
+      return run([](T x, T y) -> uint8_t { return x == y; });
+    case CompareKind::Ne:
+      return run([](T x, T y) -> uint8_t { return x != y; });
+    }
+  });
+  return out;
+}
+
+Tensor logicalNot(const Tensor &a) {
+  Tensor out(DType::Bool, a.shape());
+  const uint8_t *pa = a.data<uint8_t>();
+  uint8_t *pc = out.data<uint8_t>();
+  for (int64_t i = 0, n = a.numElements(); i < n; ++i)
+    pc[i] = !pa[i];
   return out;
 }
 

@@ -109,3 +109,23 @@ func.func @print(%a: tensor<2xi64>) {
   tfl.print %a : tensor<2xi64> {format = "a={}\n"}
   return
 }
+
+// -----
+
+// Tests comparisons: ordered for floats but `ne`, unsigned for u8, and not
+// as xor with true.
+// CHECK-LABEL: func.func @compare
+func.func @compare(%f: tensor<2xf32>, %u: tensor<2xi8>, %i: tensor<2xi64>) {
+  // CHECK: arith.cmpf olt
+  %0 = tfl.compare lt, %f, %f : tensor<2xf32>, tensor<2xf32> -> tensor<2xi1>
+  // CHECK: arith.cmpf une
+  %1 = tfl.compare ne, %f, %f : tensor<2xf32>, tensor<2xf32> -> tensor<2xi1>
+  // CHECK: arith.cmpi ult
+  %2 = tfl.compare lt, %u, %u : tensor<2xi8>, tensor<2xi8> -> tensor<2xi1>
+  // CHECK: arith.cmpi sge
+  %3 = tfl.compare ge, %i, %i : tensor<2xi64>, tensor<2xi64> -> tensor<2xi1>
+  // CHECK: %[[TRUE:.*]] = arith.constant true
+  // CHECK: arith.xori %{{.*}}, %[[TRUE]] : i1
+  %4 = tfl.not %0 : tensor<2xi1>
+  return
+}

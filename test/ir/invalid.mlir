@@ -11,7 +11,7 @@ func.func @binary_element_types(%a: tensor<2xf32>, %b: tensor<2xf64>) {
 
 // Tests that a result element type unlike the operands' is rejected.
 func.func @binary_result_element_type(%a: tensor<2xf32>) {
-  // expected-error @+1 {{result element type 'f64' differs from the operands' 'f32'}}
+  // expected-error @+1 {{result element type 'f64' is not 'f32'}}
   %0 = "tfl.sub"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf64>
   return
 }
@@ -112,5 +112,23 @@ func.func @print_count(%a: tensor<f32>) {
 func.func @constant_element_type() {
   // expected-error @+1 {{must be ranked tensor of}}
   %0 = tfl.constant dense<1.0> : tensor<2xf16>
+  return
+}
+
+// -----
+
+// Tests that a comparison gives bool.
+func.func @compare_result(%a: tensor<2xf32>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 1-bit signless integer values}}
+  %0 = "tfl.compare"(%a, %a) {predicate = 0 : i32} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that compared shapes must broadcast.
+func.func @compare_broadcast(%a: tensor<2xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{operand shapes do not broadcast}}
+  %0 = tfl.compare lt, %a, %b : tensor<2xf32>, tensor<3xf32> -> tensor<3xi1>
   return
 }

@@ -73,3 +73,17 @@ func.func @print(%a: tensor<2x2xf32>, %n: tensor<i64>) {
   tfl.print {format = "{{literal}}\n"}
   return
 }
+
+// -----
+
+// Tests comparisons and not.
+// CHECK-LABEL: func.func @compare
+func.func @compare(%a: tensor<3xf32>, %s: tensor<f32>, %b: tensor<i1>) {
+  // CHECK: tfl.compare lt, %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<f32> -> tensor<3xi1>
+  %0 = tfl.compare lt, %a, %s : tensor<3xf32>, tensor<f32> -> tensor<3xi1>
+  // CHECK: tfl.compare ne, %{{.*}}, %{{.*}} : tensor<i1>, tensor<i1> -> tensor<i1>
+  %1 = tfl.compare ne, %b, %b : tensor<i1>, tensor<i1> -> tensor<i1>
+  // CHECK: tfl.not %{{.*}} : tensor<i1>
+  %2 = tfl.not %b : tensor<i1>
+  return
+}

@@ -262,6 +262,7 @@ int Driver::run(std::optional<EmitKind> emitKind) {
       return finish(false);
     tfl::eager::KernelRegistry kernels;
     tfl::eager::registerTflKernels(kernels);
+    tfl::eager::registerUpstreamKernels(kernels);
     return finish(
         succeeded(tfl::eager::run(*module, tfl::kEntrySymbol, kernels)));
   }

@@ -128,6 +128,97 @@ struct NegToLinalg : OpConversionPattern<NegOp> {
   }
 };
 
+/// One comparison: IEEE ordered for floats but for `ne` (true for NaN, as
+/// NumPy's), unsigned for u8 (i8) and bool (i1).
+Value scalarCompare(OpBuilder &b, Location l, ComparePredicate pred, Value x,
+                    Value y) {
+  if (isa<FloatType>(x.getType())) {
+    arith::CmpFPredicate p = arith::CmpFPredicate::OEQ;
+    switch (pred) {
+    case ComparePredicate::lt:
+      p = arith::CmpFPredicate::OLT;
+      break;
+    case ComparePredicate::le:
+      p = arith::CmpFPredicate::OLE;
+      break;
+    case ComparePredicate::gt:
+      p = arith::CmpFPredicate::OGT;
+      break;
+    case ComparePredicate::ge:
+      p = arith::CmpFPredicate::OGE;
+      break;
+    case ComparePredicate::eq:
+      p = arith::CmpFPredicate::OEQ;
+      break;
+    case ComparePredicate::ne:
+      p = arith::CmpFPredicate::UNE;
+      break;
+    }
+    return arith::CmpFOp::create(b, l, p, x, y);
+  }
+  bool isUnsigned = x.getType().isInteger(8) || x.getType().isInteger(1);
+  arith::CmpIPredicate p = arith::CmpIPredicate::eq;
+  switch (pred) {
+  case ComparePredicate::lt:
+    p = isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+    break;
+  case ComparePredicate::le:
+    p = isUnsigned ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+    break;
+  case ComparePredicate::gt:
+    p = isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+    break;
+  case ComparePredicate::ge:
+    p = isUnsigned ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+    break;
+  case ComparePredicate::eq:
+    p = arith::CmpIPredicate::eq;
+    break;
+  case ComparePredicate::ne:
+    p = arith::CmpIPredicate::ne;
+    break;
+  }
+  return arith::CmpIOp::create(b, l, p, x, y);
+}
+
+struct CompareToLinalg : OpConversionPattern<CompareOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    ComparePredicate pred = op.getPredicate();
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), op.getType(),
+                         {adaptor.getLhs(), adaptor.getRhs()},
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           return scalarCompare(b, l, pred, args[0], args[1]);
+                         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct NotToLinalg : OpConversionPattern<NotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
+        [](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value one = arith::ConstantOp::create(b, l, b.getI1Type(),
+                                                b.getBoolAttr(true));
+          return arith::XOrIOp::create(b, l, args[0], one);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// One element converted as NumPy's astype (i8 and i1 read unsigned).
 Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
   Type from = x.getType();
@@ -199,10 +290,10 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
 } // namespace
 
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>, BinaryToLinalg<MulOp>,
-           BinaryToLinalg<DivOp>, NegToLinalg, CastToLinalg, ConstantToArith>(
-          patterns.getContext());
+  patterns.add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>,
+               BinaryToLinalg<MulOp>, BinaryToLinalg<DivOp>, NegToLinalg,
+               CastToLinalg, CompareToLinalg, NotToLinalg, ConstantToArith>(
+      patterns.getContext());
 }
 
 } // namespace mlir::tfl

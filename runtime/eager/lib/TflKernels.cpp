@@ -90,6 +90,18 @@ void registerTflKernels(KernelRegistry &registry) {
             tflrt::cast(in[0], toRuntimeDType(type.getElementType())));
       });
   registry.add(
+      mlir::tfl::CompareOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto kind = static_cast<tflrt::CompareKind>(
+            cast<mlir::tfl::CompareOp>(op).getPredicate());
+        out.push_back(tflrt::compare(kind, in[0], in[1]));
+      });
+  registry.add(
+      mlir::tfl::NotOp::getOperationName(),
+      [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(tflrt::logicalNot(in[0]));
+      });
+  registry.add(
       mlir::tfl::MatmulOp::getOperationName(),
       [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         out.push_back(tflrt::matmul(in[0], in[1]));

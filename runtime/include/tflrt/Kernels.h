@@ -20,10 +20,16 @@ std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b);
 
 enum class BinaryKind { Add, Sub, Mul, Div };
 enum class UnaryKind { Neg };
+enum class CompareKind { Lt, Le, Gt, Ge, Eq, Ne };
 
 /// Elementwise `a op b` with NumPy broadcasting. Both have the same dtype.
 Tensor binary(BinaryKind kind, const Tensor &a, const Tensor &b);
 Tensor unary(UnaryKind kind, const Tensor &a);
+/// Elementwise comparison with broadcasting; a bool tensor (NaN compares
+/// false but for Ne).
+Tensor compare(CompareKind kind, const Tensor &a, const Tensor &b);
+/// Elementwise `not` of a bool tensor.
+Tensor logicalNot(const Tensor &a);
 
 /// Elementwise conversion to `dtype`, as NumPy's astype (u8 read unsigned,
 /// floats truncated toward zero, anything to bool is `x != 0`).

@@ -22,6 +22,13 @@
 
 namespace tfl {
 
+/// A variable whose value flows out of an `if` (as scf.if results) or around
+/// a loop (as loop-carried values), with the type it has there.
+struct CarriedVar {
+  std::string name;
+  Type type;
+};
+
 /// One function specialized to argument types, or the script body.
 struct Specialization {
   const ast::FuncDef *def = nullptr; // null for the script body
@@ -36,6 +43,11 @@ struct Specialization {
   /// and defaults resolved).
   llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
       callArgs;
+  /// For each `if`, the variables it yields; for each `for`/`while`, the
+  /// variables it carries from one iteration to the next.
+  llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> carried;
+  /// The result type of each augmented assignment (`x += v`).
+  llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
 };
 
 /// A checked program: its specializations, entry first.

@@ -10,6 +10,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "tfl/IR/TflDialect.h"
 
+#include "tfl/IR/TflOpsEnums.h.inc"
+
 #include <optional>
 
 #define GET_OP_CLASSES

@@ -10,6 +10,7 @@
 
 include "tfl/IR/TflDialect.td"
 include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
@@ -127,6 +128,50 @@ def Tfl_CastOp : Tfl_Op<"cast", [Pure]> {
   let results = (outs Tfl_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+}
+
+def Tfl_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "an elementwise comparison", [
+      I32EnumAttrCase<"lt", 0>, I32EnumAttrCase<"le", 1>,
+      I32EnumAttrCase<"gt", 2>, I32EnumAttrCase<"ge", 3>,
+      I32EnumAttrCase<"eq", 4>, I32EnumAttrCase<"ne", 5>]> {
+  let cppNamespace = "::mlir::tfl";
+}
+
+def Tfl_CompareOp : Tfl_Op<"compare", [Pure]> {
+  let summary = "elementwise comparison with broadcasting, giving bool";
+  let description = [{
+    `lhs < rhs` (and `<= > >= == !=`), elementwise, after NumPy
+    broadcasting; the result is a `bool` (`i1`) tensor. Floats compare as
+    IEEE ordered comparisons, except `ne`, which is true for NaN; `u8`
+    (`i8`) and `bool` compare unsigned.
+
+    ```mlir
+    %2 = tfl.compare lt, %0, %1 : tensor<3xf32>, tensor<f32> -> tensor<3xi1>
+    ```
+  }];
+  let arguments = (ins Tfl_ComparePredicate:$predicate, Tfl_Tensor:$lhs,
+                       Tfl_Tensor:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_NotOp : Tfl_Op<"not", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise logical not";
+  let description = [{
+    `not x` on booleans.
+
+    ```mlir
+    %1 = tfl.not %0 : tensor<i1>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$input);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -54,8 +54,12 @@ private:
 
 /// Registers the kernels of the tfl dialect.
 void registerTflKernels(KernelRegistry &registry);
+/// Registers the kernels of the upstream scalar ops MLIRGen emits around
+/// control flow (arith integer ops, tensor.extract/from_elements).
+void registerUpstreamKernels(KernelRegistry &registry);
 
-/// The runtime dtype of an MLIR element type (i8 is u8, i1 is bool).
+/// The runtime dtype of an MLIR element type (i8 is u8, i1 is bool, index
+/// is i64).
 tflrt::DType toRuntimeDType(mlir::Type elementType);
 
 /// Runs `entry` (a function without arguments) of `module`. Returns failure
