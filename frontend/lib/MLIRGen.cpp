@@ -543,11 +543,16 @@ Value MLIRGenImpl::emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &t,
     return mlir::tfl::MulOp::create(builder, l, type, lhs, rhs);
   case BinaryOp::Div:
     return mlir::tfl::DivOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::FloorDiv:
+    return mlir::tfl::FloorDivOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Mod:
+    return mlir::tfl::ModOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Pow:
+    return mlir::tfl::PowOp::create(builder, l, type, lhs, rhs);
   case BinaryOp::MatMul:
     return mlir::tfl::MatmulOp::create(builder, l, type, lhs, rhs);
-  default:
-    llvm_unreachable("Sema rejects the other operators");
   }
+  llvm_unreachable("every binary operator is handled");
 }
 
 static mlir::tfl::ComparePredicate predicate(CompareOp op) {

@@ -776,11 +776,6 @@ FailureOr<Type> SemaImpl::binaryType(BinaryOp binOp, const Expr *lhsExpr,
                  << " and " << rhs.str();
     return failure();
   }
-  if (binOp == BinaryOp::FloorDiv || binOp == BinaryOp::Mod ||
-      binOp == BinaryOp::Pow) {
-    error(opPos) << "operator " << op << " is not supported yet";
-    return failure();
-  }
   std::optional<Type> common = unifyOperands(lhs, rhs);
   if (!common) {
     error(opPos) << "operands of " << op

@@ -79,6 +79,9 @@ LogicalResult AddOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult SubOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult DivOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult FloorDivOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult ModOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult PowOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult CompareOp::verify() {
   return verifyBroadcastingBinary(*this, IntegerType::get(getContext(), 1));
 }

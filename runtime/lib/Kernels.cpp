@@ -8,8 +8,10 @@
 
 #include <cblas.h>
 
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 namespace tflrt {
 
@@ -62,6 +64,44 @@ void binaryLoop(const T *a, const T *b, R *c, const Shape &outShape,
   }
 }
 
+/// Python's `//`, `%` and `**` on one element type.
+template <typename T> T floorDiv(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::floor(x / y);
+  } else {
+    if (y == 0)
+      return 0;
+    T q = x / y;
+    return (x % y != 0 && ((x < 0) != (y < 0))) ? T(q - 1) : q;
+  }
+}
+
+template <typename T> T pyMod(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = std::fmod(x, y);
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+  } else {
+    if (y == 0)
+      return 0;
+    T r = x % y;
+    return (r != 0 && ((r < 0) != (y < 0))) ? T(r + y) : r;
+  }
+}
+
+template <typename T> T power(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::pow(x, y);
+  } else {
+    if (y < 0)
+      return x == 1 ? 1 : (x == T(-1) ? ((y % 2) ? T(-1) : 1) : 0);
+    T result = 1;
+    for (; y > 0; y >>= 1, x = T(x * x))
+      if (y & 1)
+        result = T(result * x);
+    return result;
+  }
+}
+
 template <typename T>
 void binaryTyped(BinaryKind kind, const Tensor &a, const Tensor &b,
                  Tensor &out) {
@@ -82,6 +122,12 @@ void binaryTyped(BinaryKind kind, const Tensor &a, const Tensor &b,
   case BinaryKind::Div:
     return binaryLoop(pa, pb, pc, out.shape(), sa, sb,
                       [](T x, T y) { return T(x / y); });
+  case BinaryKind::FloorDiv:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb, floorDiv<T>);
+  case BinaryKind::Mod:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb, pyMod<T>);
+  case BinaryKind::Pow:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb, power<T>);
   }
 }
 

@@ -129,3 +129,43 @@ func.func @compare(%f: tensor<2xf32>, %u: tensor<2xi8>, %i: tensor<2xi64>) {
   %4 = tfl.not %0 : tensor<2xi1>
   return
 }
+
+// -----
+
+// Tests floor division and remainder: floats through floor and remf with
+// the sign fix-up, integers guarded against a zero divisor, u8 unsigned.
+// CHECK-LABEL: func.func @division
+func.func @division(%f: tensor<2xf32>, %i: tensor<2xi64>, %u: tensor<2xi8>) {
+  // CHECK: arith.divf
+  // CHECK: math.floor
+  %0 = tfl.floordiv %f, %f : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  // CHECK: arith.cmpi eq
+  // CHECK: arith.select
+  // CHECK: arith.floordivsi
+  // CHECK: arith.select
+  %1 = tfl.floordiv %i, %i : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  // CHECK: arith.divui
+  %2 = tfl.floordiv %u, %u : tensor<2xi8>, tensor<2xi8> -> tensor<2xi8>
+  // CHECK: arith.remf
+  // CHECK: arith.xori
+  // CHECK: arith.addf
+  %3 = tfl.mod %f, %f : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  // CHECK: arith.remsi
+  // CHECK: arith.addi
+  %4 = tfl.mod %i, %i : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  return
+}
+
+// -----
+
+// Tests power: powf for floats, ipowi guarded for 0 ** negative.
+// CHECK-LABEL: func.func @power
+func.func @power(%f: tensor<2xf32>, %i: tensor<2xi64>) {
+  // CHECK: math.powf
+  %0 = tfl.pow %f, %f : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  // CHECK: arith.andi
+  // CHECK: math.ipowi
+  // CHECK: arith.select
+  %1 = tfl.pow %i, %i : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  return
+}

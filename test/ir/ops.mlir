@@ -87,3 +87,17 @@ func.func @compare(%a: tensor<3xf32>, %s: tensor<f32>, %b: tensor<i1>) {
   %2 = tfl.not %b : tensor<i1>
   return
 }
+
+// -----
+
+// Tests floor division, remainder and power.
+// CHECK-LABEL: func.func @division_power
+func.func @division_power(%i: tensor<3xi64>, %f: tensor<f32>) {
+  // CHECK: tfl.floordiv %{{.*}}, %{{.*}} : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
+  %0 = tfl.floordiv %i, %i : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
+  // CHECK: tfl.mod %{{.*}}, %{{.*}} : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
+  %1 = tfl.mod %i, %i : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
+  // CHECK: tfl.pow %{{.*}}, %{{.*}} : tensor<f32>, tensor<f32> -> tensor<f32>
+  %2 = tfl.pow %f, %f : tensor<f32>, tensor<f32> -> tensor<f32>
+  return
+}

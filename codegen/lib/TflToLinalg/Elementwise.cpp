@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -78,6 +79,94 @@ Value scalarBinary<MulOp>(OpBuilder &b, Location l, Value x, Value y) {
 template <>
 Value scalarBinary<DivOp>(OpBuilder &b, Location l, Value x, Value y) {
   return arith::DivFOp::create(b, l, x, y);
+}
+
+Value intConstant(OpBuilder &b, Location l, Type t, int64_t v) {
+  return arith::ConstantOp::create(b, l, t, b.getIntegerAttr(t, v));
+}
+
+bool isUnsignedInt(Type t) { return t.isInteger(8) || t.isInteger(1); }
+
+/// `pick ? whenTrue : whenFalse` on scalars.
+Value select(OpBuilder &b, Location l, Value pick, Value whenTrue,
+             Value whenFalse) {
+  return arith::SelectOp::create(b, l, pick, whenTrue, whenFalse);
+}
+
+/// Python's remainder fix-up: a nonzero `r` whose sign differs from the
+/// divisor's moves by one divisor.
+Value signFixup(OpBuilder &b, Location l, Value r, Value y, Value zero,
+                bool isFloat) {
+  Value rNonZero, rNeg, yNeg;
+  if (isFloat) {
+    rNonZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, r, zero);
+    rNeg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, r, zero);
+    yNeg = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, y, zero);
+  } else {
+    rNonZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, r, zero);
+    rNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, zero);
+    yNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, y, zero);
+  }
+  Value signsDiffer = arith::XOrIOp::create(b, l, rNeg, yNeg);
+  Value fix = arith::AndIOp::create(b, l, rNonZero, signsDiffer);
+  Value moved = isFloat ? Value(arith::AddFOp::create(b, l, r, y))
+                        : Value(arith::AddIOp::create(b, l, r, y));
+  return select(b, l, fix, moved, r);
+}
+
+/// Integer `x // y` or `x % y` with NumPy's 0 for a zero divisor.
+Value guardedIntDivision(OpBuilder &b, Location l, Value x, Value y,
+                         function_ref<Value(Value)> divide) {
+  Type t = x.getType();
+  Value zero = intConstant(b, l, t, 0);
+  Value isZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, y, zero);
+  Value safe = select(b, l, isZero, intConstant(b, l, t, 1), y);
+  return select(b, l, isZero, zero, divide(safe));
+}
+
+template <>
+Value scalarBinary<FloorDivOp>(OpBuilder &b, Location l, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return math::FloorOp::create(b, l, arith::DivFOp::create(b, l, x, y));
+  bool isUnsigned = isUnsignedInt(x.getType());
+  return guardedIntDivision(b, l, x, y, [&](Value safe) -> Value {
+    if (isUnsigned)
+      return arith::DivUIOp::create(b, l, x, safe);
+    return arith::FloorDivSIOp::create(b, l, x, safe);
+  });
+}
+
+template <>
+Value scalarBinary<ModOp>(OpBuilder &b, Location l, Value x, Value y) {
+  Type t = x.getType();
+  if (isa<FloatType>(t)) {
+    Value r = arith::RemFOp::create(b, l, x, y);
+    Value zero = arith::ConstantOp::create(b, l, t, b.getFloatAttr(t, 0));
+    return signFixup(b, l, r, y, zero, /*isFloat=*/true);
+  }
+  bool isUnsigned = isUnsignedInt(t);
+  return guardedIntDivision(b, l, x, y, [&](Value safe) -> Value {
+    if (isUnsigned)
+      return arith::RemUIOp::create(b, l, x, safe);
+    Value r = arith::RemSIOp::create(b, l, x, safe);
+    return signFixup(b, l, r, safe, intConstant(b, l, t, 0),
+                     /*isFloat=*/false);
+  });
+}
+
+template <>
+Value scalarBinary<PowOp>(OpBuilder &b, Location l, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return math::PowFOp::create(b, l, x, y);
+  // math.ipowi divides by zero for 0 ** negative; TFL gives 0 there.
+  Type t = x.getType();
+  Value zero = intConstant(b, l, t, 0);
+  Value xZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, zero);
+  Value yNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, y, zero);
+  Value undefined = arith::AndIOp::create(b, l, xZero, yNeg);
+  Value safeY = select(b, l, undefined, zero, y);
+  Value p = math::IPowIOp::create(b, l, x, safeY);
+  return select(b, l, undefined, zero, p);
 }
 
 LogicalResult requireStaticShape(ConversionPatternRewriter &rewriter,
@@ -290,10 +379,12 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
 } // namespace
 
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>,
-               BinaryToLinalg<MulOp>, BinaryToLinalg<DivOp>, NegToLinalg,
-               CastToLinalg, CompareToLinalg, NotToLinalg, ConstantToArith>(
-      patterns.getContext());
+  patterns
+      .add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>, BinaryToLinalg<MulOp>,
+           BinaryToLinalg<DivOp>, BinaryToLinalg<FloorDivOp>,
+           BinaryToLinalg<ModOp>, BinaryToLinalg<PowOp>, NegToLinalg,
+           CastToLinalg, CompareToLinalg, NotToLinalg, ConstantToArith>(
+          patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -77,6 +77,12 @@ void registerTflKernels(KernelRegistry &registry) {
                binaryKernel<tflrt::BinaryKind::Mul>);
   registry.add(mlir::tfl::DivOp::getOperationName(),
                binaryKernel<tflrt::BinaryKind::Div>);
+  registry.add(mlir::tfl::FloorDivOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::FloorDiv>);
+  registry.add(mlir::tfl::ModOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Mod>);
+  registry.add(mlir::tfl::PowOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Pow>);
   registry.add(
       mlir::tfl::NegOp::getOperationName(),
       [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {

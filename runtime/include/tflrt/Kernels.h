@@ -18,11 +18,13 @@ namespace tflrt {
 /// NumPy's broadcast of two shapes; nullopt when they are incompatible.
 std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b);
 
-enum class BinaryKind { Add, Sub, Mul, Div };
+enum class BinaryKind { Add, Sub, Mul, Div, FloorDiv, Mod, Pow };
 enum class UnaryKind { Neg };
 enum class CompareKind { Lt, Le, Gt, Ge, Eq, Ne };
 
 /// Elementwise `a op b` with NumPy broadcasting. Both have the same dtype.
+/// FloorDiv and Mod follow Python (the remainder takes the divisor's sign);
+/// integer division by zero gives 0, as NumPy's.
 Tensor binary(BinaryKind kind, const Tensor &a, const Tensor &b);
 Tensor unary(UnaryKind kind, const Tensor &a);
 /// Elementwise comparison with broadcasting; a bool tensor (NaN compares

@@ -18,8 +18,8 @@ def ConvertTflToLinalg : Pass<"tfl-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
-    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
-    "mlir::tensor::TensorDialect"
+    "mlir::LLVM::LLVMDialect", "mlir::math::MathDialect",
+    "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect"
   ];
 }
 

@@ -99,6 +99,45 @@ def Tfl_DivOp : Tfl_BroadcastingBinaryOp<"div", Tfl_FloatTensor> {
   }];
 }
 
+def Tfl_FloorDivOp : Tfl_BroadcastingBinaryOp<"floordiv", Tfl_Tensor> {
+  let summary = "elementwise floor division with broadcasting";
+  let description = [{
+    `lhs // rhs`: the quotient rounded toward negative infinity, as Python
+    and NumPy's `floor_divide`. Integer division by zero gives 0 (NumPy's
+    result) rather than trapping.
+
+    ```mlir
+    %2 = tfl.floordiv %0, %1 : tensor<4xi64>, tensor<i64> -> tensor<4xi64>
+    ```
+  }];
+}
+
+def Tfl_ModOp : Tfl_BroadcastingBinaryOp<"mod", Tfl_Tensor> {
+  let summary = "elementwise remainder with the divisor's sign";
+  let description = [{
+    `lhs % rhs` as Python and NumPy's `remainder`: the result has the sign
+    of `rhs`, and `lhs == (lhs // rhs) * rhs + lhs % rhs`. Integer `x % 0`
+    is 0; float `x % 0.0` is NaN.
+
+    ```mlir
+    %2 = tfl.mod %0, %1 : tensor<4xi64>, tensor<i64> -> tensor<4xi64>
+    ```
+  }];
+}
+
+def Tfl_PowOp : Tfl_BroadcastingBinaryOp<"pow", Tfl_Tensor> {
+  let summary = "elementwise power with broadcasting";
+  let description = [{
+    `lhs ** rhs`. Floats follow C's `pow`; integers raise exactly, and a
+    negative integer exponent gives `1 // lhs ** -rhs` (0 unless `lhs` is 1
+    or -1).
+
+    ```mlir
+    %2 = tfl.pow %0, %1 : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+    ```
+  }];
+}
+
 def Tfl_NegOp : Tfl_Op<"neg", [Pure, SameOperandsAndResultType]> {
   let summary = "elementwise negation";
   let description = [{
