@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -104,6 +105,14 @@ private:
   Value extract(Value tensor, mlir::Location l);
   Value fromScalar(Value scalar, mlir::Location l);
   Values genCall(const CallExpr *expr);
+  Value genBuiltin(const CallExpr *expr, llvm::StringRef name);
+  template <typename OpTy> Value unary(Value x, mlir::Location l) {
+    return OpTy::create(builder, l, x);
+  }
+  /// An elementwise binary tfl op whose result type is the broadcast of the
+  /// operands' (both of one element type).
+  template <typename OpTy>
+  Value broadcastingBinary(Value lhs, Value rhs, mlir::Location l);
   void genPrint(const CallExpr *expr);
   Value castTo(Value v, mlir::Type elemType, mlir::Location l);
 
@@ -611,7 +620,65 @@ Value MLIRGenImpl::genCompare(const CompareExpr *expr) {
   return pair(0);
 }
 
+template <typename OpTy>
+Value MLIRGenImpl::broadcastingBinary(Value lhs, Value rhs, mlir::Location l) {
+  auto a = cast<mlir::RankedTensorType>(lhs.getType());
+  auto b = cast<mlir::RankedTensorType>(rhs.getType());
+  llvm::SmallVector<int64_t> shape =
+      *mlir::tfl::broadcastShapes(a.getShape(), b.getShape());
+  return OpTy::create(builder, l, a.clone(shape), lhs, rhs);
+}
+
+Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::Type elem = elementType(&ctx, t.dtype);
+  if (name == "cast" || name == "float" || name == "int")
+    return castTo(genExpr(expr->args[0].get())[0], elem, l);
+  // Every other built-in computes in the result's dtype.
+  llvm::SmallVector<Value, 3> args;
+  for (const ExprPtr &arg : expr->args)
+    args.push_back(genExpr(arg.get())[0]);
+  for (size_t i = name == "where" ? 1 : 0; i < args.size(); ++i)
+    args[i] = castTo(args[i], elem, l);
+  if (name == "where")
+    return mlir::tfl::WhereOp::create(builder, l, tensorType(t), args[0],
+                                      args[1], args[2]);
+  if (name == "maximum")
+    return broadcastingBinary<mlir::tfl::MaximumOp>(args[0], args[1], l);
+  if (name == "minimum")
+    return broadcastingBinary<mlir::tfl::MinimumOp>(args[0], args[1], l);
+  if (name == "pow")
+    return broadcastingBinary<mlir::tfl::PowOp>(args[0], args[1], l);
+  if (name == "clip")
+    return broadcastingBinary<mlir::tfl::MinimumOp>(
+        broadcastingBinary<mlir::tfl::MaximumOp>(args[0], args[1], l), args[2],
+        l);
+  using UnaryFn = Value (MLIRGenImpl::*)(Value, mlir::Location);
+  UnaryFn fn = llvm::StringSwitch<UnaryFn>(name)
+                   .Case("exp", &MLIRGenImpl::unary<mlir::tfl::ExpOp>)
+                   .Case("log", &MLIRGenImpl::unary<mlir::tfl::LogOp>)
+                   .Case("log1p", &MLIRGenImpl::unary<mlir::tfl::Log1pOp>)
+                   .Case("expm1", &MLIRGenImpl::unary<mlir::tfl::Expm1Op>)
+                   .Case("sqrt", &MLIRGenImpl::unary<mlir::tfl::SqrtOp>)
+                   .Case("rsqrt", &MLIRGenImpl::unary<mlir::tfl::RsqrtOp>)
+                   .Case("tanh", &MLIRGenImpl::unary<mlir::tfl::TanhOp>)
+                   .Case("sigmoid", &MLIRGenImpl::unary<mlir::tfl::SigmoidOp>)
+                   .Case("sin", &MLIRGenImpl::unary<mlir::tfl::SinOp>)
+                   .Case("cos", &MLIRGenImpl::unary<mlir::tfl::CosOp>)
+                   .Case("floor", &MLIRGenImpl::unary<mlir::tfl::FloorOp>)
+                   .Case("round", &MLIRGenImpl::unary<mlir::tfl::RoundOp>)
+                   .Case("abs", &MLIRGenImpl::unary<mlir::tfl::AbsOp>)
+                   .Case("sign", &MLIRGenImpl::unary<mlir::tfl::SignOp>)
+                   .Case("square", &MLIRGenImpl::unary<mlir::tfl::SquareOp>)
+                   .Case("relu", &MLIRGenImpl::unary<mlir::tfl::ReluOp>);
+  return (this->*fn)(args[0], l);
+}
+
 Values MLIRGenImpl::genCall(const CallExpr *expr) {
+  auto builtin = spec->builtinCalls.find(expr);
+  if (builtin != spec->builtinCalls.end())
+    return {genBuiltin(expr, builtin->second)};
   auto calleeIt = spec->callees.find(expr);
   if (calleeIt == spec->callees.end()) {
     genPrint(expr);

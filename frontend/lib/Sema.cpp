@@ -23,6 +23,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <map>
 
@@ -39,9 +40,41 @@ using mlir::success;
 namespace {
 
 /// The built-in functions this compiler knows.
-const llvm::StringSet<> &builtinNames() {
-  static const llvm::StringSet<> names = {"print"};
+const llvm::StringSet<> &floatMathBuiltins() {
+  static const llvm::StringSet<> names = {"exp",  "log",   "log1p", "expm1",
+                                          "sqrt", "rsqrt", "tanh",  "sigmoid",
+                                          "sin",  "cos",   "floor", "round"};
   return names;
+}
+
+const llvm::StringSet<> &numericMathBuiltins() {
+  static const llvm::StringSet<> names = {"abs", "sign", "square", "relu"};
+  return names;
+}
+
+const llvm::StringSet<> &builtinNames() {
+  static const llvm::StringSet<> names = [] {
+    llvm::StringSet<> all = {"print", "maximum", "minimum", "pow", "where",
+                             "clip",  "cast",    "float",   "int"};
+    for (const auto &n : floatMathBuiltins())
+      all.insert(n.getKey());
+    for (const auto &n : numericMathBuiltins())
+      all.insert(n.getKey());
+    return all;
+  }();
+  return names;
+}
+
+/// The dtype a name like `f32` denotes, if any.
+std::optional<DType> dtypeNamed(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<DType>>(name)
+      .Case("f32", DType::F32)
+      .Case("f64", DType::F64)
+      .Case("i32", DType::I32)
+      .Case("i64", DType::I64)
+      .Case("u8", DType::U8)
+      .Case("bool", DType::Bool)
+      .Default(std::nullopt);
 }
 
 /// Checks and computes the dtype two operands of arithmetic share.
@@ -127,6 +160,11 @@ private:
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
   FailureOr<Type> analyzeCall(const CallExpr *expr);
   FailureOr<Type> analyzePrint(const CallExpr *expr);
+  FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
+  /// Types, coerces and broadcasts the operands of an elementwise built-in.
+  FailureOr<Type> elementwiseOperands(const CallExpr *expr,
+                                      llvm::StringRef name,
+                                      llvm::ArrayRef<Type> types);
   FailureOr<Type> analyzeUserCall(const CallExpr *expr, const FuncDef *def);
   FailureOr<Specialization *>
   specialize(const FuncDef *def, std::vector<Type> argTypes, Position callPos);
@@ -663,6 +701,8 @@ FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
   }
   if (builtinNames().contains(expr->name))
     return Type::builtin(expr->name);
+  if (std::optional<DType> dtype = dtypeNamed(expr->name))
+    return Type::dtypeValue(*dtype);
   error(expr->getBegin()) << "name '" << expr->name << "' is not defined";
   return failure();
 }
@@ -720,7 +760,11 @@ FailureOr<Type> SemaImpl::analyzeList(const ListExpr *expr) {
   }
   // A list literal is a tensor (as jnp.array is): only scalar literals are
   // weak (LANGUAGE.md section 3).
-  DType dtype = anyFloat ? DType::F32 : anyBool ? DType::Bool : DType::I64;
+  // An empty list is a float tensor, as NumPy's np.array([]).
+  bool anyLeaf = anyFloat || anyInt || anyBool;
+  DType dtype = (anyFloat || !anyLeaf) ? DType::F32
+                : anyBool              ? DType::Bool
+                                       : DType::I64;
   return Type::tensor(dtype, shape);
 }
 
@@ -909,10 +953,138 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     return failure();
   if (callee->kind == Type::Kind::Builtin && callee->name == "print")
     return analyzePrint(expr);
+  if (callee->kind == Type::Kind::Builtin) {
+    frame->spec->builtinCalls[expr] = callee->name;
+    return analyzeBuiltin(expr, callee->name);
+  }
   if (callee->kind == Type::Kind::Function)
     return analyzeUserCall(expr, callee->func);
   error(expr->getBegin()) << "'" << callee->str() << "' is not callable";
   return failure();
+}
+
+FailureOr<Type> SemaImpl::elementwiseOperands(const CallExpr *expr,
+                                              llvm::StringRef name,
+                                              llvm::ArrayRef<Type> types) {
+  Type common = types.front();
+  std::vector<int64_t> shape = common.shape;
+  for (size_t i = 1; i < types.size(); ++i) {
+    std::optional<Type> u = unifyOperands(common, types[i]);
+    if (!u) {
+      error(expr->args[i]->getBegin())
+          << name << "() arguments have different dtypes: " << common.str()
+          << " and " << types[i].str() << " (use cast(x, dtype))";
+      return failure();
+    }
+    std::optional<std::vector<int64_t>> s = broadcast(shape, types[i].shape);
+    if (!s) {
+      error(expr->args[i]->getBegin())
+          << name << "() arguments do not broadcast: "
+          << Type::tensor(common.dtype, shape).str() << " and "
+          << types[i].str();
+      return failure();
+    }
+    common = Type::tensor(u->dtype, *s, common.weak && types[i].weak);
+    shape = *s;
+  }
+  for (const ExprPtr &arg : expr->args)
+    coerce(arg.get(), common.dtype);
+  return common;
+}
+
+FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
+                                         llvm::StringRef name) {
+  size_t arity = llvm::StringSwitch<size_t>(name)
+                     .Cases({"maximum", "minimum", "pow", "cast"}, 2)
+                     .Cases({"where", "clip"}, 3)
+                     .Default(1);
+  if (expr->args.size() != arity || !expr->keywords.empty()) {
+    error(expr->getBegin())
+        << name << "() takes " << arity << " positional argument"
+        << (arity == 1 ? "" : "s") << ", got " << expr->args.size()
+        << (expr->keywords.empty() ? "" : " and keywords");
+    return failure();
+  }
+  std::vector<Type> types;
+  for (const ExprPtr &arg : expr->args) {
+    FailureOr<Type> t = analyzeExpr(arg.get());
+    if (failed(t))
+      return failure();
+    types.push_back(*t);
+  }
+  auto requireTensor = [&](size_t i) -> LogicalResult {
+    if (types[i].isTensor())
+      return success();
+    error(expr->args[i]->getBegin())
+        << name << "() takes tensors, got " << types[i].str();
+    return failure();
+  };
+
+  if (name == "cast" || name == "float" || name == "int") {
+    if (failed(requireTensor(0)))
+      return failure();
+    DType to = name == "float" ? DType::F32 : DType::I64;
+    if (name == "cast") {
+      if (types[1].kind != Type::Kind::DType) {
+        error(expr->args[1]->getBegin())
+            << "cast() takes a dtype (f32, f64, i32, i64, u8, bool), got "
+            << types[1].str();
+        return failure();
+      }
+      to = types[1].dtype;
+    }
+    if (types[0].weak)
+      coerce(expr->args[0].get(), types[0].dtype);
+    return Type::tensor(to, types[0].shape);
+  }
+  for (size_t i = 0; i < types.size(); ++i)
+    if (failed(requireTensor(i)))
+      return failure();
+
+  if (name == "where") {
+    if (types[0].dtype != DType::Bool) {
+      error(expr->args[0]->getBegin())
+          << "where() takes a bool condition, got " << types[0].str();
+      return failure();
+    }
+    FailureOr<Type> values =
+        elementwiseOperands(expr, name, {types[1], types[2]});
+    if (failed(values))
+      return failure();
+    std::optional<std::vector<int64_t>> s =
+        broadcast(types[0].shape, values->shape);
+    if (!s) {
+      error(expr->getBegin())
+          << "where() arguments do not broadcast: " << types[0].str() << ", "
+          << types[1].str() << " and " << types[2].str();
+      return failure();
+    }
+    return Type::tensor(values->dtype, *s, values->weak);
+  }
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i].dtype == DType::Bool) {
+      error(expr->args[i]->getBegin())
+          << name << "() takes numbers, got " << types[i].str();
+      return failure();
+    }
+  if (name == "pow")
+    return binaryType(BinaryOp::Pow, expr->args[0].get(), types[0],
+                      expr->args[1].get(), types[1], expr->getBegin());
+  if (arity > 1)
+    return elementwiseOperands(expr, name, types);
+
+  Type t = types[0];
+  if (floatMathBuiltins().contains(name) && !isFloat(t.dtype)) {
+    if (!t.weak) {
+      error(expr->args[0]->getBegin())
+          << name << "() takes a float tensor, got " << t.str()
+          << " (use cast(x, f32))";
+      return failure();
+    }
+    t.dtype = DType::F32;
+  }
+  coerce(expr->args[0].get(), t.dtype);
+  return t;
 }
 
 FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {

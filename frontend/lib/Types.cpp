@@ -66,6 +66,13 @@ Type Type::tuple(std::vector<Type> elements) {
   return t;
 }
 
+Type Type::dtypeValue(DType dtype) {
+  Type t;
+  t.kind = Kind::DType;
+  t.dtype = dtype;
+  return t;
+}
+
 Type Type::strong() const {
   Type t = *this;
   t.weak = false;
@@ -96,6 +103,8 @@ std::string Type::str() const {
     return "function '" + func->name + "'";
   case Kind::Builtin:
     return "built-in function '" + name + "'";
+  case Kind::DType:
+    return "dtype " + dtypeName(dtype).str();
   case Kind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < elements.size(); ++i)

@@ -79,6 +79,37 @@ LogicalResult AddOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult SubOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult DivOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult MaximumOp::verify() { return verifyBroadcastingBinary(*this); }
+LogicalResult MinimumOp::verify() { return verifyBroadcastingBinary(*this); }
+
+LogicalResult WhereOp::verify() {
+  auto cond = cast<RankedTensorType>(getCond().getType());
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto rhs = cast<RankedTensorType>(getRhs().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (lhs.getElementType() != rhs.getElementType() ||
+      result.getElementType() != lhs.getElementType())
+    return emitOpError("values and result must share one element type, got ")
+           << lhs << ", " << rhs << " -> " << result;
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(lhs.getShape(), rhs.getShape());
+  if (shape)
+    shape = broadcastShapes(cond.getShape(), *shape);
+  if (!shape)
+    return emitOpError("operand shapes do not broadcast: ")
+           << cond << ", " << lhs << " and " << rhs;
+  if (result.getRank() != static_cast<int64_t>(shape->size()))
+    return emitOpError("result type ")
+           << result << " is not the broadcast shape";
+  for (size_t i = 0; i < shape->size(); ++i)
+    if (!ShapedType::isDynamic((*shape)[i]) &&
+        !ShapedType::isDynamic(result.getDimSize(i)) &&
+        (*shape)[i] != result.getDimSize(i))
+      return emitOpError("result type ")
+             << result << " is not the broadcast shape";
+  return success();
+}
+
 LogicalResult FloorDivOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult ModOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult PowOp::verify() { return verifyBroadcastingBinary(*this); }

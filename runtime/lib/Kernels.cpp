@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -62,6 +63,40 @@ void binaryLoop(const T *a, const T *b, R *c, const Shape &outShape,
       idx[d] = 0;
     }
   }
+}
+
+} // namespace
+
+double ieeeMaximum(double x, double y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (x == y)
+    return std::signbit(x) ? y : x;
+  return x > y ? x : y;
+}
+
+double ieeeMinimum(double x, double y) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (x == y)
+    return std::signbit(x) ? x : y;
+  return x < y ? x : y;
+}
+
+namespace {
+
+template <typename T> T maximumOf(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(ieeeMaximum(x, y));
+  else
+    return x > y ? x : y;
+}
+
+template <typename T> T minimumOf(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(ieeeMinimum(x, y));
+  else
+    return x < y ? x : y;
 }
 
 /// Python's `//`, `%` and `**` on one element type.
@@ -128,6 +163,10 @@ void binaryTyped(BinaryKind kind, const Tensor &a, const Tensor &b,
     return binaryLoop(pa, pb, pc, out.shape(), sa, sb, pyMod<T>);
   case BinaryKind::Pow:
     return binaryLoop(pa, pb, pc, out.shape(), sa, sb, power<T>);
+  case BinaryKind::Maximum:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb, maximumOf<T>);
+  case BinaryKind::Minimum:
+    return binaryLoop(pa, pb, pc, out.shape(), sa, sb, minimumOf<T>);
   }
 }
 
@@ -203,6 +242,62 @@ Tensor logicalNot(const Tensor &a) {
   return out;
 }
 
+namespace {
+
+/// One element of a unary kind. Float formulas match the compiled code's
+/// lowering (TflToLinalg/Elementwise.cpp) operation for operation.
+template <typename T> T unaryOf(UnaryKind kind, T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (kind) {
+    case UnaryKind::Exp:
+      return std::exp(x);
+    case UnaryKind::Log:
+      return std::log(x);
+    case UnaryKind::Log1p:
+      return std::log1p(x);
+    case UnaryKind::Expm1:
+      return std::expm1(x);
+    case UnaryKind::Sqrt:
+      return std::sqrt(x);
+    case UnaryKind::Rsqrt:
+      return T(1) / std::sqrt(x);
+    case UnaryKind::Tanh:
+      return std::tanh(x);
+    case UnaryKind::Sigmoid:
+      return T(1) / (T(1) + std::exp(-x));
+    case UnaryKind::Sin:
+      return std::sin(x);
+    case UnaryKind::Cos:
+      return std::cos(x);
+    case UnaryKind::Floor:
+      return std::floor(x);
+    case UnaryKind::Round:
+      return std::nearbyint(x);
+    case UnaryKind::Abs:
+      return std::fabs(x);
+    default:
+      break;
+    }
+  } else {
+    if (kind == UnaryKind::Abs)
+      return x < 0 ? T(-x) : x;
+  }
+  switch (kind) {
+  case UnaryKind::Neg:
+    return T(-x);
+  case UnaryKind::Sign:
+    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x);
+  case UnaryKind::Square:
+    return T(x * x);
+  case UnaryKind::Relu:
+    return maximumOf<T>(x, T(0));
+  default:
+    throw std::runtime_error("a float-only function on integers");
+  }
+}
+
+} // namespace
+
 Tensor unary(UnaryKind kind, const Tensor &a) {
   Tensor out(a.dtype(), a.shape());
   int64_t n = a.numElements();
@@ -210,13 +305,46 @@ Tensor unary(UnaryKind kind, const Tensor &a) {
     using T = decltype(tag);
     const T *pa = a.data<T>();
     T *pc = out.data<T>();
-    switch (kind) {
-    case UnaryKind::Neg:
-      for (int64_t i = 0; i < n; ++i)
-        pc[i] = T(-pa[i]);
-      break;
-    }
+    for (int64_t i = 0; i < n; ++i)
+      pc[i] = unaryOf<T>(kind, pa[i]);
   });
+  return out;
+}
+
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b) {
+  std::optional<Shape> ab = broadcastShapes(a.shape(), b.shape());
+  std::optional<Shape> shape =
+      ab ? broadcastShapes(cond.shape(), *ab) : std::nullopt;
+  if (!shape)
+    throw std::runtime_error(
+        "where() of shapes " + shapeToString(cond.shape()) + ", " +
+        shapeToString(a.shape()) + " and " + shapeToString(b.shape()));
+  Tensor out(a.dtype(), *shape);
+  Shape sc = broadcastStrides(cond.shape(), *shape);
+  Shape sa = broadcastStrides(a.shape(), *shape);
+  Shape sb = broadcastStrides(b.shape(), *shape);
+  size_t rank = shape->size();
+  size_t elem = dtypeSize(a.dtype());
+  std::vector<int64_t> idx(rank, 0);
+  const uint8_t *pc = cond.data<uint8_t>();
+  const char *pa = static_cast<const char *>(a.data());
+  const char *pb = static_cast<const char *>(b.data());
+  char *po = static_cast<char *>(out.data());
+  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
+    int64_t oc = 0, oa = 0, ob = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      oc += idx[d] * sc[d];
+      oa += idx[d] * sa[d];
+      ob += idx[d] * sb[d];
+    }
+    std::memcpy(po + linear * elem, pc[oc] ? pa + oa * elem : pb + ob * elem,
+                elem);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < (*shape)[d])
+        break;
+      idx[d] = 0;
+    }
+  }
   return out;
 }
 

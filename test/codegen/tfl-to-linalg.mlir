@@ -169,3 +169,32 @@ func.func @power(%f: tensor<2xf32>, %i: tensor<2xi64>) {
   %1 = tfl.pow %i, %i : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
   return
 }
+
+// -----
+
+// Tests the math built-ins' scalar bodies (each matches the eager kernel's
+// formula): exp via math, sigmoid as 1 / (1 + exp(-x)), rsqrt as 1 / sqrt,
+// round half to even, relu NaN-propagating, integer maximum, where as select.
+// CHECK-LABEL: func.func @math
+func.func @math(%f: tensor<2xf32>, %i: tensor<2xi64>, %c: tensor<2xi1>) {
+  // CHECK: math.exp
+  %0 = tfl.exp %f : tensor<2xf32>
+  // CHECK: arith.negf
+  // CHECK: math.exp
+  // CHECK: arith.addf
+  // CHECK: arith.divf
+  %1 = tfl.sigmoid %f : tensor<2xf32>
+  // CHECK: math.sqrt
+  // CHECK: arith.divf
+  %2 = tfl.rsqrt %f : tensor<2xf32>
+  // CHECK: math.roundeven
+  %3 = tfl.round %f : tensor<2xf32>
+  // CHECK: arith.maximumf
+  %4 = tfl.relu %f : tensor<2xf32>
+  // CHECK: arith.maxsi
+  %5 = tfl.maximum %i, %i : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
+  // CHECK: linalg.generic
+  // CHECK: arith.select
+  %6 = tfl.where %c, %f, %f : tensor<2xi1>, tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  return
+}

@@ -132,3 +132,39 @@ func.func @compare_broadcast(%a: tensor<2xf32>, %b: tensor<3xf32>) {
   %0 = tfl.compare lt, %a, %b : tensor<2xf32>, tensor<3xf32> -> tensor<3xi1>
   return
 }
+
+// -----
+
+// Tests that float functions reject integers.
+func.func @exp_on_ints(%a: tensor<2xi64>) {
+  // expected-error @+1 {{must be ranked tensor of 32-bit float or 64-bit float values}}
+  %0 = tfl.exp %a : tensor<2xi64>
+  return
+}
+
+// -----
+
+// Tests that where's values share an element type.
+func.func @where_types(%c: tensor<2xi1>, %a: tensor<2xf32>, %b: tensor<2xf64>) {
+  // expected-error @+1 {{values and result must share one element type}}
+  %0 = tfl.where %c, %a, %b : tensor<2xi1>, tensor<2xf32>, tensor<2xf64> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that where's operands must broadcast.
+func.func @where_broadcast(%c: tensor<3xi1>, %a: tensor<2xf32>) {
+  // expected-error @+1 {{operand shapes do not broadcast}}
+  %0 = tfl.where %c, %a, %a : tensor<3xi1>, tensor<2xf32>, tensor<2xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// Tests that where's result is the broadcast shape.
+func.func @where_result(%c: tensor<2xi1>, %a: tensor<2xf32>) {
+  // expected-error @+1 {{is not the broadcast shape}}
+  %0 = tfl.where %c, %a, %a : tensor<2xi1>, tensor<2xf32>, tensor<2xf32> -> tensor<4xf32>
+  return
+}

@@ -101,3 +101,29 @@ func.func @division_power(%i: tensor<3xi64>, %f: tensor<f32>) {
   %2 = tfl.pow %f, %f : tensor<f32>, tensor<f32> -> tensor<f32>
   return
 }
+
+// -----
+
+// Tests the elementwise math built-ins, maximum/minimum and where.
+// CHECK-LABEL: func.func @math
+func.func @math(%f: tensor<3xf32>, %i: tensor<3xi64>, %c: tensor<3xi1>) {
+  // CHECK: tfl.exp %{{.*}} : tensor<3xf32>
+  %0 = tfl.exp %f : tensor<3xf32>
+  // CHECK: tfl.log1p %{{.*}} : tensor<3xf32>
+  %1 = tfl.log1p %f : tensor<3xf32>
+  // CHECK: tfl.sigmoid %{{.*}} : tensor<3xf32>
+  %2 = tfl.sigmoid %f : tensor<3xf32>
+  // CHECK: tfl.round %{{.*}} : tensor<3xf32>
+  %3 = tfl.round %f : tensor<3xf32>
+  // CHECK: tfl.abs %{{.*}} : tensor<3xi64>
+  %4 = tfl.abs %i : tensor<3xi64>
+  // CHECK: tfl.relu %{{.*}} : tensor<3xf32>
+  %5 = tfl.relu %f : tensor<3xf32>
+  // CHECK: tfl.maximum %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %6 = tfl.maximum %f, %f : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  // CHECK: tfl.minimum %{{.*}}, %{{.*}} : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
+  %7 = tfl.minimum %i, %i : tensor<3xi64>, tensor<3xi64> -> tensor<3xi64>
+  // CHECK: tfl.where %{{.*}}, %{{.*}}, %{{.*}} : tensor<3xi1>, tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %8 = tfl.where %c, %f, %f : tensor<3xi1>, tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  return
+}

@@ -169,6 +169,135 @@ Value scalarBinary<PowOp>(OpBuilder &b, Location l, Value x, Value y) {
   return select(b, l, undefined, zero, p);
 }
 
+Value floatConstant(OpBuilder &b, Location l, Type t, double v) {
+  return arith::ConstantOp::create(b, l, t, b.getFloatAttr(t, v));
+}
+
+template <>
+Value scalarBinary<MaximumOp>(OpBuilder &b, Location l, Value x, Value y) {
+  Type t = x.getType();
+  if (isa<FloatType>(t))
+    return arith::MaximumFOp::create(b, l, x, y);
+  if (isUnsignedInt(t))
+    return arith::MaxUIOp::create(b, l, x, y);
+  return arith::MaxSIOp::create(b, l, x, y);
+}
+
+template <>
+Value scalarBinary<MinimumOp>(OpBuilder &b, Location l, Value x, Value y) {
+  Type t = x.getType();
+  if (isa<FloatType>(t))
+    return arith::MinimumFOp::create(b, l, x, y);
+  if (isUnsignedInt(t))
+    return arith::MinUIOp::create(b, l, x, y);
+  return arith::MinSIOp::create(b, l, x, y);
+}
+
+/// The scalar computation of an elementwise math built-in. Each matches the
+/// eager kernel's formula in runtime/lib/Kernels.cpp.
+template <typename OpTy> Value scalarUnary(OpBuilder &b, Location l, Value x);
+
+template <> Value scalarUnary<ExpOp>(OpBuilder &b, Location l, Value x) {
+  return math::ExpOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<LogOp>(OpBuilder &b, Location l, Value x) {
+  return math::LogOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<Log1pOp>(OpBuilder &b, Location l, Value x) {
+  return math::Log1pOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<Expm1Op>(OpBuilder &b, Location l, Value x) {
+  return math::ExpM1Op::create(b, l, x);
+}
+
+template <> Value scalarUnary<SqrtOp>(OpBuilder &b, Location l, Value x) {
+  return math::SqrtOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<RsqrtOp>(OpBuilder &b, Location l, Value x) {
+  return arith::DivFOp::create(b, l, floatConstant(b, l, x.getType(), 1),
+                               math::SqrtOp::create(b, l, x));
+}
+
+template <> Value scalarUnary<TanhOp>(OpBuilder &b, Location l, Value x) {
+  return math::TanhOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<SigmoidOp>(OpBuilder &b, Location l, Value x) {
+  Value one = floatConstant(b, l, x.getType(), 1);
+  Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+  return arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, e));
+}
+
+template <> Value scalarUnary<SinOp>(OpBuilder &b, Location l, Value x) {
+  return math::SinOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<CosOp>(OpBuilder &b, Location l, Value x) {
+  return math::CosOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<FloorOp>(OpBuilder &b, Location l, Value x) {
+  return math::FloorOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<RoundOp>(OpBuilder &b, Location l, Value x) {
+  return math::RoundEvenOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<AbsOp>(OpBuilder &b, Location l, Value x) {
+  if (isa<FloatType>(x.getType()))
+    return math::AbsFOp::create(b, l, x);
+  if (isUnsignedInt(x.getType()))
+    return x;
+  return math::AbsIOp::create(b, l, x);
+}
+
+template <> Value scalarUnary<SignOp>(OpBuilder &b, Location l, Value x) {
+  // x > 0 ? 1 : (x < 0 ? -1 : x): NaN and zeros pass through.
+  Type t = x.getType();
+  bool isFloat = isa<FloatType>(t);
+  auto constant = [&](int64_t v) -> Value {
+    return isFloat ? floatConstant(b, l, t, v) : intConstant(b, l, t, v);
+  };
+  Value zero = constant(0);
+  Value pos = isFloat
+                  ? Value(arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT,
+                                                x, zero))
+                  : Value(arith::CmpIOp::create(b, l,
+                                                isUnsignedInt(t)
+                                                    ? arith::CmpIPredicate::ugt
+                                                    : arith::CmpIPredicate::sgt,
+                                                x, zero));
+  Value neg = isFloat
+                  ? Value(arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
+                                                x, zero))
+                  : Value(arith::CmpIOp::create(b, l,
+                                                isUnsignedInt(t)
+                                                    ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                                                x, zero));
+  return select(b, l, pos, constant(1), select(b, l, neg, constant(-1), x));
+}
+
+template <> Value scalarUnary<SquareOp>(OpBuilder &b, Location l, Value x) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, l, x, x);
+  return arith::MulIOp::create(b, l, x, x);
+}
+
+template <> Value scalarUnary<ReluOp>(OpBuilder &b, Location l, Value x) {
+  Type t = x.getType();
+  if (isa<FloatType>(t))
+    return arith::MaximumFOp::create(b, l, x, floatConstant(b, l, t, 0));
+  if (isUnsignedInt(t))
+    return x;
+  return arith::MaxSIOp::create(b, l, x, intConstant(b, l, t, 0));
+}
+
 LogicalResult requireStaticShape(ConversionPatternRewriter &rewriter,
                                  Operation *op) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
@@ -189,6 +318,41 @@ template <typename OpTy> struct BinaryToLinalg : OpConversionPattern<OpTy> {
         {adaptor.getLhs(), adaptor.getRhs()},
         [](OpBuilder &b, Location l, ValueRange args) {
           return scalarBinary<OpTy>(b, l, args[0], args[1]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+template <typename OpTy> struct UnaryToLinalg : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        {adaptor.getInput()}, [](OpBuilder &b, Location l, ValueRange args) {
+          return scalarUnary<OpTy>(b, l, args[0]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct WhereToLinalg : OpConversionPattern<WhereOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        {adaptor.getCond(), adaptor.getLhs(), adaptor.getRhs()},
+        [](OpBuilder &b, Location l, ValueRange args) {
+          return select(b, l, args[0], args[1], args[2]);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -379,12 +543,21 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
 } // namespace
 
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>, BinaryToLinalg<MulOp>,
-           BinaryToLinalg<DivOp>, BinaryToLinalg<FloorDivOp>,
-           BinaryToLinalg<ModOp>, BinaryToLinalg<PowOp>, NegToLinalg,
-           CastToLinalg, CompareToLinalg, NotToLinalg, ConstantToArith>(
-          patterns.getContext());
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>,
+               BinaryToLinalg<MulOp>, BinaryToLinalg<DivOp>,
+               BinaryToLinalg<FloorDivOp>, BinaryToLinalg<ModOp>,
+               BinaryToLinalg<PowOp>, BinaryToLinalg<MaximumOp>,
+               BinaryToLinalg<MinimumOp>, NegToLinalg, CastToLinalg,
+               CompareToLinalg, NotToLinalg, WhereToLinalg, ConstantToArith>(
+      ctx);
+  patterns.add<
+      UnaryToLinalg<ExpOp>, UnaryToLinalg<LogOp>, UnaryToLinalg<Log1pOp>,
+      UnaryToLinalg<Expm1Op>, UnaryToLinalg<SqrtOp>, UnaryToLinalg<RsqrtOp>,
+      UnaryToLinalg<TanhOp>, UnaryToLinalg<SigmoidOp>, UnaryToLinalg<SinOp>,
+      UnaryToLinalg<CosOp>, UnaryToLinalg<FloorOp>, UnaryToLinalg<RoundOp>,
+      UnaryToLinalg<AbsOp>, UnaryToLinalg<SignOp>, UnaryToLinalg<SquareOp>,
+      UnaryToLinalg<ReluOp>>(ctx);
 }
 
 } // namespace mlir::tfl

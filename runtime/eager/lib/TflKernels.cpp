@@ -59,9 +59,42 @@ void binaryKernel(Operation *, ArrayRef<Tensor> in,
   out.push_back(tflrt::binary(K, in[0], in[1]));
 }
 
+template <typename OpTy, tflrt::UnaryKind K>
+void addUnary(KernelRegistry &registry) {
+  registry.add(OpTy::getOperationName(), [](Operation *, ArrayRef<Tensor> in,
+                                            SmallVectorImpl<Tensor> &out) {
+    out.push_back(tflrt::unary(K, in[0]));
+  });
+}
+
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
+  addUnary<mlir::tfl::ExpOp, tflrt::UnaryKind::Exp>(registry);
+  addUnary<mlir::tfl::LogOp, tflrt::UnaryKind::Log>(registry);
+  addUnary<mlir::tfl::Log1pOp, tflrt::UnaryKind::Log1p>(registry);
+  addUnary<mlir::tfl::Expm1Op, tflrt::UnaryKind::Expm1>(registry);
+  addUnary<mlir::tfl::SqrtOp, tflrt::UnaryKind::Sqrt>(registry);
+  addUnary<mlir::tfl::RsqrtOp, tflrt::UnaryKind::Rsqrt>(registry);
+  addUnary<mlir::tfl::TanhOp, tflrt::UnaryKind::Tanh>(registry);
+  addUnary<mlir::tfl::SigmoidOp, tflrt::UnaryKind::Sigmoid>(registry);
+  addUnary<mlir::tfl::SinOp, tflrt::UnaryKind::Sin>(registry);
+  addUnary<mlir::tfl::CosOp, tflrt::UnaryKind::Cos>(registry);
+  addUnary<mlir::tfl::FloorOp, tflrt::UnaryKind::Floor>(registry);
+  addUnary<mlir::tfl::RoundOp, tflrt::UnaryKind::Round>(registry);
+  addUnary<mlir::tfl::AbsOp, tflrt::UnaryKind::Abs>(registry);
+  addUnary<mlir::tfl::SignOp, tflrt::UnaryKind::Sign>(registry);
+  addUnary<mlir::tfl::SquareOp, tflrt::UnaryKind::Square>(registry);
+  addUnary<mlir::tfl::ReluOp, tflrt::UnaryKind::Relu>(registry);
+  registry.add(mlir::tfl::MaximumOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Maximum>);
+  registry.add(mlir::tfl::MinimumOp::getOperationName(),
+               binaryKernel<tflrt::BinaryKind::Minimum>);
+  registry.add(
+      mlir::tfl::WhereOp::getOperationName(),
+      [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(tflrt::where(in[0], in[1], in[2]));
+      });
   registry.add(
       mlir::tfl::ConstantOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {

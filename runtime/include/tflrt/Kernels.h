@@ -18,8 +18,36 @@ namespace tflrt {
 /// NumPy's broadcast of two shapes; nullopt when they are incompatible.
 std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b);
 
-enum class BinaryKind { Add, Sub, Mul, Div, FloorDiv, Mod, Pow };
-enum class UnaryKind { Neg };
+enum class BinaryKind {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  Maximum,
+  Minimum
+};
+enum class UnaryKind {
+  Neg,
+  Exp,
+  Log,
+  Log1p,
+  Expm1,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Sin,
+  Cos,
+  Floor,
+  Round,
+  Abs,
+  Sign,
+  Square,
+  Relu
+};
 enum class CompareKind { Lt, Le, Gt, Ge, Eq, Ne };
 
 /// Elementwise `a op b` with NumPy broadcasting. Both have the same dtype.
@@ -32,6 +60,13 @@ Tensor unary(UnaryKind kind, const Tensor &a);
 Tensor compare(CompareKind kind, const Tensor &a, const Tensor &b);
 /// Elementwise `not` of a bool tensor.
 Tensor logicalNot(const Tensor &a);
+/// `cond ? a : b` elementwise, the three broadcast together.
+Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b);
+
+/// IEEE 754-2019 maximum and minimum, as arith.maximumf/minimumf and NumPy's
+/// maximum/minimum: NaN propagates, and -0.0 < +0.0.
+double ieeeMaximum(double x, double y);
+double ieeeMinimum(double x, double y);
 
 /// Elementwise conversion to `dtype`, as NumPy's astype (u8 read unsigned,
 /// floats truncated toward zero, anything to bool is `x != 0`).

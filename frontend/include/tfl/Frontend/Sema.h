@@ -46,6 +46,8 @@ struct Specialization {
   /// For each `if`, the variables it yields; for each `for`/`while`, the
   /// variables it carries from one iteration to the next.
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> carried;
+  /// The built-in function each built-in call resolves to.
+  llvm::DenseMap<const ast::CallExpr *, std::string> builtinCalls;
   /// The result type of each augmented assignment (`x += v`).
   llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
 };

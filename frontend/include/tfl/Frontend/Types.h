@@ -37,7 +37,7 @@ bool isInteger(DType dtype); // i32, i64, u8 (not bool)
 constexpr int64_t kDynamicDim = -1;
 
 struct Type {
-  enum class Kind { None, Tensor, String, Function, Builtin, Tuple };
+  enum class Kind { None, Tensor, String, Function, Builtin, Tuple, DType };
 
   Kind kind = Kind::None;
   DType dtype = DType::F32;
@@ -54,6 +54,8 @@ struct Type {
   static Type function(const ast::FuncDef *def);
   static Type builtin(std::string name);
   static Type tuple(std::vector<Type> elements);
+  /// A dtype named as a value (`f32` in `cast(x, f32)`).
+  static Type dtypeValue(DType dtype);
 
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isScalar() const { return isTensor() && shape.empty(); }

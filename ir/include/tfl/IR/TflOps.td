@@ -214,6 +214,81 @@ def Tfl_NotOp : Tfl_Op<"not", [Pure, SameOperandsAndResultType]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Elementwise math built-ins
+//===----------------------------------------------------------------------===//
+
+class Tfl_UnaryOp<string mnemonic, Type type, string what>
+    : Tfl_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise " # what;
+  let description = "`" # mnemonic # "(x)`: " # what # ", elementwise.\n\n"
+      "```mlir\n%1 = tfl." # mnemonic # " %0 : tensor<3xf32>\n```";
+  let arguments = (ins type:$input);
+  let results = (outs type:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tfl_ExpOp : Tfl_UnaryOp<"exp", Tfl_FloatTensor, "e to the power of x">;
+def Tfl_LogOp : Tfl_UnaryOp<"log", Tfl_FloatTensor, "the natural logarithm">;
+def Tfl_Log1pOp : Tfl_UnaryOp<"log1p", Tfl_FloatTensor, "log(1 + x), accurate for small x">;
+def Tfl_Expm1Op : Tfl_UnaryOp<"expm1", Tfl_FloatTensor, "exp(x) - 1, accurate for small x">;
+def Tfl_SqrtOp : Tfl_UnaryOp<"sqrt", Tfl_FloatTensor, "the square root">;
+def Tfl_RsqrtOp : Tfl_UnaryOp<"rsqrt", Tfl_FloatTensor, "1 / sqrt(x)">;
+def Tfl_TanhOp : Tfl_UnaryOp<"tanh", Tfl_FloatTensor, "the hyperbolic tangent">;
+def Tfl_SigmoidOp : Tfl_UnaryOp<"sigmoid", Tfl_FloatTensor, "1 / (1 + exp(-x))">;
+def Tfl_SinOp : Tfl_UnaryOp<"sin", Tfl_FloatTensor, "the sine">;
+def Tfl_CosOp : Tfl_UnaryOp<"cos", Tfl_FloatTensor, "the cosine">;
+def Tfl_FloorOp : Tfl_UnaryOp<"floor", Tfl_FloatTensor, "the largest integer not above x">;
+def Tfl_RoundOp : Tfl_UnaryOp<"round", Tfl_FloatTensor, "x rounded to the nearest integer, halves to even (as NumPy)">;
+def Tfl_AbsOp : Tfl_UnaryOp<"abs", Tfl_Tensor, "the absolute value">;
+def Tfl_SignOp : Tfl_UnaryOp<"sign", Tfl_Tensor, "-1, 0 or 1 by the sign of x (NaN and zeros pass through)">;
+def Tfl_SquareOp : Tfl_UnaryOp<"square", Tfl_Tensor, "x * x">;
+def Tfl_ReluOp : Tfl_UnaryOp<"relu", Tfl_Tensor, "max(x, 0), NaN propagating">;
+
+def Tfl_MaximumOp : Tfl_BroadcastingBinaryOp<"maximum", Tfl_Tensor,
+                                             [Commutative]> {
+  let summary = "elementwise maximum with broadcasting";
+  let description = [{
+    `maximum(a, b)` as NumPy's: NaN propagates, and +0.0 is above -0.0.
+
+    ```mlir
+    %2 = tfl.maximum %0, %1 : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+    ```
+  }];
+}
+
+def Tfl_MinimumOp : Tfl_BroadcastingBinaryOp<"minimum", Tfl_Tensor,
+                                             [Commutative]> {
+  let summary = "elementwise minimum with broadcasting";
+  let description = [{
+    `minimum(a, b)` as NumPy's: NaN propagates, and -0.0 is below +0.0.
+
+    ```mlir
+    %2 = tfl.minimum %0, %1 : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+    ```
+  }];
+}
+
+def Tfl_WhereOp : Tfl_Op<"where", [Pure]> {
+  let summary = "elementwise choice between two tensors, with broadcasting";
+  let description = [{
+    `where(cond, a, b)`: `a` where `cond` is true, `b` elsewhere. The three
+    operands broadcast together as in NumPy.
+
+    ```mlir
+    %3 = tfl.where %c, %a, %b : tensor<3xi1>, tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$cond, Tfl_Tensor:$lhs,
+                       Tfl_Tensor:$rhs);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $lhs `,` $rhs attr-dict `:` type($cond) `,` type($lhs) `,`
+    type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
