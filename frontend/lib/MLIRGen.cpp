@@ -106,6 +106,18 @@ private:
   Value fromScalar(Value scalar, mlir::Location l);
   Values genCall(const CallExpr *expr);
   Value genBuiltin(const CallExpr *expr, llvm::StringRef name);
+  Value genReduction(const CallExpr *expr, llvm::StringRef name);
+  /// A reduction op of `x` over `axes`.
+  template <typename OpTy>
+  Value reduce(Value x, llvm::ArrayRef<int64_t> axes, bool keepdims,
+               mlir::Location l) {
+    auto type = cast<mlir::RankedTensorType>(x.getType());
+    auto resultType =
+        type.clone(mlir::tfl::reducedShape(type.getShape(), axes, keepdims));
+    return OpTy::create(builder, l, resultType, x,
+                        builder.getDenseI64ArrayAttr(axes),
+                        builder.getBoolAttr(keepdims));
+  }
   template <typename OpTy> Value unary(Value x, mlir::Location l) {
     return OpTy::create(builder, l, x);
   }
@@ -635,6 +647,8 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   mlir::Type elem = elementType(&ctx, t.dtype);
   if (name == "cast" || name == "float" || name == "int")
     return castTo(genExpr(expr->args[0].get())[0], elem, l);
+  if (spec->reductions.count(expr))
+    return genReduction(expr, name);
   // Every other built-in computes in the result's dtype.
   llvm::SmallVector<Value, 3> args;
   for (const ExprPtr &arg : expr->args)
@@ -675,7 +689,67 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   return (this->*fn)(args[0], l);
 }
 
+Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
+  const ReductionInfo &info = spec->reductions.find(expr)->second;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::Type elem = elementType(&ctx, t.dtype);
+  Value x = genExpr(expr->args[0].get())[0];
+  const std::vector<int64_t> &axes = info.axes;
+  bool keep = info.keepdims;
+  using namespace mlir::tfl;
+  if (name == "argmax" || name == "argmin") {
+    mlir::IntegerAttr axis =
+        info.allAxes ? mlir::IntegerAttr() : builder.getI64IntegerAttr(axes[0]);
+    if (name == "argmax")
+      return ArgmaxOp::create(builder, l, tensorType(t), x, axis,
+                              builder.getBoolAttr(keep));
+    return ArgminOp::create(builder, l, tensorType(t), x, axis,
+                            builder.getBoolAttr(keep));
+  }
+  x = castTo(x, elem, l);
+  if (name == "sum")
+    return reduce<ReduceSumOp>(x, axes, keep, l);
+  if (name == "prod")
+    return reduce<ReduceProdOp>(x, axes, keep, l);
+  if (name == "max")
+    return reduce<ReduceMaxOp>(x, axes, keep, l);
+  if (name == "min")
+    return reduce<ReduceMinOp>(x, axes, keep, l);
+  auto scalar = [&](double v) -> Value {
+    auto type = mlir::RankedTensorType::get({}, elem);
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, builder.getFloatAttr(elem, v)));
+  };
+  if (name == "mean") {
+    auto inType = cast<mlir::RankedTensorType>(x.getType());
+    double count = 1;
+    for (int64_t a : axes)
+      count *= inType.getDimSize(a);
+    Value sum = reduce<ReduceSumOp>(x, axes, keep, l);
+    return broadcastingBinary<DivOp>(sum, scalar(count), l);
+  }
+  // logsumexp: m + log(sum(exp(x - m))), with m the maximum where it is
+  // finite and 0 elsewhere (SciPy's guard: all -inf gives -inf).
+  auto finiteOr0 = [&](Value m) -> Value {
+    auto type = cast<mlir::RankedTensorType>(m.getType());
+    Value diff = broadcastingBinary<SubOp>(m, m, l);
+    Value finite = mlir::tfl::CompareOp::create(
+        builder, l, type.clone(builder.getI1Type()), ComparePredicate::eq, diff,
+        scalar(0));
+    return WhereOp::create(builder, l, type, finite, m, scalar(0));
+  };
+  Value mKept = finiteOr0(reduce<ReduceMaxOp>(x, axes, true, l));
+  Value shifted = broadcastingBinary<SubOp>(x, mKept, l);
+  Value e = ExpOp::create(builder, l, shifted);
+  Value s = LogOp::create(builder, l, reduce<ReduceSumOp>(e, axes, keep, l));
+  Value m = keep ? mKept : finiteOr0(reduce<ReduceMaxOp>(x, axes, false, l));
+  return broadcastingBinary<AddOp>(s, m, l);
+}
+
 Values MLIRGenImpl::genCall(const CallExpr *expr) {
+
   auto builtin = spec->builtinCalls.find(expr);
   if (builtin != spec->builtinCalls.end())
     return {genBuiltin(expr, builtin->second)};

@@ -54,8 +54,10 @@ const llvm::StringSet<> &numericMathBuiltins() {
 
 const llvm::StringSet<> &builtinNames() {
   static const llvm::StringSet<> names = [] {
-    llvm::StringSet<> all = {"print", "maximum", "minimum", "pow", "where",
-                             "clip",  "cast",    "float",   "int"};
+    llvm::StringSet<> all = {"print",  "maximum",  "minimum", "pow",  "where",
+                             "clip",   "cast",     "float",   "int",  "sum",
+                             "mean",   "max",      "min",     "prod", "argmax",
+                             "argmin", "logsumexp"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -161,6 +163,7 @@ private:
   FailureOr<Type> analyzeCall(const CallExpr *expr);
   FailureOr<Type> analyzePrint(const CallExpr *expr);
   FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
   /// Types, coerces and broadcasts the operands of an elementwise built-in.
   FailureOr<Type> elementwiseOperands(const CallExpr *expr,
                                       llvm::StringRef name,
@@ -992,8 +995,153 @@ FailureOr<Type> SemaImpl::elementwiseOperands(const CallExpr *expr,
   return common;
 }
 
+/// The integer literal `e` denotes (`2`, `-1`), if it is one.
+static std::optional<int64_t> intLiteral(const Expr *e) {
+  if (auto *i = dyn_cast<IntExpr>(e))
+    return i->value;
+  if (auto *u = dyn_cast<UnaryExpr>(e))
+    if (auto *i = dyn_cast<IntExpr>(u->operand.get()))
+      return u->op == UnaryOp::Minus ? -i->value : i->value;
+  return std::nullopt;
+}
+
+FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
+                                           llvm::StringRef name) {
+  // name(x, axis=None, keepdims=False), axis and keepdims as literals.
+  const Expr *axisExpr = expr->args.size() > 1 ? expr->args[1].get() : nullptr;
+  const Expr *keepExpr = expr->args.size() > 2 ? expr->args[2].get() : nullptr;
+  if (expr->args.empty() || expr->args.size() > 3) {
+    error(expr->getBegin()) << name
+                            << "() takes 1 to 3 arguments (x, axis, "
+                               "keepdims), got "
+                            << expr->args.size();
+    return failure();
+  }
+  for (const Keyword &kw : expr->keywords) {
+    const Expr **slot = kw.name == "axis"       ? &axisExpr
+                        : kw.name == "keepdims" ? &keepExpr
+                                                : nullptr;
+    if (!slot) {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+    if (*slot) {
+      error(kw.range.begin)
+          << name << "() got multiple values for '" << kw.name << "'";
+      return failure();
+    }
+    *slot = kw.value.get();
+  }
+  FailureOr<Type> x = analyzeExpr(expr->args[0].get());
+  if (failed(x))
+    return failure();
+  if (!x->isTensor()) {
+    error(expr->args[0]->getBegin())
+        << name << "() takes a tensor, got " << x->str();
+    return failure();
+  }
+
+  ReductionInfo info;
+  if (keepExpr) {
+    auto *b = dyn_cast<BoolExpr>(keepExpr);
+    if (!b) {
+      error(keepExpr->getBegin())
+          << name << "()'s keepdims must be True or False";
+      return failure();
+    }
+    info.keepdims = b->value;
+  }
+  std::vector<const Expr *> axisItems;
+  if (!axisExpr || isa<NoneExpr>(axisExpr))
+    info.allAxes = true;
+  else if (auto *t = dyn_cast<TupleExpr>(axisExpr))
+    for (const ExprPtr &e : t->elements)
+      axisItems.push_back(e.get());
+  else
+    axisItems.push_back(axisExpr);
+  int64_t rank = x->rank();
+  for (const Expr *item : axisItems) {
+    std::optional<int64_t> axis = intLiteral(item);
+    if (!axis) {
+      error(item->getBegin()) << name
+                              << "()'s axis must be an integer literal, a "
+                                 "tuple of them, or None";
+      return failure();
+    }
+    int64_t a = *axis < 0 ? *axis + rank : *axis;
+    if (a < 0 || a >= rank) {
+      error(item->getBegin())
+          << "axis " << *axis << " is out of range for " << x->str();
+      return failure();
+    }
+    if (llvm::is_contained(info.axes, a)) {
+      error(item->getBegin()) << "axis " << *axis << " is repeated";
+      return failure();
+    }
+    info.axes.push_back(a);
+  }
+  if (info.allAxes)
+    for (int64_t d = 0; d < rank; ++d)
+      info.axes.push_back(d);
+  llvm::sort(info.axes);
+
+  bool isArg = name == "argmax" || name == "argmin";
+  if (isArg && !info.allAxes && info.axes.size() != 1) {
+    error(axisExpr->getBegin()) << name << "() takes one axis or None";
+    return failure();
+  }
+  if (x->dtype == DType::Bool && name != "sum" && name != "mean" &&
+      name != "prod") {
+    error(expr->args[0]->getBegin())
+        << name << "() takes numbers, got " << x->str();
+    return failure();
+  }
+  if (name == "max" || name == "min" || isArg) {
+    for (int64_t a : info.axes)
+      if (x->shape[a] == 0) {
+        error(expr->getBegin())
+            << name << "() of an empty axis has no identity (" << x->str()
+            << ", axis " << a << ")";
+        return failure();
+      }
+  }
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!llvm::is_contained(info.axes, d))
+      shape.push_back(x->shape[d]);
+    else if (info.keepdims)
+      shape.push_back(1);
+  }
+  DType dtype = x->dtype;
+  if (name == "sum" || name == "prod")
+    dtype = dtype == DType::Bool ? DType::I64 : dtype;
+  else if (name == "mean")
+    dtype = isFloat(dtype) ? dtype : DType::F32;
+  else if (isArg)
+    dtype = DType::I64;
+  else if (name == "logsumexp" && !isFloat(dtype)) {
+    if (!x->weak) {
+      error(expr->args[0]->getBegin())
+          << "logsumexp() takes a float tensor, got " << x->str()
+          << " (use cast(x, f32))";
+      return failure();
+    }
+    dtype = DType::F32;
+  }
+  if (x->weak)
+    coerce(expr->args[0].get(), isArg ? x->dtype : dtype);
+  frame->spec->reductions[expr] = std::move(info);
+  return Type::tensor(dtype, shape);
+}
+
 FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
+  if (llvm::is_contained({"sum", "mean", "max", "min", "prod", "argmax",
+                          "argmin", "logsumexp"},
+                         name))
+    return analyzeReduction(expr, name);
+
   size_t arity = llvm::StringSwitch<size_t>(name)
                      .Cases({"maximum", "minimum", "pow", "cast"}, 2)
                      .Cases({"where", "clip"}, 3)

@@ -34,6 +34,69 @@ mlir::tfl::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return out;
 }
 
+SmallVector<int64_t> mlir::tfl::reducedShape(ArrayRef<int64_t> shape,
+                                             ArrayRef<int64_t> axes,
+                                             bool keepdims) {
+  SmallVector<int64_t> out;
+  for (int64_t i = 0, e = shape.size(); i < e; ++i) {
+    if (!llvm::is_contained(axes, i))
+      out.push_back(shape[i]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+/// Checks that `axes` are sorted, distinct and within `rank`, and that
+/// `result` has the reduced shape.
+static LogicalResult verifyReduction(Operation *op, RankedTensorType input,
+                                     RankedTensorType result,
+                                     ArrayRef<int64_t> axes, bool keepdims) {
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] < 0 || axes[i] >= input.getRank())
+      return op->emitOpError("axis ")
+             << axes[i] << " is out of range for " << input;
+    if (i > 0 && axes[i] <= axes[i - 1])
+      return op->emitOpError("axes must be sorted and distinct");
+  }
+  SmallVector<int64_t> shape = reducedShape(input.getShape(), axes, keepdims);
+  if (result.getShape() != ArrayRef<int64_t>(shape))
+    return op->emitOpError("result type ")
+           << result << " is not " << input << " reduced over the axes";
+  return success();
+}
+
+template <typename OpTy> static LogicalResult verifyReductionOp(OpTy op) {
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  auto result = cast<RankedTensorType>(op.getResult().getType());
+  if (input.getElementType() != result.getElementType())
+    return op.emitOpError("result element type differs from the input's");
+  return verifyReduction(op, input, result, op.getAxes(), op.getKeepdims());
+}
+
+LogicalResult ReduceSumOp::verify() { return verifyReductionOp(*this); }
+LogicalResult ReduceProdOp::verify() { return verifyReductionOp(*this); }
+LogicalResult ReduceMaxOp::verify() { return verifyReductionOp(*this); }
+LogicalResult ReduceMinOp::verify() { return verifyReductionOp(*this); }
+
+template <typename OpTy> static LogicalResult verifyArgReduction(OpTy op) {
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  auto result = cast<RankedTensorType>(op.getResult().getType());
+  if (!op.getAxis()) {
+    if (result.getRank() != (op.getKeepdims() ? input.getRank() : 0) ||
+        llvm::any_of(result.getShape(), [](int64_t d) { return d != 1; }))
+      return op.emitOpError("result of a reduction over all axes must be ")
+             << (op.getKeepdims() ? "all ones" : "a scalar");
+    return success();
+  }
+  return verifyReduction(op, input, result,
+                         {static_cast<int64_t>(*op.getAxis())},
+                         op.getKeepdims());
+}
+
+LogicalResult ArgmaxOp::verify() { return verifyArgReduction(*this); }
+LogicalResult ArgminOp::verify() { return verifyArgReduction(*this); }
+
 /// Shared verifier of the broadcasting binary ops; the result's element type
 /// is the operands' unless `resultElement` says otherwise.
 static LogicalResult verifyBroadcastingBinary(Operation *op,

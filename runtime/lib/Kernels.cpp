@@ -8,6 +8,8 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -365,6 +367,144 @@ Tensor cast(const Tensor &a, DType dtype) {
       Out *pc = out.data<Out>();
       for (int64_t i = 0; i < n; ++i)
         pc[i] = static_cast<Out>(pa[i]);
+    });
+  });
+  return out;
+}
+
+namespace {
+
+/// For each element of `shape` in row-major order, calls fn(linear, out)
+/// with `out` the offset in the reduced tensor (axes dropped).
+template <typename Fn>
+void forEachReduced(const Shape &shape, const std::vector<int64_t> &axes,
+                    Fn fn) {
+  size_t rank = shape.size();
+  Shape outShape;
+  for (size_t d = 0; d < rank; ++d)
+    if (std::find(axes.begin(), axes.end(), int64_t(d)) == axes.end())
+      outShape.push_back(shape[d]);
+  Shape outStrides = contiguousStrides(outShape);
+  Shape strideOf(rank, 0);
+  for (size_t d = 0, k = 0; d < rank; ++d)
+    if (std::find(axes.begin(), axes.end(), int64_t(d)) == axes.end())
+      strideOf[d] = outStrides[k++];
+  std::vector<int64_t> idx(rank, 0);
+  int64_t out = 0;
+  for (int64_t linear = 0, n = numElements(shape); linear < n; ++linear) {
+    fn(linear, out);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < shape[d]) {
+        out += strideOf[d];
+        break;
+      }
+      out -= strideOf[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+Shape reducedShapeOf(const Shape &shape, const std::vector<int64_t> &axes,
+                     bool keepdims) {
+  Shape out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    bool reduced =
+        std::find(axes.begin(), axes.end(), int64_t(d)) != axes.end();
+    if (!reduced)
+      out.push_back(shape[d]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+} // namespace
+
+Tensor reduce(ReduceKind kind, const Tensor &a,
+              const std::vector<int64_t> &axes, bool keepdims) {
+  Tensor out(a.dtype(), reducedShapeOf(a.shape(), axes, keepdims));
+  dispatchNumeric(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T init = T(0);
+    switch (kind) {
+    case ReduceKind::Sum:
+      init = T(0);
+      break;
+    case ReduceKind::Prod:
+      init = T(1);
+      break;
+    case ReduceKind::Max:
+      init = std::numeric_limits<T>::has_infinity
+                 ? -std::numeric_limits<T>::infinity()
+                 : std::numeric_limits<T>::lowest();
+      break;
+    case ReduceKind::Min:
+      init = std::numeric_limits<T>::has_infinity
+                 ? std::numeric_limits<T>::infinity()
+                 : std::numeric_limits<T>::max();
+      break;
+    }
+    T *po = out.data<T>();
+    std::fill(po, po + out.numElements(), init);
+    const T *pa = a.data<T>();
+    forEachReduced(a.shape(), axes, [&](int64_t i, int64_t o) {
+      switch (kind) {
+      case ReduceKind::Sum:
+        po[o] = T(po[o] + pa[i]);
+        break;
+      case ReduceKind::Prod:
+        po[o] = T(po[o] * pa[i]);
+        break;
+      case ReduceKind::Max:
+        po[o] = maximumOf<T>(po[o], pa[i]);
+        break;
+      case ReduceKind::Min:
+        po[o] = minimumOf<T>(po[o], pa[i]);
+        break;
+      }
+    });
+  });
+  return out;
+}
+
+Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims) {
+  Shape shape = a.shape();
+  std::vector<int64_t> axes;
+  if (axis < 0) {
+    shape = {a.numElements()};
+    axes = {0};
+  } else {
+    axes = {axis};
+  }
+  Shape outShape = reducedShapeOf(shape, axes, false);
+  Shape resultShape = axis < 0 ? (keepdims ? Shape(a.rank(), 1) : Shape{})
+                               : reducedShapeOf(a.shape(), axes, keepdims);
+  Tensor out(DType::I64, resultShape);
+  int64_t *idxOut = out.data<int64_t>();
+  int64_t axisLen = shape[axes[0]];
+  int64_t inner = 1;
+  for (size_t d = axes[0] + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  dispatchNumeric(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> best(numElements(outShape));
+    std::fill(best.begin(), best.end(),
+              std::numeric_limits<T>::has_infinity
+                  ? (isMax ? -std::numeric_limits<T>::infinity()
+                           : std::numeric_limits<T>::infinity())
+                  : (isMax ? std::numeric_limits<T>::lowest()
+                           : std::numeric_limits<T>::max()));
+    std::fill(idxOut, idxOut + numElements(outShape), 0);
+    const T *pa = a.data<T>();
+    forEachReduced(shape, axes, [&](int64_t i, int64_t o) {
+      T x = pa[i];
+      bool take = isMax ? x > best[o] : x < best[o];
+      if constexpr (std::is_floating_point_v<T>)
+        take = take || (std::isnan(x) && !std::isnan(best[o]));
+      if (take) {
+        best[o] = x;
+        idxOut[o] = (i / inner) % axisLen;
+      }
     });
   });
   return out;

@@ -198,3 +198,49 @@ func.func @math(%f: tensor<2xf32>, %i: tensor<2xi64>, %c: tensor<2xi1>) {
   %6 = tfl.where %c, %f, %f : tensor<2xi1>, tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
   return
 }
+
+// -----
+
+// Tests a sum over one axis: a zero-filled output, a reduction iterator,
+// and keepdims restored by expand_shape.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @reduce_sum
+func.func @reduce_sum(%x: tensor<2x3xf32>) -> tensor<2x1xf32> {
+  // CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32)
+  // CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "reduction"]}
+  // CHECK-SAME: outs(%[[FILL]] : tensor<2xf32>)
+  // CHECK: arith.addf
+  // CHECK: tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+  %0 = tfl.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : tensor<2x3xf32> -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+// Tests max: -inf identity and NaN-propagating maximumf.
+// CHECK-LABEL: func.func @reduce_max
+func.func @reduce_max(%x: tensor<4xf32>) -> tensor<f32> {
+  // CHECK: arith.constant 0xFF800000 : f32
+  // CHECK: arith.maximumf
+  %0 = tfl.reduce_max %x {axes = array<i64: 0>, keepdims = false} : tensor<4xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Tests argmax: (value, index) carried through a two-output generic, the
+// first NaN winning; over all axes the input is collapsed first.
+// CHECK-LABEL: func.func @argmax
+func.func @argmax(%x: tensor<2x3xf32>) -> tensor<i64> {
+  // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  // CHECK: linalg.generic
+  // CHECK-SAME: iterator_types = ["reduction"]
+  // CHECK: arith.cmpf ogt
+  // CHECK: arith.cmpf uno
+  // CHECK: linalg.index 0
+  // CHECK: arith.select
+  %0 = tfl.argmax %x {keepdims = false} : tensor<2x3xf32> -> tensor<i64>
+  return %0 : tensor<i64>
+}

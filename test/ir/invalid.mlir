@@ -168,3 +168,48 @@ func.func @where_result(%c: tensor<2xi1>, %a: tensor<2xf32>) {
   %0 = tfl.where %c, %a, %a : tensor<2xi1>, tensor<2xf32>, tensor<2xf32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+// Tests that reduction axes must be in range.
+func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 2 is out of range}}
+  %0 = tfl.reduce_sum %x {axes = array<i64: 2>, keepdims = false} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that reduction axes must be sorted and distinct.
+func.func @reduce_axis_order(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{axes must be sorted and distinct}}
+  %0 = tfl.reduce_sum %x {axes = array<i64: 1, 0>, keepdims = false} : tensor<2x3xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// Tests that the result must be the reduced shape.
+func.func @reduce_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{is not 'tensor<2x3xf32>' reduced over the axes}}
+  %0 = tfl.reduce_min %x {axes = array<i64: 1>, keepdims = true} : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that a reduction keeps the element type.
+func.func @reduce_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result element type differs from the input's}}
+  %0 = tfl.reduce_prod %x {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf64>
+  return
+}
+
+// -----
+
+// Tests that an arg-reduction over all axes gives a scalar.
+func.func @arg_all_axes(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result of a reduction over all axes must be a scalar}}
+  %0 = tfl.argmax %x {keepdims = false} : tensor<2x3xf32> -> tensor<2xi64>
+  return
+}

@@ -127,3 +127,19 @@ func.func @math(%f: tensor<3xf32>, %i: tensor<3xi64>, %c: tensor<3xi1>) {
   %8 = tfl.where %c, %f, %f : tensor<3xi1>, tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
   return
 }
+
+// -----
+
+// Tests reductions and arg-reductions.
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: tensor<2x3xf32>) {
+  // CHECK: tfl.reduce_sum %{{.*}} {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
+  %0 = tfl.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
+  // CHECK: tfl.reduce_max %{{.*}} {axes = array<i64: 0, 1>, keepdims = true} : tensor<2x3xf32> -> tensor<1x1xf32>
+  %1 = tfl.reduce_max %x {axes = array<i64: 0, 1>, keepdims = true} : tensor<2x3xf32> -> tensor<1x1xf32>
+  // CHECK: tfl.argmax %{{.*}} {axis = 0 : i64, keepdims = false} : tensor<2x3xf32> -> tensor<3xi64>
+  %2 = tfl.argmax %x {axis = 0 : i64, keepdims = false} : tensor<2x3xf32> -> tensor<3xi64>
+  // CHECK: tfl.argmin %{{.*}} {keepdims = false} : tensor<2x3xf32> -> tensor<i64>
+  %3 = tfl.argmin %x {keepdims = false} : tensor<2x3xf32> -> tensor<i64>
+  return
+}

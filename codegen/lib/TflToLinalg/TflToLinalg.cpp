@@ -26,6 +26,7 @@ struct ConvertTflToLinalgPass
     RewritePatternSet patterns(ctx);
     populateTflElementwiseToLinalgPatterns(patterns);
     populateTflLinearToLinalgPatterns(patterns);
+    populateTflReductionToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TflDialect>();

@@ -67,9 +67,36 @@ void addUnary(KernelRegistry &registry) {
   });
 }
 
+template <typename OpTy, tflrt::ReduceKind K>
+void addReduction(KernelRegistry &registry) {
+  registry.add(OpTy::getOperationName(), [](Operation *op, ArrayRef<Tensor> in,
+                                            SmallVectorImpl<Tensor> &out) {
+    auto r = cast<OpTy>(op);
+    std::vector<int64_t> axes(r.getAxes().begin(), r.getAxes().end());
+    out.push_back(tflrt::reduce(K, in[0], axes, r.getKeepdims()));
+  });
+}
+
+template <typename OpTy>
+void addArgReduction(KernelRegistry &registry, bool isMax) {
+  registry.add(OpTy::getOperationName(), [isMax](Operation *op,
+                                                 ArrayRef<Tensor> in,
+                                                 SmallVectorImpl<Tensor> &out) {
+    auto r = cast<OpTy>(op);
+    int64_t axis = r.getAxis() ? int64_t(*r.getAxis()) : -1;
+    out.push_back(tflrt::argReduce(isMax, in[0], axis, r.getKeepdims()));
+  });
+}
+
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
+  addReduction<mlir::tfl::ReduceSumOp, tflrt::ReduceKind::Sum>(registry);
+  addReduction<mlir::tfl::ReduceProdOp, tflrt::ReduceKind::Prod>(registry);
+  addReduction<mlir::tfl::ReduceMaxOp, tflrt::ReduceKind::Max>(registry);
+  addReduction<mlir::tfl::ReduceMinOp, tflrt::ReduceKind::Min>(registry);
+  addArgReduction<mlir::tfl::ArgmaxOp>(registry, /*isMax=*/true);
+  addArgReduction<mlir::tfl::ArgminOp>(registry, /*isMax=*/false);
   addUnary<mlir::tfl::ExpOp, tflrt::UnaryKind::Exp>(registry);
   addUnary<mlir::tfl::LogOp, tflrt::UnaryKind::Log>(registry);
   addUnary<mlir::tfl::Log1pOp, tflrt::UnaryKind::Log1p>(registry);

@@ -72,6 +72,16 @@ double ieeeMinimum(double x, double y);
 /// floats truncated toward zero, anything to bool is `x != 0`).
 Tensor cast(const Tensor &a, DType dtype);
 
+enum class ReduceKind { Sum, Prod, Max, Min };
+
+/// Reduces `a` over sorted, distinct `axes`, accumulating in row-major
+/// order (the order compiled loops use, so float results agree exactly).
+Tensor reduce(ReduceKind kind, const Tensor &a,
+              const std::vector<int64_t> &axes, bool keepdims);
+/// The first index of the maximum (or minimum) along `axis`, or into the
+/// flattened tensor when `axis` is negative; a NaN wins, as in NumPy.
+Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims);
+
 /// C = A @ B for row-major 2-D operands (A: MxK, B: KxN). Float types go to
 /// BLAS; integer types use a plain loop.
 Tensor matmul(const Tensor &a, const Tensor &b);

@@ -25,6 +25,7 @@ namespace mlir::tfl {
 /// Patterns of tfl-to-linalg, one function per op family.
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);
+void populateTflReductionToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tfl
 

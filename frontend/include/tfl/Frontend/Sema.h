@@ -29,6 +29,14 @@ struct CarriedVar {
   Type type;
 };
 
+/// The normalized axes (sorted, non-negative) and keepdims of a reduction
+/// call; `allAxes` when `axis=None`.
+struct ReductionInfo {
+  std::vector<int64_t> axes;
+  bool keepdims = false;
+  bool allAxes = false;
+};
+
 /// One function specialized to argument types, or the script body.
 struct Specialization {
   const ast::FuncDef *def = nullptr; // null for the script body
@@ -48,6 +56,8 @@ struct Specialization {
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> carried;
   /// The built-in function each built-in call resolves to.
   llvm::DenseMap<const ast::CallExpr *, std::string> builtinCalls;
+  /// The axes of each reduction call.
+  llvm::DenseMap<const ast::CallExpr *, ReductionInfo> reductions;
   /// The result type of each augmented assignment (`x += v`).
   llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
 };

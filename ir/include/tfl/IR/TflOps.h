@@ -24,6 +24,12 @@ namespace mlir::tfl {
 std::optional<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
+/// The shape of `shape` reduced over `axes` (sorted, distinct, in range),
+/// with size-1 dims in their place when `keepdims`.
+llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
+                                        llvm::ArrayRef<int64_t> axes,
+                                        bool keepdims);
+
 } // namespace mlir::tfl
 
 #endif // TFL_IR_TFLOPS_H

@@ -289,6 +289,57 @@ def Tfl_WhereOp : Tfl_Op<"where", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+// Reductions over a sorted set of distinct axes; `keepdims` keeps each
+// reduced axis as a dim of size 1. The result's element type is the
+// input's.
+class Tfl_ReductionOp<string mnemonic, string what>
+    : Tfl_Op<mnemonic, [Pure]> {
+  let summary = what # " over axes";
+  let description = "The " # what # " of `input` over `axes` (NumPy's `" #
+      mnemonic # "(x, axis=axes, keepdims=keepdims)`).\n\n"
+      "```mlir\n%1 = tfl." # mnemonic #
+      " %0 {axes = array<i64: 1>, keepdims = false} : tensor<2x3xf32> -> "
+      "tensor<2xf32>\n```";
+  let arguments = (ins Tfl_Tensor:$input, DenseI64ArrayAttr:$axes,
+                       BoolAttr:$keepdims);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_ReduceSumOp : Tfl_ReductionOp<"reduce_sum", "the sum">;
+def Tfl_ReduceProdOp : Tfl_ReductionOp<"reduce_prod", "the product">;
+def Tfl_ReduceMaxOp : Tfl_ReductionOp<"reduce_max", "the maximum (NaN propagating)">;
+def Tfl_ReduceMinOp : Tfl_ReductionOp<"reduce_min", "the minimum (NaN propagating)">;
+
+class Tfl_ArgReductionOp<string mnemonic, string what>
+    : Tfl_Op<mnemonic, [Pure]> {
+  let summary = "the index of " # what # " along an axis";
+  let description = "The first index of " # what # " of `input` along "
+      "`axis` (NumPy's `" # mnemonic # "`; a NaN counts as the extreme, so "
+      "the first NaN's index is returned). Without `axis`, the index into "
+      "the flattened input.\n\n"
+      "```mlir\n%1 = tfl." # mnemonic #
+      " %0 {axis = 1 : i64, keepdims = false} : tensor<2x3xf32> -> "
+      "tensor<2xi64>\n```";
+  let arguments = (ins Tfl_Tensor:$input, OptionalAttr<I64Attr>:$axis,
+                       BoolAttr:$keepdims);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_ArgmaxOp : Tfl_ArgReductionOp<"argmax", "the maximum">;
+def Tfl_ArgminOp : Tfl_ArgReductionOp<"argmin", "the minimum">;
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
