@@ -29,6 +29,7 @@ void emitPrintCalls(OpBuilder &builder, PrintOp op, ValueRange buffers) {
   auto module = op->getParentOfType<ModuleOp>();
   auto ptrType = LLVM::LLVMPointerType::get(builder.getContext());
   SmallVector<std::string> pieces = op.getTextPieces();
+  SmallVector<std::string> specs = op.getSpecs();
   for (size_t i = 0; i < pieces.size(); ++i) {
     if (!pieces[i].empty()) {
       func::FuncOp fn =
@@ -40,11 +41,12 @@ void emitPrintCalls(OpBuilder &builder, PrintOp op, ValueRange buffers) {
     if (i >= buffers.size())
       continue;
     Value unranked = castToUnranked(builder, loc, buffers[i]);
+    Value spec = getOrCreateStringPointer(builder, loc, module, specs[i]);
     Type elem = cast<MemRefType>(buffers[i].getType()).getElementType();
     func::FuncOp fn = getOrInsertRuntimeFunction(
         builder, module, ("tflrt_print_" + runtimeTypeSuffix(elem)).str(),
-        builder.getFunctionType({unranked.getType()}, {}));
-    func::CallOp::create(builder, loc, fn, ValueRange{unranked});
+        builder.getFunctionType({unranked.getType(), ptrType}, {}));
+    func::CallOp::create(builder, loc, fn, ValueRange{unranked, spec});
   }
 }
 

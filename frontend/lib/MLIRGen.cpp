@@ -798,6 +798,22 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
   for (size_t i = 0; i < expr->args.size(); ++i) {
     if (i)
       format += escapeFormat(sep);
+    if (auto *f = dyn_cast<FStringExpr>(expr->args[i].get())) {
+      for (const FStringExpr::Part &part : f->parts) {
+        if (!part.expr) {
+          format += escapeFormat(part.text);
+          continue;
+        }
+        const Type &pt = typeOf(part.expr.get());
+        if (pt.kind == Type::Kind::String) {
+          format += escapeFormat(pt.name);
+          continue;
+        }
+        inputs.push_back(genExpr(part.expr.get())[0]);
+        format += part.spec.empty() ? "{}" : "{:" + part.spec + "}";
+      }
+      continue;
+    }
     const Type &t = typeOf(expr->args[i].get());
     if (t.kind == Type::Kind::String) {
       format += escapeFormat(t.name);

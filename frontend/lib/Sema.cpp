@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Regex.h"
 
 #include <map>
 
@@ -162,6 +163,7 @@ private:
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
   FailureOr<Type> analyzeCall(const CallExpr *expr);
   FailureOr<Type> analyzePrint(const CallExpr *expr);
+  LogicalResult analyzeFString(const FStringExpr *expr);
   FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
   /// Types, coerces and broadcasts the operands of an elementwise built-in.
@@ -1235,8 +1237,59 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
   return t;
 }
 
+LogicalResult SemaImpl::analyzeFString(const FStringExpr *expr) {
+  // Python's format-spec mini-language (types TFL supports).
+  static const llvm::Regex specGrammar(
+      "^(.?[<>=^])?[-+ ]?#?0?[0-9]*[,_]?(\\.[0-9]+)?[bdeEfFgGoxX%]?$");
+  for (const FStringExpr::Part &part : expr->parts) {
+    if (!part.expr)
+      continue;
+    FailureOr<Type> t = analyzeExpr(part.expr.get());
+    if (failed(t))
+      return failure();
+    const Position at = part.expr->getBegin();
+    if (t->kind == Type::Kind::String) {
+      if (!part.spec.empty()) {
+        error(at) << "a format spec on a string field is not supported yet";
+        return failure();
+      }
+      continue;
+    }
+    if (!t->isTensor()) {
+      error(at) << "an f-string cannot show a value of type " << t->str();
+      return failure();
+    }
+    if (t->weak)
+      coerce(part.expr.get(), t->dtype);
+    if (part.spec.empty())
+      continue;
+    if (!t->isScalar()) {
+      error(at) << "a format spec applies to scalars, not " << t->str()
+                << " (as for NumPy arrays)";
+      return failure();
+    }
+    if (llvm::StringRef(part.spec).contains('{') ||
+        !specGrammar.match(part.spec)) {
+      error(at) << "invalid format spec '" << part.spec << "'";
+      return failure();
+    }
+    char type = part.spec.back();
+    if (isFloat(t->dtype) && llvm::StringRef("bdoxX").contains(type)) {
+      error(at) << "format code '" << type << "' is for integers, but this "
+                << "value is " << t->str();
+      return failure();
+    }
+  }
+  return success();
+}
+
 FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
   for (const ExprPtr &arg : expr->args) {
+    if (auto *f = dyn_cast<FStringExpr>(arg.get())) {
+      if (failed(analyzeFString(f)))
+        return failure();
+      continue;
+    }
     FailureOr<Type> t = analyzeExpr(arg.get());
     if (failed(t))
       return failure();

@@ -223,43 +223,61 @@ LogicalResult MatmulOp::verify() {
 // PrintOp
 //===----------------------------------------------------------------------===//
 
-/// Splits a print format at its `{}` placeholders, unescaping `{{` and `}}`.
-/// Fails on a lone brace.
-static FailureOr<SmallVector<std::string>> splitFormat(StringRef format) {
-  SmallVector<std::string> pieces(1);
+/// Splits a print format at its `{}` / `{:spec}` placeholders, unescaping
+/// `{{` and `}}`. Fails on a lone brace.
+static LogicalResult splitFormat(StringRef format,
+                                 SmallVectorImpl<std::string> &pieces,
+                                 SmallVectorImpl<std::string> &specs) {
+  pieces.assign(1, "");
   for (size_t i = 0; i < format.size(); ++i) {
     char c = format[i];
     char next = i + 1 < format.size() ? format[i + 1] : '\0';
-    if (c == '{' && next == '}') {
-      pieces.emplace_back();
-      ++i;
-    } else if ((c == '{' && next == '{') || (c == '}' && next == '}')) {
+    if ((c == '{' && next == '{') || (c == '}' && next == '}')) {
       pieces.back() += c;
       ++i;
-    } else if (c == '{' || c == '}') {
+    } else if (c == '{') {
+      size_t close = format.find('}', i);
+      if (close == StringRef::npos || (next != '}' && next != ':'))
+        return failure();
+      StringRef spec = format.slice(i + 1, close);
+      if (spec.contains('{'))
+        return failure();
+      specs.push_back(spec.empty() ? "" : spec.drop_front().str());
+      pieces.emplace_back();
+      i = close;
+    } else if (c == '}') {
       return failure();
     } else {
       pieces.back() += c;
     }
   }
-  return pieces;
+  return success();
 }
 
 SmallVector<std::string> PrintOp::getTextPieces() {
-  FailureOr<SmallVector<std::string>> pieces = splitFormat(getFormat());
-  assert(succeeded(pieces) && "verified op has a well-formed format");
-  return *pieces;
+  SmallVector<std::string> pieces, specs;
+  (void)splitFormat(getFormat(), pieces, specs);
+  return pieces;
+}
+
+SmallVector<std::string> PrintOp::getSpecs() {
+  SmallVector<std::string> pieces, specs;
+  (void)splitFormat(getFormat(), pieces, specs);
+  return specs;
 }
 
 LogicalResult PrintOp::verify() {
-  FailureOr<SmallVector<std::string>> pieces = splitFormat(getFormat());
-  if (failed(pieces))
+  SmallVector<std::string> pieces, specs;
+  if (failed(splitFormat(getFormat(), pieces, specs)))
     return emitOpError("format has a lone '{' or '}': \"")
            << getFormat() << "\"";
-  if (pieces->size() != getInputs().size() + 1)
-    return emitOpError("format has ")
-           << pieces->size() - 1 << " placeholders for " << getInputs().size()
-           << " inputs";
+  if (specs.size() != getInputs().size())
+    return emitOpError("format has ") << specs.size() << " placeholders for "
+                                      << getInputs().size() << " inputs";
+  for (auto [spec, input] : llvm::zip(specs, getInputs()))
+    if (!spec.empty() && cast<RankedTensorType>(input.getType()).getRank() != 0)
+      return emitOpError("a format spec applies to scalars, not ")
+             << input.getType();
   return success();
 }
 

@@ -34,8 +34,8 @@ extern "C" {
 void tflrt_print_text(const char *text) { tflrt::writeText(text); }
 
 #define TFLRT_PRINT(NAME, DTYPE)                                               \
-  void tflrt_print_##NAME(int64_t rank, void *desc) {                          \
-    tflrt::writeTensor(viewOf(tflrt::DType::DTYPE, rank, desc));               \
+  void tflrt_print_##NAME(int64_t rank, void *desc, const char *spec) {        \
+    tflrt::writeTensor(viewOf(tflrt::DType::DTYPE, rank, desc), spec);         \
   }
 TFLRT_PRINT(f32, F32)
 TFLRT_PRINT(f64, F64)

@@ -12,8 +12,10 @@
 #include "tflrt/Format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 
@@ -288,7 +290,180 @@ std::string formatArray(const TensorView &v, bool summarize,
   return "[" + s.substr(hangingIndent.size()) + "]";
 }
 
+struct Spec {
+  char fill = ' ';
+  char align = 0; // '<', '>', '^', '=' or 0 for the default
+  char sign = '-';
+  bool alternate = false;
+  int width = 0;
+  char grouping = 0;
+  int precision = -1;
+  char type = 0;
+};
+
+Spec parseSpec(std::string_view s) {
+  Spec spec;
+  size_t i = 0;
+  auto isAlign = [](char c) {
+    return c == '<' || c == '>' || c == '^' || c == '=';
+  };
+  if (s.size() >= 2 && isAlign(s[1])) {
+    spec.fill = s[0];
+    spec.align = s[1];
+    i = 2;
+  } else if (!s.empty() && isAlign(s[0])) {
+    spec.align = s[0];
+    i = 1;
+  }
+  if (i < s.size() && (s[i] == '+' || s[i] == '-' || s[i] == ' '))
+    spec.sign = s[i++];
+  if (i < s.size() && s[i] == '#') {
+    spec.alternate = true;
+    ++i;
+  }
+  if (i < s.size() && s[i] == '0') {
+    if (!spec.align) {
+      spec.fill = '0';
+      spec.align = '=';
+    }
+    ++i;
+  }
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+    spec.width = spec.width * 10 + (s[i++] - '0');
+  if (i < s.size() && (s[i] == ',' || s[i] == '_'))
+    spec.grouping = s[i++];
+  if (i < s.size() && s[i] == '.') {
+    spec.precision = 0;
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i)
+      spec.precision = spec.precision * 10 + (s[i] - '0');
+  }
+  if (i < s.size())
+    spec.type = s[i];
+  return spec;
+}
+
+/// Inserts `sep` every three digits of the leading run of digits.
+std::string group(const std::string &digits, char sep, int every = 3) {
+  size_t end = digits.find_first_not_of("0123456789");
+  if (end == std::string::npos)
+    end = digits.size();
+  std::string head = digits.substr(0, end), out;
+  for (size_t i = 0; i < head.size(); ++i) {
+    if (i && (head.size() - i) % every == 0)
+      out += sep;
+    out += head[i];
+  }
+  return out + digits.substr(end);
+}
+
+std::string printfDouble(const char *fmt, int precision, double v) {
+  char buf[512];
+  std::snprintf(buf, sizeof(buf), fmt, precision, v);
+  return buf;
+}
+
 } // namespace
+
+std::string formatWithSpec(const TensorView &scalar, std::string_view text) {
+  Spec spec = parseSpec(text);
+  bool isInt = !isFloat(scalar.dtype) &&
+               (spec.type == 0 || spec.type == 'd' || spec.type == 'b' ||
+                spec.type == 'o' || spec.type == 'x' || spec.type == 'X');
+  bool negative;
+  std::string body; // the digits, without sign
+  if (isInt) {
+    int64_t v = scalar.getAsInt(nullptr);
+    negative = v < 0;
+    uint64_t mag = negative ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+    int base = spec.type == 'b'                         ? 2
+               : spec.type == 'o'                       ? 8
+               : (spec.type == 'x' || spec.type == 'X') ? 16
+                                                        : 10;
+    const char *digits =
+        spec.type == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+    do {
+      body.insert(body.begin(), digits[mag % base]);
+      mag /= base;
+    } while (mag);
+    if (spec.grouping)
+      body = group(body, spec.grouping, base == 10 ? 3 : 4);
+    if (spec.alternate && base != 10)
+      body = std::string("0") +
+             (base == 2   ? 'b'
+              : base == 8 ? 'o'
+                          : spec.type) +
+             body;
+  } else {
+    double v = scalar.getAsDouble(nullptr);
+    negative = std::signbit(v) && !std::isnan(v);
+    double a = std::fabs(v);
+    bool upper = spec.type == 'F' || spec.type == 'E' || spec.type == 'G';
+    if (!std::isfinite(a)) {
+      body = std::isnan(a) ? "nan" : "inf";
+      if (upper)
+        body = std::isnan(a) ? "NAN" : "INF";
+      if (spec.type == '%')
+        body += "%";
+    } else {
+      int p = spec.precision < 0 ? 6 : spec.precision;
+      switch (spec.type) {
+      case 'f':
+      case 'F':
+        body = printfDouble(spec.alternate ? "%#.*f" : "%.*f", p, a);
+        break;
+      case 'e':
+      case 'E':
+        body = printfDouble(spec.alternate ? "%#.*e" : "%.*e", p, a);
+        break;
+      case 'g':
+      case 'G':
+        body =
+            printfDouble(spec.alternate ? "%#.*g" : "%.*g", p == 0 ? 1 : p, a);
+        break;
+      case '%':
+        body =
+            printfDouble(spec.alternate ? "%#.*f" : "%.*f", p, a * 100) + "%";
+        break;
+      default:
+        if (spec.precision < 0) {
+          // No type and no precision: str() of the value as a Python float.
+          body = formatFloatScalar(a, /*isF32=*/false);
+        } else {
+          // Python's 'g' variant: a fixed-point result keeps a digit after
+          // the point.
+          body = printfDouble("%.*g", p == 0 ? 1 : p, a);
+          if (body.find_first_of(".en") == std::string::npos)
+            body += ".0";
+        }
+      }
+      if (upper)
+        for (char &c : body)
+          c = static_cast<char>(std::toupper(c));
+      if (spec.grouping)
+        body = group(body, spec.grouping);
+    }
+  }
+
+  std::string sign = negative           ? "-"
+                     : spec.sign == '+' ? "+"
+                     : spec.sign == ' ' ? " "
+                                        : "";
+  size_t len = sign.size() + body.size();
+  size_t pad =
+      spec.width > 0 && size_t(spec.width) > len ? spec.width - len : 0;
+  char align = spec.align ? spec.align : '>';
+  switch (align) {
+  case '<':
+    return sign + body + std::string(pad, spec.fill);
+  case '^':
+    return std::string(pad / 2, spec.fill) + sign + body +
+           std::string(pad - pad / 2, spec.fill);
+  case '=':
+    return sign + std::string(pad, spec.fill) + body;
+  default:
+    return std::string(pad, spec.fill) + sign + body;
+  }
+}
 
 std::string formatFloatScalar(double value, bool isF32) {
   if (std::isnan(value))

@@ -11,7 +11,9 @@ void writeText(std::string_view text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 
-void writeTensor(const TensorView &view) { writeText(formatTensor(view)); }
+void writeTensor(const TensorView &view, std::string_view spec) {
+  writeText(spec.empty() ? formatTensor(view) : formatWithSpec(view, spec));
+}
 
 void flushOutput() { std::fflush(stdout); }
 

@@ -3,14 +3,16 @@
 // Tests that tfl.print bufferizes to runtime calls on its buffers, in order.
 // CHECK-DAG: llvm.mlir.global internal constant @[[A:.*]]("a=\00")
 // CHECK-DAG: llvm.mlir.global internal constant @[[NL:.*]]("\0A\00")
-// CHECK-DAG: func.func private @tflrt_print_i64(memref<*xi64>)
+// CHECK-DAG: llvm.mlir.global internal constant @[[NOSPEC:.*]]("\00")
+// CHECK-DAG: func.func private @tflrt_print_i64(memref<*xi64>, !llvm.ptr)
 // CHECK-LABEL: func.func @print
 // CHECK-SAME: (%[[ARG:.*]]: memref<2xi64
 func.func @print(%a: tensor<2xi64>) {
   // CHECK: %[[PA:.*]] = llvm.mlir.addressof @[[A]]
   // CHECK: call @tflrt_print_text(%[[PA]])
   // CHECK: %[[U:.*]] = memref.cast %[[ARG]] : memref<2xi64{{.*}}> to memref<*xi64>
-  // CHECK: call @tflrt_print_i64(%[[U]])
+  // CHECK: %[[S:.*]] = llvm.mlir.addressof @[[NOSPEC]]
+  // CHECK: call @tflrt_print_i64(%[[U]], %[[S]])
   // CHECK: %[[PNL:.*]] = llvm.mlir.addressof @[[NL]]
   // CHECK: call @tflrt_print_text(%[[PNL]])
   // CHECK-NOT: tfl.print
@@ -45,10 +47,23 @@ func.func @print_twice(%a: tensor<2xf32>) {
     linalg.yield %m : f32
   } -> tensor<2xf32>
   // CHECK: %[[UY:.*]] = memref.cast %[[Y]]
-  // CHECK: call @tflrt_print_f32(%[[UY]])
+  // CHECK: call @tflrt_print_f32(%[[UY]], %{{.*}})
   tfl.print %y : tensor<2xf32> {format = "{}"}
   // CHECK: %[[UX:.*]] = memref.cast %[[X]]
-  // CHECK: call @tflrt_print_f32(%[[UX]])
+  // CHECK: call @tflrt_print_f32(%[[UX]], %{{.*}})
   tfl.print %x : tensor<2xf32> {format = "{}"}
+  return
+}
+
+// -----
+
+// Tests that a placeholder's format spec is passed as a string.
+// CHECK: llvm.mlir.global internal constant @[[SPEC:.*]](".3f\00")
+// CHECK-LABEL: func.func @print_spec
+func.func @print_spec(%a: tensor<f32>) {
+  // CHECK: %[[U:.*]] = memref.cast
+  // CHECK: %[[S:.*]] = llvm.mlir.addressof @[[SPEC]]
+  // CHECK: call @tflrt_print_f32(%[[U]], %[[S]])
+  tfl.print %a : tensor<f32> {format = "{:.3f}"}
   return
 }

@@ -16,7 +16,7 @@
 // LINALG-NOT: func.func private @f(
 
 // CHECK-DAG: llvm.func @tflrt_matmul_f32(i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr)
-// CHECK-DAG: llvm.func @tflrt_print_f32(i64, !llvm.ptr)
+// CHECK-DAG: llvm.func @tflrt_print_f32(i64, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @tfl_main()
 // CHECK: llvm.call @tflrt_matmul_f32
 // CHECK: llvm.fadd

@@ -213,3 +213,12 @@ func.func @arg_all_axes(%x: tensor<2x3xf32>) {
   %0 = tfl.argmax %x {keepdims = false} : tensor<2x3xf32> -> tensor<2xi64>
   return
 }
+
+// -----
+
+// Tests that a format spec applies to scalars only.
+func.func @print_spec_tensor(%a: tensor<2xf32>) {
+  // expected-error @+1 {{a format spec applies to scalars, not 'tensor<2xf32>'}}
+  tfl.print %a : tensor<2xf32> {format = "{:.3f}"}
+  return
+}

@@ -71,6 +71,8 @@ func.func @print(%a: tensor<2x2xf32>, %n: tensor<i64>) {
   tfl.print %a, %n : tensor<2x2xf32>, tensor<i64> {format = "x = {}, n = {}\n"}
   // CHECK: tfl.print {format = "{{[{][{]}}literal{{[}][}]}}\0A"}
   tfl.print {format = "{{literal}}\n"}
+  // CHECK: tfl.print %{{.*}} : tensor<i64> {format = "step {:03d}\0A"}
+  tfl.print %n : tensor<i64> {format = "step {:03d}\n"}
   return
 }
 

@@ -175,12 +175,13 @@ void registerTflKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::PrintOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
-        SmallVector<std::string> pieces =
-            cast<mlir::tfl::PrintOp>(op).getTextPieces();
+        auto print = cast<mlir::tfl::PrintOp>(op);
+        SmallVector<std::string> pieces = print.getTextPieces();
+        SmallVector<std::string> specs = print.getSpecs();
         for (size_t i = 0; i < pieces.size(); ++i) {
           tflrt::writeText(pieces[i]);
           if (i < in.size())
-            tflrt::writeTensor(in[i].view());
+            tflrt::writeTensor(in[i].view(), specs[i]);
         }
       });
 }

@@ -19,14 +19,15 @@
 extern "C" {
 #endif
 
-/* Printing: literal text, and a tensor as NumPy's str() shows it. */
+/* Printing: literal text, and a tensor as NumPy's str() shows it (or a
+   scalar with a Python format spec, when `spec` is not empty). */
 void tflrt_print_text(const char *text);
-void tflrt_print_f32(int64_t rank, void *desc);
-void tflrt_print_f64(int64_t rank, void *desc);
-void tflrt_print_i32(int64_t rank, void *desc);
-void tflrt_print_i64(int64_t rank, void *desc);
-void tflrt_print_u8(int64_t rank, void *desc);
-void tflrt_print_bool(int64_t rank, void *desc);
+void tflrt_print_f32(int64_t rank, void *desc, const char *spec);
+void tflrt_print_f64(int64_t rank, void *desc, const char *spec);
+void tflrt_print_i32(int64_t rank, void *desc, const char *spec);
+void tflrt_print_i64(int64_t rank, void *desc, const char *spec);
+void tflrt_print_u8(int64_t rank, void *desc, const char *spec);
+void tflrt_print_bool(int64_t rank, void *desc, const char *spec);
 
 /* C += A @ B on 2-D memrefs (linalg.matmul's semantics). */
 void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,

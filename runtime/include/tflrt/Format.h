@@ -13,11 +13,19 @@
 #include "tflrt/Tensor.h"
 
 #include <string>
+#include <string_view>
 
 namespace tflrt {
 
 /// NumPy's `str(array)` of a tensor; for a 0-d tensor, `str` of its scalar.
 std::string formatTensor(const TensorView &view);
+
+/// Python's `format(value, spec)` of a 0-d tensor (the format-spec
+/// mini-language: fill, align, sign, `#`, `0`, width, `,`/`_` grouping,
+/// precision, and the types d b o x X e E f F g G %). An integer or bool
+/// formats as a Python int, a float as a Python float. The spec is assumed
+/// valid (the compiler checks it).
+std::string formatWithSpec(const TensorView &scalar, std::string_view spec);
 
 /// Python's `str()` of one float: shortest round-trip digits, positional in
 /// [1e-4, 1e16), scientific outside ("1e+20").

@@ -16,8 +16,9 @@ namespace tflrt {
 
 /// Writes text to the program's standard output.
 void writeText(std::string_view text);
-/// Writes a tensor as NumPy's str() shows it.
-void writeTensor(const TensorView &view);
+/// Writes a tensor as NumPy's str() shows it, or a scalar formatted with a
+/// Python format spec when `spec` is not empty.
+void writeTensor(const TensorView &view, std::string_view spec = {});
 /// Flushes the program's standard output.
 void flushOutput();
 

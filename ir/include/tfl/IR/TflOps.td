@@ -369,9 +369,10 @@ def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "writes text and tensors to standard output";
   let description = [{
     Writes `format` with each `{}` replaced by the next input, shown as
-    NumPy's `str()` shows an array (a 0-d tensor as a Python scalar). `{{`
-    and `}}` stand for literal braces. `print(a, b)` in TFL becomes the
-    format `"{} {}\n"`.
+    NumPy's `str()` shows an array (a 0-d tensor as a Python scalar), and
+    each `{:spec}` by the next input (a scalar) formatted with Python's
+    format-spec mini-language (`{:.3f}`, `{:03d}`). `{{` and `}}` stand for
+    literal braces. `print(a, b)` in TFL becomes the format `"{} {}\n"`.
 
     ```mlir
     tfl.print %0, %1 {format = "x = {}, y = {}\n"} : tensor<2x2xf32>, tensor<i64>
@@ -384,6 +385,8 @@ def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {
     /// The literal text pieces between placeholders, unescaped: one more
     /// than there are inputs.
     ::llvm::SmallVector<std::string> getTextPieces();
+    /// The format spec of each placeholder ("" for `{}`).
+    ::llvm::SmallVector<std::string> getSpecs();
   }];
 }
 
