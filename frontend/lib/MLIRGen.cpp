@@ -107,6 +107,7 @@ private:
   Values genCall(const CallExpr *expr);
   Value genBuiltin(const CallExpr *expr, llvm::StringRef name);
   Value genReduction(const CallExpr *expr, llvm::StringRef name);
+  Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
   /// A reduction op of `x` over `axes`.
   template <typename OpTy>
   Value reduce(Value x, llvm::ArrayRef<int64_t> axes, bool keepdims,
@@ -689,6 +690,109 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   return (this->*fn)(args[0], l);
 }
 
+Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
+  using namespace mlir::tfl;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::RankedTensorType type = tensorType(t);
+  mlir::Type elem = type.getElementType();
+  auto arg = [&](size_t i, llvm::StringRef kw) -> const Expr * {
+    if (i < expr->args.size())
+      return expr->args[i].get();
+    for (const Keyword &k : expr->keywords)
+      if (k.name == kw)
+        return k.value.get();
+    return nullptr;
+  };
+  auto splat = [&](double v) -> Value {
+    mlir::TypedAttr value = isa<mlir::FloatType>(elem)
+                                ? mlir::TypedAttr(builder.getFloatAttr(elem, v))
+                                : mlir::TypedAttr(builder.getIntegerAttr(
+                                      elem, static_cast<int64_t>(v)));
+    return ConstantOp::create(builder, l,
+                              mlir::DenseElementsAttr::get(type, value));
+  };
+  if (name == "zeros" || name == "zeros_like")
+    return splat(0);
+  if (name == "ones" || name == "ones_like")
+    return splat(1);
+  if (name == "full") {
+    Value v = castTo(genExpr(arg(1, "value"))[0], elem, l);
+    return BroadcastToOp::create(builder, l, type, v);
+  }
+  if (name == "size")
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(
+            type, builder.getI64IntegerAttr(mlir::ShapedType::getNumElements(
+                      tensorType(typeOf(arg(0, "x"))).getShape()))));
+  if (name == "eye") {
+    int64_t n = t.shape[0], m = t.shape[1];
+    std::vector<float> values(n * m, 0.0f);
+    for (int64_t i = 0; i < std::min(n, m); ++i)
+      values[i * m + i] = 1.0f;
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
+  }
+  if (name == "arange") {
+    auto intArg = [&](size_t i, llvm::StringRef kw, int64_t dflt) -> int64_t {
+      const Expr *e = arg(i, kw);
+      if (!e)
+        return dflt;
+      if (auto *u = dyn_cast<UnaryExpr>(e))
+        return -cast<IntExpr>(u->operand.get())->value;
+      return cast<IntExpr>(e)->value;
+    };
+    bool two = arg(1, "stop") != nullptr;
+    int64_t start = two ? intArg(0, "start", 0) : 0;
+    int64_t step = intArg(2, "step", 1);
+    std::vector<int64_t> values;
+    for (int64_t i = 0; i < t.shape[0]; ++i)
+      values.push_back(start + i * step);
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(values)));
+  }
+  if (name == "concat" || name == "stack") {
+    const Expr *seq = arg(0, "tensors");
+    const std::vector<ExprPtr> &items = isa<TupleExpr>(seq)
+                                            ? cast<TupleExpr>(seq)->elements
+                                            : cast<ListExpr>(seq)->elements;
+    int64_t rank = type.getRank();
+    int64_t axis = 0;
+    if (const Expr *a = arg(1, "axis")) {
+      axis = isa<UnaryExpr>(a)
+                 ? -cast<IntExpr>(cast<UnaryExpr>(a)->operand.get())->value
+                 : cast<IntExpr>(a)->value;
+      if (axis < 0)
+        axis += rank;
+    }
+    llvm::SmallVector<Value> inputs;
+    for (const ExprPtr &item : items) {
+      Value v = castTo(genExpr(item.get())[0], elem, l);
+      if (name == "stack") {
+        auto vt = cast<mlir::RankedTensorType>(v.getType());
+        llvm::SmallVector<int64_t> shape(vt.getShape());
+        shape.insert(shape.begin() + axis, 1);
+        v = ReshapeOp::create(builder, l, vt.clone(shape), v);
+      }
+      inputs.push_back(v);
+    }
+    return ConcatOp::create(builder, l, type, inputs,
+                            builder.getI64IntegerAttr(axis));
+  }
+  Value x = genExpr(arg(0, "x"))[0];
+  if (name == "broadcast_to")
+    return BroadcastToOp::create(builder, l, type, x);
+  if (name == "transpose")
+    return TransposeOp::create(
+        builder, l, type, x,
+        builder.getDenseI64ArrayAttr(spec->permutations.find(expr)->second));
+  // reshape, expand_dims and squeeze move no data.
+  return ReshapeOp::create(builder, l, type, x);
+}
+
 Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
   const ReductionInfo &info = spec->reductions.find(expr)->second;
   const Type &t = typeOf(expr);
@@ -749,10 +853,26 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
 }
 
 Values MLIRGenImpl::genCall(const CallExpr *expr) {
-
   auto builtin = spec->builtinCalls.find(expr);
-  if (builtin != spec->builtinCalls.end())
+  if (builtin != spec->builtinCalls.end()) {
+    if (builtin->second == "shape") {
+      // A tuple of compile-time sizes.
+      Values sizes;
+      auto type = mlir::RankedTensorType::get({}, builder.getI64Type());
+      for (int64_t d : typeOf(expr->args[0].get()).shape)
+        sizes.push_back(mlir::tfl::ConstantOp::create(
+            builder, loc(expr->getBegin()),
+            mlir::DenseElementsAttr::get(type, builder.getI64IntegerAttr(d))));
+      return sizes;
+    }
+    if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
+                            "arange", "eye", "broadcast_to", "reshape",
+                            "transpose", "expand_dims", "squeeze", "concat",
+                            "stack", "size"},
+                           builtin->second))
+      return {genShapeBuiltin(expr, builtin->second)};
     return {genBuiltin(expr, builtin->second)};
+  }
   auto calleeIt = spec->callees.find(expr);
   if (calleeIt == spec->callees.end()) {
     genPrint(expr);
@@ -819,7 +939,25 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
       format += escapeFormat(t.name);
       continue;
     }
-    inputs.push_back(genExpr(expr->args[i].get())[0]);
+    Values values = genExpr(expr->args[i].get());
+    if (t.kind == Type::Kind::Tuple) {
+      // As Python shows a tuple: "(a, b)", "(a,)".
+      format += "(";
+      size_t next = 0;
+      for (size_t k = 0; k < t.elements.size(); ++k) {
+        if (k)
+          format += ", ";
+        if (t.elements[k].kind == Type::Kind::String) {
+          format += escapeFormat("'" + t.elements[k].name + "'");
+          continue;
+        }
+        inputs.push_back(values[next++]);
+        format += "{}";
+      }
+      format += t.elements.size() == 1 ? ",)" : ")";
+      continue;
+    }
+    inputs.push_back(values[0]);
     format += "{}";
   }
   format += escapeFormat(end);

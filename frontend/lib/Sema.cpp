@@ -55,10 +55,14 @@ const llvm::StringSet<> &numericMathBuiltins() {
 
 const llvm::StringSet<> &builtinNames() {
   static const llvm::StringSet<> names = [] {
-    llvm::StringSet<> all = {"print",  "maximum",  "minimum", "pow",  "where",
-                             "clip",   "cast",     "float",   "int",  "sum",
-                             "mean",   "max",      "min",     "prod", "argmax",
-                             "argmin", "logsumexp"};
+    llvm::StringSet<> all = {
+        "print",      "maximum",   "minimum",     "pow",     "where",
+        "clip",       "cast",      "float",       "int",     "sum",
+        "mean",       "max",       "min",         "prod",    "argmax",
+        "argmin",     "logsumexp", "zeros",       "ones",    "full",
+        "zeros_like", "ones_like", "arange",      "eye",     "broadcast_to",
+        "reshape",    "transpose", "expand_dims", "squeeze", "concat",
+        "stack",      "shape",     "size"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -166,6 +170,9 @@ private:
   LogicalResult analyzeFString(const FStringExpr *expr);
   FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
+                                      llvm::StringRef name);
+  std::optional<std::vector<int64_t>> constInts(const Expr *e);
   /// Types, coerces and broadcasts the operands of an elementwise built-in.
   FailureOr<Type> elementwiseOperands(const CallExpr *expr,
                                       llvm::StringRef name,
@@ -1137,8 +1144,372 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
   return Type::tensor(dtype, shape);
 }
 
+/// The shape or sizes an expression denotes at compile time: an integer
+/// literal, a tuple or list of them, or shape(x).
+std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
+  if (std::optional<int64_t> v = intLiteral(e))
+    return std::vector<int64_t>{*v};
+  std::vector<int64_t> out;
+  const std::vector<ExprPtr> *items = nullptr;
+  if (auto *t = dyn_cast<TupleExpr>(e))
+    items = &t->elements;
+  else if (auto *l = dyn_cast<ListExpr>(e))
+    items = &l->elements;
+  if (items) {
+    for (const ExprPtr &item : *items) {
+      std::optional<int64_t> v = intLiteral(item.get());
+      if (!v)
+        return std::nullopt;
+      out.push_back(*v);
+    }
+    return out;
+  }
+  if (auto *call = dyn_cast<CallExpr>(e)) {
+    auto *callee = dyn_cast<NameExpr>(call->callee.get());
+    if (callee && callee->name == "shape" && call->args.size() == 1 &&
+        !frame->vars.count("shape")) {
+      FailureOr<Type> t = analyzeExpr(call->args[0].get());
+      if (succeeded(t) && t->isTensor())
+        return t->shape;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Argument `index` of a call, given by position or as keyword `name`.
+static const Expr *argument(const CallExpr *call, size_t index,
+                            llvm::StringRef name) {
+  if (index < call->args.size())
+    return call->args[index].get();
+  for (const Keyword &kw : call->keywords)
+    if (kw.name == name)
+      return kw.value.get();
+  return nullptr;
+}
+
+FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
+                                              llvm::StringRef name) {
+  static const llvm::StringMap<std::vector<std::string>> params = {
+      {"zeros", {"shape", "dtype"}},
+      {"ones", {"shape", "dtype"}},
+      {"full", {"shape", "value", "dtype"}},
+      {"zeros_like", {"x"}},
+      {"ones_like", {"x"}},
+      {"arange", {"start", "stop", "step"}},
+      {"eye", {"n", "m"}},
+      {"broadcast_to", {"x", "shape"}},
+      {"reshape", {"x", "shape"}},
+      {"transpose", {"x", "perm"}},
+      {"expand_dims", {"x", "axis"}},
+      {"squeeze", {"x", "axis"}},
+      {"concat", {"tensors", "axis"}},
+      {"stack", {"tensors", "axis"}},
+      {"shape", {"x"}},
+      {"size", {"x"}}};
+  const std::vector<std::string> &names = params.find(name)->second;
+  if (expr->args.size() > names.size()) {
+    error(expr->getBegin()) << name << "() takes at most " << names.size()
+                            << " arguments, got " << expr->args.size();
+    return failure();
+  }
+  for (const Keyword &kw : expr->keywords)
+    if (!llvm::is_contained(names, kw.name)) {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+  auto arg = [&](size_t i) { return argument(expr, i, names[i]); };
+  auto fail = [&](const Expr *at, const llvm::Twine &msg) {
+    error(at ? at->getBegin() : expr->getBegin()) << msg.str();
+    return failure();
+  };
+  auto tensorArg = [&](size_t i) -> FailureOr<Type> {
+    const Expr *e = arg(i);
+    if (!e)
+      return fail(nullptr, name + "() missing argument '" + names[i] + "'");
+    FailureOr<Type> t = analyzeExpr(e);
+    if (failed(t))
+      return failure();
+    if (!t->isTensor())
+      return fail(e, name + "() takes a tensor for '" + names[i] + "', got " +
+                         t->str());
+    return t;
+  };
+  auto shapeArg = [&](size_t i) -> FailureOr<std::vector<int64_t>> {
+    const Expr *e = arg(i);
+    if (!e)
+      return fail(nullptr, name + "() missing argument '" + names[i] + "'");
+    std::optional<std::vector<int64_t>> s = constInts(e);
+    if (!s)
+      return fail(e, name + "()'s " + names[i] +
+                         " must be integer literals (a tuple of them) or "
+                         "shape(x)");
+    return *s;
+  };
+  auto dtypeArg = [&](size_t i, DType fallback) -> FailureOr<DType> {
+    const Expr *e = arg(i);
+    if (!e)
+      return fallback;
+    FailureOr<Type> t = analyzeExpr(e);
+    if (failed(t))
+      return failure();
+    if (t->kind != Type::Kind::DType)
+      return fail(e, name + "()'s dtype must be a dtype (f32, i64, ...), got " +
+                         t->str());
+    return t->dtype;
+  };
+  auto checkDims = [&](const std::vector<int64_t> &shape,
+                       const Expr *at) -> LogicalResult {
+    for (int64_t d : shape)
+      if (d < 0)
+        return fail(at, name + "() got a negative dimension");
+    return success();
+  };
+
+  if (name == "zeros" || name == "ones") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(0);
+    FailureOr<DType> dtype = dtypeArg(1, DType::F32);
+    if (failed(shape) || failed(dtype) || failed(checkDims(*shape, arg(0))))
+      return failure();
+    return Type::tensor(*dtype, *shape);
+  }
+  if (name == "full") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(0);
+    if (failed(shape) || failed(checkDims(*shape, arg(0))))
+      return failure();
+    FailureOr<Type> value = tensorArg(1);
+    if (failed(value))
+      return failure();
+    if (!value->isScalar())
+      return fail(arg(1),
+                  "full()'s value must be a scalar, got " + value->str());
+    FailureOr<DType> dtype = dtypeArg(2, value->dtype);
+    if (failed(dtype))
+      return failure();
+    coerce(arg(1), value->dtype);
+    return Type::tensor(*dtype, *shape);
+  }
+  if (name == "zeros_like" || name == "ones_like") {
+    FailureOr<Type> x = tensorArg(0);
+    if (failed(x))
+      return failure();
+    return x->strong();
+  }
+  if (name == "arange" || name == "eye") {
+    // Compile-time numbers only: the result is a constant.
+    std::vector<int64_t> values;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const Expr *e = arg(i);
+      if (!e)
+        break;
+      std::optional<int64_t> v = intLiteral(e);
+      if (!v)
+        return fail(e, name + "() takes integer literals");
+      values.push_back(*v);
+    }
+    if (values.empty())
+      return fail(nullptr, name + "() missing argument '" + names[0] + "'");
+    if (name == "eye") {
+      int64_t n = values[0], m = values.size() > 1 ? values[1] : n;
+      if (n < 0 || m < 0)
+        return fail(nullptr, "eye() got a negative dimension");
+      return Type::tensor(DType::F32, {n, m});
+    }
+    int64_t start = values.size() > 1 ? values[0] : 0;
+    int64_t stop = values.size() > 1 ? values[1] : values[0];
+    int64_t step = values.size() > 2 ? values[2] : 1;
+    if (step == 0)
+      return fail(arg(2), "arange() step must not be zero");
+    int64_t count = std::max<int64_t>(
+        0, (stop - start + step - (step > 0 ? 1 : -1)) / step);
+    return Type::tensor(DType::I64, {count});
+  }
+  if (name == "shape" || name == "size") {
+    FailureOr<Type> x = tensorArg(0);
+    if (failed(x))
+      return failure();
+    for (int64_t d : x->shape)
+      if (d == kDynamicDim)
+        return fail(arg(0),
+                    name + "() of a dynamic shape is not supported yet");
+    if (name == "size")
+      return Type::tensor(DType::I64, {});
+    return Type::tuple(
+        std::vector<Type>(x->shape.size(), Type::tensor(DType::I64, {})));
+  }
+  if (name == "concat" || name == "stack") {
+    const Expr *seq = arg(0);
+    const std::vector<ExprPtr> *items = nullptr;
+    if (seq) {
+      if (auto *t = dyn_cast<TupleExpr>(seq))
+        items = &t->elements;
+      else if (auto *l = dyn_cast<ListExpr>(seq))
+        items = &l->elements;
+    }
+    if (!items || items->empty())
+      return fail(seq, name + "() takes a non-empty tuple or list of tensors");
+    std::vector<Type> types;
+    for (const ExprPtr &item : *items) {
+      FailureOr<Type> t = analyzeExpr(item.get());
+      if (failed(t))
+        return failure();
+      if (!t->isTensor())
+        return fail(item.get(), name + "() takes tensors, got " + t->str());
+      types.push_back(*t);
+    }
+    std::optional<int64_t> axisValue = arg(1) ? intLiteral(arg(1)) : 0;
+    if (!axisValue)
+      return fail(arg(1), name + "()'s axis must be an integer literal");
+    Type first = types.front();
+    int64_t rank = first.rank() + (name == "stack" ? 1 : 0);
+    int64_t axis = *axisValue < 0 ? *axisValue + rank : *axisValue;
+    if (axis < 0 || axis >= rank)
+      return fail(arg(1), "axis " + llvm::Twine(*axisValue) +
+                              " is out of range for " + name + "()");
+    // The inputs' one dtype: the first strong input's (literals adapt).
+    DType dtype = first.dtype;
+    for (const Type &t : types)
+      if (!t.weak) {
+        dtype = t.dtype;
+        break;
+      }
+    std::vector<int64_t> shape = first.shape;
+    if (name == "stack")
+      shape.insert(shape.begin() + axis, 0);
+    else
+      shape[axis] = 0;
+    for (size_t i = 0; i < types.size(); ++i) {
+      const Type &t = types[i];
+      bool sameDtype = t.dtype == dtype || t.weak;
+      bool sameShape = t.rank() == first.rank();
+      for (int64_t d = 0; sameShape && d < t.rank(); ++d) {
+        int64_t outDim = name == "stack" ? (d < axis ? d : d + 1) : d;
+        if (name == "concat" && d == axis)
+          continue;
+        sameShape = t.shape[d] == shape[outDim];
+      }
+      if (!sameDtype || !sameShape)
+        return fail((*items)[i].get(),
+                    name + "() inputs must agree in dtype and in shape" +
+                        (name == "concat" ? " off the axis" : "") + ": " +
+                        first.str() + " and " + t.str());
+      coerce((*items)[i].get(), dtype);
+      shape[axis] += name == "stack" ? 1 : t.shape[axis];
+    }
+    return Type::tensor(dtype, shape);
+  }
+
+  // The rest transform one tensor.
+  FailureOr<Type> x = tensorArg(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = x->rank();
+  if (name == "broadcast_to") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(1);
+    if (failed(shape))
+      return failure();
+    std::optional<std::vector<int64_t>> b = broadcast(x->shape, *shape);
+    if (!b || *b != *shape)
+      return fail(arg(1), "cannot broadcast " + x->str() + " to " +
+                              Type::tensor(x->dtype, *shape).str());
+    return Type::tensor(x->dtype, *shape, x->weak);
+  }
+  if (name == "reshape") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(1);
+    if (failed(shape))
+      return failure();
+    int64_t known = 1, inferred = -1, total = 1;
+    for (int64_t d : x->shape)
+      total *= d;
+    for (size_t i = 0; i < shape->size(); ++i) {
+      int64_t d = (*shape)[i];
+      if (d == -1 && inferred < 0)
+        inferred = i;
+      else if (d < 0)
+        return fail(arg(1), "reshape() takes one -1 at most, and no other "
+                            "negative dimension");
+      else
+        known *= d;
+    }
+    if (inferred >= 0 && known != 0 && total % known == 0)
+      (*shape)[inferred] = total / known;
+    int64_t count = 1;
+    for (int64_t d : *shape)
+      count *= d;
+    if (count != total)
+      return fail(arg(1), "cannot reshape " + x->str() + " (" +
+                              llvm::Twine(total) + " elements) to " +
+                              Type::tensor(x->dtype, *shape).str());
+    return Type::tensor(x->dtype, *shape, x->weak);
+  }
+  if (name == "transpose") {
+    std::vector<int64_t> perm;
+    if (arg(1)) {
+      FailureOr<std::vector<int64_t>> p = shapeArg(1);
+      if (failed(p))
+        return failure();
+      perm = *p;
+    } else {
+      for (int64_t d = rank - 1; d >= 0; --d)
+        perm.push_back(d);
+    }
+    std::vector<bool> seen(rank, false);
+    if (static_cast<int64_t>(perm.size()) != rank)
+      return fail(arg(1), "transpose()'s perm must list each of the " +
+                              llvm::Twine(rank) + " axes once");
+    for (int64_t &p : perm) {
+      if (p < 0)
+        p += rank;
+      if (p < 0 || p >= rank || seen[p])
+        return fail(arg(1), "transpose()'s perm must list each of the " +
+                                llvm::Twine(rank) + " axes once");
+      seen[p] = true;
+    }
+    frame->spec->permutations[expr] = perm;
+    std::vector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(x->shape[p]);
+    return Type::tensor(x->dtype, shape, x->weak);
+  }
+  if (name == "expand_dims") {
+    std::optional<int64_t> axis = arg(1) ? intLiteral(arg(1)) : std::nullopt;
+    if (!axis)
+      return fail(arg(1), "expand_dims()'s axis must be an integer literal");
+    int64_t a = *axis < 0 ? *axis + rank + 1 : *axis;
+    if (a < 0 || a > rank)
+      return fail(arg(1), "axis " + llvm::Twine(*axis) +
+                              " is out of range for expand_dims() of " +
+                              x->str());
+    std::vector<int64_t> shape = x->shape;
+    shape.insert(shape.begin() + a, 1);
+    return Type::tensor(x->dtype, shape, x->weak);
+  }
+  // squeeze
+  std::vector<int64_t> shape;
+  std::optional<int64_t> axis;
+  if (arg(1)) {
+    axis = intLiteral(arg(1));
+    if (!axis)
+      return fail(arg(1), "squeeze()'s axis must be an integer literal");
+    if (*axis < 0)
+      *axis += rank;
+    if (*axis < 0 || *axis >= rank || x->shape[*axis] != 1)
+      return fail(arg(1), "squeeze() needs an axis of size 1 in " + x->str());
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (axis ? d != *axis : x->shape[d] != 1)
+      shape.push_back(x->shape[d]);
+  return Type::tensor(x->dtype, shape, x->weak);
+}
+
 FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
+  if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
+                          "arange", "eye", "broadcast_to", "reshape",
+                          "transpose", "expand_dims", "squeeze", "concat",
+                          "stack", "shape", "size"},
+                         name))
+    return analyzeShapeBuiltin(expr, name);
   if (llvm::is_contained({"sum", "mean", "max", "min", "prod", "argmax",
                           "argmin", "logsumexp"},
                          name))
@@ -1293,7 +1664,12 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
     FailureOr<Type> t = analyzeExpr(arg.get());
     if (failed(t))
       return failure();
-    if (!t->isTensor() && t->kind != Type::Kind::String) {
+    bool printable = t->isTensor() || t->kind == Type::Kind::String;
+    if (t->kind == Type::Kind::Tuple)
+      printable = llvm::all_of(t->elements, [](const Type &e) {
+        return e.isTensor() || e.kind == Type::Kind::String;
+      });
+    if (!printable) {
       error(arg->getBegin())
           << "print(...) cannot show a value of type " << t->str();
       return failure();

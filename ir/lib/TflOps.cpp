@@ -173,6 +173,78 @@ LogicalResult WhereOp::verify() {
   return success();
 }
 
+LogicalResult BroadcastToOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("result element type differs from the input's");
+  std::optional<SmallVector<int64_t>> shape =
+      broadcastShapes(in.getShape(), out.getShape());
+  if (!shape || ArrayRef<int64_t>(*shape) != out.getShape())
+    return emitOpError("cannot broadcast ") << in << " to " << out;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("result element type differs from the input's");
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
+    return emitOpError("cannot reshape ")
+           << in << " (" << in.getNumElements() << " elements) to " << out;
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  ArrayRef<int64_t> perm = getPerm();
+  if (static_cast<int64_t>(perm.size()) != in.getRank())
+    return emitOpError("perm has ")
+           << perm.size() << " entries for a rank-" << in.getRank() << " input";
+  SmallVector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitOpError("perm is not a permutation");
+    seen[p] = true;
+  }
+  if (out.getRank() != in.getRank() ||
+      out.getElementType() != in.getElementType())
+    return emitOpError("result type ") << out << " does not match " << in;
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (out.getDimSize(i) != in.getDimSize(perm[i]))
+      return emitOpError("result type ")
+             << out << " is not " << in << " permuted";
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  auto out = cast<RankedTensorType>(getResult().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= out.getRank())
+    return emitOpError("axis ") << axis << " is out of range for " << out;
+  int64_t total = 0;
+  for (Value v : getInputs()) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != out.getRank() ||
+        t.getElementType() != out.getElementType())
+      return emitOpError("input ") << t << " does not match the result " << out;
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != axis && t.getDimSize(d) != out.getDimSize(d))
+        return emitOpError("input ")
+               << t << " differs from " << out << " in dim " << d;
+    total += t.getDimSize(axis);
+  }
+  if (total != out.getDimSize(axis))
+    return emitOpError("inputs add up to ") << total << " along axis " << axis
+                                            << ", not " << out.getDimSize(axis);
+  return success();
+}
+
 LogicalResult FloorDivOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult ModOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult PowOp::verify() { return verifyBroadcastingBinary(*this); }

@@ -8,6 +8,9 @@
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
 
+#include <cstring>
+#include <vector>
+
 namespace {
 
 /// Views an MLIR ranked memref descriptor as a TensorView.
@@ -67,6 +70,48 @@ void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
                    static_cast<double *>(const_cast<void *>(vc.data)),
                    va.shape[0], vb.shape[1], va.shape[1], va.strides[0],
                    vb.strides[0], vc.strides[0], /*accumulate=*/true);
+}
+
+void memrefCopy(int64_t elemSize, void *src, void *dst) {
+  struct Unranked {
+    int64_t rank;
+    void *descriptor;
+  };
+  struct Header {
+    char *allocated;
+    char *aligned;
+    int64_t offset;
+  };
+  auto *s = static_cast<Unranked *>(src);
+  auto *d = static_cast<Unranked *>(dst);
+  int64_t rank = s->rank;
+  auto *sh = static_cast<Header *>(s->descriptor);
+  auto *dh = static_cast<Header *>(d->descriptor);
+  auto *sizes = reinterpret_cast<int64_t *>(sh + 1);
+  auto *sStrides = sizes + rank;
+  auto *dStrides = reinterpret_cast<int64_t *>(dh + 1) + rank;
+  const char *sp = sh->aligned + sh->offset * elemSize;
+  char *dp = dh->aligned + dh->offset * elemSize;
+  int64_t total = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    total *= sizes[i];
+  if (total == 0)
+    return;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t so = 0, doff = 0;
+  for (int64_t n = 0; n < total; ++n) {
+    std::memcpy(dp + doff * elemSize, sp + so * elemSize, elemSize);
+    for (int64_t k = rank - 1; k >= 0; --k) {
+      if (++idx[k] < sizes[k]) {
+        so += sStrides[k];
+        doff += dStrides[k];
+        break;
+      }
+      so -= sStrides[k] * (sizes[k] - 1);
+      doff -= dStrides[k] * (sizes[k] - 1);
+      idx[k] = 0;
+    }
+  }
 }
 
 void tflrt_init(int argc, char **argv) {}

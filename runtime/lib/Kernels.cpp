@@ -510,6 +510,81 @@ Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims) {
   return out;
 }
 
+Tensor broadcastTo(const Tensor &a, const Shape &shape) {
+  Tensor out(a.dtype(), shape);
+  Shape strides = broadcastStrides(a.shape(), shape);
+  size_t elem = dtypeSize(a.dtype()), rank = shape.size();
+  const char *src = static_cast<const char *>(a.data());
+  char *dst = static_cast<char *>(out.data());
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
+    std::memcpy(dst + linear * elem, src + off * elem, elem);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < shape[d]) {
+        off += strides[d];
+        break;
+      }
+      off -= strides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm) {
+  Shape shape(perm.size());
+  Shape inStrides = contiguousStrides(a.shape());
+  Shape strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    shape[i] = a.shape()[perm[i]];
+    strides[i] = inStrides[perm[i]];
+  }
+  Tensor out(a.dtype(), shape);
+  size_t elem = dtypeSize(a.dtype()), rank = shape.size();
+  const char *src = static_cast<const char *>(a.data());
+  char *dst = static_cast<char *>(out.data());
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
+    std::memcpy(dst + linear * elem, src + off * elem, elem);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < shape[d]) {
+        off += strides[d];
+        break;
+      }
+      off -= strides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor concat(const std::vector<Tensor> &inputs, int64_t axis) {
+  Shape shape = inputs.front().shape();
+  shape[axis] = 0;
+  for (const Tensor &t : inputs)
+    shape[axis] += t.shape()[axis];
+  Tensor out(inputs.front().dtype(), shape);
+  size_t elem = dtypeSize(out.dtype());
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  char *dst = static_cast<char *>(out.data());
+  int64_t rowBytes = shape[axis] * inner * elem, offset = 0;
+  for (const Tensor &t : inputs) {
+    int64_t chunk = t.shape()[axis] * inner * elem;
+    const char *src = static_cast<const char *>(t.data());
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(dst + o * rowBytes + offset, src + o * chunk, chunk);
+    offset += chunk;
+  }
+  return out;
+}
+
 void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
                int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate) {

@@ -123,6 +123,12 @@ Tensor::Tensor(DType dtype, Shape shape)
   storage_ = std::shared_ptr<void>(p, [](void *q) { std::free(q); });
 }
 
+Tensor Tensor::reshaped(Shape shape) const {
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
 TensorView Tensor::view() const {
   return TensorView{dtype_, shape_, contiguousStrides(shape_), data()};
 }

@@ -244,3 +244,25 @@ func.func @argmax(%x: tensor<2x3xf32>) -> tensor<i64> {
   %0 = tfl.argmax %x {keepdims = false} : tensor<2x3xf32> -> tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+// Tests that reshape only collapses and expands (no data moves), transpose
+// is a generic with a permuted input map, and concat inserts slices.
+// CHECK-DAG: #[[PERM:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @data_movement
+func.func @data_movement(%x: tensor<2x3xf32>) {
+  // CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  // CHECK: tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [3, 2] : tensor<6xf32> into tensor<3x2xf32>
+  %0 = tfl.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  // CHECK: linalg.generic {indexing_maps = [#[[PERM]], #{{.*}}]
+  %1 = tfl.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x6xf32>
+  // CHECK: %[[S0:.*]] = tensor.insert_slice %{{.*}} into %[[E]][0, 0] [2, 3] [1, 1]
+  // CHECK: tensor.insert_slice %{{.*}} into %[[S0]][0, 3] [2, 3] [1, 1]
+  %2 = tfl.concat %x, %x {axis = 1 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x6xf32>
+  // CHECK: linalg.generic
+  // CHECK: linalg.yield
+  %3 = tfl.broadcast_to %x : tensor<2x3xf32> -> tensor<4x2x3xf32>
+  return
+}

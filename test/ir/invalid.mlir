@@ -222,3 +222,57 @@ func.func @print_spec_tensor(%a: tensor<2xf32>) {
   tfl.print %a : tensor<2xf32> {format = "{:.3f}"}
   return
 }
+
+// -----
+
+// Tests that broadcast_to needs a broadcastable target.
+func.func @broadcast_to_bad(%x: tensor<3xf32>) {
+  // expected-error @+1 {{cannot broadcast 'tensor<3xf32>' to 'tensor<4xf32>'}}
+  %0 = tfl.broadcast_to %x : tensor<3xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that reshape keeps the number of elements.
+func.func @reshape_count(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{cannot reshape 'tensor<2x3xf32>' (6 elements) to 'tensor<4xf32>'}}
+  %0 = tfl.reshape %x : tensor<2x3xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that transpose takes a permutation.
+func.func @transpose_perm(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{perm is not a permutation}}
+  %0 = tfl.transpose %x {perm = array<i64: 0, 0>} : tensor<2x3xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// Tests that transpose's result is the permuted shape.
+func.func @transpose_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{is not 'tensor<2x3xf32>' permuted}}
+  %0 = tfl.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// Tests that concat's inputs agree off the axis.
+func.func @concat_dims(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{differs from 'tensor<4x3xf32>' in dim 1}}
+  %0 = tfl.concat %a, %b {axis = 0 : i64} : tensor<2x3xf32>, tensor<2x4xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+// Tests that concat's result adds up along the axis.
+func.func @concat_total(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{inputs add up to 4 along axis 0, not 5}}
+  %0 = tfl.concat %a, %a {axis = 0 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<5x3xf32>
+  return
+}

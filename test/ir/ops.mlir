@@ -145,3 +145,19 @@ func.func @reductions(%x: tensor<2x3xf32>) {
   %3 = tfl.argmin %x {keepdims = false} : tensor<2x3xf32> -> tensor<i64>
   return
 }
+
+// -----
+
+// Tests the data-movement ops.
+// CHECK-LABEL: func.func @data_movement
+func.func @data_movement(%x: tensor<2x3xf32>, %c: tensor<3x1xf32>) {
+  // CHECK: tfl.broadcast_to %{{.*}} : tensor<3x1xf32> -> tensor<2x3x4xf32>
+  %0 = tfl.broadcast_to %c : tensor<3x1xf32> -> tensor<2x3x4xf32>
+  // CHECK: tfl.reshape %{{.*}} : tensor<2x3xf32> -> tensor<6xf32>
+  %1 = tfl.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+  // CHECK: tfl.transpose %{{.*}} {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %2 = tfl.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  // CHECK: tfl.concat %{{.*}}, %{{.*}} {axis = 0 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  %3 = tfl.concat %x, %x {axis = 0 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  return
+}

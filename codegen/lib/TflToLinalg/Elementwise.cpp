@@ -359,6 +359,22 @@ struct WhereToLinalg : OpConversionPattern<WhereOp> {
   }
 };
 
+/// broadcast_to is the identity through a broadcasting generic.
+struct BroadcastToToLinalg : OpConversionPattern<BroadcastToOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStaticShape(rewriter, op)))
+      return failure();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct NegToLinalg : OpConversionPattern<NegOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -544,13 +560,12 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
 
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>,
-               BinaryToLinalg<MulOp>, BinaryToLinalg<DivOp>,
-               BinaryToLinalg<FloorDivOp>, BinaryToLinalg<ModOp>,
-               BinaryToLinalg<PowOp>, BinaryToLinalg<MaximumOp>,
-               BinaryToLinalg<MinimumOp>, NegToLinalg, CastToLinalg,
-               CompareToLinalg, NotToLinalg, WhereToLinalg, ConstantToArith>(
-      ctx);
+  patterns.add<
+      BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>, BinaryToLinalg<MulOp>,
+      BinaryToLinalg<DivOp>, BinaryToLinalg<FloorDivOp>, BinaryToLinalg<ModOp>,
+      BinaryToLinalg<PowOp>, BinaryToLinalg<MaximumOp>,
+      BinaryToLinalg<MinimumOp>, NegToLinalg, CastToLinalg, CompareToLinalg,
+      NotToLinalg, WhereToLinalg, BroadcastToToLinalg, ConstantToArith>(ctx);
   patterns.add<
       UnaryToLinalg<ExpOp>, UnaryToLinalg<LogOp>, UnaryToLinalg<Log1pOp>,
       UnaryToLinalg<Expm1Op>, UnaryToLinalg<SqrtOp>, UnaryToLinalg<RsqrtOp>,

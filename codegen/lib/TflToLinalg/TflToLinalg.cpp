@@ -27,6 +27,7 @@ struct ConvertTflToLinalgPass
     populateTflElementwiseToLinalgPatterns(patterns);
     populateTflLinearToLinalgPatterns(patterns);
     populateTflReductionToLinalgPatterns(patterns);
+    populateTflDataMovementToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TflDialect>();

@@ -96,6 +96,34 @@ void registerTflKernels(KernelRegistry &registry) {
   addReduction<mlir::tfl::ReduceMaxOp, tflrt::ReduceKind::Max>(registry);
   addReduction<mlir::tfl::ReduceMinOp, tflrt::ReduceKind::Min>(registry);
   addArgReduction<mlir::tfl::ArgmaxOp>(registry, /*isMax=*/true);
+  registry.add(
+      mlir::tfl::BroadcastToOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto type = cast<RankedTensorType>(op->getResult(0).getType());
+        out.push_back(
+            tflrt::broadcastTo(in[0], tflrt::Shape(type.getShape().begin(),
+                                                   type.getShape().end())));
+      });
+  registry.add(
+      mlir::tfl::ReshapeOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto type = cast<RankedTensorType>(op->getResult(0).getType());
+        out.push_back(in[0].reshaped(
+            tflrt::Shape(type.getShape().begin(), type.getShape().end())));
+      });
+  registry.add(
+      mlir::tfl::TransposeOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        ArrayRef<int64_t> perm = cast<mlir::tfl::TransposeOp>(op).getPerm();
+        out.push_back(tflrt::transpose(
+            in[0], std::vector<int64_t>(perm.begin(), perm.end())));
+      });
+  registry.add(
+      mlir::tfl::ConcatOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(tflrt::concat(std::vector<Tensor>(in.begin(), in.end()),
+                                    cast<mlir::tfl::ConcatOp>(op).getAxis()));
+      });
   addArgReduction<mlir::tfl::ArgminOp>(registry, /*isMax=*/false);
   addUnary<mlir::tfl::ExpOp, tflrt::UnaryKind::Exp>(registry);
   addUnary<mlir::tfl::LogOp, tflrt::UnaryKind::Log>(registry);

@@ -35,6 +35,12 @@ void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
 void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
                       int64_t rankC, void *c);
 
+/* The copy between strided memrefs that MLIR's memref-to-llvm lowering
+   calls (its runner library's entry point, provided here so executables
+   need only libtflrt). `src` and `dst` point to unranked descriptors
+   { int64_t rank; void *descriptor }. */
+void memrefCopy(int64_t elemSize, void *src, void *dst);
+
 /* Process set-up and tear-down around tfl_main (flushes output). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);

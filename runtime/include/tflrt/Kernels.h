@@ -82,6 +82,13 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
 /// flattened tensor when `axis` is negative; a NaN wins, as in NumPy.
 Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims);
 
+/// NumPy's broadcast_to.
+Tensor broadcastTo(const Tensor &a, const Shape &shape);
+/// NumPy's transpose: result dim i is input dim perm[i].
+Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm);
+/// NumPy's concatenate along `axis`.
+Tensor concat(const std::vector<Tensor> &inputs, int64_t axis);
+
 /// C = A @ B for row-major 2-D operands (A: MxK, B: KxN). Float types go to
 /// BLAS; integer types use a plain loop.
 Tensor matmul(const Tensor &a, const Tensor &b);

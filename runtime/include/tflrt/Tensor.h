@@ -79,6 +79,9 @@ public:
   }
 
   TensorView view() const;
+  /// The same elements in another shape of as many elements, sharing the
+  /// storage (tensors are immutable).
+  Tensor reshaped(Shape shape) const;
 
 private:
   DType dtype_ = DType::F32;

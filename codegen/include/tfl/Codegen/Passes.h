@@ -26,6 +26,7 @@ namespace mlir::tfl {
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflReductionToLinalgPatterns(RewritePatternSet &patterns);
+void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tfl
 

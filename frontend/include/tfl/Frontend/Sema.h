@@ -56,6 +56,8 @@ struct Specialization {
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> carried;
   /// The built-in function each built-in call resolves to.
   llvm::DenseMap<const ast::CallExpr *, std::string> builtinCalls;
+  /// The permutation of each transpose call.
+  llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.
   llvm::DenseMap<const ast::CallExpr *, ReductionInfo> reductions;
   /// The result type of each augmented assignment (`x += v`).

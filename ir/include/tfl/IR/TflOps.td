@@ -340,6 +340,75 @@ def Tfl_ArgmaxOp : Tfl_ArgReductionOp<"argmax", "the maximum">;
 def Tfl_ArgminOp : Tfl_ArgReductionOp<"argmin", "the minimum">;
 
 //===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [Pure]> {
+  let summary = "broadcast a tensor to a shape";
+  let description = [{
+    NumPy's `broadcast_to(x, shape)`: the result's shape, with `x`'s dims
+    aligned on the right and size-1 dims stretched.
+
+    ```mlir
+    %1 = tfl.broadcast_to %0 : tensor<3x1xf32> -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfl_ReshapeOp : Tfl_Op<"reshape", [Pure]> {
+  let summary = "the same elements, in row-major order, in another shape";
+  let description = [{
+    NumPy's `reshape`: the result has the input's elements in row-major
+    order and the same number of them.
+
+    ```mlir
+    %1 = tfl.reshape %0 : tensor<2x3xf32> -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfl_TransposeOp : Tfl_Op<"transpose", [Pure]> {
+  let summary = "permute the dims of a tensor";
+  let description = [{
+    NumPy's `transpose(x, perm)`: result dim `i` is input dim `perm[i]`.
+
+    ```mlir
+    %1 = tfl.transpose %0 {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfl_ConcatOp : Tfl_Op<"concat", [Pure]> {
+  let summary = "join tensors along an axis";
+  let description = [{
+    NumPy's `concatenate(inputs, axis)`: inputs of one rank and element type
+    whose dims agree except along `axis`.
+
+    ```mlir
+    %2 = tfl.concat %0, %1 {axis = 0 : i64} : tensor<1x3xf32>, tensor<2x3xf32> -> tensor<3x3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tfl_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
