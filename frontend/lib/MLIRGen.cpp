@@ -51,6 +51,18 @@ namespace {
 
 using Values = llvm::SmallVector<Value, 1>;
 
+/// True for a number literal (possibly negated) or a nested list of them.
+static bool isNumberLiteral(const Expr *e) {
+  if (isa<IntExpr, FloatExpr, BoolExpr>(e))
+    return true;
+  if (auto *u = dyn_cast<UnaryExpr>(e))
+    return isa<IntExpr, FloatExpr>(u->operand.get());
+  if (auto *l = dyn_cast<ListExpr>(e))
+    return llvm::all_of(
+        l->elements, [](const ExprPtr &x) { return isNumberLiteral(x.get()); });
+  return false;
+}
+
 class MLIRGenImpl {
 public:
   MLIRGenImpl(mlir::MLIRContext &ctx, const Program &program)
@@ -87,6 +99,10 @@ private:
                   llvm::ArrayRef<Value> values);
   Values genExpr(const Expr *expr);
   Value genConstant(const Expr *expr);
+  /// The literal `expr` emitted directly as `type` (a literal keeps full
+  /// precision when promotion gives it a wider dtype than it was first
+  /// given).
+  Value genConstant(const Expr *expr, const Type &type);
   Value genBinary(const BinaryExpr *expr);
   Value emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &type,
                    mlir::Location l);
@@ -142,6 +158,14 @@ private:
   mlir::ModuleOp module;
   const Specialization *spec = nullptr;
   llvm::StringMap<Values> env;
+  /// Names currently bound to a number literal, with the literal.
+  llvm::StringMap<const Expr *> literalOf;
+
+  /// Binds `name` to `values` (no longer to a literal).
+  void bind(llvm::StringRef name, Values values) {
+    env[name] = std::move(values);
+    literalOf.erase(name);
+  }
 };
 
 mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
@@ -154,6 +178,7 @@ mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
 void MLIRGenImpl::genFunction(const Specialization &s) {
   spec = &s;
   env.clear();
+  literalOf.clear();
   llvm::SmallVector<mlir::Type> argTypes, resultTypes;
   for (const Type &t : s.argTypes)
     flatTypes(t, argTypes);
@@ -174,7 +199,7 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
     Values values;
     for (size_t j = 0; j < leaves.size(); ++j)
       values.push_back(entry->getArgument(next++));
-    env[s.def->params[i].name] = values;
+    bind(s.def->params[i].name, values);
   }
 
   const Block &body = s.def ? s.def->body : program.module->body;
@@ -193,7 +218,7 @@ bool MLIRGenImpl::genBlock(const Block &block) {
 void MLIRGenImpl::bindTarget(const Expr *target, const Type &type,
                              llvm::ArrayRef<Value> values) {
   if (auto *name = dyn_cast<NameExpr>(target)) {
-    env[name->name] = Values(values.begin(), values.end());
+    bind(name->name, Values(values.begin(), values.end()));
     return;
   }
   auto *tuple = cast<TupleExpr>(target);
@@ -216,8 +241,12 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
   case Stmt::Kind::Assign: {
     auto *assign = cast<AssignStmt>(stmt);
     Values values = genExpr(assign->value.get());
-    for (const ExprPtr &target : assign->targets)
+    for (const ExprPtr &target : assign->targets) {
       bindTarget(target.get(), typeOf(assign->value.get()), values);
+      if (auto *name = dyn_cast<NameExpr>(target.get());
+          name && isNumberLiteral(assign->value.get()))
+        literalOf[name->name] = assign->value.get();
+    }
     return false;
   }
   case Stmt::Kind::Return: {
@@ -243,7 +272,7 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
     Value rhs = genExpr(aug->value.get())[0];
     const Type &type = spec->stmtTypes.find(stmt)->second;
     Value result = emitBinary(aug->op, lhs, rhs, type, loc(stmt->getBegin()));
-    env[cast<NameExpr>(aug->target.get())->name] = {result};
+    bind(cast<NameExpr>(aug->target.get())->name, {result});
     return false;
   }
   case Stmt::Kind::If:
@@ -293,8 +322,8 @@ void MLIRGenImpl::bindCarried(llvm::ArrayRef<CarriedVar> vars,
   for (const CarriedVar &var : vars) {
     llvm::SmallVector<mlir::Type> types;
     flatTypes(var.type, types);
-    env[var.name] =
-        Values(values.begin() + next, values.begin() + next + types.size());
+    bind(var.name,
+         Values(values.begin() + next, values.begin() + next + types.size()));
     next += types.size();
   }
 }
@@ -310,16 +339,19 @@ void MLIRGenImpl::genIf(const IfStmt *stmt) {
                                       /*addThenBlock=*/true,
                                       /*addElseBlock=*/true);
   llvm::StringMap<Values> saved = env;
+  llvm::StringMap<const Expr *> savedLiterals = literalOf;
   auto genBranch = [&](mlir::Block &block, const Block &body) {
     mlir::OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&block);
     env = saved;
+    literalOf = savedLiterals;
     genBlock(body);
     mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
   };
   genBranch(ifOp.getThenRegion().front(), stmt->body);
   genBranch(ifOp.getElseRegion().front(), stmt->orelse);
   env = std::move(saved);
+  literalOf = std::move(savedLiterals);
   bindCarried(vars, ifOp.getResults());
 }
 
@@ -350,6 +382,7 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
   Value one = mlir::arith::ConstantIndexOp::create(builder, l, 1);
 
   llvm::StringMap<Values> saved = env;
+  llvm::StringMap<const Expr *> savedLiterals = literalOf;
   auto forOp = mlir::scf::ForOp::create(
       builder, l, zero, ub, one, carriedValues(vars, l),
       [&](mlir::OpBuilder &b, mlir::Location, Value iv,
@@ -361,11 +394,12 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
         Value i = mlir::arith::AddIOp::create(
             builder, l, start,
             mlir::arith::MulIOp::create(builder, l, k, step));
-        env[loopVar] = {fromScalar(i, l)};
+        bind(loopVar, {fromScalar(i, l)});
         genBlock(stmt->body);
         mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
       });
   env = std::move(saved);
+  literalOf = std::move(savedLiterals);
   bindCarried(vars, forOp.getResults());
 }
 
@@ -377,6 +411,7 @@ void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
   for (Value v : inits)
     types.push_back(v.getType());
   llvm::StringMap<Values> saved = env;
+  llvm::StringMap<const Expr *> savedLiterals = literalOf;
   auto inRegion = [&](mlir::OpBuilder &b, auto &&fn) {
     mlir::OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
@@ -387,6 +422,7 @@ void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
       [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
         inRegion(b, [&] {
           env = saved;
+          literalOf = savedLiterals;
           bindCarried(vars, args);
           Value cond = extract(genExpr(stmt->cond.get())[0],
                                loc(stmt->cond->getBegin()));
@@ -396,12 +432,14 @@ void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
       [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
         inRegion(b, [&] {
           env = saved;
+          literalOf = savedLiterals;
           bindCarried(vars, args);
           genBlock(stmt->body);
           mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
         });
       });
   env = std::move(saved);
+  literalOf = std::move(savedLiterals);
   bindCarried(vars, whileOp.getResults());
 }
 
@@ -453,7 +491,10 @@ static void collectIntLeaves(const Expr *e, std::vector<int64_t> &out) {
 }
 
 Value MLIRGenImpl::genConstant(const Expr *expr) {
-  const Type &t = typeOf(expr);
+  return genConstant(expr, typeOf(expr));
+}
+
+Value MLIRGenImpl::genConstant(const Expr *expr, const Type &t) {
   mlir::RankedTensorType type = tensorType(t);
   mlir::DenseElementsAttr attr;
   if (isFloat(t.dtype)) {
@@ -489,7 +530,24 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
   case Expr::Kind::List:
     return {genConstant(expr)};
   case Expr::Kind::Name: {
-    Values values = env.lookup(cast<NameExpr>(expr)->name);
+    // A name holding a number literal (a module constant, or a variable
+    // bound to one) is re-emitted in the dtype this use needs.
+    const std::string &name = cast<NameExpr>(expr)->name;
+    const Expr *literal = nullptr;
+    auto constant = spec->constantUses.find(expr);
+    if (constant != spec->constantUses.end())
+      literal = constant->second;
+    else
+      literal = literalOf.lookup(name);
+    if (literal && t.isTensor() && isNumberLiteral(literal))
+      return {genConstant(literal, t)};
+    if (constant != spec->constantUses.end()) {
+      Values values = genExpr(constant->second);
+      if (t.isTensor() && values.size() == 1)
+        values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
+      return values;
+    }
+    Values values = env.lookup(name);
     if (t.isTensor() && values.size() == 1)
       values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
     return values;

@@ -148,6 +148,7 @@ private:
   }
 
   LogicalResult analyzeBlock(const Block &block);
+  void collectModuleConstants();
   LogicalResult analyzeIf(const IfStmt *stmt);
   LogicalResult analyzeLoop(const Stmt *stmt, const Block &body,
                             const Expr *cond, const std::string &loopVar);
@@ -190,14 +191,82 @@ private:
   mlir::MLIRContext *ctx;
   std::unique_ptr<Program> program;
   llvm::StringMap<const FuncDef *> globals;
+  /// Module constants: top-level names bound once, to a literal.
+  llvm::StringMap<const Expr *> constants;
+  /// Every name the script body binds (for a helpful error in functions).
+  llvm::StringSet<> topLevelNames;
   std::map<std::pair<const FuncDef *, std::string>, Specialization *> cache;
   std::vector<Specialization *> inProgress;
   Frame *frame = nullptr;
 };
 
+/// Adds the names `target` binds.
+static void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
+  if (auto *name = dyn_cast<NameExpr>(target))
+    out.insert(name->name);
+  else if (auto *tuple = dyn_cast<TupleExpr>(target))
+    for (const ExprPtr &e : tuple->elements)
+      collectTargetNames(e.get(), out);
+}
+
+/// Adds every name a block may (re)bind, nested blocks included.
+static void collectAssigned(const Block &block, llvm::StringSet<> &out) {
+  for (const StmtPtr &s : block) {
+    if (auto *a = dyn_cast<AssignStmt>(s.get())) {
+      for (const ExprPtr &t : a->targets)
+        collectTargetNames(t.get(), out);
+    } else if (auto *a = dyn_cast<AugAssignStmt>(s.get())) {
+      collectTargetNames(a->target.get(), out);
+    } else if (auto *i = dyn_cast<IfStmt>(s.get())) {
+      collectAssigned(i->body, out);
+      collectAssigned(i->orelse, out);
+    } else if (auto *f = dyn_cast<ForStmt>(s.get())) {
+      collectTargetNames(f->target.get(), out);
+      collectAssigned(f->body, out);
+    } else if (auto *w = dyn_cast<WhileStmt>(s.get())) {
+      collectAssigned(w->body, out);
+    }
+  }
+}
+
+/// True for a literal a module constant may hold: numbers, booleans,
+/// strings, nested lists of numbers, and tuples of these.
+static bool isLiteral(const Expr *e) {
+  if (isa<IntExpr, FloatExpr, BoolExpr, StringExpr>(e))
+    return true;
+  if (auto *u = dyn_cast<UnaryExpr>(e))
+    return isa<IntExpr, FloatExpr>(u->operand.get());
+  if (auto *l = dyn_cast<ListExpr>(e))
+    return llvm::all_of(l->elements,
+                        [](const ExprPtr &x) { return isLiteral(x.get()); });
+  if (auto *t = dyn_cast<TupleExpr>(e))
+    return llvm::all_of(t->elements,
+                        [](const ExprPtr &x) { return isLiteral(x.get()); });
+  return false;
+}
+
+void SemaImpl::collectModuleConstants() {
+  llvm::StringMap<int> bindings;
+  llvm::StringSet<> &all = topLevelNames;
+  collectAssigned(module.body, all);
+  for (const StmtPtr &s : module.body)
+    if (auto *a = dyn_cast<AssignStmt>(s.get()))
+      for (const ExprPtr &t : a->targets)
+        if (auto *n = dyn_cast<NameExpr>(t.get())) {
+          ++bindings[n->name];
+          if (isLiteral(a->value.get()))
+            constants[n->name] = a->value.get();
+        }
+  // A name rebound anywhere at top level is a variable, not a constant.
+  for (const auto &entry : all)
+    if (bindings.lookup(entry.getKey()) != 1)
+      constants.erase(entry.getKey());
+}
+
 std::unique_ptr<Program> SemaImpl::run() {
   program = std::make_unique<Program>();
   program->module = &module;
+  collectModuleConstants();
   for (const StmtPtr &s : module.body)
     if (auto *def = dyn_cast<FuncDef>(s.get()))
       globals[def->name] = def;
@@ -377,35 +446,6 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   error(stmt->getBegin()) << what << " is not supported yet";
   return failure();
-}
-
-/// Adds the names `target` binds.
-static void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
-  if (auto *name = dyn_cast<NameExpr>(target))
-    out.insert(name->name);
-  else if (auto *tuple = dyn_cast<TupleExpr>(target))
-    for (const ExprPtr &e : tuple->elements)
-      collectTargetNames(e.get(), out);
-}
-
-/// Adds every name a block may (re)bind, nested blocks included.
-static void collectAssigned(const Block &block, llvm::StringSet<> &out) {
-  for (const StmtPtr &s : block) {
-    if (auto *a = dyn_cast<AssignStmt>(s.get())) {
-      for (const ExprPtr &t : a->targets)
-        collectTargetNames(t.get(), out);
-    } else if (auto *a = dyn_cast<AugAssignStmt>(s.get())) {
-      collectTargetNames(a->target.get(), out);
-    } else if (auto *i = dyn_cast<IfStmt>(s.get())) {
-      collectAssigned(i->body, out);
-      collectAssigned(i->orelse, out);
-    } else if (auto *f = dyn_cast<ForStmt>(s.get())) {
-      collectTargetNames(f->target.get(), out);
-      collectAssigned(f->body, out);
-    } else if (auto *w = dyn_cast<WhileStmt>(s.get())) {
-      collectAssigned(w->body, out);
-    }
-  }
 }
 
 LogicalResult SemaImpl::checkCondition(const Expr *cond, llvm::StringRef what) {
@@ -710,11 +750,27 @@ FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
     auto g = globals.find(expr->name);
     if (g != globals.end())
       return Type::function(g->second);
+    // A module constant, emitted where it is used.
+    auto c = constants.find(expr->name);
+    if (c != constants.end()) {
+      FailureOr<Type> t = analyzeExpr(c->second);
+      if (succeeded(t))
+        frame->spec->constantUses[expr] = c->second;
+      return t;
+    }
   }
   if (builtinNames().contains(expr->name))
     return Type::builtin(expr->name);
   if (std::optional<DType> dtype = dtypeNamed(expr->name))
     return Type::dtypeValue(*dtype);
+  if (!frame->isScript && topLevelNames.contains(expr->name)) {
+    error(expr->getBegin())
+        << "name '" << expr->name
+        << "' is not defined in this function: functions see module "
+           "constants (top-level names bound once to a literal), not "
+           "script variables; pass it as an argument";
+    return failure();
+  }
   error(expr->getBegin()) << "name '" << expr->name << "' is not defined";
   return failure();
 }
@@ -784,6 +840,10 @@ void SemaImpl::coerce(const Expr *expr, DType dtype) {
   Type &t = typeOf(expr);
   if (!t.isTensor() || !t.weak)
     return;
+  // A module constant read here is emitted in the dtype this use needs.
+  auto constant = frame->spec->constantUses.find(expr);
+  if (constant != frame->spec->constantUses.end())
+    coerce(constant->second, dtype);
   t.dtype = dtype;
   t.weak = false;
   if (auto *u = dyn_cast<UnaryExpr>(expr))

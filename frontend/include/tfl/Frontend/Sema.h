@@ -56,6 +56,8 @@ struct Specialization {
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> carried;
   /// The built-in function each built-in call resolves to.
   llvm::DenseMap<const ast::CallExpr *, std::string> builtinCalls;
+  /// Names in a function that read a module constant, with its literal.
+  llvm::DenseMap<const ast::Expr *, const ast::Expr *> constantUses;
   /// The permutation of each transpose call.
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.
