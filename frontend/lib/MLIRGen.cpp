@@ -107,6 +107,7 @@ private:
   Value emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &type,
                    mlir::Location l);
   Value genCompare(const CompareExpr *expr);
+  Values genSubscript(const SubscriptExpr *expr);
   /// `cond ? thenFn() : elseFn()` as an scf.if yielding one tensor.
   Value genSelect(Value cond, mlir::Type type, mlir::Location l,
                   llvm::function_ref<Value()> thenFn,
@@ -572,6 +573,8 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
     return {genBinary(cast<BinaryExpr>(expr))};
   case Expr::Kind::Compare:
     return {genCompare(cast<CompareExpr>(expr))};
+  case Expr::Kind::Subscript:
+    return genSubscript(cast<SubscriptExpr>(expr));
   case Expr::Kind::Not:
     return {mlir::tfl::NotOp::create(
         builder, l, genExpr(cast<NotExpr>(expr)->operand.get())[0])};
@@ -666,6 +669,67 @@ Value MLIRGenImpl::genSelect(Value cond, mlir::Type type, mlir::Location l,
   branch(ifOp.getThenRegion().front(), thenFn);
   branch(ifOp.getElseRegion().front(), elseFn);
   return ifOp.getResult(0);
+}
+
+Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
+  mlir::Location l = loc(expr->getBegin());
+  Values values = genExpr(expr->value.get());
+  auto tupleIndex = spec->tupleIndices.find(expr);
+  if (tupleIndex != spec->tupleIndices.end()) {
+    // Skip the leaves of the elements before the selected one.
+    const Type &tuple = typeOf(expr->value.get());
+    size_t first = 0;
+    for (size_t k = 0; k < tupleIndex->second; ++k) {
+      llvm::SmallVector<mlir::Type> leaves;
+      flatTypes(tuple.elements[k], leaves);
+      first += leaves.size();
+    }
+    llvm::SmallVector<mlir::Type> leaves;
+    flatTypes(tuple.elements[tupleIndex->second], leaves);
+    return Values(values.begin() + first,
+                  values.begin() + first + leaves.size());
+  }
+  const SubscriptPlan &plan = spec->subscripts.find(expr)->second;
+  Value x = values[0];
+  auto inType = cast<mlir::RankedTensorType>(x.getType());
+  mlir::Type i64 = builder.getI64Type();
+  auto scalarType = mlir::RankedTensorType::get({}, i64);
+  auto i64Scalar = [&](int64_t v) -> Value {
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(scalarType, builder.getI64IntegerAttr(v)));
+  };
+  llvm::SmallVector<int64_t> staticStarts, strides, sizes;
+  llvm::SmallVector<Value> dynamicStarts;
+  for (auto [d, dim] : llvm::enumerate(plan.dims)) {
+    sizes.push_back(dim.size);
+    strides.push_back(dim.stride);
+    if (!dim.dynStart) {
+      staticStarts.push_back(dim.start);
+      continue;
+    }
+    staticStarts.push_back(mlir::ShapedType::kDynamic);
+    Value start = castTo(genExpr(dim.dynStart)[0], i64, l);
+    if (dim.wrapNegative) {
+      // x[i] with i < 0 counts from the end, as in Python.
+      Value negative = mlir::tfl::CompareOp::create(
+          builder, l, scalarType.clone(builder.getI1Type()),
+          mlir::tfl::ComparePredicate::lt, start, i64Scalar(0));
+      Value wrapped = mlir::tfl::AddOp::create(builder, l, scalarType, start,
+                                               i64Scalar(inType.getDimSize(d)));
+      start = mlir::tfl::WhereOp::create(builder, l, scalarType, negative,
+                                         wrapped, start);
+    }
+    dynamicStarts.push_back(start);
+  }
+  Value sliced = mlir::tfl::SliceOp::create(
+      builder, l, inType.clone(sizes), x, dynamicStarts,
+      builder.getDenseI64ArrayAttr(staticStarts),
+      builder.getDenseI64ArrayAttr(strides));
+  mlir::RankedTensorType resultType = tensorType(typeOf(expr));
+  if (resultType.getShape() == llvm::ArrayRef<int64_t>(sizes))
+    return {sliced};
+  return {mlir::tfl::ReshapeOp::create(builder, l, resultType, sliced)};
 }
 
 Value MLIRGenImpl::genCompare(const CompareExpr *expr) {

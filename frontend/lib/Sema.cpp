@@ -164,6 +164,7 @@ private:
   FailureOr<Type> binaryType(BinaryOp op, const Expr *lhsExpr, Type lhs,
                              const Expr *rhsExpr, Type rhs, Position opPos);
   FailureOr<Type> analyzeCompare(const CompareExpr *expr);
+  FailureOr<Type> analyzeSubscript(const SubscriptExpr *expr);
   FailureOr<Type> analyzeCond(const CondExpr *expr);
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
   FailureOr<Type> analyzeCall(const CallExpr *expr);
@@ -722,7 +723,8 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   case Expr::Kind::Attribute:
     return unsupported(expr, "attribute access");
   case Expr::Kind::Subscript:
-    return unsupported(expr, "indexing and slicing");
+    result = analyzeSubscript(cast<SubscriptExpr>(expr));
+    break;
   case Expr::Kind::Slice:
     return unsupported(expr, "a slice outside a subscript");
   case Expr::Kind::Lambda:
@@ -1072,6 +1074,156 @@ static std::optional<int64_t> intLiteral(const Expr *e) {
     if (auto *i = dyn_cast<IntExpr>(u->operand.get()))
       return u->op == UnaryOp::Minus ? -i->value : i->value;
   return std::nullopt;
+}
+
+FailureOr<Type> SemaImpl::analyzeSubscript(const SubscriptExpr *expr) {
+  FailureOr<Type> value = analyzeExpr(expr->value.get());
+  if (failed(value))
+    return failure();
+  // A tuple with a literal index: its element (`shape(x)[0]`).
+  if (value->kind == Type::Kind::Tuple) {
+    std::optional<int64_t> k = expr->indices.size() == 1
+                                   ? intLiteral(expr->indices[0].get())
+                                   : std::nullopt;
+    int64_t n = value->elements.size();
+    if (!k || *k < -n || *k >= n) {
+      error(expr->getBegin())
+          << "a tuple of " << n << " is indexed by an integer literal in "
+          << "range";
+      return failure();
+    }
+    int64_t i = *k < 0 ? *k + n : *k;
+    frame->spec->tupleIndices[expr] = i;
+    return value->elements[i];
+  }
+  if (!value->isTensor() || value->rank() == 0) {
+    error(expr->getBegin()) << "cannot index " << value->str();
+    return failure();
+  }
+  int64_t rank = value->rank();
+  int64_t consuming = 0, ellipses = 0;
+  for (const ExprPtr &item : expr->indices) {
+    if (isa<EllipsisExpr>(item.get()))
+      ++ellipses;
+    else if (!isa<NoneExpr>(item.get()))
+      ++consuming;
+  }
+  if (ellipses > 1 || consuming > rank) {
+    error(expr->getBegin())
+        << (ellipses > 1 ? "an index can have one '...' only"
+                         : "too many indices for " + value->str());
+    return failure();
+  }
+  SubscriptPlan plan;
+  std::vector<int64_t> resultShape;
+  int64_t dim = 0;
+  auto fullSlice = [&] {
+    plan.dims.push_back(
+        {SubscriptPlan::Slice, 0, nullptr, false, value->shape[dim], 1});
+    resultShape.push_back(value->shape[dim]);
+    ++dim;
+  };
+  for (const ExprPtr &itemPtr : expr->indices) {
+    const Expr *item = itemPtr.get();
+    if (isa<EllipsisExpr>(item)) {
+      for (int64_t k = 0; k < rank - consuming; ++k)
+        fullSlice();
+      continue;
+    }
+    if (isa<NoneExpr>(item)) {
+      resultShape.push_back(1);
+      continue;
+    }
+    int64_t n = value->shape[dim];
+    if (auto *s = dyn_cast<SliceExpr>(item)) {
+      std::optional<int64_t> step = s->step ? intLiteral(s->step.get()) : 1;
+      if (!step || *step == 0) {
+        error(item->getBegin()) << "a slice step must be a nonzero integer "
+                                   "literal";
+        return failure();
+      }
+      std::optional<int64_t> lo =
+          s->lo ? intLiteral(s->lo.get()) : std::nullopt;
+      std::optional<int64_t> hi =
+          s->hi ? intLiteral(s->hi.get()) : std::nullopt;
+      if ((!s->lo || lo) && (!s->hi || hi)) {
+        // Python's slice.indices(n).
+        auto clampIndex = [&](std::optional<int64_t> v, bool isLo) -> int64_t {
+          if (!v)
+            return *step > 0 ? (isLo ? 0 : n) : (isLo ? n - 1 : -1);
+          int64_t x = *v < 0 ? *v + n : *v;
+          if (*step > 0)
+            return std::clamp<int64_t>(x, 0, n);
+          return std::clamp<int64_t>(x, -1, n - 1);
+        };
+        int64_t start = clampIndex(lo, true), stop = clampIndex(hi, false);
+        int64_t size =
+            *step > 0
+                ? std::max<int64_t>(0, (stop - start + *step - 1) / *step)
+                : std::max<int64_t>(0, (start - stop - *step - 1) / -*step);
+        plan.dims.push_back({SubscriptPlan::Slice, size ? start : 0, nullptr,
+                             false, size, *step});
+        resultShape.push_back(size);
+        ++dim;
+        continue;
+      }
+      // x[s : s + K]: a dynamic start with a static length.
+      auto *sum = s->hi ? dyn_cast<BinaryExpr>(s->hi.get()) : nullptr;
+      auto *loName = s->lo ? dyn_cast<NameExpr>(s->lo.get()) : nullptr;
+      auto *sumName = sum ? dyn_cast<NameExpr>(sum->lhs.get()) : nullptr;
+      std::optional<int64_t> k = sum && sum->op == BinaryOp::Add
+                                     ? intLiteral(sum->rhs.get())
+                                     : std::nullopt;
+      if (!loName || !sumName || loName->name != sumName->name || !k ||
+          *k < 0 || *step != 1) {
+        error(item->getBegin())
+            << "a slice with a computed bound needs a static length: write "
+               "x[s : s + K] with K an integer literal (and no step)";
+        return failure();
+      }
+      FailureOr<Type> st = analyzeExpr(s->lo.get());
+      if (failed(st))
+        return failure();
+      if (!st->isScalar() || !isInteger(st->dtype)) {
+        error(item->getBegin()) << "a slice start must be an integer scalar, "
+                                   "got "
+                                << st->str();
+        return failure();
+      }
+      (void)analyzeExpr(s->hi.get()); // records the bound's types
+      plan.dims.push_back({SubscriptPlan::Slice, 0, s->lo.get(), false, *k, 1});
+      resultShape.push_back(*k);
+      ++dim;
+      continue;
+    }
+    if (std::optional<int64_t> i = intLiteral(item)) {
+      int64_t x = *i < 0 ? *i + n : *i;
+      if (x < 0 || x >= n) {
+        error(item->getBegin()) << "index " << *i << " is out of range for "
+                                << "axis " << dim << " of " << value->str();
+        return failure();
+      }
+      plan.dims.push_back({SubscriptPlan::Index, x, nullptr, false, 1, 1});
+      ++dim;
+      continue;
+    }
+    FailureOr<Type> it = analyzeExpr(item);
+    if (failed(it))
+      return failure();
+    if (!it->isScalar() || !isInteger(it->dtype)) {
+      error(item->getBegin())
+          << "an index must be an integer scalar, a slice, None or '...', "
+             "got "
+          << it->str();
+      return failure();
+    }
+    plan.dims.push_back({SubscriptPlan::Index, 0, item, true, 1, 1});
+    ++dim;
+  }
+  while (dim < rank)
+    fullSlice();
+  frame->spec->subscripts[expr] = std::move(plan);
+  return Type::tensor(value->dtype, resultShape, value->weak);
 }
 
 FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,

@@ -220,6 +220,37 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult SliceOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  ArrayRef<int64_t> starts = getStaticStarts(), strides = getStrides();
+  if (static_cast<int64_t>(starts.size()) != in.getRank() ||
+      static_cast<int64_t>(strides.size()) != in.getRank() ||
+      out.getRank() != in.getRank())
+    return emitOpError("needs one start and stride per dim of ")
+           << in << " and a result of the same rank";
+  if (out.getElementType() != in.getElementType())
+    return emitOpError("result element type differs from the input's");
+  int64_t dynamic = llvm::count_if(
+      starts, [](int64_t s) { return ShapedType::isDynamic(s); });
+  if (dynamic != static_cast<int64_t>(getStarts().size()))
+    return emitOpError("has ") << getStarts().size() << " start operands for "
+                               << dynamic << " dynamic starts";
+  for (auto [d, start, stride] : llvm::enumerate(starts, strides)) {
+    if (stride == 0)
+      return emitOpError("stride of dim ") << d << " is zero";
+    int64_t size = out.getDimSize(d), n = in.getDimSize(d);
+    if (ShapedType::isDynamic(start) || size == 0 || ShapedType::isDynamic(n))
+      continue;
+    int64_t last = start + (size - 1) * stride;
+    if (start < 0 || start >= n || last < 0 || last >= n)
+      return emitOpError("reads outside dim ")
+             << d << " of " << in << " (start " << start << ", " << size
+             << " elements, stride " << stride << ")";
+  }
+  return success();
+}
+
 LogicalResult ConcatOp::verify() {
   if (getInputs().empty())
     return emitOpError("needs at least one input");

@@ -8,7 +8,10 @@
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -112,6 +115,24 @@ void memrefCopy(int64_t elemSize, void *src, void *dst) {
       idx[k] = 0;
     }
   }
+}
+
+void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,
+                       const char *where) {
+  if (size == 0)
+    return;
+  int64_t last = start + (size - 1) * stride;
+  if (start >= 0 && start < dim && last >= 0 && last < dim)
+    return;
+  tflrt::flushOutput();
+  // `where` is the error's location, then "called from" notes, one a line.
+  std::string text(where);
+  size_t end = text.find('\n');
+  std::string message = tflrt::outOfRangeMessage(start, size, stride, dim);
+  std::fprintf(stderr, "%s: error: %s%s\n", text.substr(0, end).c_str(),
+               message.c_str(),
+               end == std::string::npos ? "" : text.substr(end).c_str());
+  std::exit(1);
 }
 
 void tflrt_init(int argc, char **argv) {}

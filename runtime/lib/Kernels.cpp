@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace tflrt {
@@ -554,6 +555,57 @@ Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm) {
         break;
       }
       off -= strides[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::string outOfRangeMessage(int64_t start, int64_t size, int64_t stride,
+                              int64_t dim) {
+  if (size == 1)
+    return "index " + std::to_string(start) +
+           " is out of range for an axis of size " + std::to_string(dim);
+  return "slice [" + std::to_string(start) + ":" +
+         std::to_string(start + size * stride) +
+         (stride != 1 ? ":" + std::to_string(stride) : "") +
+         "] is out of range for an axis of size " + std::to_string(dim);
+}
+
+Tensor slice(const Tensor &a, const std::vector<int64_t> &starts,
+             const std::vector<int64_t> &sizes,
+             const std::vector<int64_t> &strides) {
+  size_t rank = a.shape().size();
+  for (size_t d = 0; d < rank; ++d) {
+    if (sizes[d] == 0)
+      continue;
+    int64_t last = starts[d] + (sizes[d] - 1) * strides[d];
+    int64_t n = a.shape()[d];
+    if (starts[d] < 0 || starts[d] >= n || last < 0 || last >= n)
+      throw std::out_of_range(
+          outOfRangeMessage(starts[d], sizes[d], strides[d], n));
+  }
+  Tensor out(a.dtype(), Shape(sizes.begin(), sizes.end()));
+  Shape inStrides = contiguousStrides(a.shape());
+  size_t elem = dtypeSize(a.dtype());
+  const char *src = static_cast<const char *>(a.data());
+  char *dst = static_cast<char *>(out.data());
+  int64_t base = 0;
+  Shape step(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    base += starts[d] * inStrides[d];
+    step[d] = strides[d] * inStrides[d];
+  }
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = base;
+  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
+    std::memcpy(dst + linear * elem, src + off * elem, elem);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < sizes[d]) {
+        off += step[d];
+        break;
+      }
+      off -= step[d] * (sizes[d] - 1);
       idx[d] = 0;
     }
   }

@@ -266,3 +266,23 @@ func.func @data_movement(%x: tensor<2x3xf32>) {
   %3 = tfl.broadcast_to %x : tensor<2x3xf32> -> tensor<4x2x3xf32>
   return
 }
+
+// -----
+
+// Tests slices: a dynamic start is checked by libtflrt, then the window is
+// an extract_slice; a negative stride gathers through a generic.
+// CHECK-DAG: llvm.mlir.global internal constant @[[WHERE:.*]]("{{.*}}where.tfl:3:7\00")
+// CHECK-DAG: func.func private @tflrt_check_slice(i64, i64, i64, i64, !llvm.ptr)
+// CHECK-LABEL: func.func @slice
+func.func @slice(%x: tensor<10x3xf32>, %s: tensor<i64>) {
+  // CHECK: %[[S:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
+  // CHECK: call @tflrt_check_slice(%[[S]],
+  // CHECK: %[[I:.*]] = arith.index_cast %[[S]] : i64 to index
+  // CHECK: tensor.extract_slice %{{.*}}[%[[I]], 0] [4, 3] [1, 1] : tensor<10x3xf32> to tensor<4x3xf32>
+  %0 = tfl.slice %x[%s] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<10x3xf32>, tensor<i64> -> tensor<4x3xf32> loc("where.tfl":3:7)
+  // CHECK: linalg.generic
+  // CHECK: linalg.index 1
+  // CHECK: tensor.extract
+  %1 = tfl.slice %x[] {static_starts = array<i64: 0, 2>, strides = array<i64: 1, -1>} : tensor<10x3xf32> -> tensor<10x3xf32>
+  return
+}

@@ -276,3 +276,30 @@ func.func @concat_total(%a: tensor<2x3xf32>) {
   %0 = tfl.concat %a, %a {axis = 0 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<5x3xf32>
   return
 }
+
+// -----
+
+// Tests that a static slice must stay inside its input.
+func.func @slice_outside(%x: tensor<4xf32>) {
+  // expected-error @+1 {{reads outside dim 0}}
+  %0 = tfl.slice %x[] {static_starts = array<i64: 2>, strides = array<i64: 1>} : tensor<4xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// Tests that dynamic starts and start operands agree in number.
+func.func @slice_operands(%x: tensor<4xf32>) {
+  // expected-error @+1 {{has 0 start operands for 1 dynamic starts}}
+  %0 = tfl.slice %x[] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 1>} : tensor<4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that a stride may not be zero.
+func.func @slice_stride(%x: tensor<4xf32>) {
+  // expected-error @+1 {{stride of dim 0 is zero}}
+  %0 = tfl.slice %x[] {static_starts = array<i64: 0>, strides = array<i64: 0>} : tensor<4xf32> -> tensor<2xf32>
+  return
+}

@@ -161,3 +161,15 @@ func.func @data_movement(%x: tensor<2x3xf32>, %c: tensor<3x1xf32>) {
   %3 = tfl.concat %x, %x {axis = 0 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+// Tests slice with static and dynamic starts.
+// CHECK-LABEL: func.func @slice
+func.func @slice(%x: tensor<10x3xf32>, %s: tensor<i64>) {
+  // CHECK: tfl.slice %{{.*}}[] {static_starts = array<i64: 2, 2>, strides = array<i64: 2, -1>} : tensor<10x3xf32> -> tensor<4x3xf32>
+  %0 = tfl.slice %x[] {static_starts = array<i64: 2, 2>, strides = array<i64: 2, -1>} : tensor<10x3xf32> -> tensor<4x3xf32>
+  // CHECK: tfl.slice %{{.*}}[%{{.*}}] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<10x3xf32>, tensor<i64> -> tensor<4x3xf32>
+  %1 = tfl.slice %x[%s] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<10x3xf32>, tensor<i64> -> tensor<4x3xf32>
+  return
+}

@@ -111,6 +111,8 @@ public:
     mlir::tfl::registerCompilerDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
+    // Users see their .tfl line, not the IR op behind it.
+    context.printOpOnDiagnostic(false);
   }
 
   int run(std::optional<EmitKind> emitKind);

@@ -4,13 +4,19 @@
 // (both always valid for row-major data, and free after bufferization).
 // transpose is a linalg.generic with a permuted input map, so it fuses with
 // elementwise neighbours. concat writes each input into its slice of an
-// empty result.
+// empty result. slice is a tensor.extract_slice (a view once bufferized) for
+// positive strides and a gathering generic otherwise; a dynamic start is
+// first checked by libtflrt, which stops the program with the `.tfl`
+// location when the window leaves the tensor.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/Passes.h"
+#include "tfl/Codegen/RuntimeAbi.h"
 #include "tfl/IR/TflOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -91,6 +97,114 @@ struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
   }
 };
 
+/// "file.tfl:LINE:COL" of a location (its innermost callee after inlining),
+/// followed by one "called from here" note per inlined call, for run-time
+/// error messages.
+std::string locationText(Location loc) {
+  if (auto site = dyn_cast<CallSiteLoc>(loc)) {
+    std::string caller = locationText(site.getCaller());
+    std::string callee = locationText(site.getCallee());
+    size_t end = caller.find('\n');
+    return callee + "\n" + caller.substr(0, end) + ": note: called from here" +
+           (end == std::string::npos ? "" : caller.substr(end));
+  }
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return (f.getFilename().str() + ":" + std::to_string(f.getLine()) + ":" +
+            std::to_string(f.getColumn()));
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (!isa<UnknownLoc>(inner))
+        return locationText(inner);
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  return "<unknown location>";
+}
+
+struct SliceToTensor : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    if (!in.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    Type i64 = rewriter.getI64Type();
+    auto i64Const = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(rewriter, loc, i64,
+                                       rewriter.getI64IntegerAttr(v));
+    };
+    // Starts: static ones as attributes; dynamic ones checked, then cast.
+    SmallVector<OpFoldResult> offsets;
+    SmallVector<Value> startValues;
+    size_t next = 0;
+    for (auto [d, s] : llvm::enumerate(op.getStaticStarts())) {
+      if (!ShapedType::isDynamic(s)) {
+        offsets.push_back(rewriter.getIndexAttr(s));
+        startValues.push_back(i64Const(s));
+        continue;
+      }
+      Value start = tensor::ExtractOp::create(
+          rewriter, loc, adaptor.getStarts()[next++], ValueRange{});
+      auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+      func::FuncOp check = getOrInsertRuntimeFunction(
+          rewriter, module, "tflrt_check_slice",
+          rewriter.getFunctionType({i64, i64, i64, i64, ptr}, {}));
+      Value where =
+          getOrCreateStringPointer(rewriter, loc, module, locationText(loc));
+      func::CallOp::create(rewriter, loc, check,
+                           ValueRange{start, i64Const(out.getDimSize(d)),
+                                      i64Const(op.getStrides()[d]),
+                                      i64Const(in.getDimSize(d)), where});
+      offsets.push_back(Value(arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getIndexType(), start)));
+      startValues.push_back(start);
+    }
+    bool positive =
+        llvm::all_of(op.getStrides(), [](int64_t t) { return t > 0; });
+    if (positive) {
+      SmallVector<OpFoldResult> sizes, strides;
+      for (auto [size, stride] : llvm::zip(out.getShape(), op.getStrides())) {
+        sizes.push_back(rewriter.getIndexAttr(size));
+        strides.push_back(rewriter.getIndexAttr(stride));
+      }
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          op, out, adaptor.getInput(), offsets, sizes, strides);
+      return success();
+    }
+    // A negative stride: each result element reads its source element.
+    int64_t rank = out.getRank();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, out.getShape(),
+                                          out.getElementType());
+    Value input = adaptor.getInput();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{out}, ValueRange{}, ValueRange{empty},
+        SmallVector<AffineMap>{
+            AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = arith::IndexCastOp::create(
+                b, l, b.getI64Type(), linalg::IndexOp::create(b, l, d));
+            Value stride = arith::ConstantOp::create(
+                b, l, b.getI64Type(), b.getI64IntegerAttr(op.getStrides()[d]));
+            Value pos = arith::AddIOp::create(
+                b, l, startValues[d], arith::MulIOp::create(b, l, i, stride));
+            indices.push_back(
+                arith::IndexCastOp::create(b, l, b.getIndexType(), pos));
+          }
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{tensor::ExtractOp::create(b, l, input, indices)});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ConcatToTensor : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -126,8 +240,9 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeToTensor, TransposeToLinalg, ConcatToTensor>(
-      patterns.getContext());
+  patterns
+      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor>(
+          patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Eager/Interpreter.h"
+#include "tflrt/Output.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -61,6 +62,8 @@ private:
 };
 
 void Interpreter::fail(Operation *op, const Twine &message) {
+  // What the program printed so far comes before the error, as natively.
+  tflrt::flushOutput();
   InFlightDiagnostic diag = op->emitError(message);
   for (auto it = callStack.rbegin(); it != callStack.rend(); ++it)
     diag.attachNote(*it) << "called from here";

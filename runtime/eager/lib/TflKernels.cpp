@@ -119,6 +119,24 @@ void registerTflKernels(KernelRegistry &registry) {
             in[0], std::vector<int64_t>(perm.begin(), perm.end())));
       });
   registry.add(
+      mlir::tfl::SliceOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto slice = cast<mlir::tfl::SliceOp>(op);
+        auto type = cast<RankedTensorType>(slice.getType());
+        std::vector<int64_t> starts;
+        size_t next = 1;
+        for (int64_t s : slice.getStaticStarts())
+          starts.push_back(ShapedType::isDynamic(s)
+                               ? in[next++].view().getAsInt(nullptr)
+                               : s);
+        out.push_back(
+            tflrt::slice(in[0], starts,
+                         std::vector<int64_t>(type.getShape().begin(),
+                                              type.getShape().end()),
+                         std::vector<int64_t>(slice.getStrides().begin(),
+                                              slice.getStrides().end())));
+      });
+  registry.add(
       mlir::tfl::ConcatOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         out.push_back(tflrt::concat(std::vector<Tensor>(in.begin(), in.end()),

@@ -41,6 +41,12 @@ void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
    { int64_t rank; void *descriptor }. */
 void memrefCopy(int64_t elemSize, void *src, void *dst);
 
+/* Run-time checks of compiled code: a slice reading `size` elements from
+   `start` with `stride` must stay inside a dim of `dim` elements; otherwise
+   the program stops with an error at `where` ("file.tfl:LINE:COL"). */
+void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,
+                       const char *where);
+
 /* Process set-up and tear-down around tfl_main (flushes output). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);

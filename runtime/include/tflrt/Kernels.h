@@ -12,6 +12,7 @@
 #include "tflrt/Tensor.h"
 
 #include <optional>
+#include <string>
 
 namespace tflrt {
 
@@ -86,6 +87,15 @@ Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims);
 Tensor broadcastTo(const Tensor &a, const Shape &shape);
 /// NumPy's transpose: result dim i is input dim perm[i].
 Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm);
+/// The strided window `a[starts[d] + i * strides[d], ...]` of `sizes`;
+/// throws std::out_of_range when it reads outside `a`.
+Tensor slice(const Tensor &a, const std::vector<int64_t> &starts,
+             const std::vector<int64_t> &sizes,
+             const std::vector<int64_t> &strides);
+/// The message for a window that leaves its axis: "index 3 is out of range
+/// for an axis of size 3", or the slice's bounds for a window of several.
+std::string outOfRangeMessage(int64_t start, int64_t size, int64_t stride,
+                              int64_t dim);
 /// NumPy's concatenate along `axis`.
 Tensor concat(const std::vector<Tensor> &inputs, int64_t axis);
 

@@ -37,6 +37,22 @@ struct ReductionInfo {
   bool allAxes = false;
 };
 
+/// How a subscript reads its tensor: one entry per input dim, each an
+/// integer index (dropped from the result) or a slice, with a static start
+/// or a dynamic one (`dynStart`, wrapped when negative for an index).
+struct SubscriptPlan {
+  enum Kind { Index, Slice };
+  struct Dim {
+    Kind kind;
+    int64_t start;
+    const ast::Expr *dynStart;
+    bool wrapNegative;
+    int64_t size;
+    int64_t stride;
+  };
+  std::vector<Dim> dims;
+};
+
 /// One function specialized to argument types, or the script body.
 struct Specialization {
   const ast::FuncDef *def = nullptr; // null for the script body
@@ -58,6 +74,10 @@ struct Specialization {
   llvm::DenseMap<const ast::CallExpr *, std::string> builtinCalls;
   /// Names in a function that read a module constant, with its literal.
   llvm::DenseMap<const ast::Expr *, const ast::Expr *> constantUses;
+  /// How each tensor subscript reads its tensor.
+  llvm::DenseMap<const ast::Expr *, SubscriptPlan> subscripts;
+  /// The element each tuple subscript selects.
+  llvm::DenseMap<const ast::Expr *, size_t> tupleIndices;
   /// The permutation of each transpose call.
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.

@@ -390,6 +390,32 @@ def Tfl_TransposeOp : Tfl_Op<"transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tfl_SliceOp : Tfl_Op<"slice", [Pure]> {
+  let summary = "a strided window of a tensor, of static size";
+  let description = [{
+    Result element `[i0, i1, ...]` is `input[s0 + i0 * t0, s1 + i1 * t1,
+    ...]` with starts `s`, strides `t` (nonzero, possibly negative) and the
+    result's static shape as sizes. A start is static (`static_starts`) or,
+    where that holds `kDynamic`, the next of the `starts` operands (an i64
+    scalar tensor). Every element read must lie inside `input`: a dynamic
+    start that breaks this is a run-time error (indexing out of range). This
+    is what `x[i]`, `x[a:b:c]` and `x[s : s + K]` become (with a reshape
+    dropping integer-indexed dims).
+
+    ```mlir
+    %2 = tfl.slice %0[%1] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<10x3xf32>, tensor<i64> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, Variadic<RankedTensorOf<[I64]>>:$starts,
+                       DenseI64ArrayAttr:$static_starts,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = [{
+    $input `[` $starts `]` attr-dict `:` type($input) (`,` type($starts)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tfl_ConcatOp : Tfl_Op<"concat", [Pure]> {
   let summary = "join tensors along an axis";
   let description = [{
