@@ -50,6 +50,15 @@ cl::list<std::string> positionals(cl::Positional, cl::desc("<args>"),
 cl::opt<bool> eager("eager",
                     cl::desc("run: interpret the IR op by op (eager mode)"),
                     cl::cat(tflcCategory));
+cl::opt<bool> trace("trace",
+                    cl::desc("run --eager: print each op with its .tfl line, "
+                             "type and min/max/mean of its result"),
+                    cl::cat(tflcCategory));
+cl::opt<bool>
+    checkNumerics("check-numerics",
+                  cl::desc("run --eager: stop at the first NaN or infinity, "
+                           "with the .tfl line and call stack"),
+                  cl::cat(tflcCategory));
 cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
                                 cl::value_desc("path"), cl::cat(tflcCategory));
 cl::opt<std::string>
@@ -265,8 +274,11 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     tfl::eager::KernelRegistry kernels;
     tfl::eager::registerTflKernels(kernels);
     tfl::eager::registerUpstreamKernels(kernels);
-    return finish(
-        succeeded(tfl::eager::run(*module, tfl::kEntrySymbol, kernels)));
+    tfl::eager::RunOptions options;
+    options.trace = trace;
+    options.checkNumerics = checkNumerics;
+    return finish(succeeded(
+        tfl::eager::run(*module, tfl::kEntrySymbol, kernels, options)));
   }
   if (failed(lower(*module, "")))
     return finish(false);

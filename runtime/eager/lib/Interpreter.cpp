@@ -9,7 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Eager/Interpreter.h"
+#include "tflrt/Format.h"
 #include "tflrt/Output.h"
+
+#include <cmath>
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -39,8 +42,9 @@ namespace {
 
 class Interpreter {
 public:
-  Interpreter(ModuleOp module, const KernelRegistry &registry)
-      : symbols(module), registry(registry) {}
+  Interpreter(ModuleOp module, const KernelRegistry &registry,
+              const RunOptions &options)
+      : symbols(module), registry(registry), options(options) {}
 
   FailureOr<SmallVector<Tensor>> call(func::FuncOp fn, ArrayRef<Tensor> args);
 
@@ -56,8 +60,12 @@ private:
   /// Reports `message` at `op` with the call stack as notes.
   void fail(Operation *op, const Twine &message);
 
+  /// Traces and checks the results of `op` as the options ask.
+  LogicalResult observe(Operation &op, ArrayRef<Tensor> results);
+
   SymbolTable symbols;
   const KernelRegistry &registry;
+  const RunOptions &options;
   SmallVector<Location> callStack;
 };
 
@@ -128,8 +136,91 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
       return failure();
     }
   }
+  if ((options.trace || options.checkNumerics) && failed(observe(op, results)))
+    return failure();
   for (auto [value, tensor] : llvm::zip(op.getResults(), results))
     frame[value] = std::move(tensor);
+  return success();
+}
+
+/// "file.tfl:LINE:COL" of an op.
+std::string locationText(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (!isa<UnknownLoc>(inner))
+        return locationText(inner);
+  if (auto site = dyn_cast<CallSiteLoc>(loc))
+    return locationText(site.getCallee());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return (Twine(f.getFilename().getValue()) + ":" + Twine(f.getLine()) + ":" +
+            Twine(f.getColumn()))
+        .str();
+  return "<unknown>";
+}
+
+LogicalResult Interpreter::observe(Operation &op, ArrayRef<Tensor> results) {
+  // The program's own ops: tfl ops and calls (not loop bookkeeping).
+  bool isProgramOp =
+      isa<func::CallOp, scf::IfOp, scf::ForOp, scf::WhileOp>(op) ||
+      op.getName().getDialectNamespace() == "tfl";
+  if (!isProgramOp)
+    return success();
+  for (auto [i, t] : llvm::enumerate(results)) {
+    tflrt::TensorView v = t.view();
+    int64_t n = t.numElements();
+    double lo = 0, hi = 0, sum = 0;
+    int64_t badIndex = -1;
+    for (int64_t k = 0; k < n; ++k) {
+      double x = tflrt::isFloat(t.dtype())
+                     ? (t.dtype() == tflrt::DType::F32 ? t.data<float>()[k]
+                                                       : t.data<double>()[k])
+                     : 0;
+      if (!tflrt::isFloat(t.dtype())) {
+        std::vector<int64_t> index(t.rank());
+        for (int64_t d = t.rank() - 1, rest = k; d >= 0; --d) {
+          index[d] = rest % t.shape()[d];
+          rest /= t.shape()[d];
+        }
+        x = static_cast<double>(v.getAsInt(index.data()));
+      }
+      if (!std::isfinite(x) && badIndex < 0)
+        badIndex = k;
+      lo = k ? std::min(lo, x) : x;
+      hi = k ? std::max(hi, x) : x;
+      sum += x;
+    }
+    if (options.trace) {
+      std::string shape = tflrt::dtypeName(t.dtype());
+      if (t.rank() > 0)
+        shape += tflrt::shapeToString(t.shape());
+      tflrt::flushOutput();
+      llvm::errs() << "trace: " << locationText(op.getLoc()) << " "
+                   << op.getName().getStringRef();
+      if (results.size() > 1)
+        llvm::errs() << " #" << i;
+      llvm::errs() << " -> " << shape;
+      // Values at the tensor's own precision (integers as integers).
+      bool isF32 = t.dtype() != tflrt::DType::F64;
+      auto show = [&](double x) {
+        return tflrt::isFloat(t.dtype())
+                   ? tflrt::formatFloatScalar(x, isF32)
+                   : std::to_string(static_cast<int64_t>(x));
+      };
+      if (n > 0)
+        llvm::errs() << " min=" << show(lo) << " max=" << show(hi)
+                     << " mean=" << tflrt::formatFloatScalar(sum / n, isF32);
+      llvm::errs() << "\n";
+    }
+    if (options.checkNumerics && badIndex >= 0 && tflrt::isFloat(t.dtype())) {
+      fail(&op, Twine("check-numerics: '") + op.getName().getStringRef() +
+                    "' produced a NaN or infinity (at flat index " +
+                    Twine(badIndex) + " of " + tflrt::dtypeName(t.dtype()) +
+                    tflrt::shapeToString(t.shape()) + ")");
+      return failure();
+    }
+  }
   return success();
 }
 
@@ -203,11 +294,11 @@ LogicalResult Interpreter::runControlFlow(Operation &op,
 } // namespace
 
 LogicalResult run(ModuleOp module, StringRef entry,
-                  const KernelRegistry &registry) {
+                  const KernelRegistry &registry, const RunOptions &options) {
   auto fn = module.lookupSymbol<func::FuncOp>(entry);
   if (!fn)
     return module.emitError("no function @") << entry << " to run";
-  Interpreter interpreter(module, registry);
+  Interpreter interpreter(module, registry, options);
   return interpreter.call(fn, {});
 }
 

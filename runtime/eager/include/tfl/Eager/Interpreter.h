@@ -62,10 +62,20 @@ void registerUpstreamKernels(KernelRegistry &registry);
 /// is i64).
 tflrt::DType toRuntimeDType(mlir::Type elementType);
 
+/// How a run is observed.
+struct RunOptions {
+  /// Print each tfl op and call with its .tfl location, result type and
+  /// min/max/mean of its result, to standard error.
+  bool trace = false;
+  /// Stop at the first op whose float result holds a NaN or an infinity.
+  bool checkNumerics = false;
+};
+
 /// Runs `entry` (a function without arguments) of `module`. Returns failure
 /// after reporting a run-time error as an MLIR diagnostic.
 mlir::LogicalResult run(mlir::ModuleOp module, llvm::StringRef entry,
-                        const KernelRegistry &registry);
+                        const KernelRegistry &registry,
+                        const RunOptions &options = {});
 
 } // namespace tfl::eager
 
