@@ -13,6 +13,8 @@
 #include <charconv>
 
 using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
 
 namespace tfl::ast {
 
@@ -57,6 +59,27 @@ llvm::StringRef spelling(CompareOp op) {
   }
   return "?";
 }
+
+static bool anyInLoop(const Block &block, bool breakOnly) {
+  for (const StmtPtr &s : block) {
+    if (isa<BreakStmt>(s.get()) || (!breakOnly && isa<ContinueStmt>(s.get())))
+      return true;
+    if (auto *i = dyn_cast<IfStmt>(s.get()))
+      if (anyInLoop(i->body, breakOnly) || anyInLoop(i->orelse, breakOnly))
+        return true;
+  }
+  return false;
+}
+
+bool mayExitLoop(const Stmt *stmt) {
+  if (isa<BreakStmt, ContinueStmt>(stmt))
+    return true;
+  if (auto *i = dyn_cast<IfStmt>(stmt))
+    return anyInLoop(i->body, false) || anyInLoop(i->orelse, false);
+  return false;
+}
+
+bool hasBreak(const Block &body) { return anyInLoop(body, true); }
 
 namespace {
 

@@ -92,8 +92,25 @@ private:
   const Type &typeOf(const Expr *e) { return spec->types.find(e)->second; }
 
   void genFunction(const Specialization &s);
-  /// Emits a block; returns true when it ended in a `return`.
-  bool genBlock(const Block &block);
+  /// Emits a block from statement `from` on; returns true when it ended in
+  /// a `return`.
+  bool genBlock(const Block &block, size_t from = 0);
+  /// Emits statements `from`.. of `block` under a guard: they run only when
+  /// the loop did not `break` or `continue` before them.
+  void genGuard(const Block &block, size_t from,
+                llvm::ArrayRef<CarriedVar> vars, mlir::Location l);
+  /// The loop's exit flags in the environment ($break when the loop has a
+  /// break, $continue), as carried variables.
+  std::vector<CarriedVar> exitFlags();
+  Value boolValue(const std::string &name, mlir::Location l);
+  /// A loop with a `break` as an scf.while carrying the break flag (and, for
+  /// a `for`, the iteration count).
+  void genLoopWithBreak(const Stmt *stmt, const Block &body, const Expr *cond,
+                        const ForStmt *forStmt);
+  struct RangeBounds {
+    Value start, step, count; // i64 scalars
+  };
+  RangeBounds rangeBounds(const ForStmt *stmt, mlir::Location l);
   bool genStmt(const Stmt *stmt);
   void bindTarget(const Expr *target, const Type &type,
                   llvm::ArrayRef<Value> values);
@@ -209,11 +226,86 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
                                                 : loc({1, 1}));
 }
 
-bool MLIRGenImpl::genBlock(const Block &block) {
-  for (const StmtPtr &s : block)
-    if (genStmt(s.get()))
+bool MLIRGenImpl::genBlock(const Block &block, size_t from) {
+  for (size_t i = from; i < block.size(); ++i) {
+    const Stmt *stmt = block[i].get();
+    if (genStmt(stmt))
       return true; // statements after a return never run
+    if (isa<BreakStmt, ContinueStmt>(stmt))
+      return false;
+    auto guard = spec->guards.find(stmt);
+    if (guard != spec->guards.end()) {
+      genGuard(block, i + 1, guard->second, loc(block[i + 1]->getBegin()));
+      return false;
+    }
+  }
   return false;
+}
+
+std::vector<CarriedVar> MLIRGenImpl::exitFlags() {
+  std::vector<CarriedVar> flags;
+  for (const char *name : {"$break", "$continue"})
+    if (env.count(name))
+      flags.push_back({name, Type::tensor(DType::Bool, {})});
+  return flags;
+}
+
+Value MLIRGenImpl::boolValue(const std::string &name, mlir::Location l) {
+  return env.count(name) ? env.lookup(name)[0] : boolConstant(false, l);
+}
+
+void MLIRGenImpl::genGuard(const Block &block, size_t from,
+                           llvm::ArrayRef<CarriedVar> guardVars,
+                           mlir::Location l) {
+  std::vector<CarriedVar> vars(guardVars.begin(), guardVars.end());
+  std::vector<CarriedVar> flags = exitFlags();
+  vars.insert(vars.end(), flags.begin(), flags.end());
+  llvm::SmallVector<mlir::Type> resultTypes;
+  for (const CarriedVar &var : vars)
+    flatTypes(var.type, resultTypes);
+  Value brk = boolValue("$break", l), cont = boolValue("$continue", l);
+  auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
+  Value exited =
+      genSelect(brk, boolType, l, [&] { return brk; }, [&] { return cont; });
+  Value go = extract(mlir::tfl::NotOp::create(builder, l, exited), l);
+  auto ifOp = mlir::scf::IfOp::create(builder, l, resultTypes, go,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+  llvm::StringMap<Values> saved = env;
+  llvm::StringMap<const Expr *> savedLiterals = literalOf;
+  {
+    mlir::OpBuilder::InsertionGuard insertion(builder);
+    builder.setInsertionPointToEnd(&ifOp.getThenRegion().front());
+    genBlock(block, from);
+    mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
+  }
+  {
+    // Not run: what existed keeps its value; what the rest would have bound
+    // first gets zeros, never observed (the loop is exiting or continuing).
+    mlir::OpBuilder::InsertionGuard insertion(builder);
+    builder.setInsertionPointToEnd(&ifOp.getElseRegion().front());
+    env = saved;
+    literalOf = savedLiterals;
+    for (const CarriedVar &var : vars) {
+      if (env.count(var.name))
+        continue;
+      llvm::SmallVector<mlir::Type> leaves;
+      flatTypes(var.type, leaves);
+      Values zeros;
+      for (mlir::Type leaf : leaves)
+        zeros.push_back(mlir::tfl::ConstantOp::create(
+            builder, l,
+            mlir::DenseElementsAttr::get(
+                cast<mlir::RankedTensorType>(leaf),
+                builder.getZeroAttr(
+                    cast<mlir::RankedTensorType>(leaf).getElementType()))));
+      bind(var.name, zeros);
+    }
+    mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
+  }
+  env = std::move(saved);
+  literalOf = std::move(savedLiterals);
+  bindCarried(vars, ifOp.getResults());
 }
 
 void MLIRGenImpl::bindTarget(const Expr *target, const Type &type,
@@ -276,6 +368,12 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
     bind(cast<NameExpr>(aug->target.get())->name, {result});
     return false;
   }
+  case Stmt::Kind::Break:
+    bind("$break", {boolConstant(true, loc(stmt->getBegin()))});
+    return false;
+  case Stmt::Kind::Continue:
+    bind("$continue", {boolConstant(true, loc(stmt->getBegin()))});
+    return false;
   case Stmt::Kind::If:
     genIf(cast<IfStmt>(stmt));
     return false;
@@ -331,7 +429,12 @@ void MLIRGenImpl::bindCarried(llvm::ArrayRef<CarriedVar> vars,
 
 void MLIRGenImpl::genIf(const IfStmt *stmt) {
   mlir::Location l = loc(stmt->getBegin());
-  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
+  std::vector<CarriedVar> vars = spec->carried.find(stmt)->second;
+  if (mayExitLoop(stmt)) {
+    // The branches may break or continue: the flags flow out too.
+    std::vector<CarriedVar> flags = exitFlags();
+    vars.insert(vars.end(), flags.begin(), flags.end());
+  }
   llvm::SmallVector<mlir::Type> resultTypes;
   for (const CarriedVar &var : vars)
     flatTypes(var.type, resultTypes);
@@ -356,11 +459,9 @@ void MLIRGenImpl::genIf(const IfStmt *stmt) {
   bindCarried(vars, ifOp.getResults());
 }
 
-void MLIRGenImpl::genFor(const ForStmt *stmt) {
-  mlir::Location l = loc(stmt->getBegin());
+MLIRGenImpl::RangeBounds MLIRGenImpl::rangeBounds(const ForStmt *stmt,
+                                                  mlir::Location l) {
   auto *call = cast<CallExpr>(stmt->iter.get());
-  const std::string &loopVar = cast<NameExpr>(stmt->target.get())->name;
-  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
   mlir::Type i64 = builder.getI64Type();
   llvm::SmallVector<Value, 3> args;
   for (const ExprPtr &arg : call->args)
@@ -377,6 +478,17 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
   Value span = mlir::arith::SubIOp::create(builder, l, stop, start);
   Value count = mlir::arith::CeilDivSIOp::create(builder, l, span, step);
   count = mlir::arith::MaxSIOp::create(builder, l, count, constant(0));
+  return {start, step, count};
+}
+
+void MLIRGenImpl::genFor(const ForStmt *stmt) {
+  if (hasBreak(stmt->body))
+    return genLoopWithBreak(stmt, stmt->body, nullptr, stmt);
+  mlir::Location l = loc(stmt->getBegin());
+  const std::string &loopVar = cast<NameExpr>(stmt->target.get())->name;
+  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
+  mlir::Type i64 = builder.getI64Type();
+  auto [start, step, count] = rangeBounds(stmt, l);
   mlir::Type index = builder.getIndexType();
   Value ub = mlir::arith::IndexCastOp::create(builder, l, index, count);
   Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
@@ -396,6 +508,8 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
             builder, l, start,
             mlir::arith::MulIOp::create(builder, l, k, step));
         bind(loopVar, {fromScalar(i, l)});
+        env.erase("$break");
+        bind("$continue", {boolConstant(false, l)});
         genBlock(stmt->body);
         mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
       });
@@ -404,7 +518,95 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
   bindCarried(vars, forOp.getResults());
 }
 
+void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
+                                   const Expr *cond, const ForStmt *forStmt) {
+  mlir::Location l = loc(stmt->getBegin());
+  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
+  auto i64Type = mlir::RankedTensorType::get({}, builder.getI64Type());
+  auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
+  auto i64Scalar = [&](int64_t v) -> Value {
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(i64Type, builder.getI64IntegerAttr(v)));
+  };
+  Value start, step, count;
+  if (forStmt) {
+    RangeBounds bounds = rangeBounds(forStmt, l);
+    start = fromScalar(bounds.start, l);
+    step = fromScalar(bounds.step, l);
+    count = fromScalar(bounds.count, l);
+  }
+  size_t n = 0;
+  for (const CarriedVar &var : vars) {
+    llvm::SmallVector<mlir::Type> leaves;
+    flatTypes(var.type, leaves);
+    n += leaves.size();
+  }
+  Values inits = carriedValues(vars, l);
+  inits.push_back(boolConstant(false, l));
+  if (forStmt)
+    inits.push_back(i64Scalar(0));
+  llvm::SmallVector<mlir::Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+
+  llvm::StringMap<Values> saved = env;
+  llvm::StringMap<const Expr *> savedLiterals = literalOf;
+  auto inRegion = [&](mlir::OpBuilder &b, auto &&fn) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+    env = saved;
+    literalOf = savedLiterals;
+    fn();
+  };
+  auto whileOp = mlir::scf::WhileOp::create(
+      builder, l, types, inits,
+      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
+        inRegion(b, [&] {
+          bindCarried(vars, args.take_front(n));
+          // Go on unless a break happened; the condition (or the range's
+          // end) is evaluated only then.
+          Value go = genSelect(
+              args[n], boolType, l, [&] { return boolConstant(false, l); },
+              [&]() -> Value {
+                if (forStmt)
+                  return mlir::tfl::CompareOp::create(
+                      builder, l, boolType, mlir::tfl::ComparePredicate::lt,
+                      args[n + 1], count);
+                return genExpr(cond)[0];
+              });
+          mlir::scf::ConditionOp::create(builder, l, extract(go, l), args);
+        });
+      },
+      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
+        inRegion(b, [&] {
+          bindCarried(vars, args.take_front(n));
+          bind("$break", {args[n]});
+          bind("$continue", {boolConstant(false, l)});
+          if (forStmt) {
+            Value k = args[n + 1];
+            Value i = mlir::tfl::AddOp::create(
+                builder, l, i64Type, start,
+                mlir::tfl::MulOp::create(builder, l, i64Type, k, step));
+            bind(cast<NameExpr>(forStmt->target.get())->name, {i});
+          }
+          genBlock(body);
+          Values yields = carriedValues(vars, l);
+          yields.push_back(env.lookup("$break")[0]);
+          if (forStmt)
+            yields.push_back(mlir::tfl::AddOp::create(
+                builder, l, i64Type, args[n + 1], i64Scalar(1)));
+          mlir::scf::YieldOp::create(builder, l, yields);
+        });
+      });
+  env = std::move(saved);
+  literalOf = std::move(savedLiterals);
+  bindCarried(vars, whileOp.getResults().take_front(n));
+}
+
 void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
+  if (hasBreak(stmt->body))
+    return genLoopWithBreak(stmt, stmt->body, stmt->cond.get(), nullptr);
   mlir::Location l = loc(stmt->getBegin());
   const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
   Values inits = carriedValues(vars, l);
@@ -435,6 +637,8 @@ void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
           env = saved;
           literalOf = savedLiterals;
           bindCarried(vars, args);
+          env.erase("$break");
+          bind("$continue", {boolConstant(false, l)});
           genBlock(stmt->body);
           mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
         });

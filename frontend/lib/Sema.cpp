@@ -140,6 +140,8 @@ private:
     llvm::StringSet<> conditional;
     /// How many `if`/`for`/`while` bodies enclose the current statement.
     int controlDepth = 0;
+    /// How many loops enclose the current statement.
+    int loopDepth = 0;
   };
 
   mlir::InFlightDiagnostic error(Position p) {
@@ -147,7 +149,8 @@ private:
         mlir::FileLineColLoc::get(ctx, module.fileName, p.line, p.col));
   }
 
-  LogicalResult analyzeBlock(const Block &block);
+  /// Analyzes `block` from statement `from` on.
+  LogicalResult analyzeBlock(const Block &block, size_t from = 0);
   void collectModuleConstants();
   LogicalResult analyzeIf(const IfStmt *stmt);
   LogicalResult analyzeLoop(const Stmt *stmt, const Block &body,
@@ -210,24 +213,30 @@ static void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
       collectTargetNames(e.get(), out);
 }
 
+static void collectAssigned(const Block &block, llvm::StringSet<> &out);
+
+/// Adds every name a statement may (re)bind, nested blocks included.
+static void collectStmtAssigned(const Stmt *s, llvm::StringSet<> &out) {
+  if (auto *a = dyn_cast<AssignStmt>(s)) {
+    for (const ExprPtr &t : a->targets)
+      collectTargetNames(t.get(), out);
+  } else if (auto *a = dyn_cast<AugAssignStmt>(s)) {
+    collectTargetNames(a->target.get(), out);
+  } else if (auto *i = dyn_cast<IfStmt>(s)) {
+    collectAssigned(i->body, out);
+    collectAssigned(i->orelse, out);
+  } else if (auto *f = dyn_cast<ForStmt>(s)) {
+    collectTargetNames(f->target.get(), out);
+    collectAssigned(f->body, out);
+  } else if (auto *w = dyn_cast<WhileStmt>(s)) {
+    collectAssigned(w->body, out);
+  }
+}
+
 /// Adds every name a block may (re)bind, nested blocks included.
 static void collectAssigned(const Block &block, llvm::StringSet<> &out) {
-  for (const StmtPtr &s : block) {
-    if (auto *a = dyn_cast<AssignStmt>(s.get())) {
-      for (const ExprPtr &t : a->targets)
-        collectTargetNames(t.get(), out);
-    } else if (auto *a = dyn_cast<AugAssignStmt>(s.get())) {
-      collectTargetNames(a->target.get(), out);
-    } else if (auto *i = dyn_cast<IfStmt>(s.get())) {
-      collectAssigned(i->body, out);
-      collectAssigned(i->orelse, out);
-    } else if (auto *f = dyn_cast<ForStmt>(s.get())) {
-      collectTargetNames(f->target.get(), out);
-      collectAssigned(f->body, out);
-    } else if (auto *w = dyn_cast<WhileStmt>(s.get())) {
-      collectAssigned(w->body, out);
-    }
-  }
+  for (const StmtPtr &s : block)
+    collectStmtAssigned(s.get(), out);
 }
 
 /// True for a literal a module constant may hold: numbers, booleans,
@@ -283,10 +292,55 @@ std::unique_ptr<Program> SemaImpl::run() {
   return std::move(program);
 }
 
-LogicalResult SemaImpl::analyzeBlock(const Block &block) {
-  for (const StmtPtr &s : block)
-    if (failed(analyzeStmt(s.get())))
+LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
+  for (size_t i = from; i < block.size(); ++i) {
+    const Stmt *stmt = block[i].get();
+    if (failed(analyzeStmt(stmt)))
       return failure();
+    if (frame->loopDepth == 0 || !mayExitLoop(stmt) || i + 1 == block.size())
+      continue;
+    if (isa<BreakStmt, ContinueStmt>(stmt)) {
+      error(block[i + 1]->getBegin())
+          << "unreachable code after '"
+          << (isa<BreakStmt>(stmt) ? "break" : "continue") << "'";
+      return failure();
+    }
+    // The rest of the block runs only when the loop did not exit here: it
+    // is guarded, and yields what it rebinds (an scf.if in MLIRGen).
+    llvm::StringMap<Type> before = frame->vars;
+    llvm::StringSet<> beforeCond = frame->conditional;
+    llvm::StringSet<> assigned;
+    for (size_t k = i + 1; k < block.size(); ++k)
+      collectStmtAssigned(block[k].get(), assigned);
+    std::vector<std::string> names;
+    for (const auto &e : assigned)
+      names.push_back(e.getKey().str());
+    llvm::sort(names);
+    if (failed(analyzeBlock(block, i + 1)))
+      return failure();
+    std::vector<CarriedVar> yielded;
+    for (const std::string &name : names) {
+      if (!frame->vars.count(name) || frame->conditional.contains(name))
+        continue;
+      Type after = frame->vars[name];
+      if (before.count(name) && !beforeCond.contains(name)) {
+        const Type &prior = before[name];
+        if (prior.strong() != after.strong()) {
+          error(block[i + 1]->getBegin())
+              << "'" << name << "' changes type after a possible 'break' or "
+              << "'continue': " << prior.str() << " before, " << after.str()
+              << " after";
+          return failure();
+        }
+        after = prior.weak && after.weak ? prior : after.strong();
+        frame->vars[name] = after;
+      }
+      if (after.isTensor() || after.kind == Type::Kind::Tuple)
+        yielded.push_back({name, after});
+    }
+    frame->spec->guards[stmt] = std::move(yielded);
+    return success();
+  }
   return success();
 }
 
@@ -397,6 +451,15 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::Pass:
     return success();
+  case Stmt::Kind::Break:
+  case Stmt::Kind::Continue:
+    if (frame->loopDepth == 0) {
+      error(stmt->getBegin())
+          << "'" << (isa<BreakStmt>(stmt) ? "break" : "continue")
+          << "' outside loop";
+      return failure();
+    }
+    return success();
   case Stmt::Kind::If:
     return analyzeIf(cast<IfStmt>(stmt));
   case Stmt::Kind::For:
@@ -427,10 +490,6 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   switch (stmt->getKind()) {
   case Stmt::Kind::AnnAssign:
     what = "annotated assignment";
-    break;
-  case Stmt::Kind::Break:
-  case Stmt::Kind::Continue:
-    what = "'break' and 'continue'";
     break;
   case Stmt::Kind::Import:
   case Stmt::Kind::FromImport:
@@ -546,6 +605,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
   // Analyze the body until the carried types are stable: a weak literal's
   // initial value (`total = 0`) takes the dtype the body gives it.
   ++frame->controlDepth;
+  ++frame->loopDepth;
   for (int round = 0;; ++round) {
     frame->vars = before;
     frame->conditional = beforeCond;
@@ -585,6 +645,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
       break;
   }
   --frame->controlDepth;
+  --frame->loopDepth;
 
   // After the loop: carried variables keep their type; names first bound in
   // the body (and the loop variable) may be unbound.

@@ -16,9 +16,6 @@ using namespace mlir;
 
 namespace tfl::eager {
 
-namespace {
-
-/// Copies a dense constant into a runtime tensor.
 Tensor tensorFromAttr(DenseElementsAttr attr) {
   auto type = cast<RankedTensorType>(attr.getType());
   tflrt::DType dtype = toRuntimeDType(type.getElementType());
@@ -52,6 +49,8 @@ Tensor tensorFromAttr(DenseElementsAttr attr) {
   }
   return t;
 }
+
+namespace {
 
 template <tflrt::BinaryKind K>
 void binaryKernel(Operation *, ArrayRef<Tensor> in,

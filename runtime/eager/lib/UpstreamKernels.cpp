@@ -59,11 +59,21 @@ void registerUpstreamKernels(KernelRegistry &registry) {
   registry.add(
       arith::ConstantOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        // Canonicalization also makes dense and float constants.
         Attribute value = cast<arith::ConstantOp>(op).getValue();
-        auto i = dyn_cast<IntegerAttr>(value);
-        if (!i)
-          throw RuntimeError("unsupported arith.constant");
-        out.push_back(scalarOfType(i.getType(), i.getInt()));
+        if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+          out.push_back(tensorFromAttr(dense));
+        } else if (auto f = dyn_cast<FloatAttr>(value)) {
+          Tensor t(toRuntimeDType(f.getType()), {});
+          if (f.getType().isF32())
+            t.data<float>()[0] = static_cast<float>(f.getValueAsDouble());
+          else
+            t.data<double>()[0] = f.getValueAsDouble();
+          out.push_back(t);
+        } else {
+          auto i = cast<IntegerAttr>(value);
+          out.push_back(scalarOfType(i.getType(), i.getInt()));
+        }
       });
   addIntBinary<arith::AddIOp>(registry,
                               [](int64_t a, int64_t b) { return a + b; });

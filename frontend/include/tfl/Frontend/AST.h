@@ -429,6 +429,12 @@ struct Module {
   Block body;
 };
 
+/// True when `stmt` may run a `break` or `continue` of the loop it is in
+/// (not of a loop nested inside it).
+bool mayExitLoop(const Stmt *stmt);
+/// True when `body` (a loop's) has a `break` of that loop.
+bool hasBreak(const Block &body);
+
 /// Writes an indented, one-node-per-line dump (`tflc emit ast`).
 void dump(const Module &module, llvm::raw_ostream &os);
 

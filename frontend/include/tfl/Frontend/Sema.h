@@ -82,6 +82,10 @@ struct Specialization {
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.
   llvm::DenseMap<const ast::CallExpr *, ReductionInfo> reductions;
+  /// For each statement after which a loop body may have exited (an `if`
+  /// holding `break`/`continue`), the variables the guarded rest of the
+  /// block rebinds.
+  llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> guards;
   /// The result type of each augmented assignment (`x += v`).
   llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
 };

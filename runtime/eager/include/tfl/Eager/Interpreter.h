@@ -13,6 +13,7 @@
 
 #include "tflrt/Tensor.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringMap.h"
@@ -57,6 +58,9 @@ void registerTflKernels(KernelRegistry &registry);
 /// Registers the kernels of the upstream scalar ops MLIRGen emits around
 /// control flow (arith integer ops, tensor.extract/from_elements).
 void registerUpstreamKernels(KernelRegistry &registry);
+
+/// A dense constant (of any tfl element type) as a runtime tensor.
+Tensor tensorFromAttr(mlir::DenseElementsAttr attr);
 
 /// The runtime dtype of an MLIR element type (i8 is u8, i1 is bool, index
 /// is i64).
