@@ -18,6 +18,10 @@ using llvm::isa;
 
 namespace tfl::ast {
 
+LambdaExpr::LambdaExpr(SourceRange r, std::unique_ptr<FuncDef> def)
+    : ExprBase(r), def(std::move(def)) {}
+LambdaExpr::~LambdaExpr() = default;
+
 llvm::StringRef spelling(UnaryOp op) { return op == UnaryOp::Plus ? "+" : "-"; }
 
 llvm::StringRef spelling(BinaryOp op) {
@@ -351,10 +355,10 @@ private:
     case Expr::Kind::Lambda: {
       auto *l = cast<LambdaExpr>(e);
       line(d, "Lambda", p);
-      for (const std::string &param : l->params)
-        os << " " << param;
+      for (const Param &param : l->def->params)
+        os << " " << param.name;
       os << "\n";
-      expr(l->body.get(), d + 1);
+      block(l->def->body, d + 1);
       return;
     }
     }

@@ -85,8 +85,8 @@ private:
   void flatTypes(const Type &t, llvm::SmallVectorImpl<mlir::Type> &out) {
     if (t.isTensor())
       out.push_back(tensorType(t));
-    else if (t.kind == Type::Kind::Tuple)
-      for (const Type &e : t.elements)
+    else if (t.kind == Type::Kind::Tuple || t.kind == Type::Kind::Function)
+      for (const Type &e : t.elements) // a closure's leaves: its captures
         flatTypes(e, out);
   }
   const Type &typeOf(const Expr *e) { return spec->types.find(e)->second; }
@@ -121,6 +121,13 @@ private:
   /// given).
   Value genConstant(const Expr *expr, const Type &type);
   Value genBinary(const BinaryExpr *expr);
+  /// The values of captured names, flattened.
+  Values capturedValues(llvm::ArrayRef<std::string> names) {
+    Values values;
+    for (const std::string &name : names)
+      llvm::append_range(values, env.lookup(name));
+    return values;
+  }
   Value emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &type,
                    mlir::Location l);
   Value genCompare(const CompareExpr *expr);
@@ -200,6 +207,8 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   llvm::SmallVector<mlir::Type> argTypes, resultTypes;
   for (const Type &t : s.argTypes)
     flatTypes(t, argTypes);
+  for (const Type &t : s.captureTypes)
+    flatTypes(t, argTypes);
   flatTypes(s.resultType, resultTypes);
   mlir::Location fnLoc = s.def ? loc(s.def->namePos) : loc({1, 1});
   builder.setInsertionPointToEnd(module.getBody());
@@ -210,15 +219,20 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   mlir::Block *entry = fn.addEntryBlock();
   builder.setInsertionPointToStart(entry);
 
+  // Block arguments: the arguments' leaves, then the captures' leaves.
   size_t next = 0;
-  for (size_t i = 0; i < s.argTypes.size(); ++i) {
+  auto bindLeaves = [&](const std::string &name, const Type &type) {
     llvm::SmallVector<mlir::Type> leaves;
-    flatTypes(s.argTypes[i], leaves);
+    flatTypes(type, leaves);
     Values values;
     for (size_t j = 0; j < leaves.size(); ++j)
       values.push_back(entry->getArgument(next++));
-    bind(s.def->params[i].name, values);
-  }
+    bind(name, values);
+  };
+  for (size_t i = 0; i < s.argTypes.size(); ++i)
+    bindLeaves(s.def->params[i].name, s.argTypes[i]);
+  for (size_t i = 0; i < s.captureTypes.size(); ++i)
+    bindLeaves(s.captureNames[i], s.captureTypes[i]);
 
   const Block &body = s.def ? s.def->body : program.module->body;
   if (!genBlock(body))
@@ -366,6 +380,14 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
     const Type &type = spec->stmtTypes.find(stmt)->second;
     Value result = emitBinary(aug->op, lhs, rhs, type, loc(stmt->getBegin()));
     bind(cast<NameExpr>(aug->target.get())->name, {result});
+    return false;
+  }
+  case Stmt::Kind::FuncDef: {
+    // A nested def: its value is what it captures, as of here.
+    auto *def = cast<FuncDef>(stmt);
+    auto closure = spec->closures.find(def);
+    if (closure != spec->closures.end())
+      bind(def->name, capturedValues(closure->second));
     return false;
   }
   case Stmt::Kind::Break:
@@ -779,6 +801,10 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
     return {genCompare(cast<CompareExpr>(expr))};
   case Expr::Kind::Subscript:
     return genSubscript(cast<SubscriptExpr>(expr));
+  case Expr::Kind::Lambda: {
+    auto closure = spec->closures.find(cast<LambdaExpr>(expr)->def.get());
+    return capturedValues(closure->second);
+  }
   case Expr::Kind::Not:
     return {mlir::tfl::NotOp::create(
         builder, l, genExpr(cast<NotExpr>(expr)->operand.get())[0])};
@@ -1208,15 +1234,20 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
   const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
   mlir::Location l = loc(expr->getBegin());
   Values operands;
-  for (size_t i = 0; i < args.size(); ++i) {
-    Values values = genExpr(args[i]);
+  auto pass = [&](const Values &values, const Type &type) {
     llvm::SmallVector<mlir::Type> expected;
-    flatTypes(callee->argTypes[i], expected);
+    flatTypes(type, expected);
     for (size_t j = 0; j < values.size(); ++j)
       operands.push_back(castTo(
           values[j], cast<mlir::RankedTensorType>(expected[j]).getElementType(),
           l));
-  }
+  };
+  for (size_t i = 0; i < args.size(); ++i)
+    pass(genExpr(args[i]), callee->argTypes[i]);
+  // A closure's captures follow its arguments.
+  Values captures = genExpr(expr->callee.get());
+  Type capturesType = Type::tuple(callee->captureTypes);
+  pass(captures, capturesType);
   llvm::SmallVector<mlir::Type> resultTypes;
   flatTypes(callee->resultType, resultTypes);
   auto call = mlir::func::CallOp::create(builder, l, callee->symbol,

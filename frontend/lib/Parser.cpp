@@ -529,12 +529,22 @@ ExprPtr AstBuilder::buildExpr(TFLParser::ExprContext *ctx) {
     return std::make_unique<CondExpr>(
         r, buildExpr(e->expr(1)), buildExpr(e->expr(0)), buildExpr(e->expr(2)));
   auto *e = dynamic_cast<TFLParser::LambdaExprContext *>(ctx);
-  std::vector<std::string> params;
+  std::vector<Param> params;
   if (e->lambdaParams())
-    for (antlr4::tree::TerminalNode *n : e->lambdaParams()->NAME())
-      params.push_back(n->getText());
-  return std::make_unique<LambdaExpr>(r, std::move(params),
-                                      buildExpr(e->expr()));
+    for (antlr4::tree::TerminalNode *n : e->lambdaParams()->NAME()) {
+      Param p;
+      p.name = n->getText();
+      p.range = {pos(n->getSymbol()), pos(n->getSymbol())};
+      params.push_back(std::move(p));
+    }
+  ExprPtr body = buildExpr(e->expr());
+  SourceRange bodyRange = body->getRange();
+  Block block;
+  block.push_back(std::make_unique<ReturnStmt>(bodyRange, std::move(body)));
+  return std::make_unique<LambdaExpr>(
+      r, std::make_unique<FuncDef>(r, "<lambda>", r.begin, std::move(params),
+                                   nullptr, std::move(block),
+                                   std::vector<Decorator>{}));
 }
 
 ExprPtr AstBuilder::buildAtom(TFLParser::AtomContext *ctx) {

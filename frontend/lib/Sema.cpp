@@ -182,10 +182,13 @@ private:
   FailureOr<Type> elementwiseOperands(const CallExpr *expr,
                                       llvm::StringRef name,
                                       llvm::ArrayRef<Type> types);
-  FailureOr<Type> analyzeUserCall(const CallExpr *expr, const FuncDef *def);
+  FailureOr<Type> analyzeUserCall(const CallExpr *expr, const Type &callee);
   FailureOr<Specialization *>
-  specialize(const FuncDef *def, std::vector<Type> argTypes, Position callPos);
+  specialize(const Type &callee, std::vector<Type> argTypes, Position callPos);
   LogicalResult unsupported(const Expr *expr, llvm::StringRef what);
+  /// The function value of `def` defined here: it captures the enclosing
+  /// variables its body reads (closure conversion).
+  Type closureOf(const FuncDef *def);
 
   /// Gives a weak expression (a literal, or arithmetic on literals) `dtype`.
   void coerce(const Expr *expr, DType dtype);
@@ -237,6 +240,123 @@ static void collectStmtAssigned(const Stmt *s, llvm::StringSet<> &out) {
 static void collectAssigned(const Block &block, llvm::StringSet<> &out) {
   for (const StmtPtr &s : block)
     collectStmtAssigned(s.get(), out);
+}
+
+static void collectReadNames(const Block &block, llvm::StringSet<> &out);
+
+/// Adds every name an expression reads (nested lambdas included).
+static void collectReadNames(const Expr *e, llvm::StringSet<> &out) {
+  if (!e)
+    return;
+  switch (e->getKind()) {
+  case Expr::Kind::Name:
+    out.insert(cast<NameExpr>(e)->name);
+    return;
+  case Expr::Kind::FString:
+    for (const FStringExpr::Part &p : cast<FStringExpr>(e)->parts)
+      collectReadNames(p.expr.get(), out);
+    return;
+  case Expr::Kind::List:
+    for (const ExprPtr &x : cast<ListExpr>(e)->elements)
+      collectReadNames(x.get(), out);
+    return;
+  case Expr::Kind::Tuple:
+    for (const ExprPtr &x : cast<TupleExpr>(e)->elements)
+      collectReadNames(x.get(), out);
+    return;
+  case Expr::Kind::Unary:
+    collectReadNames(cast<UnaryExpr>(e)->operand.get(), out);
+    return;
+  case Expr::Kind::Binary:
+    collectReadNames(cast<BinaryExpr>(e)->lhs.get(), out);
+    collectReadNames(cast<BinaryExpr>(e)->rhs.get(), out);
+    return;
+  case Expr::Kind::Compare:
+    for (const ExprPtr &x : cast<CompareExpr>(e)->operands)
+      collectReadNames(x.get(), out);
+    return;
+  case Expr::Kind::Not:
+    collectReadNames(cast<NotExpr>(e)->operand.get(), out);
+    return;
+  case Expr::Kind::BoolOp:
+    collectReadNames(cast<BoolOpExpr>(e)->lhs.get(), out);
+    collectReadNames(cast<BoolOpExpr>(e)->rhs.get(), out);
+    return;
+  case Expr::Kind::Cond:
+    collectReadNames(cast<CondExpr>(e)->cond.get(), out);
+    collectReadNames(cast<CondExpr>(e)->thenExpr.get(), out);
+    collectReadNames(cast<CondExpr>(e)->elseExpr.get(), out);
+    return;
+  case Expr::Kind::Call: {
+    auto *c = cast<CallExpr>(e);
+    collectReadNames(c->callee.get(), out);
+    for (const ExprPtr &x : c->args)
+      collectReadNames(x.get(), out);
+    for (const Keyword &k : c->keywords)
+      collectReadNames(k.value.get(), out);
+    return;
+  }
+  case Expr::Kind::Attribute:
+    collectReadNames(cast<AttributeExpr>(e)->value.get(), out);
+    return;
+  case Expr::Kind::Subscript:
+    collectReadNames(cast<SubscriptExpr>(e)->value.get(), out);
+    for (const ExprPtr &x : cast<SubscriptExpr>(e)->indices)
+      collectReadNames(x.get(), out);
+    return;
+  case Expr::Kind::Slice:
+    collectReadNames(cast<SliceExpr>(e)->lo.get(), out);
+    collectReadNames(cast<SliceExpr>(e)->hi.get(), out);
+    collectReadNames(cast<SliceExpr>(e)->step.get(), out);
+    return;
+  case Expr::Kind::Lambda:
+    collectReadNames(cast<LambdaExpr>(e)->def->body, out);
+    return;
+  default:
+    return;
+  }
+}
+
+static void collectReadNames(const Block &block, llvm::StringSet<> &out) {
+  for (const StmtPtr &s : block) {
+    switch (s->getKind()) {
+    case Stmt::Kind::Expr:
+      collectReadNames(cast<ExprStmt>(s.get())->value.get(), out);
+      break;
+    case Stmt::Kind::Assign:
+      collectReadNames(cast<AssignStmt>(s.get())->value.get(), out);
+      break;
+    case Stmt::Kind::AugAssign:
+      collectReadNames(cast<AugAssignStmt>(s.get())->target.get(), out);
+      collectReadNames(cast<AugAssignStmt>(s.get())->value.get(), out);
+      break;
+    case Stmt::Kind::Return:
+      collectReadNames(cast<ReturnStmt>(s.get())->value.get(), out);
+      break;
+    case Stmt::Kind::Assert:
+      collectReadNames(cast<AssertStmt>(s.get())->cond.get(), out);
+      collectReadNames(cast<AssertStmt>(s.get())->message.get(), out);
+      break;
+    case Stmt::Kind::If:
+      collectReadNames(cast<IfStmt>(s.get())->cond.get(), out);
+      collectReadNames(cast<IfStmt>(s.get())->body, out);
+      collectReadNames(cast<IfStmt>(s.get())->orelse, out);
+      break;
+    case Stmt::Kind::While:
+      collectReadNames(cast<WhileStmt>(s.get())->cond.get(), out);
+      collectReadNames(cast<WhileStmt>(s.get())->body, out);
+      break;
+    case Stmt::Kind::For:
+      collectReadNames(cast<ForStmt>(s.get())->iter.get(), out);
+      collectReadNames(cast<ForStmt>(s.get())->body, out);
+      break;
+    case Stmt::Kind::FuncDef:
+      collectReadNames(cast<FuncDef>(s.get())->body, out);
+      break;
+    default:
+      break;
+    }
+  }
 }
 
 /// True for a literal a module constant may hold: numbers, booleans,
@@ -470,17 +590,17 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::FuncDef: {
     auto *def = cast<FuncDef>(stmt);
-    if (!frame->isScript) {
-      error(def->getBegin()) << "nested functions are not supported yet";
-      return failure();
-    }
     if (!def->decorators.empty()) {
       error(def->decorators.front().range.begin)
           << "decorator '@" << def->decorators.front().name
           << "' is not supported yet";
       return failure();
     }
-    frame->vars[def->name] = Type::function(def);
+    // A top-level def sees module constants; a nested one closes over the
+    // enclosing function's variables.
+    frame->vars[def->name] =
+        frame->isScript ? Type::function(def) : closureOf(def);
+    frame->conditional.erase(def->name);
     return success();
   }
   default:
@@ -706,6 +826,30 @@ LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
   return analyzeLoop(stmt, stmt->body, nullptr, target->name);
 }
 
+Type SemaImpl::closureOf(const FuncDef *def) {
+  llvm::StringSet<> read, local;
+  collectReadNames(def->body, read);
+  collectAssigned(def->body, local);
+  for (const Param &p : def->params)
+    local.insert(p.name);
+  std::vector<std::string> names;
+  for (const auto &entry : read) {
+    llvm::StringRef name = entry.getKey();
+    auto it = frame->vars.find(name);
+    if (local.contains(name) || it == frame->vars.end() ||
+        frame->conditional.contains(name) ||
+        it->second.kind == Type::Kind::Builtin)
+      continue;
+    names.push_back(name.str());
+  }
+  llvm::sort(names);
+  std::vector<Type> types;
+  for (const std::string &name : names)
+    types.push_back(frame->vars[name]);
+  frame->spec->closures[def] = names;
+  return Type::function(def, names, types);
+}
+
 LogicalResult SemaImpl::unsupported(const Expr *expr, llvm::StringRef what) {
   error(expr->getBegin()) << what << " is not supported yet";
   return failure();
@@ -789,7 +933,8 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   case Expr::Kind::Slice:
     return unsupported(expr, "a slice outside a subscript");
   case Expr::Kind::Lambda:
-    return unsupported(expr, "'lambda'");
+    result = closureOf(cast<LambdaExpr>(expr)->def.get());
+    break;
   }
   if (failed(result))
     return failure();
@@ -1093,7 +1238,7 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     return analyzeBuiltin(expr, callee->name);
   }
   if (callee->kind == Type::Kind::Function)
-    return analyzeUserCall(expr, callee->func);
+    return analyzeUserCall(expr, *callee);
   error(expr->getBegin()) << "'" << callee->str() << "' is not callable";
   return failure();
 }
@@ -1969,7 +2114,8 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
 }
 
 FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
-                                          const FuncDef *def) {
+                                          const Type &callee) {
+  const FuncDef *def = callee.func;
   // Match arguments to parameters (positional, keywords, defaults).
   size_t numParams = def->params.size();
   std::vector<const Expr *> args(numParams, nullptr);
@@ -2017,7 +2163,8 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
     FailureOr<Type> t = analyzeExpr(args[i]);
     if (failed(t))
       return failure();
-    if (!t->isTensor() && t->kind != Type::Kind::Tuple) {
+    if (!t->isTensor() && t->kind != Type::Kind::Tuple &&
+        t->kind != Type::Kind::Function) {
       error(args[i]->getBegin())
           << "argument '" << def->params[i].name << "' of " << def->name
           << "() is " << t->str()
@@ -2028,21 +2175,24 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
     // scalars do), so `scale(x, factor=2)` keeps x's dtype.
     argTypes.push_back(*t);
   }
-  FailureOr<Specialization *> callee =
-      specialize(def, std::move(argTypes), expr->getBegin());
-  if (failed(callee))
+  FailureOr<Specialization *> spec =
+      specialize(callee, std::move(argTypes), expr->getBegin());
+  if (failed(spec))
     return failure();
-  frame->spec->callees[expr] = *callee;
+  frame->spec->callees[expr] = *spec;
   frame->spec->callArgs[expr] = std::move(args);
-  return (*callee)->resultType;
+  return (*spec)->resultType;
 }
 
-FailureOr<Specialization *> SemaImpl::specialize(const FuncDef *def,
+FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
                                                  std::vector<Type> argTypes,
                                                  Position callPos) {
+  const FuncDef *def = calleeType.func;
   std::string key;
   for (const Type &t : argTypes)
-    key += t.str() + (t.weak ? "~weak;" : ";");
+    key += t.mangle() + (t.weak ? "~weak;" : ";");
+  for (const Type &t : calleeType.elements)
+    key += "capture:" + t.mangle() + (t.weak ? "~weak;" : ";");
   auto cached = cache.find({def, key});
   if (cached != cache.end()) {
     if (llvm::is_contained(inProgress, cached->second)) {
@@ -2060,13 +2210,22 @@ FailureOr<Specialization *> SemaImpl::specialize(const FuncDef *def,
   Specialization *s = spec.get();
   s->def = def;
   s->argTypes = argTypes;
-  s->symbol = def->name;
+  s->captureNames = calleeType.captureNames;
+  s->captureTypes = calleeType.elements;
+  s->symbol = def->name == "<lambda>" ? "lambda" : def->name;
   for (const Type &t : argTypes)
     s->symbol += "_" + t.mangle();
+  if (!s->captureTypes.empty()) {
+    s->symbol += "_closure";
+    for (const Type &t : s->captureTypes)
+      s->symbol += "_" + t.mangle();
+  }
   program->specializations.push_back(std::move(spec));
   cache[{def, key}] = s;
 
   Frame callee{s, {}, std::nullopt, false};
+  for (size_t i = 0; i < s->captureNames.size(); ++i)
+    callee.vars[s->captureNames[i]] = s->captureTypes[i];
   for (size_t i = 0; i < argTypes.size(); ++i)
     callee.vars[def->params[i].name] = argTypes[i];
   Frame *caller = frame;

@@ -45,10 +45,14 @@ Type Type::string(std::string value) {
   return t;
 }
 
-Type Type::function(const ast::FuncDef *def) {
+Type Type::function(const ast::FuncDef *def,
+                    std::vector<std::string> captureNames,
+                    std::vector<Type> captureTypes) {
   Type t;
   t.kind = Kind::Function;
   t.func = def;
+  t.captureNames = std::move(captureNames);
+  t.elements = std::move(captureTypes);
   return t;
 }
 
@@ -129,6 +133,15 @@ std::string Type::mangle() const {
       s += e.mangle() + "_";
     return s + "E";
   }
+  case Kind::Function: {
+    // Unique per definition (a lambda by its position) and captures.
+    std::string name = func->name == "<lambda>" ? "lambda" : func->name;
+    std::string s = "F" + name + "L" + std::to_string(func->namePos.line) +
+                    "C" + std::to_string(func->namePos.col);
+    for (const Type &e : elements)
+      s += "_" + e.mangle();
+    return s + "E";
+  }
   default:
     return str();
   }
@@ -137,7 +150,7 @@ std::string Type::mangle() const {
 bool Type::operator==(const Type &other) const {
   return kind == other.kind && dtype == other.dtype && shape == other.shape &&
          weak == other.weak && func == other.func && name == other.name &&
-         elements == other.elements;
+         elements == other.elements && captureNames == other.captureNames;
 }
 
 } // namespace tfl

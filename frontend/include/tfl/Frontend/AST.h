@@ -236,11 +236,14 @@ struct SubscriptExpr : ExprBase<Expr::Kind::Subscript> {
   std::vector<ExprPtr> indices; // expressions, SliceExpr, None, Ellipsis
 };
 
+struct FuncDef;
+
+/// `lambda x, y: body`, held as a function named "<lambda>" whose body
+/// returns `body`, so a lambda and a `def` are one kind of callable.
 struct LambdaExpr : ExprBase<Expr::Kind::Lambda> {
-  LambdaExpr(SourceRange r, std::vector<std::string> params, ExprPtr body)
-      : ExprBase(r), params(std::move(params)), body(std::move(body)) {}
-  std::vector<std::string> params;
-  ExprPtr body;
+  LambdaExpr(SourceRange r, std::unique_ptr<FuncDef> def);
+  ~LambdaExpr() override;
+  std::unique_ptr<FuncDef> def;
 };
 
 //===----------------------------------------------------------------------===//

@@ -58,6 +58,9 @@ struct Specialization {
   const ast::FuncDef *def = nullptr; // null for the script body
   std::string symbol;                // the func.func's name
   std::vector<Type> argTypes;
+  /// A closure's captured variables, passed after the arguments.
+  std::vector<std::string> captureNames;
+  std::vector<Type> captureTypes;
   Type resultType;
   /// The type of every expression of the body, after literal promotion.
   llvm::DenseMap<const ast::Expr *, Type> types;
@@ -78,6 +81,8 @@ struct Specialization {
   llvm::DenseMap<const ast::Expr *, SubscriptPlan> subscripts;
   /// The element each tuple subscript selects.
   llvm::DenseMap<const ast::Expr *, size_t> tupleIndices;
+  /// The captured variables of each nested def and lambda defined here.
+  llvm::DenseMap<const ast::FuncDef *, std::vector<std::string>> closures;
   /// The permutation of each transpose call.
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.

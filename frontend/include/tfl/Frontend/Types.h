@@ -44,14 +44,19 @@ struct Type {
   std::vector<int64_t> shape;
   bool weak = false;
   const ast::FuncDef *func = nullptr; // Function
-  std::string name;                   // Builtin's name; String's value
-  std::vector<Type> elements;         // Tuple
+  /// A function value's captured variables (a nested def or a lambda
+  /// closing over its enclosing values); their types are `elements`.
+  std::vector<std::string> captureNames;
+  std::string name;           // Builtin's name; String's value
+  std::vector<Type> elements; // Tuple
 
   static Type none() { return Type(); }
   static Type tensor(DType dtype, std::vector<int64_t> shape,
                      bool weak = false);
   static Type string(std::string value);
-  static Type function(const ast::FuncDef *def);
+  static Type function(const ast::FuncDef *def,
+                       std::vector<std::string> captureNames = {},
+                       std::vector<Type> captureTypes = {});
   static Type builtin(std::string name);
   static Type tuple(std::vector<Type> elements);
   /// A dtype named as a value (`f32` in `cast(x, f32)`).
