@@ -90,6 +90,11 @@ private:
         flatTypes(e, out);
   }
   const Type &typeOf(const Expr *e) { return spec->types.find(e)->second; }
+  /// The type of what a `for` iterates over, or null for range(...).
+  const Type *iterType(const ForStmt *stmt) {
+    auto it = spec->types.find(stmt->iter.get());
+    return it == spec->types.end() ? nullptr : &it->second;
+  }
 
   void genFunction(const Specialization &s);
   /// Emits a block from statement `from` on; returns true when it ended in
@@ -111,6 +116,8 @@ private:
     Value start, step, count; // i64 scalars
   };
   RangeBounds rangeBounds(const ForStmt *stmt, mlir::Location l);
+  /// The bounds of each range loop being generated.
+  llvm::DenseMap<const ForStmt *, RangeBounds> rangeOf;
   bool genStmt(const Stmt *stmt);
   void bindTarget(const Expr *target, const Type &type,
                   llvm::ArrayRef<Value> values);
@@ -139,6 +146,11 @@ private:
   void genIf(const IfStmt *stmt);
   void genFor(const ForStmt *stmt);
   void genWhile(const WhileStmt *stmt);
+  /// `for x in (a, b, c)`: the body once per element (elements share one
+  /// type).
+  void genForTuple(const ForStmt *stmt);
+  /// The loop variable of iteration `k` (an i64 scalar) of a `for`.
+  Values loopValue(const ForStmt *stmt, Value k, mlir::Location l);
   /// The values of `vars` in the environment, cast to their carried types.
   Values carriedValues(llvm::ArrayRef<CarriedVar> vars, mlir::Location l);
   void bindCarried(llvm::ArrayRef<CarriedVar> vars, mlir::ValueRange values);
@@ -148,6 +160,7 @@ private:
   Values genCall(const CallExpr *expr);
   Value genBuiltin(const CallExpr *expr, llvm::StringRef name);
   Value genReduction(const CallExpr *expr, llvm::StringRef name);
+  Value genNN(const CallExpr *expr, llvm::StringRef name);
   Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
   /// A reduction op of `x` over `axes`.
   template <typename OpTy>
@@ -183,6 +196,8 @@ private:
   mlir::ModuleOp module;
   const Specialization *spec = nullptr;
   llvm::StringMap<Values> env;
+  /// The tensor each `for x in t` iterates over.
+  llvm::DenseMap<const ForStmt *, Value> iterValues;
   /// Names currently bound to a number literal, with the literal.
   llvm::StringMap<const Expr *> literalOf;
 
@@ -390,6 +405,14 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
       bind(def->name, capturedValues(closure->second));
     return false;
   }
+  case Stmt::Kind::Assert: {
+    auto *a = cast<AssertStmt>(stmt);
+    std::string message = a->message ? typeOf(a->message.get()).name : "";
+    mlir::tfl::AssertOp::create(builder, loc(stmt->getBegin()),
+                                genExpr(a->cond.get())[0],
+                                builder.getStringAttr(message));
+    return false;
+  }
   case Stmt::Kind::Break:
     bind("$break", {boolConstant(true, loc(stmt->getBegin()))});
     return false;
@@ -483,8 +506,17 @@ void MLIRGenImpl::genIf(const IfStmt *stmt) {
 
 MLIRGenImpl::RangeBounds MLIRGenImpl::rangeBounds(const ForStmt *stmt,
                                                   mlir::Location l) {
-  auto *call = cast<CallExpr>(stmt->iter.get());
   mlir::Type i64 = builder.getI64Type();
+  if (const Type *seq = iterType(stmt)) {
+    // The first axis of a tensor: iterations 0 .. n-1 over its rows.
+    iterValues[stmt] = genExpr(stmt->iter.get())[0];
+    auto c = [&](int64_t v) -> Value {
+      return mlir::arith::ConstantOp::create(builder, l, i64,
+                                             builder.getI64IntegerAttr(v));
+    };
+    return {c(0), c(1), c(seq->shape[0])};
+  }
+  auto *call = cast<CallExpr>(stmt->iter.get());
   llvm::SmallVector<Value, 3> args;
   for (const ExprPtr &arg : call->args)
     args.push_back(extract(castTo(genExpr(arg.get())[0], i64, l), l));
@@ -503,14 +535,57 @@ MLIRGenImpl::RangeBounds MLIRGenImpl::rangeBounds(const ForStmt *stmt,
   return {start, step, count};
 }
 
+Values MLIRGenImpl::loopValue(const ForStmt *stmt, Value k, mlir::Location l) {
+  auto seq = iterValues.find(stmt);
+  if (seq == iterValues.end()) {
+    // range(start, stop, step): start + k * step.
+    RangeBounds &b = rangeOf[stmt];
+    Value i = mlir::arith::AddIOp::create(
+        builder, l, b.start,
+        mlir::arith::MulIOp::create(builder, l, k, b.step));
+    return {fromScalar(i, l)};
+  }
+  // Row k of the tensor.
+  auto type = cast<mlir::RankedTensorType>(seq->second.getType());
+  llvm::SmallVector<int64_t> starts(type.getRank(), 0),
+      strides(type.getRank(), 1);
+  starts[0] = mlir::ShapedType::kDynamic;
+  llvm::SmallVector<int64_t> sizes(type.getShape());
+  sizes[0] = 1;
+  Value row = mlir::tfl::SliceOp::create(
+      builder, l, type.clone(sizes), seq->second,
+      mlir::ValueRange{fromScalar(k, l)}, builder.getDenseI64ArrayAttr(starts),
+      builder.getDenseI64ArrayAttr(strides));
+  return {mlir::tfl::ReshapeOp::create(
+      builder, l, type.clone(type.getShape().drop_front()), row)};
+}
+
+void MLIRGenImpl::genForTuple(const ForStmt *stmt) {
+  const std::string &name = cast<NameExpr>(stmt->target.get())->name;
+  const Type &seq = *iterType(stmt);
+  Values values = genExpr(stmt->iter.get());
+  llvm::SmallVector<mlir::Type> leaves;
+  flatTypes(seq.elements.front(), leaves);
+  for (size_t e = 0; e < seq.elements.size(); ++e) {
+    bind(name, Values(values.begin() + e * leaves.size(),
+                      values.begin() + (e + 1) * leaves.size()));
+    genBlock(stmt->body);
+  }
+}
+
 void MLIRGenImpl::genFor(const ForStmt *stmt) {
+  const Type *seqType = iterType(stmt);
+  if (seqType && seqType->kind == Type::Kind::Tuple)
+    return genForTuple(stmt);
   if (hasBreak(stmt->body))
     return genLoopWithBreak(stmt, stmt->body, nullptr, stmt);
   mlir::Location l = loc(stmt->getBegin());
   const std::string &loopVar = cast<NameExpr>(stmt->target.get())->name;
   const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
   mlir::Type i64 = builder.getI64Type();
-  auto [start, step, count] = rangeBounds(stmt, l);
+  RangeBounds bounds = rangeBounds(stmt, l);
+  rangeOf[stmt] = bounds;
+  Value count = bounds.count;
   mlir::Type index = builder.getIndexType();
   Value ub = mlir::arith::IndexCastOp::create(builder, l, index, count);
   Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
@@ -526,10 +601,7 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
         builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
         bindCarried(vars, iterArgs);
         Value k = mlir::arith::IndexCastOp::create(builder, l, i64, iv);
-        Value i = mlir::arith::AddIOp::create(
-            builder, l, start,
-            mlir::arith::MulIOp::create(builder, l, k, step));
-        bind(loopVar, {fromScalar(i, l)});
+        bind(loopVar, loopValue(stmt, k, l));
         env.erase("$break");
         bind("$continue", {boolConstant(false, l)});
         genBlock(stmt->body);
@@ -551,11 +623,10 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
         builder, l,
         mlir::DenseElementsAttr::get(i64Type, builder.getI64IntegerAttr(v)));
   };
-  Value start, step, count;
+  Value count;
   if (forStmt) {
     RangeBounds bounds = rangeBounds(forStmt, l);
-    start = fromScalar(bounds.start, l);
-    step = fromScalar(bounds.step, l);
+    rangeOf[forStmt] = bounds;
     count = fromScalar(bounds.count, l);
   }
   size_t n = 0;
@@ -605,13 +676,9 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
           bindCarried(vars, args.take_front(n));
           bind("$break", {args[n]});
           bind("$continue", {boolConstant(false, l)});
-          if (forStmt) {
-            Value k = args[n + 1];
-            Value i = mlir::tfl::AddOp::create(
-                builder, l, i64Type, start,
-                mlir::tfl::MulOp::create(builder, l, i64Type, k, step));
-            bind(cast<NameExpr>(forStmt->target.get())->name, {i});
-          }
+          if (forStmt)
+            bind(cast<NameExpr>(forStmt->target.get())->name,
+                 loopValue(forStmt, extract(args[n + 1], l), l));
           genBlock(body);
           Values yields = carriedValues(vars, l);
           yields.push_back(env.lookup("$break")[0]);
@@ -1000,6 +1067,8 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   mlir::Type elem = elementType(&ctx, t.dtype);
   if (name == "cast" || name == "float" || name == "int")
     return castTo(genExpr(expr->args[0].get())[0], elem, l);
+  if (name == "softmax" || name == "log_softmax" || name == "one_hot")
+    return genNN(expr, name);
   if (spec->reductions.count(expr))
     return genReduction(expr, name);
   // Every other built-in computes in the result's dtype.
@@ -1143,6 +1212,49 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
         builder.getDenseI64ArrayAttr(spec->permutations.find(expr)->second));
   // reshape, expand_dims and squeeze move no data.
   return ReshapeOp::create(builder, l, type, x);
+}
+
+Value MLIRGenImpl::genNN(const CallExpr *expr, llvm::StringRef name) {
+  using namespace mlir::tfl;
+  const ReductionInfo &info = spec->reductions.find(expr)->second;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  Value x = genExpr(expr->args.empty() ? expr->keywords[0].value.get()
+                                       : expr->args[0].get())[0];
+  if (name == "one_hot") {
+    // labels[..., None] == arange(depth), as f32.
+    int64_t depth = info.axes[0];
+    auto labelsType = cast<mlir::RankedTensorType>(x.getType());
+    llvm::SmallVector<int64_t> expanded(labelsType.getShape());
+    expanded.push_back(1);
+    Value column = ReshapeOp::create(builder, l, labelsType.clone(expanded), x);
+    std::vector<int64_t> range(depth);
+    for (int64_t i = 0; i < depth; ++i)
+      range[i] = i;
+    auto rangeType =
+        mlir::RankedTensorType::get({depth}, labelsType.getElementType());
+    llvm::SmallVector<llvm::APInt> values;
+    for (int64_t i : range)
+      values.push_back(llvm::APInt(
+          labelsType.getElementType().getIntOrFloatBitWidth(), i, true));
+    Value classes = ConstantOp::create(
+        builder, l, mlir::DenseElementsAttr::get(rangeType, values));
+    mlir::RankedTensorType resultType = tensorType(t);
+    Value equal = mlir::tfl::CompareOp::create(
+        builder, l, resultType.clone(builder.getI1Type()), ComparePredicate::eq,
+        column, classes);
+    return CastOp::create(builder, l, resultType, equal);
+  }
+  x = castTo(x, elementType(&ctx, t.dtype), l);
+  // Shifted by the maximum along the axis, for stability.
+  std::vector<int64_t> axes = info.axes;
+  Value m = reduce<ReduceMaxOp>(x, axes, true, l);
+  Value shifted = broadcastingBinary<SubOp>(x, m, l);
+  Value e = ExpOp::create(builder, l, shifted);
+  Value s = reduce<ReduceSumOp>(e, axes, true, l);
+  if (name == "softmax")
+    return broadcastingBinary<DivOp>(e, s, l);
+  return broadcastingBinary<SubOp>(shifted, LogOp::create(builder, l, s), l);
 }
 
 Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {

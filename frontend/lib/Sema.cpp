@@ -62,7 +62,8 @@ const llvm::StringSet<> &builtinNames() {
         "argmin",     "logsumexp", "zeros",       "ones",    "full",
         "zeros_like", "ones_like", "arange",      "eye",     "broadcast_to",
         "reshape",    "transpose", "expand_dims", "squeeze", "concat",
-        "stack",      "shape",     "size"};
+        "stack",      "shape",     "size",        "softmax", "log_softmax",
+        "one_hot"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -154,7 +155,9 @@ private:
   void collectModuleConstants();
   LogicalResult analyzeIf(const IfStmt *stmt);
   LogicalResult analyzeLoop(const Stmt *stmt, const Block &body,
-                            const Expr *cond, const std::string &loopVar);
+                            const Expr *cond, const std::string &loopVar,
+                            const Type &loopVarType = Type::tensor(DType::I64,
+                                                                   {}));
   LogicalResult analyzeFor(const ForStmt *stmt);
   LogicalResult checkCondition(const Expr *cond, llvm::StringRef what);
   LogicalResult analyzeStmt(const Stmt *stmt);
@@ -175,6 +178,7 @@ private:
   LogicalResult analyzeFString(const FStringExpr *expr);
   FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeNN(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
                                       llvm::StringRef name);
   std::optional<std::vector<int64_t>> constInts(const Expr *e);
@@ -357,6 +361,18 @@ static void collectReadNames(const Block &block, llvm::StringSet<> &out) {
       break;
     }
   }
+}
+
+/// True when `block` has a `continue` of its own loop.
+static bool anyContinue(const Block &block) {
+  for (const StmtPtr &s : block) {
+    if (isa<ContinueStmt>(s.get()))
+      return true;
+    if (auto *i = dyn_cast<IfStmt>(s.get()))
+      if (anyContinue(i->body) || anyContinue(i->orelse))
+        return true;
+  }
+  return false;
 }
 
 /// True for a literal a module constant may hold: numbers, booleans,
@@ -571,6 +587,22 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::Pass:
     return success();
+  case Stmt::Kind::Assert: {
+    auto *a = cast<AssertStmt>(stmt);
+    if (failed(checkCondition(a->cond.get(), "'assert'")))
+      return failure();
+    if (a->message) {
+      FailureOr<Type> m = analyzeExpr(a->message.get());
+      if (failed(m))
+        return failure();
+      if (m->kind != Type::Kind::String) {
+        error(a->message->getBegin())
+            << "an assert message must be a string, got " << m->str();
+        return failure();
+      }
+    }
+    return success();
+  }
   case Stmt::Kind::Break:
   case Stmt::Kind::Continue:
     if (frame->loopDepth == 0) {
@@ -614,9 +646,6 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   case Stmt::Kind::Import:
   case Stmt::Kind::FromImport:
     what = "'import'";
-    break;
-  case Stmt::Kind::Assert:
-    what = "'assert'";
     break;
   case Stmt::Kind::ClassDef:
     what = "'class'";
@@ -698,7 +727,8 @@ LogicalResult SemaImpl::analyzeIf(const IfStmt *stmt) {
 
 LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
                                     const Expr *cond,
-                                    const std::string &loopVar) {
+                                    const std::string &loopVar,
+                                    const Type &loopVarType) {
   llvm::StringMap<Type> before = frame->vars;
   llvm::StringSet<> beforeCond = frame->conditional;
   llvm::StringSet<> assigned;
@@ -732,7 +762,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
     for (const CarriedVar &c : carried)
       frame->vars[c.name] = c.type;
     if (!loopVar.empty()) {
-      frame->vars[loopVar] = Type::tensor(DType::I64, {});
+      frame->vars[loopVar] = loopVarType;
       frame->conditional.erase(loopVar);
     }
     if (cond && failed(checkCondition(cond, "'while'")))
@@ -790,8 +820,41 @@ LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
   auto *call = dyn_cast<CallExpr>(stmt->iter.get());
   auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
   if (!callee || callee->name != "range" || frame->vars.count("range")) {
+    // for x in t: the first axis of a tensor, or the elements of a tuple.
+    FailureOr<Type> seq = analyzeExpr(stmt->iter.get());
+    if (failed(seq))
+      return failure();
+    if (!target) {
+      error(stmt->target->getBegin())
+          << "the target of a 'for' must be one name";
+      return failure();
+    }
+    if (seq->isTensor() && seq->rank() > 0 && seq->shape[0] != kDynamicDim) {
+      std::vector<int64_t> rowShape(seq->shape.begin() + 1, seq->shape.end());
+      return analyzeLoop(stmt, stmt->body, nullptr, target->name,
+                         Type::tensor(seq->dtype, rowShape, seq->weak));
+    }
+    if (seq->kind == Type::Kind::Tuple && !seq->elements.empty()) {
+      for (const Type &e : seq->elements)
+        if (e != seq->elements.front()) {
+          error(stmt->iter->getBegin())
+              << "a 'for' over a tuple needs elements of one type (it is "
+                 "unrolled), got "
+              << seq->str();
+          return failure();
+        }
+      if (hasBreak(stmt->body) || anyContinue(stmt->body)) {
+        error(stmt->getBegin()) << "'break' and 'continue' in a 'for' over a "
+                                   "tuple are not supported yet";
+        return failure();
+      }
+      return analyzeLoop(stmt, stmt->body, nullptr, target->name,
+                         seq->elements.front());
+    }
     error(stmt->iter->getBegin())
-        << "'for' over anything but range(...) is not supported yet";
+        << "'for' iterates over range(...), a tensor's first axis or a "
+           "tuple, not "
+        << seq->str();
     return failure();
   }
   if (!target) {
@@ -1920,8 +1983,76 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
   return Type::tensor(x->dtype, shape, x->weak);
 }
 
+FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
+                                    llvm::StringRef name) {
+  bool isOneHot = name == "one_hot";
+  const char *second = isOneHot ? "depth" : "axis";
+  const Expr *x = argument(expr, 0, isOneHot ? "labels" : "x");
+  const Expr *arg = argument(expr, 1, second);
+  for (const Keyword &kw : expr->keywords)
+    if (kw.name != second && kw.name != (isOneHot ? "labels" : "x")) {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+  if (!x || expr->args.size() > 2 || (isOneHot && !arg)) {
+    error(expr->getBegin()) << name << "() takes "
+                            << (isOneHot ? "(labels, depth)" : "(x, axis=-1)");
+    return failure();
+  }
+  FailureOr<Type> t = analyzeExpr(x);
+  if (failed(t))
+    return failure();
+  if (!t->isTensor()) {
+    error(x->getBegin()) << name << "() takes a tensor, got " << t->str();
+    return failure();
+  }
+  std::optional<int64_t> value = arg ? intLiteral(arg) : -1;
+  if (!value) {
+    error(arg->getBegin()) << name << "()'s " << second
+                           << " must be an integer literal";
+    return failure();
+  }
+  if (isOneHot) {
+    if (!isInteger(t->dtype)) {
+      error(x->getBegin()) << "one_hot() takes integer labels, got "
+                           << t->str();
+      return failure();
+    }
+    if (*value < 0) {
+      error(arg->getBegin()) << "one_hot()'s depth must not be negative";
+      return failure();
+    }
+    coerce(x, t->dtype);
+    std::vector<int64_t> shape = t->shape;
+    shape.push_back(*value);
+    frame->spec->reductions[expr] = {{*value}, false, false};
+    return Type::tensor(DType::F32, shape);
+  }
+  int64_t axis = *value < 0 ? *value + t->rank() : *value;
+  if (axis < 0 || axis >= t->rank()) {
+    error(arg ? arg->getBegin() : expr->getBegin())
+        << "axis " << *value << " is out of range for " << t->str();
+    return failure();
+  }
+  DType dtype = t->dtype;
+  if (!isFloat(dtype)) {
+    if (!t->weak) {
+      error(x->getBegin()) << name << "() takes a float tensor, got "
+                           << t->str() << " (use cast(x, f32))";
+      return failure();
+    }
+    dtype = DType::F32;
+  }
+  coerce(x, dtype);
+  frame->spec->reductions[expr] = {{axis}, false, false};
+  return Type::tensor(dtype, t->shape);
+}
+
 FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
+  if (name == "softmax" || name == "log_softmax" || name == "one_hot")
+    return analyzeNN(expr, name);
   if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
                           "arange", "eye", "broadcast_to", "reshape",
                           "transpose", "expand_dims", "squeeze", "concat",

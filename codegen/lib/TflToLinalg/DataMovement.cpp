@@ -205,6 +205,33 @@ struct SliceToTensor : OpConversionPattern<SliceOp> {
   }
 };
 
+/// assert: a libtflrt call that stops the program when the condition is
+/// false.
+struct AssertToRuntime : OpConversionPattern<AssertOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AssertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    Type i8 = rewriter.getI8Type();
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, module, "tflrt_assert",
+        rewriter.getFunctionType({i8, ptr, ptr}, {}));
+    Value cond = tensor::ExtractOp::create(rewriter, loc, adaptor.getCond(),
+                                           ValueRange{});
+    Value byte = arith::ExtUIOp::create(rewriter, loc, i8, cond);
+    Value message =
+        getOrCreateStringPointer(rewriter, loc, module, op.getMessage());
+    Value where =
+        getOrCreateStringPointer(rewriter, loc, module, locationText(loc));
+    func::CallOp::create(rewriter, loc, fn, ValueRange{byte, message, where});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ConcatToTensor : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -240,9 +267,8 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor>(
-          patterns.getContext());
+  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
+               ConcatToTensor, AssertToRuntime>(patterns.getContext());
 }
 
 } // namespace mlir::tfl

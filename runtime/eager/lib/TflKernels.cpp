@@ -90,6 +90,15 @@ void addArgReduction(KernelRegistry &registry, bool isMax) {
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
+  registry.add(
+      mlir::tfl::AssertOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        if (in[0].data<uint8_t>()[0])
+          return;
+        std::string message = cast<mlir::tfl::AssertOp>(op).getMessage().str();
+        throw RuntimeError("assertion failed" +
+                           (message.empty() ? "" : ": " + message));
+      });
   addReduction<mlir::tfl::ReduceSumOp, tflrt::ReduceKind::Sum>(registry);
   addReduction<mlir::tfl::ReduceProdOp, tflrt::ReduceKind::Prod>(registry);
   addReduction<mlir::tfl::ReduceMaxOp, tflrt::ReduceKind::Max>(registry);

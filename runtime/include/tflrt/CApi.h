@@ -47,6 +47,10 @@ void memrefCopy(int64_t elemSize, void *src, void *dst);
 void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,
                        const char *where);
 
+/* `assert`: when `cond` is 0, stops with "where: error: assertion failed:
+   message" (`where` as for tflrt_check_slice). */
+void tflrt_assert(int8_t cond, const char *message, const char *where);
+
 /* Process set-up and tear-down around tfl_main (flushes output). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);

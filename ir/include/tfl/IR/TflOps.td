@@ -457,8 +457,22 @@ def Tfl_MatmulOp : Tfl_Op<"matmul", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
-// Output
+// Output and checks
 //===----------------------------------------------------------------------===//
+
+def Tfl_AssertOp : Tfl_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "stop the program when a condition is false";
+  let description = [{
+    `assert cond, "message"`: when `cond` (a bool scalar) is false, the
+    program stops with an error at this op's `.tfl` location and `message`.
+
+    ```mlir
+    tfl.assert %0 {message = "loss must be finite"} : tensor<i1>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$cond, StrAttr:$message);
+  let assemblyFormat = "$cond attr-dict `:` type($cond)";
+}
 
 def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "writes text and tensors to standard output";
