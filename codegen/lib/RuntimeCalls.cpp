@@ -1,7 +1,8 @@
 //===- RuntimeCalls.cpp - Ops on buffers to libtflrt calls ----------------===//
 //
-// Replaces `linalg.matmul` on f32/f64 memrefs with row-contiguous layouts by
-// `tflrt_matmul_<dtype>(A, B, C)`, which computes C += A @ B with BLAS. Other
+// Replaces `linalg.matmul` and `linalg.batch_matmul` on f32/f64 memrefs with
+// row-contiguous layouts by `tflrt_matmul_<dtype>(A, B, C)` (or
+// `tflrt_batch_matmul_<dtype>`), which compute C += A @ B with BLAS. Other
 // matmuls (integers, exotic layouts) stay for convert-linalg-to-loops.
 // Prints without tensors, which bufferization never visits, become their
 // text calls.
@@ -35,9 +36,12 @@ struct LowerToRuntimeCallsPass
     : impl::LowerToRuntimeCallsBase<LowerToRuntimeCallsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::MatmulOp> matmuls;
-    module.walk([&](linalg::MatmulOp op) {
-      if (!op.hasPureBufferSemantics())
+    SmallVector<Operation *> matmuls;
+    module.walk([&](Operation *op) {
+      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+        return;
+      auto linalgOp = cast<linalg::LinalgOp>(op);
+      if (!linalgOp.hasPureBufferSemantics())
         return;
       for (Value operand : op->getOperands()) {
         auto type = dyn_cast<MemRefType>(operand.getType());
@@ -45,16 +49,19 @@ struct LowerToRuntimeCallsPass
             !(type.getElementType().isF32() || type.getElementType().isF64()))
           return;
       }
-      // Plain matmuls only: no transposed or broadcast indexing maps.
-      if (!op.getIndexingMapsArray().empty() &&
-          op.getIndexingMapsArray() != op.getDefaultIndexingMaps(&getContext()))
+      // Plain products only: no transposed or broadcast indexing maps.
+      SmallVector<AffineMap> defaults =
+          isa<linalg::MatmulOp>(op)
+              ? linalg::MatmulOp::getDefaultIndexingMaps(&getContext())
+              : linalg::BatchMatmulOp::getDefaultIndexingMaps(&getContext());
+      if (linalgOp.getIndexingMapsArray() != defaults)
         return;
       matmuls.push_back(op);
     });
     OpBuilder builder(&getContext());
-    for (linalg::MatmulOp op : matmuls) {
+    for (Operation *op : matmuls) {
       builder.setInsertionPoint(op);
-      Location loc = op.getLoc();
+      Location loc = op->getLoc();
       SmallVector<Value> args;
       for (Value operand : op->getOperands())
         args.push_back(castToUnranked(builder, loc, operand));
@@ -63,11 +70,13 @@ struct LowerToRuntimeCallsPass
       SmallVector<Type> argTypes;
       for (Value a : args)
         argTypes.push_back(a.getType());
+      std::string name = (isa<linalg::BatchMatmulOp>(op) ? "tflrt_batch_matmul_"
+                                                         : "tflrt_matmul_") +
+                         runtimeTypeSuffix(elem).str();
       func::FuncOp fn = getOrInsertRuntimeFunction(
-          builder, module, ("tflrt_matmul_" + runtimeTypeSuffix(elem)).str(),
-          builder.getFunctionType(argTypes, {}));
+          builder, module, name, builder.getFunctionType(argTypes, {}));
       func::CallOp::create(builder, loc, fn, args);
-      op.erase();
+      op->erase();
     }
     module.walk([&](PrintOp op) {
       if (!op.getInputs().empty())

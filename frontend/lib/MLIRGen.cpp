@@ -128,6 +128,10 @@ private:
   /// given).
   Value genConstant(const Expr *expr, const Type &type);
   Value genBinary(const BinaryExpr *expr);
+  /// NumPy's matmul on tfl.matmul: 1-D operands promoted, batch dims
+  /// broadcast and flattened into one.
+  Value emitMatmul(Value lhs, Value rhs, mlir::RankedTensorType resultType,
+                   mlir::Location l);
   /// The values of captured names, flattened.
   Values capturedValues(llvm::ArrayRef<std::string> names) {
     Values values;
@@ -930,9 +934,61 @@ Value MLIRGenImpl::emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &t,
   case BinaryOp::Pow:
     return mlir::tfl::PowOp::create(builder, l, type, lhs, rhs);
   case BinaryOp::MatMul:
-    return mlir::tfl::MatmulOp::create(builder, l, type, lhs, rhs);
+    return emitMatmul(lhs, rhs, type, l);
   }
   llvm_unreachable("every binary operator is handled");
+}
+
+Value MLIRGenImpl::emitMatmul(Value lhs, Value rhs,
+                              mlir::RankedTensorType resultType,
+                              mlir::Location l) {
+  using namespace mlir::tfl;
+  auto reshape = [&](Value v, llvm::ArrayRef<int64_t> shape) -> Value {
+    auto t = cast<mlir::RankedTensorType>(v.getType());
+    if (t.getShape() == shape)
+      return v;
+    return ReshapeOp::create(builder, l, t.clone(shape), v);
+  };
+  auto shapeOf = [](Value v) {
+    return llvm::SmallVector<int64_t>(
+        cast<mlir::RankedTensorType>(v.getType()).getShape());
+  };
+  llvm::SmallVector<int64_t> a = shapeOf(lhs), b = shapeOf(rhs);
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  lhs = reshape(lhs, a);
+  rhs = reshape(rhs, b);
+  llvm::SmallVector<int64_t> batch =
+      *broadcastShapes(llvm::ArrayRef<int64_t>(a).drop_back(2),
+                       llvm::ArrayRef<int64_t>(b).drop_back(2));
+  int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  mlir::Type elem = resultType.getElementType();
+  Value product;
+  if (batch.empty()) {
+    product = MatmulOp::create(
+        builder, l, mlir::RankedTensorType::get({m, n}, elem), lhs, rhs);
+  } else {
+    int64_t flat = 1;
+    for (int64_t d : batch)
+      flat *= d;
+    auto full = [&](Value v, int64_t r, int64_t c) {
+      llvm::SmallVector<int64_t> shape(batch);
+      shape.append({r, c});
+      auto t = cast<mlir::RankedTensorType>(v.getType());
+      if (t.getShape() != llvm::ArrayRef<int64_t>(shape))
+        v = BroadcastToOp::create(builder, l, t.clone(shape), v);
+      return reshape(v, {flat, r, c});
+    };
+    Value c = MatmulOp::create(builder, l,
+                               mlir::RankedTensorType::get({flat, m, n}, elem),
+                               full(lhs, m, k), full(rhs, k, n));
+    llvm::SmallVector<int64_t> shape(batch);
+    shape.append({m, n});
+    product = reshape(c, shape);
+  }
+  return reshape(product, resultType.getShape());
 }
 
 static mlir::tfl::ComparePredicate predicate(CompareOp op) {
@@ -1086,6 +1142,8 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
     return broadcastingBinary<mlir::tfl::MinimumOp>(args[0], args[1], l);
   if (name == "pow")
     return broadcastingBinary<mlir::tfl::PowOp>(args[0], args[1], l);
+  if (name == "matmul")
+    return emitMatmul(args[0], args[1], tensorType(t), l);
   if (name == "clip")
     return broadcastingBinary<mlir::tfl::MinimumOp>(
         broadcastingBinary<mlir::tfl::MaximumOp>(args[0], args[1], l), args[2],

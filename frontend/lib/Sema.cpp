@@ -63,7 +63,7 @@ const llvm::StringSet<> &builtinNames() {
         "zeros_like", "ones_like", "arange",      "eye",     "broadcast_to",
         "reshape",    "transpose", "expand_dims", "squeeze", "concat",
         "stack",      "shape",     "size",        "softmax", "log_softmax",
-        "one_hot"};
+        "one_hot",    "matmul"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -1178,19 +1178,39 @@ FailureOr<Type> SemaImpl::binaryType(BinaryOp binOp, const Expr *lhsExpr,
   }
 
   if (binOp == BinaryOp::MatMul) {
-    if (lhs.rank() != 2 || rhs.rank() != 2) {
-      error(opPos) << "matmul needs 2-D operands, got " << lhs.str() << " @ "
-                   << rhs.str();
+    // NumPy's matmul: a 1-D operand is promoted (and its dim dropped from
+    // the result), leading batch dims broadcast.
+    if (lhs.rank() == 0 || rhs.rank() == 0) {
+      error(opPos) << "matmul needs operands of at least 1 dim, got "
+                   << lhs.str() << " @ " << rhs.str();
       return failure();
     }
-    int64_t k1 = lhs.shape[1], k2 = rhs.shape[0];
+    std::vector<int64_t> a = lhs.shape, b = rhs.shape;
+    if (a.size() == 1)
+      a.insert(a.begin(), 1);
+    if (b.size() == 1)
+      b.push_back(1);
+    int64_t k1 = a.back(), k2 = b[b.size() - 2];
     if (k1 != kDynamicDim && k2 != kDynamicDim && k1 != k2) {
       error(opPos) << "matmul shape mismatch: " << lhs.str() << " @ "
                    << rhs.str() << " (inner dimensions " << k1 << " and " << k2
                    << " differ)";
       return failure();
     }
-    return Type::tensor(dtype, {lhs.shape[0], rhs.shape[1]}, weak);
+    std::optional<std::vector<int64_t>> batch =
+        broadcast(std::vector<int64_t>(a.begin(), a.end() - 2),
+                  std::vector<int64_t>(b.begin(), b.end() - 2));
+    if (!batch) {
+      error(opPos) << "matmul batch dimensions do not broadcast: " << lhs.str()
+                   << " @ " << rhs.str();
+      return failure();
+    }
+    std::vector<int64_t> shape = *batch;
+    if (lhs.rank() > 1)
+      shape.push_back(a[a.size() - 2]);
+    if (rhs.rank() > 1)
+      shape.push_back(b.back());
+    return Type::tensor(dtype, shape, weak);
   }
 
   // Elementwise: NumPy broadcasting of the two shapes.
@@ -2065,7 +2085,7 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     return analyzeReduction(expr, name);
 
   size_t arity = llvm::StringSwitch<size_t>(name)
-                     .Cases({"maximum", "minimum", "pow", "cast"}, 2)
+                     .Cases({"maximum", "minimum", "pow", "cast", "matmul"}, 2)
                      .Cases({"where", "clip"}, 3)
                      .Default(1);
   if (expr->args.size() != arity || !expr->keywords.empty()) {
@@ -2137,9 +2157,10 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
           << name << "() takes numbers, got " << types[i].str();
       return failure();
     }
-  if (name == "pow")
-    return binaryType(BinaryOp::Pow, expr->args[0].get(), types[0],
-                      expr->args[1].get(), types[1], expr->getBegin());
+  if (name == "pow" || name == "matmul")
+    return binaryType(name == "pow" ? BinaryOp::Pow : BinaryOp::MatMul,
+                      expr->args[0].get(), types[0], expr->args[1].get(),
+                      types[1], expr->getBegin());
   if (arity > 1)
     return elementwiseOperands(expr, name, types);
 

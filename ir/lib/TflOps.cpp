@@ -300,22 +300,27 @@ LogicalResult MatmulOp::verify() {
   auto lhs = cast<RankedTensorType>(getLhs().getType());
   auto rhs = cast<RankedTensorType>(getRhs().getType());
   auto result = cast<RankedTensorType>(getResult().getType());
-  if (lhs.getRank() != 2 || rhs.getRank() != 2)
-    return emitOpError("expects 2-D operands, got ") << lhs << " and " << rhs;
+  int64_t rank = lhs.getRank();
+  if ((rank != 2 && rank != 3) || rhs.getRank() != rank)
+    return emitOpError("expects 2-D operands, or 3-D batched ones, got ")
+           << lhs << " and " << rhs;
   if (lhs.getElementType() != rhs.getElementType() ||
       result.getElementType() != lhs.getElementType())
     return emitOpError("operands and result must share one element type, got ")
            << lhs << ", " << rhs << " -> " << result;
-  int64_t k1 = lhs.getDimSize(1), k2 = rhs.getDimSize(0);
-  if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2)
-    return emitOpError("inner dimensions differ: ") << lhs << " @ " << rhs;
   auto dimOk = [](int64_t expected, int64_t got) {
     return ShapedType::isDynamic(expected) || ShapedType::isDynamic(got) ||
            expected == got;
   };
-  if (result.getRank() != 2 ||
-      !dimOk(lhs.getDimSize(0), result.getDimSize(0)) ||
-      !dimOk(rhs.getDimSize(1), result.getDimSize(1)))
+  int64_t k1 = lhs.getDimSize(rank - 1), k2 = rhs.getDimSize(rank - 2);
+  if (!dimOk(k1, k2))
+    return emitOpError("inner dimensions differ: ") << lhs << " @ " << rhs;
+  if (rank == 3 && !dimOk(lhs.getDimSize(0), rhs.getDimSize(0)))
+    return emitOpError("batch dimensions differ: ") << lhs << " @ " << rhs;
+  if (result.getRank() != rank ||
+      !dimOk(lhs.getDimSize(rank - 2), result.getDimSize(rank - 2)) ||
+      !dimOk(rhs.getDimSize(rank - 1), result.getDimSize(rank - 1)) ||
+      (rank == 3 && !dimOk(lhs.getDimSize(0), result.getDimSize(0))))
     return emitOpError("result type ")
            << result << " is not the product's shape for " << lhs << " @ "
            << rhs;

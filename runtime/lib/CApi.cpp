@@ -75,6 +75,24 @@ void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
                    vb.strides[0], vc.strides[0], /*accumulate=*/true);
 }
 
+#define TFLRT_BATCH_MATMUL(NAME, DTYPE, T, FN)                                 \
+  void tflrt_batch_matmul_##NAME(int64_t rankA, void *a, int64_t rankB,        \
+                                 void *b, int64_t rankC, void *c) {            \
+    tflrt::TensorView va = viewOf(tflrt::DType::DTYPE, rankA, a);              \
+    tflrt::TensorView vb = viewOf(tflrt::DType::DTYPE, rankB, b);              \
+    tflrt::TensorView vc = viewOf(tflrt::DType::DTYPE, rankC, c);              \
+    for (int64_t i = 0; i < va.shape[0]; ++i)                                  \
+      tflrt::FN(static_cast<const T *>(va.data) + i * va.strides[0],           \
+                static_cast<const T *>(vb.data) + i * vb.strides[0],           \
+                static_cast<T *>(const_cast<void *>(vc.data)) +                \
+                    i * vc.strides[0],                                         \
+                va.shape[1], vb.shape[2], va.shape[2], va.strides[1],          \
+                vb.strides[1], vc.strides[1], /*accumulate=*/true);            \
+  }
+TFLRT_BATCH_MATMUL(f32, F32, float, matmulF32)
+TFLRT_BATCH_MATMUL(f64, F64, double, matmulF64)
+#undef TFLRT_BATCH_MATMUL
+
 void memrefCopy(int64_t elemSize, void *src, void *dst) {
   struct Unranked {
     int64_t rank;

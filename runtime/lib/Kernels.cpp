@@ -668,6 +668,26 @@ void matmulF64(const double *a, const double *b, double *c, int64_t m,
 }
 
 Tensor matmul(const Tensor &a, const Tensor &b) {
+  if (a.rank() == 3 && b.rank() == 3) {
+    // Batched: one product per leading index.
+    int64_t batch = a.shape()[0], m = a.shape()[1], n = b.shape()[2];
+    Tensor c(a.dtype(), {batch, m, n});
+    size_t elem = dtypeSize(a.dtype());
+    for (int64_t i = 0; i < batch; ++i) {
+      Tensor slice_a(a.dtype(), {m, a.shape()[2]});
+      Tensor slice_b(b.dtype(), {b.shape()[1], n});
+      std::memcpy(slice_a.data(),
+                  static_cast<const char *>(a.data()) + i * slice_a.byteSize(),
+                  slice_a.byteSize());
+      std::memcpy(slice_b.data(),
+                  static_cast<const char *>(b.data()) + i * slice_b.byteSize(),
+                  slice_b.byteSize());
+      Tensor ci = matmul(slice_a, slice_b);
+      std::memcpy(static_cast<char *>(c.data()) + i * m * n * elem, ci.data(),
+                  ci.byteSize());
+    }
+    return c;
+  }
   if (a.rank() != 2 || b.rank() != 2 || a.shape()[1] != b.shape()[0])
     throw std::runtime_error("matmul of shapes " + shapeToString(a.shape()) +
                              " and " + shapeToString(b.shape()));

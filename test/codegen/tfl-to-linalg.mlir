@@ -286,3 +286,14 @@ func.func @slice(%x: tensor<10x3xf32>, %s: tensor<i64>) {
   %1 = tfl.slice %x[] {static_starts = array<i64: 0, 2>, strides = array<i64: 1, -1>} : tensor<10x3xf32> -> tensor<10x3xf32>
   return
 }
+
+// -----
+
+// Tests that a batched matmul is a zero-filled linalg.batch_matmul.
+// CHECK-LABEL: func.func @batch_matmul
+func.func @batch_matmul(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>) -> tensor<5x2x4xf32> {
+  // CHECK: %[[FILL:.*]] = linalg.fill
+  // CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<5x2x3xf32>, tensor<5x3x4xf32>) outs(%[[FILL]] : tensor<5x2x4xf32>)
+  %0 = tfl.matmul %a, %b : tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
+  return %0 : tensor<5x2x4xf32>
+}

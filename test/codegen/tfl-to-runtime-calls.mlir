@@ -69,3 +69,15 @@ func.func @print_text() {
   tfl.print {format = "hi\n"}
   return
 }
+
+// -----
+
+// Tests the batched entry point.
+// CHECK: func.func private @tflrt_batch_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+// CHECK-LABEL: func.func @batch_matmul
+func.func @batch_matmul(%a: memref<5x2x3xf32>, %b: memref<5x3x4xf32>, %c: memref<5x2x4xf32>) {
+  // CHECK: call @tflrt_batch_matmul_f32
+  // CHECK-NOT: linalg.batch_matmul
+  linalg.batch_matmul ins(%a, %b : memref<5x2x3xf32>, memref<5x3x4xf32>) outs(%c : memref<5x2x4xf32>)
+  return
+}

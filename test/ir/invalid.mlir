@@ -54,10 +54,19 @@ func.func @cast_shape(%a: tensor<2xf32>) {
 
 // -----
 
-// Tests that matmul needs 2-D operands.
+// Tests that matmul needs 2-D operands, or 3-D ones of one rank.
 func.func @matmul_rank(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) {
-  // expected-error @+1 {{expects 2-D operands}}
+  // expected-error @+1 {{expects 2-D operands, or 3-D batched ones}}
   %0 = "tfl.matmul"(%a, %b) : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+// Tests that batched matmul's batch dims must agree.
+func.func @matmul_batch(%a: tensor<2x3x4xf32>, %b: tensor<3x4x5xf32>) {
+  // expected-error @+1 {{batch dimensions differ}}
+  %0 = tfl.matmul %a, %b : tensor<2x3x4xf32>, tensor<3x4x5xf32> -> tensor<2x3x5xf32>
   return
 }
 

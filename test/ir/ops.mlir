@@ -54,9 +54,11 @@ func.func @unary(%a: tensor<2x3xf32>, %i: tensor<3xi64>) {
 
 // -----
 
-// Tests matmul.
+// Tests matmul, plain and batched.
 // CHECK-LABEL: func.func @matmul
-func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3xf32>, %d: tensor<5x3x4xf32>) -> tensor<2x4xf32> {
+  // CHECK: tfl.matmul %{{.*}}, %{{.*}} : tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
+  %1 = tfl.matmul %c, %d : tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
   // CHECK: tfl.matmul %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
   %0 = tfl.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>

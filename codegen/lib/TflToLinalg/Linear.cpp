@@ -32,10 +32,16 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
     Value filled = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
                                           ValueRange{empty})
                        .getResult(0);
-    auto matmul = linalg::MatmulOp::create(
-        rewriter, loc, TypeRange{type},
-        ValueRange{adaptor.getLhs(), adaptor.getRhs()}, ValueRange{filled});
-    rewriter.replaceOp(op, matmul.getResult(0));
+    SmallVector<Value, 2> inputs = {adaptor.getLhs(), adaptor.getRhs()};
+    Value product =
+        type.getRank() == 3
+            ? linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{type},
+                                            inputs, ValueRange{filled})
+                  .getResult(0)
+            : linalg::MatmulOp::create(rewriter, loc, TypeRange{type}, inputs,
+                                       ValueRange{filled})
+                  .getResult(0);
+    rewriter.replaceOp(op, product);
     return success();
   }
 };

@@ -51,6 +51,13 @@ void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,
    message" (`where` as for tflrt_check_slice). */
 void tflrt_assert(int8_t cond, const char *message, const char *where);
 
+/* Batched: C[i] += A[i] @ B[i] on 3-D memrefs (linalg.batch_matmul's
+   semantics). */
+void tflrt_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
+                            int64_t rankC, void *c);
+void tflrt_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
+                            int64_t rankC, void *c);
+
 /* Process set-up and tear-down around tfl_main (flushes output). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);

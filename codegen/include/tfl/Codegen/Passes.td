@@ -26,9 +26,10 @@ def ConvertTflToLinalg : Pass<"tfl-to-linalg", "mlir::ModuleOp"> {
 def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
   let summary = "Replace ops on buffers with libtflrt calls";
   let description = [{
-    After bufferization, each `linalg.matmul` on f32/f64 memrefs whose rows
-    are contiguous becomes a call of `tflrt_matmul_f32`/`_f64` (C += A @ B,
-    linalg.matmul's semantics), so compiled code and the eager interpreter
+    After bufferization, each `linalg.matmul` (or `linalg.batch_matmul`) on
+    f32/f64 memrefs whose rows are contiguous becomes a call of
+    `tflrt_matmul_f32`/`_f64` (or `tflrt_batch_matmul_...`; C += A @ B,
+    linalg's semantics), so compiled code and the eager interpreter
     multiply matrices with the same tuned library. A `tfl.print` without
     tensor inputs (bufferization never visits it) becomes its text calls.
   }];

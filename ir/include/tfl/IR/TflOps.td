@@ -442,7 +442,9 @@ def Tfl_MatmulOp : Tfl_Op<"matmul", [Pure]> {
   let summary = "matrix product";
   let description = [{
     `lhs @ rhs` for 2-D operands of one element type: `[M, K] @ [K, N]`
-    gives `[M, N]`. Lowered to a tuned library call (BLAS) for floats.
+    gives `[M, N]`; or batched, 3-D: `[B, M, K] @ [B, K, N]` gives
+    `[B, M, N]` (the frontend reshapes and broadcasts NumPy's other forms to
+    these). Lowered to a tuned library call (BLAS) for floats.
 
     ```mlir
     %2 = tfl.matmul %0, %1 : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
