@@ -214,6 +214,19 @@ private:
 
 mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
   module = mlir::ModuleOp::create(loc({1, 1}));
+  if (!program.flags.empty()) {
+    // The flag table, declared before the program runs (for --help).
+    llvm::SmallVector<mlir::Attribute> flags;
+    for (const FlagInfo &f : program.flags)
+      flags.push_back(builder.getDictionaryAttr({
+          builder.getNamedAttr("name", builder.getStringAttr(f.name)),
+          builder.getNamedAttr(
+              "dtype", builder.getI32IntegerAttr(static_cast<int>(f.dtype))),
+          builder.getNamedAttr("default", builder.getStringAttr(f.defaultText)),
+          builder.getNamedAttr("help", builder.getStringAttr(f.help)),
+      }));
+    module->setAttr("tfl.flags", builder.getArrayAttr(flags));
+  }
   for (const std::unique_ptr<Specialization> &s : program.specializations)
     genFunction(*s);
   return module;
@@ -1125,6 +1138,10 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
     return castTo(genExpr(expr->args[0].get())[0], elem, l);
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return genNN(expr, name);
+  if (name == "flag")
+    return mlir::tfl::FlagOp::create(
+        builder, l, tensorType(t),
+        builder.getStringAttr(cast<StringExpr>(expr->args[0].get())->value));
   if (spec->reductions.count(expr))
     return genReduction(expr, name);
   // Every other built-in computes in the result's dtype.

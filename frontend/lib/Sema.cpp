@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Regex.h"
 
+#include <charconv>
 #include <map>
 
 using namespace tfl;
@@ -63,7 +64,7 @@ const llvm::StringSet<> &builtinNames() {
         "zeros_like", "ones_like", "arange",      "eye",     "broadcast_to",
         "reshape",    "transpose", "expand_dims", "squeeze", "concat",
         "stack",      "shape",     "size",        "softmax", "log_softmax",
-        "one_hot",    "matmul"};
+        "one_hot",    "matmul",    "flag"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -179,6 +180,7 @@ private:
   FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeNN(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeFlag(const CallExpr *expr);
   FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
                                       llvm::StringRef name);
   std::optional<std::vector<int64_t>> constInts(const Expr *e);
@@ -2069,8 +2071,66 @@ FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
   return Type::tensor(dtype, t->shape);
 }
 
+FailureOr<Type> SemaImpl::analyzeFlag(const CallExpr *expr) {
+  if (!frame->isScript || frame->controlDepth > 0) {
+    error(expr->getBegin()) << "flag() is declared at the top level of the "
+                               "script";
+    return failure();
+  }
+  const Expr *nameArg = argument(expr, 0, "name");
+  const Expr *defaultArg = argument(expr, 1, "default");
+  const Expr *helpArg = argument(expr, 2, "help");
+  auto *name = nameArg ? dyn_cast<StringExpr>(nameArg) : nullptr;
+  auto *help = helpArg ? dyn_cast<StringExpr>(helpArg) : nullptr;
+  if (!name || !defaultArg || (helpArg && !help) || expr->args.size() > 3) {
+    error(expr->getBegin()) << "flag() takes (name, default, help): a string "
+                               "literal, a number or bool literal, a string "
+                               "literal";
+    return failure();
+  }
+  for (const FlagInfo &f : program->flags)
+    if (f.name == name->value) {
+      error(nameArg->getBegin())
+          << "flag '" << name->value << "' is declared twice";
+      return failure();
+    }
+  FlagInfo flag{name->value, DType::I64, "", help ? help->value : ""};
+  const Expr *value = defaultArg;
+  bool negative = false;
+  if (auto *u = dyn_cast<UnaryExpr>(value)) {
+    negative = u->op == UnaryOp::Minus;
+    value = u->operand.get();
+  }
+  if (auto *i = dyn_cast<IntExpr>(value)) {
+    flag.defaultText = std::to_string(negative ? -i->value : i->value);
+  } else if (auto *f = dyn_cast<FloatExpr>(value)) {
+    char buf[64];
+    std::to_chars_result r =
+        std::to_chars(buf, buf + sizeof(buf), negative ? -f->value : f->value);
+    flag.defaultText.assign(buf, r.ptr);
+    flag.dtype = DType::F32;
+  } else if (auto *b = dyn_cast<BoolExpr>(value);
+             b && !negative && value == defaultArg) {
+    flag.defaultText = b->value ? "true" : "false";
+    flag.dtype = DType::Bool;
+  } else {
+    error(defaultArg->getBegin())
+        << "a flag's default must be a number or bool literal (its type is "
+           "the flag's)";
+    return failure();
+  }
+  for (const ExprPtr &arg : expr->args)
+    if (failed(analyzeExpr(arg.get())))
+      return failure();
+  DType dtype = flag.dtype;
+  program->flags.push_back(std::move(flag));
+  return Type::tensor(dtype, {});
+}
+
 FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
+  if (name == "flag")
+    return analyzeFlag(expr);
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return analyzeNN(expr, name);
   if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",

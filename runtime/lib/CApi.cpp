@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/CApi.h"
+#include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
 
@@ -165,7 +166,39 @@ void tflrt_assert(int8_t cond, const char *message, const char *where) {
   std::exit(1);
 }
 
-void tflrt_init(int argc, char **argv) {}
+namespace {
+std::string programName = "program";
+std::vector<std::string> programArgs;
+} // namespace
+
+void tflrt_declare_flag(const char *name, int32_t dtype,
+                        const char *defaultText, const char *help) {
+  tflrt::declareFlag(name, static_cast<tflrt::DType>(dtype), defaultText, help);
+}
+
+void tflrt_parse_flags(void) {
+  int rc = tflrt::parseFlags(programName, programArgs);
+  if (rc != 0)
+    std::exit(rc == 2 ? 0 : 1);
+}
+
+int64_t tflrt_flag_i64(const char *name) {
+  return tflrt::flagValue(name).data<int64_t>()[0];
+}
+float tflrt_flag_f32(const char *name) {
+  return tflrt::flagValue(name).data<float>()[0];
+}
+double tflrt_flag_f64(const char *name) {
+  return tflrt::flagValue(name).data<double>()[0];
+}
+int8_t tflrt_flag_bool(const char *name) {
+  return tflrt::flagValue(name).data<uint8_t>()[0];
+}
+
+void tflrt_init(int argc, char **argv) {
+  programName = argc > 0 ? argv[0] : "program";
+  programArgs.assign(argv + (argc > 0 ? 1 : 0), argv + argc);
+}
 
 void tflrt_finish(void) { tflrt::flushOutput(); }
 

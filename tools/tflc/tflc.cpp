@@ -19,6 +19,7 @@
 #include "tfl/Frontend/MLIRGen.h"
 #include "tfl/Frontend/Parser.h"
 #include "tfl/Frontend/Sema.h"
+#include "tflrt/Flags.h"
 #include "tflrt/Output.h"
 
 #include "mlir/IR/AsmState.h"
@@ -98,7 +99,10 @@ void splitArgs(int argc, char **argv, std::vector<const char *> &tflcArgs,
       tflcArgs.push_back(argv[i]);
       continue;
     }
-    if (seenInput && !isTflcOption(arg) && arg.starts_with("-")) {
+    // After the program, its flags (and --help) are the program's.
+    bool programHelp = arg == "--help" || arg == "-h";
+    if (seenInput && (programHelp || !isTflcOption(arg)) &&
+        arg.starts_with("-")) {
       programArgs.push_back(arg.str());
       continue;
     }
@@ -274,6 +278,20 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     tfl::eager::KernelRegistry kernels;
     tfl::eager::registerTflKernels(kernels);
     tfl::eager::registerUpstreamKernels(kernels);
+    // Flags: declared from the module's table, parsed from the program's
+    // arguments, as a native executable does.
+    if (auto table = (*module)->getAttrOfType<mlir::ArrayAttr>("tfl.flags")) {
+      for (auto flag : table.getAsRange<mlir::DictionaryAttr>())
+        tflrt::declareFlag(
+            mlir::cast<mlir::StringAttr>(flag.get("name")).str(),
+            static_cast<tflrt::DType>(
+                mlir::cast<mlir::IntegerAttr>(flag.get("dtype")).getInt()),
+            mlir::cast<mlir::StringAttr>(flag.get("default")).str(),
+            mlir::cast<mlir::StringAttr>(flag.get("help")).str());
+    }
+    int flagsRc = tflrt::parseFlags(inputPath, programArgs);
+    if (flagsRc != 0)
+      return finish(flagsRc == 2);
     tfl::eager::RunOptions options;
     options.trace = trace;
     options.checkNumerics = checkNumerics;
@@ -330,6 +348,8 @@ int main(int argc, char **argv) {
   std::vector<const char *> tflcArgs;
   std::vector<std::string> programArgs;
   splitArgs(argc, argv, tflcArgs, programArgs);
+  // tflc --help lists tflc's options (MLIR's debugging options still work).
+  cl::HideUnrelatedOptions(tflcCategory);
   cl::ParseCommandLineOptions(static_cast<int>(tflcArgs.size()),
                               tflcArgs.data(), "TFL compiler\n");
 

@@ -232,6 +232,32 @@ struct AssertToRuntime : OpConversionPattern<AssertOp> {
   }
 };
 
+/// flag: the runtime's parsed value of the flag, as a 0-d tensor.
+struct FlagToRuntime : OpConversionPattern<FlagOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FlagOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elem = type.getElementType();
+    Type scalar = elem.isInteger(1) ? rewriter.getI8Type() : elem;
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, module, ("tflrt_flag_" + runtimeTypeSuffix(elem)).str(),
+        rewriter.getFunctionType({ptr}, {scalar}));
+    Value name = getOrCreateStringPointer(rewriter, loc, module, op.getName());
+    Value value =
+        func::CallOp::create(rewriter, loc, fn, ValueRange{name}).getResult(0);
+    if (elem.isInteger(1))
+      value = arith::TruncIOp::create(rewriter, loc, elem, value);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type,
+                                                        ValueRange{value});
+    return success();
+  }
+};
+
 struct ConcatToTensor : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -268,7 +294,8 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
-               ConcatToTensor, AssertToRuntime>(patterns.getContext());
+               ConcatToTensor, AssertToRuntime, FlagToRuntime>(
+      patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/Passes.h"
+#include "tfl/Codegen/RuntimeAbi.h"
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -21,6 +22,38 @@ namespace {
 
 struct ConvertTflToLinalgPass
     : impl::ConvertTflToLinalgBase<ConvertTflToLinalgPass> {
+  /// At the start of the entry function: declare each flag of the module's
+  /// `tfl.flags` table, then parse the command line once.
+  void declareFlags() {
+    ModuleOp module = getOperation();
+    auto table = module->getAttrOfType<ArrayAttr>("tfl.flags");
+    auto entry = module.lookupSymbol<func::FuncOp>("tfl_main");
+    if (!table || !entry || entry.isExternal())
+      return;
+    OpBuilder b(entry.getBody());
+    Location loc = entry.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    func::FuncOp declare = getOrInsertRuntimeFunction(
+        b, module, "tflrt_declare_flag",
+        b.getFunctionType({ptr, b.getI32Type(), ptr, ptr}, {}));
+    func::FuncOp parse = getOrInsertRuntimeFunction(
+        b, module, "tflrt_parse_flags", b.getFunctionType({}, {}));
+    b.setInsertionPointToStart(&entry.getBody().front());
+    for (auto flag : table.getAsRange<DictionaryAttr>()) {
+      auto text = [&](StringRef key) {
+        return getOrCreateStringPointer(
+            b, loc, module, cast<StringAttr>(flag.get(key)).getValue());
+      };
+      Value dtype = arith::ConstantOp::create(
+          b, loc,
+          b.getI32IntegerAttr(cast<IntegerAttr>(flag.get("dtype")).getInt()));
+      func::CallOp::create(
+          b, loc, declare,
+          ValueRange{text("name"), dtype, text("default"), text("help")});
+    }
+    func::CallOp::create(b, loc, parse, ValueRange{});
+  }
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
@@ -39,7 +72,8 @@ struct ConvertTflToLinalgPass
         math::MathDialect, memref::MemRefDialect, tensor::TensorDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    declareFlags();
   }
 };
 

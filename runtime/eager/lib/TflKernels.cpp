@@ -7,6 +7,7 @@
 
 #include "tfl/Eager/Interpreter.h"
 #include "tfl/IR/TflOps.h"
+#include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
 
@@ -90,6 +91,12 @@ void addArgReduction(KernelRegistry &registry, bool isMax) {
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
+  registry.add(
+      mlir::tfl::FlagOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        out.push_back(
+            tflrt::flagValue(cast<mlir::tfl::FlagOp>(op).getName().str()));
+      });
   registry.add(
       mlir::tfl::AssertOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {

@@ -58,6 +58,16 @@ void tflrt_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
 void tflrt_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
                             int64_t rankC, void *c);
 
+/* Flags: tfl_main declares each flag, then parses the command line once
+   (which may print --help or an error and exit); then reads values. */
+void tflrt_declare_flag(const char *name, int32_t dtype,
+                        const char *defaultText, const char *help);
+void tflrt_parse_flags(void);
+int64_t tflrt_flag_i64(const char *name);
+float tflrt_flag_f32(const char *name);
+double tflrt_flag_f64(const char *name);
+int8_t tflrt_flag_bool(const char *name);
+
 /* Process set-up and tear-down around tfl_main (flushes output). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);

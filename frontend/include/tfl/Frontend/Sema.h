@@ -95,9 +95,19 @@ struct Specialization {
   llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
 };
 
+/// A command-line flag the program declares with flag(name, default, help).
+struct FlagInfo {
+  std::string name;
+  DType dtype;
+  std::string defaultText;
+  std::string help;
+};
+
 /// A checked program: its specializations, entry first.
 struct Program {
   const ast::Module *module = nullptr;
+  /// The flags, in declaration order.
+  std::vector<FlagInfo> flags;
   std::vector<std::unique_ptr<Specialization>> specializations;
   Specialization *entry = nullptr;
 };

@@ -462,6 +462,23 @@ def Tfl_MatmulOp : Tfl_Op<"matmul", [Pure]> {
 // Output and checks
 //===----------------------------------------------------------------------===//
 
+def Tfl_FlagOp : Tfl_Op<"flag", [Pure]> {
+  let summary = "the value of a command-line flag";
+  let description = [{
+    The value of `--name=value` on the program's command line, or the
+    flag's default. The module's `tfl.flags` attribute lists every flag
+    (name, dtype, default, help), declared before the program starts so that
+    `--help` can list them.
+
+    ```mlir
+    %0 = tfl.flag {name = "epochs"} : tensor<i64>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs RankedTensorOf<[I64, F32, F64, I1]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tfl_AssertOp : Tfl_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let summary = "stop the program when a condition is false";
   let description = [{

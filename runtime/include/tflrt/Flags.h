@@ -1,0 +1,38 @@
+//===- Flags.h - Command-line flags of TFL programs -------------*- C++ -*-===//
+//
+// `flag(name, default, help)` in a program declares `--name=value`. The
+// program's flags are declared before it starts (from its flag table), then
+// the command line is parsed once: `--help` lists them, an unknown flag or a
+// bad value is an error. Shared by the eager interpreter and executables.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_FLAGS_H
+#define TFLRT_FLAGS_H
+
+#include "tflrt/Tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace tflrt {
+
+/// Declares a flag of `dtype` (i64, f32, f64 or bool) with its default
+/// written as text.
+void declareFlag(const std::string &name, DType dtype,
+                 const std::string &defaultText, const std::string &help);
+
+/// Parses `--name=value` arguments against the declared flags. Returns 0 to
+/// run, 1 after printing an error, or 2 after printing `--help`'s text.
+int parseFlags(const std::string &program,
+               const std::vector<std::string> &args);
+
+/// A flag's value (its default unless given), as a 0-d tensor.
+Tensor flagValue(const std::string &name);
+
+/// Forgets every declared flag (between eager runs in one process).
+void resetFlags();
+
+} // namespace tflrt
+
+#endif // TFLRT_FLAGS_H

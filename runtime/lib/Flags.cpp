@@ -1,0 +1,122 @@
+//===- Flags.cpp - Command-line flags of TFL programs ---------------------===//
+
+#include "tflrt/Flags.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+namespace tflrt {
+namespace {
+
+struct Flag {
+  DType dtype;
+  std::string defaultText, help, value;
+};
+
+std::vector<std::string> &order() {
+  static std::vector<std::string> names;
+  return names;
+}
+
+std::map<std::string, Flag> &flags() {
+  static std::map<std::string, Flag> table;
+  return table;
+}
+
+/// Parses `text` as a value of `dtype`; false when it is not one.
+bool valid(DType dtype, const std::string &text) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  switch (dtype) {
+  case DType::Bool:
+    return text == "true" || text == "false" || text == "True" ||
+           text == "False" || text == "1" || text == "0";
+  case DType::F32:
+  case DType::F64:
+    std::strtod(text.c_str(), &end);
+    return *end == '\0';
+  default:
+    std::strtoll(text.c_str(), &end, 10);
+    return *end == '\0';
+  }
+}
+
+} // namespace
+
+void declareFlag(const std::string &name, DType dtype,
+                 const std::string &defaultText, const std::string &help) {
+  if (!flags().count(name))
+    order().push_back(name);
+  flags()[name] = {dtype, defaultText, help, defaultText};
+}
+
+int parseFlags(const std::string &program,
+               const std::vector<std::string> &args) {
+  for (const std::string &arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::printf("usage: %s [flags]\n", program.c_str());
+      for (const std::string &name : order()) {
+        const Flag &f = flags()[name];
+        std::printf("  --%s=<%s>  %s (default %s)\n", name.c_str(),
+                    dtypeName(f.dtype), f.help.c_str(), f.defaultText.c_str());
+      }
+      std::fflush(stdout);
+      return 2;
+    }
+    size_t eq = arg.find('=');
+    std::string name =
+        arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    auto it = flags().find(name);
+    if (arg.rfind("--", 0) != 0 || it == flags().end()) {
+      std::fprintf(stderr, "%s: error: unknown flag '%s' (see --help)\n",
+                   program.c_str(), arg.c_str());
+      return 1;
+    }
+    std::string value = eq == std::string::npos
+                            ? (it->second.dtype == DType::Bool ? "true" : "")
+                            : arg.substr(eq + 1);
+    if (!valid(it->second.dtype, value)) {
+      std::fprintf(stderr,
+                   "%s: error: flag --%s takes a value of type %s, got "
+                   "'%s'\n",
+                   program.c_str(), name.c_str(), dtypeName(it->second.dtype),
+                   value.c_str());
+      return 1;
+    }
+    it->second.value = value;
+  }
+  return 0;
+}
+
+Tensor flagValue(const std::string &name) {
+  auto it = flags().find(name);
+  if (it == flags().end())
+    throw std::runtime_error("flag '" + name + "' was not declared");
+  const Flag &f = it->second;
+  Tensor t(f.dtype, {});
+  switch (f.dtype) {
+  case DType::F32:
+    t.data<float>()[0] = std::strtof(f.value.c_str(), nullptr);
+    break;
+  case DType::F64:
+    t.data<double>()[0] = std::strtod(f.value.c_str(), nullptr);
+    break;
+  case DType::Bool:
+    t.data<uint8_t>()[0] =
+        f.value == "true" || f.value == "True" || f.value == "1";
+    break;
+  default:
+    t.data<int64_t>()[0] = std::strtoll(f.value.c_str(), nullptr, 10);
+  }
+  return t;
+}
+
+void resetFlags() {
+  flags().clear();
+  order().clear();
+}
+
+} // namespace tflrt
