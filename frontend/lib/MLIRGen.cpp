@@ -1138,6 +1138,8 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
     return castTo(genExpr(expr->args[0].get())[0], elem, l);
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return genNN(expr, name);
+  if (name == "now")
+    return mlir::tfl::NowOp::create(builder, l, tensorType(t));
   if (name == "flag")
     return mlir::tfl::FlagOp::create(
         builder, l, tensorType(t),

@@ -64,7 +64,7 @@ const llvm::StringSet<> &builtinNames() {
         "zeros_like", "ones_like", "arange",      "eye",     "broadcast_to",
         "reshape",    "transpose", "expand_dims", "squeeze", "concat",
         "stack",      "shape",     "size",        "softmax", "log_softmax",
-        "one_hot",    "matmul",    "flag"};
+        "one_hot",    "matmul",    "flag",        "now"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -2131,6 +2131,13 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
     return analyzeFlag(expr);
+  if (name == "now") {
+    if (!expr->args.empty() || !expr->keywords.empty()) {
+      error(expr->getBegin()) << "now() takes no arguments";
+      return failure();
+    }
+    return Type::tensor(DType::F64, {});
+  }
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return analyzeNN(expr, name);
   if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",

@@ -40,6 +40,8 @@ extern "C" {
 
 void tflrt_print_text(const char *text) { tflrt::writeText(text); }
 
+double tflrt_now(void) { return tflrt::nowSeconds(); }
+
 #define TFLRT_PRINT(NAME, DTYPE)                                               \
   void tflrt_print_##NAME(int64_t rank, void *desc, const char *spec) {        \
     tflrt::writeTensor(viewOf(tflrt::DType::DTYPE, rank, desc), spec);         \

@@ -3,6 +3,7 @@
 #include "tflrt/Output.h"
 #include "tflrt/Format.h"
 
+#include <chrono>
 #include <cstdio>
 
 namespace tflrt {
@@ -16,5 +17,10 @@ void writeTensor(const TensorView &view, std::string_view spec) {
 }
 
 void flushOutput() { std::fflush(stdout); }
+
+double nowSeconds() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
 
 } // namespace tflrt

@@ -175,3 +175,17 @@ func.func @slice(%x: tensor<10x3xf32>, %s: tensor<i64>) {
   %1 = tfl.slice %x[%s] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<10x3xf32>, tensor<i64> -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+// Tests the effectful ops: flag, now, assert.
+// CHECK-LABEL: func.func @effects
+func.func @effects(%c: tensor<i1>) {
+  // CHECK: tfl.flag {name = "epochs"} : tensor<i64>
+  %0 = tfl.flag {name = "epochs"} : tensor<i64>
+  // CHECK: tfl.now : tensor<f64>
+  %1 = tfl.now : tensor<f64>
+  // CHECK: tfl.assert %{{.*}} {message = "ok"} : tensor<i1>
+  tfl.assert %c {message = "ok"} : tensor<i1>
+  return
+}

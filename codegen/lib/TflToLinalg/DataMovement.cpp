@@ -258,6 +258,24 @@ struct FlagToRuntime : OpConversionPattern<FlagOp> {
   }
 };
 
+/// now: a libtflrt call reading the clock.
+struct NowToRuntime : OpConversionPattern<NowOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(NowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto module = op->getParentOfType<ModuleOp>();
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, module, "tflrt_now",
+        rewriter.getFunctionType({}, {rewriter.getF64Type()}));
+    Value t = func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{})
+                  .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        ValueRange{t});
+    return success();
+  }
+};
+
 struct ConcatToTensor : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -294,7 +312,7 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
-               ConcatToTensor, AssertToRuntime, FlagToRuntime>(
+               ConcatToTensor, AssertToRuntime, FlagToRuntime, NowToRuntime>(
       patterns.getContext());
 }
 

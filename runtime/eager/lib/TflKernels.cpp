@@ -91,6 +91,12 @@ void addArgReduction(KernelRegistry &registry, bool isMax) {
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
+  registry.add(mlir::tfl::NowOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+                 Tensor t(tflrt::DType::F64, {});
+                 t.data<double>()[0] = tflrt::nowSeconds();
+                 out.push_back(t);
+               });
   registry.add(
       mlir::tfl::FlagOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {

@@ -68,6 +68,9 @@ float tflrt_flag_f32(const char *name);
 double tflrt_flag_f64(const char *name);
 int8_t tflrt_flag_bool(const char *name);
 
+/* now(): seconds on a monotonic clock. */
+double tflrt_now(void);
+
 /* Process set-up and tear-down around tfl_main (flushes output). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);

@@ -19,6 +19,9 @@ void writeText(std::string_view text);
 /// Writes a tensor as NumPy's str() shows it, or a scalar formatted with a
 /// Python format spec when `spec` is not empty.
 void writeTensor(const TensorView &view, std::string_view spec = {});
+/// Seconds on a monotonic clock (now()).
+double nowSeconds();
+
 /// Flushes the program's standard output.
 void flushOutput();
 

@@ -479,6 +479,21 @@ def Tfl_FlagOp : Tfl_Op<"flag", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+def Tfl_NowOp : Tfl_Op<"now", [MemoryEffects<[MemWrite]>]> {
+  let summary = "the time in seconds, for timing";
+  let description = [{
+    Seconds on a monotonic clock (its origin is arbitrary: subtract two
+    readings). Marked as having an effect, so two readings are never merged
+    or moved.
+
+    ```mlir
+    %0 = tfl.now : tensor<f64>
+    ```
+  }];
+  let results = (outs RankedTensorOf<[F64]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tfl_AssertOp : Tfl_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let summary = "stop the program when a condition is false";
   let description = [{
