@@ -511,53 +511,48 @@ Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims) {
   return out;
 }
 
-Tensor broadcastTo(const Tensor &a, const Shape &shape) {
-  Tensor out(a.dtype(), shape);
-  Shape strides = broadcastStrides(a.shape(), shape);
-  size_t elem = dtypeSize(a.dtype()), rank = shape.size();
-  const char *src = static_cast<const char *>(a.data());
-  char *dst = static_cast<char *>(out.data());
+namespace {
+
+/// Copies the elements of a strided source (element strides `srcStrides`
+/// from offset `base`) into a contiguous `shape`, in row-major order.
+void copyStrided(const void *src, void *dst, const Shape &shape,
+                 const Shape &srcStrides, int64_t base, size_t elem) {
+  size_t rank = shape.size();
+  const char *from = static_cast<const char *>(src);
+  char *to = static_cast<char *>(dst);
   std::vector<int64_t> idx(rank, 0);
-  int64_t off = 0;
-  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
-    std::memcpy(dst + linear * elem, src + off * elem, elem);
+  int64_t off = base;
+  for (int64_t linear = 0, n = numElements(shape); linear < n; ++linear) {
+    std::memcpy(to + linear * elem, from + off * elem, elem);
     for (size_t d = rank; d-- > 0;) {
       if (++idx[d] < shape[d]) {
-        off += strides[d];
+        off += srcStrides[d];
         break;
       }
-      off -= strides[d] * (shape[d] - 1);
+      off -= srcStrides[d] * (shape[d] - 1);
       idx[d] = 0;
     }
   }
+}
+
+} // namespace
+
+Tensor broadcastTo(const Tensor &a, const Shape &shape) {
+  Tensor out(a.dtype(), shape);
+  copyStrided(a.data(), out.data(), shape, broadcastStrides(a.shape(), shape),
+              0, dtypeSize(a.dtype()));
   return out;
 }
 
 Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm) {
-  Shape shape(perm.size());
+  Shape shape(perm.size()), strides(perm.size());
   Shape inStrides = contiguousStrides(a.shape());
-  Shape strides(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     shape[i] = a.shape()[perm[i]];
     strides[i] = inStrides[perm[i]];
   }
   Tensor out(a.dtype(), shape);
-  size_t elem = dtypeSize(a.dtype()), rank = shape.size();
-  const char *src = static_cast<const char *>(a.data());
-  char *dst = static_cast<char *>(out.data());
-  std::vector<int64_t> idx(rank, 0);
-  int64_t off = 0;
-  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
-    std::memcpy(dst + linear * elem, src + off * elem, elem);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < shape[d]) {
-        off += strides[d];
-        break;
-      }
-      off -= strides[d] * (shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
+  copyStrided(a.data(), out.data(), shape, strides, 0, dtypeSize(a.dtype()));
   return out;
 }
 
@@ -587,28 +582,14 @@ Tensor slice(const Tensor &a, const std::vector<int64_t> &starts,
   }
   Tensor out(a.dtype(), Shape(sizes.begin(), sizes.end()));
   Shape inStrides = contiguousStrides(a.shape());
-  size_t elem = dtypeSize(a.dtype());
-  const char *src = static_cast<const char *>(a.data());
-  char *dst = static_cast<char *>(out.data());
   int64_t base = 0;
   Shape step(rank);
   for (size_t d = 0; d < rank; ++d) {
     base += starts[d] * inStrides[d];
     step[d] = strides[d] * inStrides[d];
   }
-  std::vector<int64_t> idx(rank, 0);
-  int64_t off = base;
-  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
-    std::memcpy(dst + linear * elem, src + off * elem, elem);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < sizes[d]) {
-        off += step[d];
-        break;
-      }
-      off -= step[d] * (sizes[d] - 1);
-      idx[d] = 0;
-    }
-  }
+  copyStrided(a.data(), out.data(), out.shape(), step, base,
+              dtypeSize(a.dtype()));
   return out;
 }
 

@@ -306,97 +306,6 @@ LogicalResult requireStaticShape(ConversionPatternRewriter &rewriter,
   return rewriter.notifyMatchFailure(op, "dynamic shapes are not lowered yet");
 }
 
-template <typename OpTy> struct BinaryToLinalg : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        {adaptor.getLhs(), adaptor.getRhs()},
-        [](OpBuilder &b, Location l, ValueRange args) {
-          return scalarBinary<OpTy>(b, l, args[0], args[1]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-template <typename OpTy> struct UnaryToLinalg : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        {adaptor.getInput()}, [](OpBuilder &b, Location l, ValueRange args) {
-          return scalarUnary<OpTy>(b, l, args[0]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct WhereToLinalg : OpConversionPattern<WhereOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-        {adaptor.getCond(), adaptor.getLhs(), adaptor.getRhs()},
-        [](OpBuilder &b, Location l, ValueRange args) {
-          return select(b, l, args[0], args[1], args[2]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-/// broadcast_to is the identity through a broadcasting generic.
-struct BroadcastToToLinalg : OpConversionPattern<BroadcastToOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
-        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct NegToLinalg : OpConversionPattern<NegOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(NegOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
-        [](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value x = args[0];
-          if (isa<FloatType>(x.getType()))
-            return arith::NegFOp::create(b, l, x);
-          Value zero = arith::ConstantOp::create(
-              b, l, x.getType(), b.getIntegerAttr(x.getType(), 0));
-          return arith::SubIOp::create(b, l, zero, x);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 /// One comparison: IEEE ordered for floats but for `ne` (true for NaN, as
 /// NumPy's), unsigned for u8 (i8) and bool (i1).
 Value scalarCompare(OpBuilder &b, Location l, ComparePredicate pred, Value x,
@@ -450,44 +359,6 @@ Value scalarCompare(OpBuilder &b, Location l, ComparePredicate pred, Value x,
   return arith::CmpIOp::create(b, l, p, x, y);
 }
 
-struct CompareToLinalg : OpConversionPattern<CompareOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(CompareOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    ComparePredicate pred = op.getPredicate();
-    Value result =
-        buildElementwise(rewriter, op.getLoc(), op.getType(),
-                         {adaptor.getLhs(), adaptor.getRhs()},
-                         [&](OpBuilder &b, Location l, ValueRange args) {
-                           return scalarCompare(b, l, pred, args[0], args[1]);
-                         });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct NotToLinalg : OpConversionPattern<NotOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(NotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
-        [](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value one = arith::ConstantOp::create(b, l, b.getI1Type(),
-                                                b.getBoolAttr(true));
-          return arith::XOrIOp::create(b, l, args[0], one);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 /// One element converted as NumPy's astype (i8 and i1 read unsigned).
 Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
   Type from = x.getType();
@@ -527,23 +398,75 @@ Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
   return arith::ExtSIOp::create(b, l, to, x);
 }
 
-struct CastToLinalg : OpConversionPattern<CastOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The scalar computation of an elementwise op at one element, given the
+/// op and its operands' elements.
+template <typename OpTy>
+using ScalarBody = Value (*)(OpBuilder &, Location, OpTy, ValueRange);
+
+/// One pattern for every elementwise op: a (broadcasting) linalg.generic
+/// over the result whose body is the op's scalar computation.
+template <typename OpTy, ScalarBody<OpTy> Body>
+struct ElementwiseToLinalg : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(requireStaticShape(rewriter, op)))
       return failure();
-    Type to = op.getType().getElementType();
     Value result = buildElementwise(
-        rewriter, op.getLoc(), op.getType(), {adaptor.getInput()},
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return scalarCast(b, l, args[0], to);
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        adaptor.getOperands(), [&](OpBuilder &b, Location l, ValueRange args) {
+          return Body(b, l, op, args);
         });
     rewriter.replaceOp(op, result);
     return success();
   }
 };
+
+template <typename OpTy>
+Value binaryBody(OpBuilder &b, Location l, OpTy, ValueRange args) {
+  return scalarBinary<OpTy>(b, l, args[0], args[1]);
+}
+
+template <typename OpTy>
+Value unaryBody(OpBuilder &b, Location l, OpTy, ValueRange args) {
+  return scalarUnary<OpTy>(b, l, args[0]);
+}
+
+Value negBody(OpBuilder &b, Location l, NegOp, ValueRange args) {
+  Value x = args[0];
+  if (isa<FloatType>(x.getType()))
+    return arith::NegFOp::create(b, l, x);
+  return arith::SubIOp::create(b, l, intConstant(b, l, x.getType(), 0), x);
+}
+
+Value castBody(OpBuilder &b, Location l, CastOp op, ValueRange args) {
+  return scalarCast(b, l, args[0], op.getType().getElementType());
+}
+
+Value compareBody(OpBuilder &b, Location l, CompareOp op, ValueRange args) {
+  return scalarCompare(b, l, op.getPredicate(), args[0], args[1]);
+}
+
+Value notBody(OpBuilder &b, Location l, NotOp, ValueRange args) {
+  Value one =
+      arith::ConstantOp::create(b, l, b.getI1Type(), b.getBoolAttr(true));
+  return arith::XOrIOp::create(b, l, args[0], one);
+}
+
+Value whereBody(OpBuilder &b, Location l, WhereOp, ValueRange args) {
+  return select(b, l, args[0], args[1], args[2]);
+}
+
+/// broadcast_to is the identity through a broadcasting generic.
+Value broadcastBody(OpBuilder &, Location, BroadcastToOp, ValueRange args) {
+  return args[0];
+}
+
+template <typename OpTy>
+using Binary = ElementwiseToLinalg<OpTy, binaryBody<OpTy>>;
+template <typename OpTy>
+using Unary = ElementwiseToLinalg<OpTy, unaryBody<OpTy>>;
 
 struct ConstantToArith : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -560,19 +483,22 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
 
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<
-      BinaryToLinalg<AddOp>, BinaryToLinalg<SubOp>, BinaryToLinalg<MulOp>,
-      BinaryToLinalg<DivOp>, BinaryToLinalg<FloorDivOp>, BinaryToLinalg<ModOp>,
-      BinaryToLinalg<PowOp>, BinaryToLinalg<MaximumOp>,
-      BinaryToLinalg<MinimumOp>, NegToLinalg, CastToLinalg, CompareToLinalg,
-      NotToLinalg, WhereToLinalg, BroadcastToToLinalg, ConstantToArith>(ctx);
-  patterns.add<
-      UnaryToLinalg<ExpOp>, UnaryToLinalg<LogOp>, UnaryToLinalg<Log1pOp>,
-      UnaryToLinalg<Expm1Op>, UnaryToLinalg<SqrtOp>, UnaryToLinalg<RsqrtOp>,
-      UnaryToLinalg<TanhOp>, UnaryToLinalg<SigmoidOp>, UnaryToLinalg<SinOp>,
-      UnaryToLinalg<CosOp>, UnaryToLinalg<FloorOp>, UnaryToLinalg<RoundOp>,
-      UnaryToLinalg<AbsOp>, UnaryToLinalg<SignOp>, UnaryToLinalg<SquareOp>,
-      UnaryToLinalg<ReluOp>>(ctx);
+  patterns.add<Binary<AddOp>, Binary<SubOp>, Binary<MulOp>, Binary<DivOp>,
+               Binary<FloorDivOp>, Binary<ModOp>, Binary<PowOp>,
+               Binary<MaximumOp>, Binary<MinimumOp>>(ctx);
+  patterns.add<Unary<ExpOp>, Unary<LogOp>, Unary<Log1pOp>, Unary<Expm1Op>,
+               Unary<SqrtOp>, Unary<RsqrtOp>, Unary<TanhOp>, Unary<SigmoidOp>,
+               Unary<SinOp>, Unary<CosOp>, Unary<FloorOp>, Unary<RoundOp>,
+               Unary<AbsOp>, Unary<SignOp>, Unary<SquareOp>, Unary<ReluOp>>(
+      ctx);
+  patterns
+      .add<ElementwiseToLinalg<NegOp, negBody>,
+           ElementwiseToLinalg<CastOp, castBody>,
+           ElementwiseToLinalg<CompareOp, compareBody>,
+           ElementwiseToLinalg<NotOp, notBody>,
+           ElementwiseToLinalg<WhereOp, whereBody>,
+           ElementwiseToLinalg<BroadcastToOp, broadcastBody>, ConstantToArith>(
+          ctx);
 }
 
 } // namespace mlir::tfl

@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 
+from tflgen import literal
+
 rng = np.random.default_rng(3)
 CASES = [
     "[1]", "[-1]", "[1, 2]", "[-2, -1, 0]", "[:, 0]", "[..., 1]", "[1:3]",
@@ -18,10 +20,6 @@ CASES = [
 ]
 
 
-def literal(a):
-    if a.ndim == 0:
-        return repr(float(a))
-    return "[" + ", ".join(literal(v) for v in a) + "]"
 
 
 def main():

@@ -8,16 +8,14 @@ import sys
 
 import numpy as np
 
+from tflgen import literal
+
 rng = np.random.default_rng(9)
 PAIRS = [((3,), (3, 4)), ((2, 3), (3,)), ((3,), (3,)), ((2, 3), (3, 4)),
          ((5, 2, 3), (3, 4)), ((2, 3), (4, 3, 5)), ((2, 1, 2, 3), (3, 3, 2)),
          ((4, 2, 3), (4, 3, 1))]
 
 
-def literal(a):
-    if a.ndim == 0:
-        return repr(float(a)) if a.dtype.kind == "f" else str(int(a))
-    return "[" + ", ".join(literal(v) for v in a) + "]"
 
 
 def main():

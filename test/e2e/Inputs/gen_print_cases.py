@@ -10,16 +10,11 @@ import sys
 
 import numpy as np
 
+from tflgen import literal
+
 rng = np.random.default_rng(20261122)
 
 
-def literal(a):
-    if a.ndim == 0:
-        v = a.item()
-        if isinstance(v, bool):
-            return "True" if v else "False"
-        return repr(float(v)) if a.dtype.kind == "f" else str(int(v))
-    return "[" + ", ".join(literal(x) for x in a) + "]"
 
 
 def cases():

@@ -8,13 +8,11 @@ import sys
 
 import numpy as np
 
+from tflgen import literal
+
 rng = np.random.default_rng(5)
 
 
-def literal(a):
-    if a.ndim == 0:
-        return repr(float(a)) if a.dtype.kind == "f" else str(int(a))
-    return "[" + ", ".join(literal(x) for x in a) + "]"
 
 
 def main():
