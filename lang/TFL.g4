@@ -100,6 +100,7 @@ atom
   | 'False'                                    # falseAtom
   | 'None'                                     # noneAtom
   | '...'                                      # ellipsisAtom
+  | '?'                                        # dynamicDimAtom
   ;
 
 args : arg (',' arg)* ','? ;

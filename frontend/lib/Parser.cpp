@@ -596,6 +596,8 @@ ExprPtr AstBuilder::buildAtom(TFLParser::AtomContext *ctx) {
     return std::make_unique<BoolExpr>(r, false);
   if (dynamic_cast<TFLParser::NoneAtomContext *>(ctx))
     return std::make_unique<NoneExpr>(r);
+  if (dynamic_cast<TFLParser::DynamicDimAtomContext *>(ctx))
+    return std::make_unique<NameExpr>(r, "?"); // a dim in an annotation
   return std::make_unique<EllipsisExpr>(r);
 }
 

@@ -189,6 +189,13 @@ private:
                                       llvm::StringRef name,
                                       llvm::ArrayRef<Type> types);
   FailureOr<Type> analyzeUserCall(const CallExpr *expr, const Type &callee);
+  /// Checks `actual` against the type annotation `ann` (`f32`,
+  /// `f32[N, 28, ?]`, a tuple of these); named dims bind in `dims`. A weak
+  /// literal takes the annotated dtype (`adjusted`).
+  LogicalResult checkAnnotation(const Expr *ann, const Type &actual,
+                                llvm::StringMap<int64_t> &dims,
+                                llvm::StringRef what, Position at,
+                                Type &adjusted);
   FailureOr<Specialization *>
   specialize(const Type &callee, std::vector<Type> argTypes, Position callPos);
   LogicalResult unsupported(const Expr *expr, llvm::StringRef what);
@@ -2332,6 +2339,85 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
   return Type::none();
 }
 
+LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
+                                        llvm::StringMap<int64_t> &dims,
+                                        llvm::StringRef what, Position at,
+                                        Type &adjusted) {
+  adjusted = actual;
+  auto mismatch = [&](llvm::StringRef detail) {
+    error(at) << what << " is " << actual.str()
+              << ", but its annotation says otherwise: " << detail;
+    return failure();
+  };
+  if (auto *tuple = dyn_cast<TupleExpr>(ann)) {
+    if (actual.kind != Type::Kind::Tuple ||
+        actual.elements.size() != tuple->elements.size())
+      return mismatch("a tuple of " + std::to_string(tuple->elements.size()));
+    for (size_t i = 0; i < tuple->elements.size(); ++i)
+      if (failed(checkAnnotation(tuple->elements[i].get(), actual.elements[i],
+                                 dims, what, at, adjusted.elements[i])))
+        return failure();
+    return success();
+  }
+  if (isa<NoneExpr>(ann))
+    return actual.kind == Type::Kind::None ? success() : mismatch("None");
+  const Expr *dtypeExpr = ann;
+  const std::vector<ExprPtr> *dimExprs = nullptr;
+  if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
+    dtypeExpr = sub->value.get();
+    dimExprs = &sub->indices;
+  }
+  auto *dtypeName = dyn_cast<NameExpr>(dtypeExpr);
+  std::optional<DType> dtype =
+      dtypeName ? dtypeNamed(dtypeName->name) : std::nullopt;
+  if (!dtype) {
+    error(ann->getBegin())
+        << "invalid type annotation: write a dtype (f32, "
+           "i64, ...), optionally with dims (f32[N, 28, ?]), "
+           "or a tuple of these";
+    return failure();
+  }
+  if (!actual.isTensor())
+    return mismatch(dtypeName->name);
+  if (actual.dtype != *dtype) {
+    bool literalFits =
+        actual.weak && (isFloat(*dtype) || !isFloat(actual.dtype));
+    if (!literalFits)
+      return mismatch("dtype " + dtypeName->name);
+    adjusted.dtype = *dtype;
+    adjusted.weak = false;
+  }
+  size_t rank = dimExprs ? dimExprs->size() : 0;
+  if (actual.rank() != static_cast<int64_t>(rank))
+    return mismatch(std::to_string(rank) + " dims");
+  for (size_t i = 0; i < rank; ++i) {
+    const Expr *d = (*dimExprs)[i].get();
+    int64_t size = actual.shape[i];
+    if (std::optional<int64_t> v = intLiteral(d)) {
+      if (*v != size)
+        return mismatch("dim " + std::to_string(i) + " is " +
+                        std::to_string(*v));
+      continue;
+    }
+    auto *name = dyn_cast<NameExpr>(d);
+    if (!name) {
+      error(d->getBegin()) << "a dim in a type annotation is an integer, '?' "
+                              "or a name";
+      return failure();
+    }
+    if (name->name == "?")
+      continue;
+    auto [it, inserted] = dims.try_emplace(name->name, size);
+    if (!inserted && it->second != size) {
+      error(at) << what << " is " << actual.str() << ", but its dim "
+                << name->name << " is " << it->second
+                << " elsewhere in the signature";
+      return failure();
+    }
+  }
+  return success();
+}
+
 FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
                                           const Type &callee) {
   const FuncDef *def = callee.func;
@@ -2393,6 +2479,20 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
     // A literal argument stays weak inside the callee (as JAX's Python
     // scalars do), so `scale(x, factor=2)` keeps x's dtype.
     argTypes.push_back(*t);
+  }
+  // Annotated parameters are checked (named dims agree across them).
+  llvm::StringMap<int64_t> dims;
+  for (size_t i = 0; i < numParams; ++i) {
+    const ExprPtr &ann = def->params[i].annotation;
+    if (!ann)
+      continue;
+    Type adjusted;
+    if (failed(checkAnnotation(ann.get(), argTypes[i], dims,
+                               "argument '" + def->params[i].name + "' of " +
+                                   def->name + "()",
+                               args[i]->getBegin(), adjusted)))
+      return failure();
+    argTypes[i] = adjusted;
   }
   FailureOr<Specialization *> spec =
       specialize(callee, std::move(argTypes), expr->getBegin());
@@ -2456,6 +2556,20 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
   if (failed(result))
     return failure();
   s->resultType = callee.returnType.value_or(Type::none());
+  if (def->returns) {
+    llvm::StringMap<int64_t> dims;
+    for (size_t i = 0; i < argTypes.size(); ++i)
+      if (def->params[i].annotation) {
+        Type ignored;
+        (void)checkAnnotation(def->params[i].annotation.get(), argTypes[i],
+                              dims, "", callPos, ignored);
+      }
+    Type adjusted;
+    if (failed(checkAnnotation(def->returns.get(), s->resultType, dims,
+                               "the result of " + def->name + "()",
+                               def->returns->getBegin(), adjusted)))
+      return failure();
+  }
   return s;
 }
 
