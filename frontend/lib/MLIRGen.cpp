@@ -1138,6 +1138,21 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
     return castTo(genExpr(expr->args[0].get())[0], elem, l);
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return genNN(expr, name);
+  if (name == "gather") {
+    auto arg = [&](size_t i, llvm::StringRef kw) -> const Expr * {
+      if (i < expr->args.size())
+        return expr->args[i].get();
+      for (const Keyword &k : expr->keywords)
+        if (k.name == kw)
+          return k.value.get();
+      return nullptr;
+    };
+    Value x = genExpr(arg(0, "x"))[0];
+    Value idx = genExpr(arg(1, "indices"))[0];
+    int64_t axis = spec->reductions.find(expr)->second.axes[0];
+    return mlir::tfl::GatherOp::create(builder, l, tensorType(t), x, idx,
+                                       builder.getI64IntegerAttr(axis));
+  }
   if (name == "now")
     return mlir::tfl::NowOp::create(builder, l, tensorType(t));
   if (name == "flag")

@@ -64,7 +64,7 @@ const llvm::StringSet<> &builtinNames() {
         "zeros_like", "ones_like", "arange",      "eye",     "broadcast_to",
         "reshape",    "transpose", "expand_dims", "squeeze", "concat",
         "stack",      "shape",     "size",        "softmax", "log_softmax",
-        "one_hot",    "matmul",    "flag",        "now"};
+        "one_hot",    "matmul",    "flag",        "now",     "gather"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -2138,6 +2138,47 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
     return analyzeFlag(expr);
+  if (name == "gather") {
+    const Expr *xArg = argument(expr, 0, "x");
+    const Expr *idxArg = argument(expr, 1, "indices");
+    const Expr *axisArg = argument(expr, 2, "axis");
+    if (!xArg || !idxArg || expr->args.size() > 3) {
+      error(expr->getBegin()) << "gather() takes (x, indices, axis=0)";
+      return failure();
+    }
+    FailureOr<Type> x = analyzeExpr(xArg);
+    if (failed(x))
+      return failure();
+    FailureOr<Type> idx = analyzeExpr(idxArg);
+    if (failed(idx))
+      return failure();
+    if (!x->isTensor() || x->rank() == 0) {
+      error(xArg->getBegin()) << "gather() takes a tensor of at least 1 dim, "
+                                 "got "
+                              << x->str();
+      return failure();
+    }
+    if (!idx->isTensor() ||
+        (idx->dtype != DType::I64 && idx->dtype != DType::I32)) {
+      error(idxArg->getBegin())
+          << "gather() takes i64 or i32 indices, got " << idx->str();
+      return failure();
+    }
+    coerce(idxArg, idx->dtype);
+    std::optional<int64_t> axis = axisArg ? intLiteral(axisArg) : 0;
+    int64_t a = axis && *axis < 0 ? *axis + x->rank() : axis.value_or(-1);
+    if (!axis || a < 0 || a >= x->rank()) {
+      error(axisArg ? axisArg->getBegin() : expr->getBegin())
+          << "gather()'s axis must be an integer literal within the rank of "
+          << x->str();
+      return failure();
+    }
+    frame->spec->reductions[expr] = {{a}, false, false};
+    std::vector<int64_t> shape(x->shape.begin(), x->shape.begin() + a);
+    shape.insert(shape.end(), idx->shape.begin(), idx->shape.end());
+    shape.insert(shape.end(), x->shape.begin() + a + 1, x->shape.end());
+    return Type::tensor(x->dtype, shape, x->weak);
+  }
   if (name == "now") {
     if (!expr->args.empty() || !expr->keywords.empty()) {
       error(expr->getBegin()) << "now() takes no arguments";

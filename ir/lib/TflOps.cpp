@@ -251,6 +251,23 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto idx = cast<RankedTensorType>(getIndices().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError("axis ") << axis << " is out of range for " << in;
+  SmallVector<int64_t> shape(in.getShape().take_front(axis));
+  llvm::append_range(shape, idx.getShape());
+  llvm::append_range(shape, in.getShape().drop_front(axis + 1));
+  if (out.getShape() != ArrayRef<int64_t>(shape) ||
+      out.getElementType() != in.getElementType())
+    return emitOpError("result type ")
+           << out << " is not the gather of " << in << " at " << idx;
+  return success();
+}
+
 LogicalResult ConcatOp::verify() {
   if (getInputs().empty())
     return emitOpError("needs at least one input");

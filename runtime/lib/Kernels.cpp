@@ -593,6 +593,39 @@ Tensor slice(const Tensor &a, const std::vector<int64_t> &starts,
   return out;
 }
 
+Tensor gather(const Tensor &a, const Tensor &indices, int64_t axis) {
+  int64_t outer = 1, inner = 1, n = a.shape()[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= a.shape()[d];
+  for (int64_t d = axis + 1; d < a.rank(); ++d)
+    inner *= a.shape()[d];
+  Shape shape(a.shape().begin(), a.shape().begin() + axis);
+  shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
+  shape.insert(shape.end(), a.shape().begin() + axis + 1, a.shape().end());
+  Tensor out(a.dtype(), shape);
+  int64_t count = indices.numElements();
+  size_t row = inner * dtypeSize(a.dtype());
+  const char *src = static_cast<const char *>(a.data());
+  char *dst = static_cast<char *>(out.data());
+  TensorView iv = indices.view();
+  std::vector<int64_t> picks(count);
+  for (int64_t k = 0; k < count; ++k) {
+    std::vector<int64_t> index(indices.rank());
+    for (int64_t d = indices.rank() - 1, rest = k; d >= 0; --d) {
+      index[d] = rest % indices.shape()[d];
+      rest /= indices.shape()[d];
+    }
+    picks[k] = iv.getAsInt(index.data());
+    if (picks[k] < 0 || picks[k] >= n)
+      throw std::out_of_range(outOfRangeMessage(picks[k], 1, 1, n));
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < count; ++k)
+      std::memcpy(dst + (o * count + k) * row, src + (o * n + picks[k]) * row,
+                  row);
+  return out;
+}
+
 Tensor concat(const std::vector<Tensor> &inputs, int64_t axis) {
   Shape shape = inputs.front().shape();
   shape[axis] = 0;

@@ -297,3 +297,20 @@ func.func @batch_matmul(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>) -> tensor<
   %0 = tfl.matmul %a, %b : tensor<5x2x3xf32>, tensor<5x3x4xf32> -> tensor<5x2x4xf32>
   return %0 : tensor<5x2x4xf32>
 }
+
+// -----
+
+// Tests gather: the smallest and largest index checked by libtflrt, then a
+// generic reading each element from its source row.
+// CHECK-LABEL: func.func @gather
+func.func @gather(%x: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
+  // CHECK: arith.minsi
+  // CHECK: call @tflrt_check_slice
+  // CHECK: arith.maxsi
+  // CHECK: call @tflrt_check_slice
+  // CHECK: linalg.generic
+  // CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<3xi64>
+  // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<10x4xf32>
+  %0 = tfl.gather %x, %i {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}

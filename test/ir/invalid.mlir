@@ -312,3 +312,12 @@ func.func @slice_stride(%x: tensor<4xf32>) {
   %0 = tfl.slice %x[] {static_starts = array<i64: 0>, strides = array<i64: 0>} : tensor<4xf32> -> tensor<2xf32>
   return
 }
+
+// -----
+
+// Tests that gather's result shape follows the indices.
+func.func @gather_shape(%x: tensor<10x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{is not the gather of}}
+  %0 = tfl.gather %x, %i {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<4x3xf32>
+  return
+}

@@ -189,3 +189,13 @@ func.func @effects(%c: tensor<i1>) {
   tfl.assert %c {message = "ok"} : tensor<i1>
   return
 }
+
+// -----
+
+// Tests gather.
+// CHECK-LABEL: func.func @gather
+func.func @gather(%x: tensor<10x4xf32>, %i: tensor<3xi64>) {
+  // CHECK: tfl.gather %{{.*}}, %{{.*}} {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  %0 = tfl.gather %x, %i {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  return
+}

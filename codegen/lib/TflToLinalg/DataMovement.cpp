@@ -276,6 +276,83 @@ struct NowToRuntime : OpConversionPattern<NowOp> {
   }
 };
 
+/// gather: the smallest and largest index are checked by libtflrt (as slice
+/// starts are), then a generic reads each result element from its source.
+struct GatherToLinalg : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto idxType = cast<RankedTensorType>(op.getIndices().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    if (!in.hasStaticShape() || !idxType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    int64_t axis = op.getAxis(), idxRank = idxType.getRank();
+    Type i64 = rewriter.getI64Type();
+    Value indices = adaptor.getIndices();
+    if (idxType.getNumElements() > 0) {
+      auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+      func::FuncOp check = getOrInsertRuntimeFunction(
+          rewriter, module, "tflrt_check_slice",
+          rewriter.getFunctionType({i64, i64, i64, i64, ptr}, {}));
+      Value where =
+          getOrCreateStringPointer(rewriter, loc, module, locationText(loc));
+      auto c = [&](int64_t v) -> Value {
+        return arith::ConstantOp::create(rewriter, loc, i64,
+                                         rewriter.getI64IntegerAttr(v));
+      };
+      SmallVector<int64_t> all;
+      for (int64_t d = 0; d < idxRank; ++d)
+        all.push_back(d);
+      auto scalarType = RankedTensorType::get({}, idxType.getElementType());
+      for (bool isMax : {false, true}) {
+        Value r =
+            isMax
+                ? Value(ReduceMaxOp::create(rewriter, loc, scalarType, indices,
+                                            rewriter.getDenseI64ArrayAttr(all),
+                                            rewriter.getBoolAttr(false)))
+                : Value(ReduceMinOp::create(rewriter, loc, scalarType, indices,
+                                            rewriter.getDenseI64ArrayAttr(all),
+                                            rewriter.getBoolAttr(false)));
+        Value v = tensor::ExtractOp::create(rewriter, loc, r, ValueRange{});
+        if (!v.getType().isInteger(64))
+          v = arith::ExtSIOp::create(rewriter, loc, i64, v);
+        func::CallOp::create(
+            rewriter, loc, check,
+            ValueRange{v, c(1), c(1), c(in.getDimSize(axis)), where});
+      }
+    }
+    Value input = adaptor.getInput();
+    int64_t rank = out.getRank();
+    Value empty = tensor::EmptyOp::create(rewriter, loc, out.getShape(),
+                                          out.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{out}, ValueRange{}, ValueRange{empty},
+        SmallVector<AffineMap>{
+            AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> idxAt, srcAt;
+          for (int64_t d = axis; d < axis + idxRank; ++d)
+            idxAt.push_back(linalg::IndexOp::create(b, l, d));
+          Value pick = tensor::ExtractOp::create(b, l, indices, idxAt);
+          pick = arith::IndexCastOp::create(b, l, b.getIndexType(), pick);
+          for (int64_t d = 0; d < axis; ++d)
+            srcAt.push_back(linalg::IndexOp::create(b, l, d));
+          srcAt.push_back(pick);
+          for (int64_t d = axis + idxRank; d < rank; ++d)
+            srcAt.push_back(linalg::IndexOp::create(b, l, d));
+          linalg::YieldOp::create(
+              b, l, ValueRange{tensor::ExtractOp::create(b, l, input, srcAt)});
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 struct ConcatToTensor : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -311,9 +388,10 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
-               ConcatToTensor, AssertToRuntime, FlagToRuntime, NowToRuntime>(
-      patterns.getContext());
+  patterns
+      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
+           AssertToRuntime, FlagToRuntime, NowToRuntime, GatherToLinalg>(
+          patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -91,6 +91,12 @@ void addArgReduction(KernelRegistry &registry, bool isMax) {
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
+  registry.add(
+      mlir::tfl::GatherOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(tflrt::gather(in[0], in[1],
+                                    cast<mlir::tfl::GatherOp>(op).getAxis()));
+      });
   registry.add(mlir::tfl::NowOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
                  Tensor t(tflrt::DType::F64, {});

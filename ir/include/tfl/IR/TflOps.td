@@ -416,6 +416,28 @@ def Tfl_SliceOp : Tfl_Op<"slice", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tfl_GatherOp : Tfl_Op<"gather", [Pure]> {
+  let summary = "take slices of a tensor at integer indices along an axis";
+  let description = [{
+    TensorFlow's `gather(x, indices, axis)`: the result's shape is
+    `x.shape[:axis] + indices.shape + x.shape[axis+1:]`, and each index
+    picks a slice of `x` along `axis`. An index outside `[0, x.shape[axis])`
+    is a run-time error.
+
+    ```mlir
+    %2 = tfl.gather %0, %1 {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, RankedTensorOf<[I32, I64]>:$indices,
+                       I64Attr:$axis);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` type($input) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tfl_ConcatOp : Tfl_Op<"concat", [Pure]> {
   let summary = "join tensors along an axis";
   let description = [{
