@@ -75,15 +75,52 @@ static bool anyInLoop(const Block &block, bool breakOnly) {
   return false;
 }
 
-bool mayExitLoop(const Stmt *stmt) {
-  if (isa<BreakStmt, ContinueStmt>(stmt))
-    return true;
-  if (auto *i = dyn_cast<IfStmt>(stmt))
-    return anyInLoop(i->body, false) || anyInLoop(i->orelse, false);
+static bool anyReturn(const Block &block) {
+  for (const StmtPtr &s : block) {
+    if (isa<ReturnStmt>(s.get()))
+      return true;
+    if (auto *i = dyn_cast<IfStmt>(s.get()))
+      if (anyReturn(i->body) || anyReturn(i->orelse))
+        return true;
+    if (auto *f = dyn_cast<ForStmt>(s.get()))
+      if (anyReturn(f->body))
+        return true;
+    if (auto *w = dyn_cast<WhileStmt>(s.get()))
+      if (anyReturn(w->body))
+        return true;
+  }
   return false;
 }
 
-bool hasBreak(const Block &body) { return anyInLoop(body, true); }
+bool mayExitLoop(const Stmt *stmt) {
+  if (isa<BreakStmt, ContinueStmt, ReturnStmt>(stmt))
+    return true;
+  if (auto *i = dyn_cast<IfStmt>(stmt))
+    return anyInLoop(i->body, false) || anyInLoop(i->orelse, false) ||
+           anyReturn(i->body) || anyReturn(i->orelse);
+  return false;
+}
+
+bool hasBreak(const Block &body) {
+  return anyInLoop(body, true) || anyReturn(body);
+}
+
+bool mayReturn(const Stmt *stmt) {
+  if (auto *i = dyn_cast<IfStmt>(stmt))
+    return anyReturn(i->body) || anyReturn(i->orelse);
+  if (auto *f = dyn_cast<ForStmt>(stmt))
+    return anyReturn(f->body);
+  if (auto *w = dyn_cast<WhileStmt>(stmt))
+    return anyReturn(w->body);
+  return false;
+}
+
+bool hasNestedReturn(const Block &body) {
+  for (const StmtPtr &s : body)
+    if (mayReturn(s.get()))
+      return true;
+  return false;
+}
 
 namespace {
 

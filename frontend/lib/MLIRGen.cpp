@@ -200,6 +200,10 @@ private:
   mlir::ModuleOp module;
   const Specialization *spec = nullptr;
   llvm::StringMap<Values> env;
+  /// Whether the function being emitted returns from inside an if or a
+  /// loop: then every return stores $retval and sets $returned, and the
+  /// function ends by returning $retval.
+  bool nestedReturns = false;
   /// The tensor each `for x in t` iterates over.
   llvm::DenseMap<const ForStmt *, Value> iterValues;
   /// Names currently bound to a number literal, with the literal.
@@ -267,6 +271,24 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
     bindLeaves(s.captureNames[i], s.captureTypes[i]);
 
   const Block &body = s.def ? s.def->body : program.module->body;
+  nestedReturns = s.def && hasNestedReturn(body);
+  if (nestedReturns) {
+    mlir::Location l = loc(s.def->namePos);
+    bind("$returned", {boolConstant(false, l)});
+    Values zeros;
+    for (mlir::Type t : resultTypes)
+      zeros.push_back(mlir::tfl::ConstantOp::create(
+          builder, l,
+          mlir::DenseElementsAttr::get(
+              cast<mlir::RankedTensorType>(t),
+              builder.getZeroAttr(
+                  cast<mlir::RankedTensorType>(t).getElementType()))));
+    bind("$retval", zeros);
+    genBlock(body);
+    mlir::func::ReturnOp::create(builder, loc(s.def->getRange().end),
+                                 env.lookup("$retval"));
+    return;
+  }
   if (!genBlock(body))
     mlir::func::ReturnOp::create(builder, s.def ? loc(s.def->getRange().end)
                                                 : loc({1, 1}));
@@ -277,8 +299,9 @@ bool MLIRGenImpl::genBlock(const Block &block, size_t from) {
     const Stmt *stmt = block[i].get();
     if (genStmt(stmt))
       return true; // statements after a return never run
-    if (isa<BreakStmt, ContinueStmt>(stmt))
-      return false;
+    if (isa<BreakStmt, ContinueStmt>(stmt) ||
+        (nestedReturns && isa<ReturnStmt>(stmt)))
+      return false; // the rest of the block never runs
     auto guard = spec->guards.find(stmt);
     if (guard != spec->guards.end()) {
       genGuard(block, i + 1, guard->second, loc(block[i + 1]->getBegin()));
@@ -290,9 +313,11 @@ bool MLIRGenImpl::genBlock(const Block &block, size_t from) {
 
 std::vector<CarriedVar> MLIRGenImpl::exitFlags() {
   std::vector<CarriedVar> flags;
-  for (const char *name : {"$break", "$continue"})
+  for (const char *name : {"$break", "$continue", "$returned"})
     if (env.count(name))
       flags.push_back({name, Type::tensor(DType::Bool, {})});
+  if (env.count("$retval"))
+    flags.push_back({"$retval", spec->resultType});
   return flags;
 }
 
@@ -310,9 +335,12 @@ void MLIRGenImpl::genGuard(const Block &block, size_t from,
   for (const CarriedVar &var : vars)
     flatTypes(var.type, resultTypes);
   Value brk = boolValue("$break", l), cont = boolValue("$continue", l);
+  Value returned = boolValue("$returned", l);
   auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
   Value exited =
       genSelect(brk, boolType, l, [&] { return brk; }, [&] { return cont; });
+  exited = genSelect(
+      exited, boolType, l, [&] { return exited; }, [&] { return returned; });
   Value go = extract(mlir::tfl::NotOp::create(builder, l, exited), l);
   auto ifOp = mlir::scf::IfOp::create(builder, l, resultTypes, go,
                                       /*addThenBlock=*/true,
@@ -390,6 +418,25 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::Return: {
     auto *ret = cast<ReturnStmt>(stmt);
+    if (nestedReturns) {
+      // Store the result and leave: flags carry it out of ifs and loops.
+      mlir::Location l = loc(stmt->getBegin());
+      Values values;
+      if (ret->value) {
+        values = genExpr(ret->value.get());
+        llvm::SmallVector<mlir::Type> expected;
+        flatTypes(spec->resultType, expected);
+        for (size_t i = 0; i < values.size(); ++i)
+          values[i] = castTo(
+              values[i],
+              cast<mlir::RankedTensorType>(expected[i]).getElementType(), l);
+      }
+      bind("$retval", values);
+      bind("$returned", {boolConstant(true, l)});
+      if (env.count("$break"))
+        bind("$break", {boolConstant(true, l)});
+      return false;
+    }
     Values values;
     if (ret->value) {
       values = genExpr(ret->value.get());
@@ -492,8 +539,8 @@ void MLIRGenImpl::bindCarried(llvm::ArrayRef<CarriedVar> vars,
 void MLIRGenImpl::genIf(const IfStmt *stmt) {
   mlir::Location l = loc(stmt->getBegin());
   std::vector<CarriedVar> vars = spec->carried.find(stmt)->second;
-  if (mayExitLoop(stmt)) {
-    // The branches may break or continue: the flags flow out too.
+  if (mayExitLoop(stmt) || (nestedReturns && mayReturn(stmt))) {
+    // The branches may break, continue or return: the flags flow out too.
     std::vector<CarriedVar> flags = exitFlags();
     vars.insert(vars.end(), flags.begin(), flags.end());
   }
@@ -632,7 +679,12 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
 void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
                                    const Expr *cond, const ForStmt *forStmt) {
   mlir::Location l = loc(stmt->getBegin());
-  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
+  std::vector<CarriedVar> vars = spec->carried.find(stmt)->second;
+  if (env.count("$returned")) {
+    // A return inside leaves the loop and the function: carry its flags.
+    vars.push_back({"$returned", Type::tensor(DType::Bool, {})});
+    vars.push_back({"$retval", spec->resultType});
+  }
   auto i64Type = mlir::RankedTensorType::get({}, builder.getI64Type());
   auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
   auto i64Scalar = [&](int64_t v) -> Value {
@@ -676,8 +728,15 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
           bindCarried(vars, args.take_front(n));
           // Go on unless a break happened; the condition (or the range's
           // end) is evaluated only then.
+          Value stop = args[n];
+          if (env.count("$returned")) {
+            Value returned = env.lookup("$returned")[0];
+            stop = genSelect(
+                stop, boolType, l, [&] { return stop; },
+                [&] { return returned; });
+          }
           Value go = genSelect(
-              args[n], boolType, l, [&] { return boolConstant(false, l); },
+              stop, boolType, l, [&] { return boolConstant(false, l); },
               [&]() -> Value {
                 if (forStmt)
                   return mlir::tfl::CompareOp::create(

@@ -442,8 +442,14 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
     const Stmt *stmt = block[i].get();
     if (failed(analyzeStmt(stmt)))
       return failure();
-    if (frame->loopDepth == 0 || !mayExitLoop(stmt) || i + 1 == block.size())
+    bool exits =
+        (frame->loopDepth > 0 && mayExitLoop(stmt)) ||
+        (!frame->isScript && (mayReturn(stmt) || (frame->controlDepth > 0 &&
+                                                  isa<ReturnStmt>(stmt))));
+    if (!exits || i + 1 == block.size())
       continue;
+    if (isa<ReturnStmt>(stmt))
+      continue; // the rest of the block never runs (and is not emitted)
     if (isa<BreakStmt, ContinueStmt>(stmt)) {
       error(block[i + 1]->getBegin())
           << "unreachable code after '"
@@ -572,12 +578,7 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
       error(stmt->getBegin()) << "'return' outside function";
       return failure();
     }
-    if (frame->controlDepth > 0) {
-      error(stmt->getBegin())
-          << "'return' inside 'if', 'for' or 'while' is not supported yet; "
-             "assign the result and return it at the end";
-      return failure();
-    }
+
     Type type = Type::none();
     if (ret->value) {
       FailureOr<Type> t = analyzeExpr(ret->value.get());

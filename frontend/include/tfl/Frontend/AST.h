@@ -435,8 +435,13 @@ struct Module {
 /// True when `stmt` may run a `break` or `continue` of the loop it is in
 /// (not of a loop nested inside it).
 bool mayExitLoop(const Stmt *stmt);
-/// True when `body` (a loop's) has a `break` of that loop.
+/// True when `body` (a loop's) has a `break` of that loop, or a `return`
+/// (which leaves the loop too).
 bool hasBreak(const Block &body);
+/// True when `stmt` holds a `return` nested in an `if` or a loop.
+bool mayReturn(const Stmt *stmt);
+/// True when a function body returns from inside an `if` or a loop.
+bool hasNestedReturn(const Block &body);
 
 /// Writes an indented, one-node-per-line dump (`tflc emit ast`).
 void dump(const Module &module, llvm::raw_ostream &os);
