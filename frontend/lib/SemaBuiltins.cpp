@@ -1,0 +1,816 @@
+//===- SemaBuiltins.cpp - Types of built-in calls
+//---------------------------===//
+//
+// The argument checks and result types of LANGUAGE.md section 6 built-ins:
+// elementwise math, reductions, shape and creation ops, nn ops, flags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <charconv>
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::failure;
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::success;
+
+FailureOr<Type> SemaImpl::elementwiseOperands(const CallExpr *expr,
+                                              llvm::StringRef name,
+                                              llvm::ArrayRef<Type> types) {
+  Type common = types.front();
+  std::vector<int64_t> shape = common.shape;
+  for (size_t i = 1; i < types.size(); ++i) {
+    std::optional<Type> u = unifyOperands(common, types[i]);
+    if (!u) {
+      error(expr->args[i]->getBegin())
+          << name << "() arguments have different dtypes: " << common.str()
+          << " and " << types[i].str() << " (use cast(x, dtype))";
+      return failure();
+    }
+    std::optional<std::vector<int64_t>> s = broadcast(shape, types[i].shape);
+    if (!s) {
+      error(expr->args[i]->getBegin())
+          << name << "() arguments do not broadcast: "
+          << Type::tensor(common.dtype, shape).str() << " and "
+          << types[i].str();
+      return failure();
+    }
+    common = Type::tensor(u->dtype, *s, common.weak && types[i].weak);
+    shape = *s;
+  }
+  for (const ExprPtr &arg : expr->args)
+    coerce(arg.get(), common.dtype);
+  return common;
+}
+
+FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
+                                           llvm::StringRef name) {
+  // name(x, axis=None, keepdims=False), axis and keepdims as literals.
+  const Expr *axisExpr = expr->args.size() > 1 ? expr->args[1].get() : nullptr;
+  const Expr *keepExpr = expr->args.size() > 2 ? expr->args[2].get() : nullptr;
+  if (expr->args.empty() || expr->args.size() > 3) {
+    error(expr->getBegin()) << name
+                            << "() takes 1 to 3 arguments (x, axis, "
+                               "keepdims), got "
+                            << expr->args.size();
+    return failure();
+  }
+  for (const Keyword &kw : expr->keywords) {
+    const Expr **slot = kw.name == "axis"       ? &axisExpr
+                        : kw.name == "keepdims" ? &keepExpr
+                                                : nullptr;
+    if (!slot) {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+    if (*slot) {
+      error(kw.range.begin)
+          << name << "() got multiple values for '" << kw.name << "'";
+      return failure();
+    }
+    *slot = kw.value.get();
+  }
+  FailureOr<Type> x = analyzeExpr(expr->args[0].get());
+  if (failed(x))
+    return failure();
+  if (!x->isTensor()) {
+    error(expr->args[0]->getBegin())
+        << name << "() takes a tensor, got " << x->str();
+    return failure();
+  }
+
+  ReductionInfo info;
+  if (keepExpr) {
+    auto *b = dyn_cast<BoolExpr>(keepExpr);
+    if (!b) {
+      error(keepExpr->getBegin())
+          << name << "()'s keepdims must be True or False";
+      return failure();
+    }
+    info.keepdims = b->value;
+  }
+  std::vector<const Expr *> axisItems;
+  if (!axisExpr || isa<NoneExpr>(axisExpr))
+    info.allAxes = true;
+  else if (auto *t = dyn_cast<TupleExpr>(axisExpr))
+    for (const ExprPtr &e : t->elements)
+      axisItems.push_back(e.get());
+  else
+    axisItems.push_back(axisExpr);
+  int64_t rank = x->rank();
+  for (const Expr *item : axisItems) {
+    std::optional<int64_t> axis = intLiteral(item);
+    if (!axis) {
+      error(item->getBegin()) << name
+                              << "()'s axis must be an integer literal, a "
+                                 "tuple of them, or None";
+      return failure();
+    }
+    int64_t a = *axis < 0 ? *axis + rank : *axis;
+    if (a < 0 || a >= rank) {
+      error(item->getBegin())
+          << "axis " << *axis << " is out of range for " << x->str();
+      return failure();
+    }
+    if (llvm::is_contained(info.axes, a)) {
+      error(item->getBegin()) << "axis " << *axis << " is repeated";
+      return failure();
+    }
+    info.axes.push_back(a);
+  }
+  if (info.allAxes)
+    for (int64_t d = 0; d < rank; ++d)
+      info.axes.push_back(d);
+  llvm::sort(info.axes);
+
+  bool isArg = name == "argmax" || name == "argmin";
+  if (isArg && !info.allAxes && info.axes.size() != 1) {
+    error(axisExpr->getBegin()) << name << "() takes one axis or None";
+    return failure();
+  }
+  if (x->dtype == DType::Bool && name != "sum" && name != "mean" &&
+      name != "prod") {
+    error(expr->args[0]->getBegin())
+        << name << "() takes numbers, got " << x->str();
+    return failure();
+  }
+  if (name == "max" || name == "min" || isArg) {
+    for (int64_t a : info.axes)
+      if (x->shape[a] == 0) {
+        error(expr->getBegin())
+            << name << "() of an empty axis has no identity (" << x->str()
+            << ", axis " << a << ")";
+        return failure();
+      }
+  }
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!llvm::is_contained(info.axes, d))
+      shape.push_back(x->shape[d]);
+    else if (info.keepdims)
+      shape.push_back(1);
+  }
+  DType dtype = x->dtype;
+  if (name == "sum" || name == "prod")
+    dtype = dtype == DType::Bool ? DType::I64 : dtype;
+  else if (name == "mean")
+    dtype = isFloat(dtype) ? dtype : DType::F32;
+  else if (isArg)
+    dtype = DType::I64;
+  else if (name == "logsumexp" && !isFloat(dtype)) {
+    if (!x->weak) {
+      error(expr->args[0]->getBegin())
+          << "logsumexp() takes a float tensor, got " << x->str()
+          << " (use cast(x, f32))";
+      return failure();
+    }
+    dtype = DType::F32;
+  }
+  if (x->weak)
+    coerce(expr->args[0].get(), isArg ? x->dtype : dtype);
+  frame->spec->reductions[expr] = std::move(info);
+  return Type::tensor(dtype, shape);
+}
+
+/// The shape or sizes an expression denotes at compile time: an integer
+/// literal, a tuple or list of them, or shape(x).
+std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
+  if (std::optional<int64_t> v = intLiteral(e))
+    return std::vector<int64_t>{*v};
+  std::vector<int64_t> out;
+  const std::vector<ExprPtr> *items = nullptr;
+  if (auto *t = dyn_cast<TupleExpr>(e))
+    items = &t->elements;
+  else if (auto *l = dyn_cast<ListExpr>(e))
+    items = &l->elements;
+  if (items) {
+    for (const ExprPtr &item : *items) {
+      std::optional<int64_t> v = intLiteral(item.get());
+      if (!v)
+        return std::nullopt;
+      out.push_back(*v);
+    }
+    return out;
+  }
+  if (auto *call = dyn_cast<CallExpr>(e)) {
+    auto *callee = dyn_cast<NameExpr>(call->callee.get());
+    if (callee && callee->name == "shape" && call->args.size() == 1 &&
+        !frame->vars.count("shape")) {
+      FailureOr<Type> t = analyzeExpr(call->args[0].get());
+      if (succeeded(t) && t->isTensor())
+        return t->shape;
+    }
+  }
+  return std::nullopt;
+}
+
+FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
+                                              llvm::StringRef name) {
+  static const llvm::StringMap<std::vector<std::string>> params = {
+      {"zeros", {"shape", "dtype"}},
+      {"ones", {"shape", "dtype"}},
+      {"full", {"shape", "value", "dtype"}},
+      {"zeros_like", {"x"}},
+      {"ones_like", {"x"}},
+      {"arange", {"start", "stop", "step"}},
+      {"eye", {"n", "m"}},
+      {"broadcast_to", {"x", "shape"}},
+      {"reshape", {"x", "shape"}},
+      {"transpose", {"x", "perm"}},
+      {"expand_dims", {"x", "axis"}},
+      {"squeeze", {"x", "axis"}},
+      {"concat", {"tensors", "axis"}},
+      {"stack", {"tensors", "axis"}},
+      {"shape", {"x"}},
+      {"size", {"x"}}};
+  const std::vector<std::string> &names = params.find(name)->second;
+  if (expr->args.size() > names.size()) {
+    error(expr->getBegin()) << name << "() takes at most " << names.size()
+                            << " arguments, got " << expr->args.size();
+    return failure();
+  }
+  for (const Keyword &kw : expr->keywords)
+    if (!llvm::is_contained(names, kw.name)) {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+  auto arg = [&](size_t i) { return argument(expr, i, names[i]); };
+  auto fail = [&](const Expr *at, const llvm::Twine &msg) {
+    error(at ? at->getBegin() : expr->getBegin()) << msg.str();
+    return failure();
+  };
+  auto tensorArg = [&](size_t i) -> FailureOr<Type> {
+    const Expr *e = arg(i);
+    if (!e)
+      return fail(nullptr, name + "() missing argument '" + names[i] + "'");
+    FailureOr<Type> t = analyzeExpr(e);
+    if (failed(t))
+      return failure();
+    if (!t->isTensor())
+      return fail(e, name + "() takes a tensor for '" + names[i] + "', got " +
+                         t->str());
+    return t;
+  };
+  auto shapeArg = [&](size_t i) -> FailureOr<std::vector<int64_t>> {
+    const Expr *e = arg(i);
+    if (!e)
+      return fail(nullptr, name + "() missing argument '" + names[i] + "'");
+    std::optional<std::vector<int64_t>> s = constInts(e);
+    if (!s)
+      return fail(e, name + "()'s " + names[i] +
+                         " must be integer literals (a tuple of them) or "
+                         "shape(x)");
+    return *s;
+  };
+  auto dtypeArg = [&](size_t i, DType fallback) -> FailureOr<DType> {
+    const Expr *e = arg(i);
+    if (!e)
+      return fallback;
+    FailureOr<Type> t = analyzeExpr(e);
+    if (failed(t))
+      return failure();
+    if (t->kind != Type::Kind::DType)
+      return fail(e, name + "()'s dtype must be a dtype (f32, i64, ...), got " +
+                         t->str());
+    return t->dtype;
+  };
+  auto checkDims = [&](const std::vector<int64_t> &shape,
+                       const Expr *at) -> LogicalResult {
+    for (int64_t d : shape)
+      if (d < 0)
+        return fail(at, name + "() got a negative dimension");
+    return success();
+  };
+
+  if (name == "zeros" || name == "ones") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(0);
+    FailureOr<DType> dtype = dtypeArg(1, DType::F32);
+    if (failed(shape) || failed(dtype) || failed(checkDims(*shape, arg(0))))
+      return failure();
+    return Type::tensor(*dtype, *shape);
+  }
+  if (name == "full") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(0);
+    if (failed(shape) || failed(checkDims(*shape, arg(0))))
+      return failure();
+    FailureOr<Type> value = tensorArg(1);
+    if (failed(value))
+      return failure();
+    if (!value->isScalar())
+      return fail(arg(1),
+                  "full()'s value must be a scalar, got " + value->str());
+    FailureOr<DType> dtype = dtypeArg(2, value->dtype);
+    if (failed(dtype))
+      return failure();
+    coerce(arg(1), value->dtype);
+    return Type::tensor(*dtype, *shape);
+  }
+  if (name == "zeros_like" || name == "ones_like") {
+    FailureOr<Type> x = tensorArg(0);
+    if (failed(x))
+      return failure();
+    return x->strong();
+  }
+  if (name == "arange" || name == "eye") {
+    // Compile-time numbers only: the result is a constant.
+    std::vector<int64_t> values;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const Expr *e = arg(i);
+      if (!e)
+        break;
+      std::optional<int64_t> v = intLiteral(e);
+      if (!v)
+        return fail(e, name + "() takes integer literals");
+      values.push_back(*v);
+    }
+    if (values.empty())
+      return fail(nullptr, name + "() missing argument '" + names[0] + "'");
+    if (name == "eye") {
+      int64_t n = values[0], m = values.size() > 1 ? values[1] : n;
+      if (n < 0 || m < 0)
+        return fail(nullptr, "eye() got a negative dimension");
+      return Type::tensor(DType::F32, {n, m});
+    }
+    int64_t start = values.size() > 1 ? values[0] : 0;
+    int64_t stop = values.size() > 1 ? values[1] : values[0];
+    int64_t step = values.size() > 2 ? values[2] : 1;
+    if (step == 0)
+      return fail(arg(2), "arange() step must not be zero");
+    int64_t count = std::max<int64_t>(
+        0, (stop - start + step - (step > 0 ? 1 : -1)) / step);
+    return Type::tensor(DType::I64, {count});
+  }
+  if (name == "shape" || name == "size") {
+    FailureOr<Type> x = tensorArg(0);
+    if (failed(x))
+      return failure();
+    for (int64_t d : x->shape)
+      if (d == kDynamicDim)
+        return fail(arg(0),
+                    name + "() of a dynamic shape is not supported yet");
+    if (name == "size")
+      return Type::tensor(DType::I64, {});
+    return Type::tuple(
+        std::vector<Type>(x->shape.size(), Type::tensor(DType::I64, {})));
+  }
+  if (name == "concat" || name == "stack") {
+    const Expr *seq = arg(0);
+    const std::vector<ExprPtr> *items = nullptr;
+    if (seq) {
+      if (auto *t = dyn_cast<TupleExpr>(seq))
+        items = &t->elements;
+      else if (auto *l = dyn_cast<ListExpr>(seq))
+        items = &l->elements;
+    }
+    if (!items || items->empty())
+      return fail(seq, name + "() takes a non-empty tuple or list of tensors");
+    std::vector<Type> types;
+    for (const ExprPtr &item : *items) {
+      FailureOr<Type> t = analyzeExpr(item.get());
+      if (failed(t))
+        return failure();
+      if (!t->isTensor())
+        return fail(item.get(), name + "() takes tensors, got " + t->str());
+      types.push_back(*t);
+    }
+    std::optional<int64_t> axisValue = arg(1) ? intLiteral(arg(1)) : 0;
+    if (!axisValue)
+      return fail(arg(1), name + "()'s axis must be an integer literal");
+    Type first = types.front();
+    int64_t rank = first.rank() + (name == "stack" ? 1 : 0);
+    int64_t axis = *axisValue < 0 ? *axisValue + rank : *axisValue;
+    if (axis < 0 || axis >= rank)
+      return fail(arg(1), "axis " + llvm::Twine(*axisValue) +
+                              " is out of range for " + name + "()");
+    // The inputs' one dtype: the first strong input's (literals adapt).
+    DType dtype = first.dtype;
+    for (const Type &t : types)
+      if (!t.weak) {
+        dtype = t.dtype;
+        break;
+      }
+    std::vector<int64_t> shape = first.shape;
+    if (name == "stack")
+      shape.insert(shape.begin() + axis, 0);
+    else
+      shape[axis] = 0;
+    for (size_t i = 0; i < types.size(); ++i) {
+      const Type &t = types[i];
+      bool sameDtype = t.dtype == dtype || t.weak;
+      bool sameShape = t.rank() == first.rank();
+      for (int64_t d = 0; sameShape && d < t.rank(); ++d) {
+        int64_t outDim = name == "stack" ? (d < axis ? d : d + 1) : d;
+        if (name == "concat" && d == axis)
+          continue;
+        sameShape = t.shape[d] == shape[outDim];
+      }
+      if (!sameDtype || !sameShape)
+        return fail((*items)[i].get(),
+                    name + "() inputs must agree in dtype and in shape" +
+                        (name == "concat" ? " off the axis" : "") + ": " +
+                        first.str() + " and " + t.str());
+      coerce((*items)[i].get(), dtype);
+      shape[axis] += name == "stack" ? 1 : t.shape[axis];
+    }
+    return Type::tensor(dtype, shape);
+  }
+
+  // The rest transform one tensor.
+  FailureOr<Type> x = tensorArg(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = x->rank();
+  if (name == "broadcast_to") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(1);
+    if (failed(shape))
+      return failure();
+    std::optional<std::vector<int64_t>> b = broadcast(x->shape, *shape);
+    if (!b || *b != *shape)
+      return fail(arg(1), "cannot broadcast " + x->str() + " to " +
+                              Type::tensor(x->dtype, *shape).str());
+    return Type::tensor(x->dtype, *shape, x->weak);
+  }
+  if (name == "reshape") {
+    FailureOr<std::vector<int64_t>> shape = shapeArg(1);
+    if (failed(shape))
+      return failure();
+    int64_t known = 1, inferred = -1, total = 1;
+    for (int64_t d : x->shape)
+      total *= d;
+    for (size_t i = 0; i < shape->size(); ++i) {
+      int64_t d = (*shape)[i];
+      if (d == -1 && inferred < 0)
+        inferred = i;
+      else if (d < 0)
+        return fail(arg(1), "reshape() takes one -1 at most, and no other "
+                            "negative dimension");
+      else
+        known *= d;
+    }
+    if (inferred >= 0 && known != 0 && total % known == 0)
+      (*shape)[inferred] = total / known;
+    int64_t count = 1;
+    for (int64_t d : *shape)
+      count *= d;
+    if (count != total)
+      return fail(arg(1), "cannot reshape " + x->str() + " (" +
+                              llvm::Twine(total) + " elements) to " +
+                              Type::tensor(x->dtype, *shape).str());
+    return Type::tensor(x->dtype, *shape, x->weak);
+  }
+  if (name == "transpose") {
+    std::vector<int64_t> perm;
+    if (arg(1)) {
+      FailureOr<std::vector<int64_t>> p = shapeArg(1);
+      if (failed(p))
+        return failure();
+      perm = *p;
+    } else {
+      for (int64_t d = rank - 1; d >= 0; --d)
+        perm.push_back(d);
+    }
+    std::vector<bool> seen(rank, false);
+    if (static_cast<int64_t>(perm.size()) != rank)
+      return fail(arg(1), "transpose()'s perm must list each of the " +
+                              llvm::Twine(rank) + " axes once");
+    for (int64_t &p : perm) {
+      if (p < 0)
+        p += rank;
+      if (p < 0 || p >= rank || seen[p])
+        return fail(arg(1), "transpose()'s perm must list each of the " +
+                                llvm::Twine(rank) + " axes once");
+      seen[p] = true;
+    }
+    frame->spec->permutations[expr] = perm;
+    std::vector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(x->shape[p]);
+    return Type::tensor(x->dtype, shape, x->weak);
+  }
+  if (name == "expand_dims") {
+    std::optional<int64_t> axis = arg(1) ? intLiteral(arg(1)) : std::nullopt;
+    if (!axis)
+      return fail(arg(1), "expand_dims()'s axis must be an integer literal");
+    int64_t a = *axis < 0 ? *axis + rank + 1 : *axis;
+    if (a < 0 || a > rank)
+      return fail(arg(1), "axis " + llvm::Twine(*axis) +
+                              " is out of range for expand_dims() of " +
+                              x->str());
+    std::vector<int64_t> shape = x->shape;
+    shape.insert(shape.begin() + a, 1);
+    return Type::tensor(x->dtype, shape, x->weak);
+  }
+  // squeeze
+  std::vector<int64_t> shape;
+  std::optional<int64_t> axis;
+  if (arg(1)) {
+    axis = intLiteral(arg(1));
+    if (!axis)
+      return fail(arg(1), "squeeze()'s axis must be an integer literal");
+    if (*axis < 0)
+      *axis += rank;
+    if (*axis < 0 || *axis >= rank || x->shape[*axis] != 1)
+      return fail(arg(1), "squeeze() needs an axis of size 1 in " + x->str());
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (axis ? d != *axis : x->shape[d] != 1)
+      shape.push_back(x->shape[d]);
+  return Type::tensor(x->dtype, shape, x->weak);
+}
+
+FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
+                                    llvm::StringRef name) {
+  bool isOneHot = name == "one_hot";
+  const char *second = isOneHot ? "depth" : "axis";
+  const Expr *x = argument(expr, 0, isOneHot ? "labels" : "x");
+  const Expr *arg = argument(expr, 1, second);
+  for (const Keyword &kw : expr->keywords)
+    if (kw.name != second && kw.name != (isOneHot ? "labels" : "x")) {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+  if (!x || expr->args.size() > 2 || (isOneHot && !arg)) {
+    error(expr->getBegin()) << name << "() takes "
+                            << (isOneHot ? "(labels, depth)" : "(x, axis=-1)");
+    return failure();
+  }
+  FailureOr<Type> t = analyzeExpr(x);
+  if (failed(t))
+    return failure();
+  if (!t->isTensor()) {
+    error(x->getBegin()) << name << "() takes a tensor, got " << t->str();
+    return failure();
+  }
+  std::optional<int64_t> value = arg ? intLiteral(arg) : -1;
+  if (!value) {
+    error(arg->getBegin()) << name << "()'s " << second
+                           << " must be an integer literal";
+    return failure();
+  }
+  if (isOneHot) {
+    if (!isInteger(t->dtype)) {
+      error(x->getBegin()) << "one_hot() takes integer labels, got "
+                           << t->str();
+      return failure();
+    }
+    if (*value < 0) {
+      error(arg->getBegin()) << "one_hot()'s depth must not be negative";
+      return failure();
+    }
+    coerce(x, t->dtype);
+    std::vector<int64_t> shape = t->shape;
+    shape.push_back(*value);
+    frame->spec->reductions[expr] = {{*value}, false, false};
+    return Type::tensor(DType::F32, shape);
+  }
+  int64_t axis = *value < 0 ? *value + t->rank() : *value;
+  if (axis < 0 || axis >= t->rank()) {
+    error(arg ? arg->getBegin() : expr->getBegin())
+        << "axis " << *value << " is out of range for " << t->str();
+    return failure();
+  }
+  DType dtype = t->dtype;
+  if (!isFloat(dtype)) {
+    if (!t->weak) {
+      error(x->getBegin()) << name << "() takes a float tensor, got "
+                           << t->str() << " (use cast(x, f32))";
+      return failure();
+    }
+    dtype = DType::F32;
+  }
+  coerce(x, dtype);
+  frame->spec->reductions[expr] = {{axis}, false, false};
+  return Type::tensor(dtype, t->shape);
+}
+
+FailureOr<Type> SemaImpl::analyzeFlag(const CallExpr *expr) {
+  if (!frame->isScript || frame->controlDepth > 0) {
+    error(expr->getBegin()) << "flag() is declared at the top level of the "
+                               "script";
+    return failure();
+  }
+  const Expr *nameArg = argument(expr, 0, "name");
+  const Expr *defaultArg = argument(expr, 1, "default");
+  const Expr *helpArg = argument(expr, 2, "help");
+  auto *name = nameArg ? dyn_cast<StringExpr>(nameArg) : nullptr;
+  auto *help = helpArg ? dyn_cast<StringExpr>(helpArg) : nullptr;
+  if (!name || !defaultArg || (helpArg && !help) || expr->args.size() > 3) {
+    error(expr->getBegin()) << "flag() takes (name, default, help): a string "
+                               "literal, a number or bool literal, a string "
+                               "literal";
+    return failure();
+  }
+  for (const FlagInfo &f : program->flags)
+    if (f.name == name->value) {
+      error(nameArg->getBegin())
+          << "flag '" << name->value << "' is declared twice";
+      return failure();
+    }
+  FlagInfo flag{name->value, DType::I64, "", help ? help->value : ""};
+  const Expr *value = defaultArg;
+  bool negative = false;
+  if (auto *u = dyn_cast<UnaryExpr>(value)) {
+    negative = u->op == UnaryOp::Minus;
+    value = u->operand.get();
+  }
+  if (auto *i = dyn_cast<IntExpr>(value)) {
+    flag.defaultText = std::to_string(negative ? -i->value : i->value);
+  } else if (auto *f = dyn_cast<FloatExpr>(value)) {
+    char buf[64];
+    std::to_chars_result r =
+        std::to_chars(buf, buf + sizeof(buf), negative ? -f->value : f->value);
+    flag.defaultText.assign(buf, r.ptr);
+    flag.dtype = DType::F32;
+  } else if (auto *b = dyn_cast<BoolExpr>(value);
+             b && !negative && value == defaultArg) {
+    flag.defaultText = b->value ? "true" : "false";
+    flag.dtype = DType::Bool;
+  } else {
+    error(defaultArg->getBegin())
+        << "a flag's default must be a number or bool literal (its type is "
+           "the flag's)";
+    return failure();
+  }
+  for (const ExprPtr &arg : expr->args)
+    if (failed(analyzeExpr(arg.get())))
+      return failure();
+  DType dtype = flag.dtype;
+  program->flags.push_back(std::move(flag));
+  return Type::tensor(dtype, {});
+}
+
+FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
+                                         llvm::StringRef name) {
+  if (name == "flag")
+    return analyzeFlag(expr);
+  if (name == "gather") {
+    const Expr *xArg = argument(expr, 0, "x");
+    const Expr *idxArg = argument(expr, 1, "indices");
+    const Expr *axisArg = argument(expr, 2, "axis");
+    if (!xArg || !idxArg || expr->args.size() > 3) {
+      error(expr->getBegin()) << "gather() takes (x, indices, axis=0)";
+      return failure();
+    }
+    FailureOr<Type> x = analyzeExpr(xArg);
+    if (failed(x))
+      return failure();
+    FailureOr<Type> idx = analyzeExpr(idxArg);
+    if (failed(idx))
+      return failure();
+    if (!x->isTensor() || x->rank() == 0) {
+      error(xArg->getBegin()) << "gather() takes a tensor of at least 1 dim, "
+                                 "got "
+                              << x->str();
+      return failure();
+    }
+    if (!idx->isTensor() ||
+        (idx->dtype != DType::I64 && idx->dtype != DType::I32)) {
+      error(idxArg->getBegin())
+          << "gather() takes i64 or i32 indices, got " << idx->str();
+      return failure();
+    }
+    coerce(idxArg, idx->dtype);
+    std::optional<int64_t> axis = axisArg ? intLiteral(axisArg) : 0;
+    int64_t a = axis && *axis < 0 ? *axis + x->rank() : axis.value_or(-1);
+    if (!axis || a < 0 || a >= x->rank()) {
+      error(axisArg ? axisArg->getBegin() : expr->getBegin())
+          << "gather()'s axis must be an integer literal within the rank of "
+          << x->str();
+      return failure();
+    }
+    frame->spec->reductions[expr] = {{a}, false, false};
+    std::vector<int64_t> shape(x->shape.begin(), x->shape.begin() + a);
+    shape.insert(shape.end(), idx->shape.begin(), idx->shape.end());
+    shape.insert(shape.end(), x->shape.begin() + a + 1, x->shape.end());
+    return Type::tensor(x->dtype, shape, x->weak);
+  }
+  if (name == "now") {
+    if (!expr->args.empty() || !expr->keywords.empty()) {
+      error(expr->getBegin()) << "now() takes no arguments";
+      return failure();
+    }
+    return Type::tensor(DType::F64, {});
+  }
+  if (name == "softmax" || name == "log_softmax" || name == "one_hot")
+    return analyzeNN(expr, name);
+  if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
+                          "arange", "eye", "broadcast_to", "reshape",
+                          "transpose", "expand_dims", "squeeze", "concat",
+                          "stack", "shape", "size"},
+                         name))
+    return analyzeShapeBuiltin(expr, name);
+  if (llvm::is_contained({"sum", "mean", "max", "min", "prod", "argmax",
+                          "argmin", "logsumexp"},
+                         name))
+    return analyzeReduction(expr, name);
+
+  size_t arity = llvm::StringSwitch<size_t>(name)
+                     .Cases({"maximum", "minimum", "pow", "cast", "matmul"}, 2)
+                     .Cases({"where", "clip"}, 3)
+                     .Default(1);
+  if (expr->args.size() != arity || !expr->keywords.empty()) {
+    error(expr->getBegin())
+        << name << "() takes " << arity << " positional argument"
+        << (arity == 1 ? "" : "s") << ", got " << expr->args.size()
+        << (expr->keywords.empty() ? "" : " and keywords");
+    return failure();
+  }
+  std::vector<Type> types;
+  for (const ExprPtr &arg : expr->args) {
+    FailureOr<Type> t = analyzeExpr(arg.get());
+    if (failed(t))
+      return failure();
+    types.push_back(*t);
+  }
+  auto requireTensor = [&](size_t i) -> LogicalResult {
+    if (types[i].isTensor())
+      return success();
+    error(expr->args[i]->getBegin())
+        << name << "() takes tensors, got " << types[i].str();
+    return failure();
+  };
+
+  if (name == "cast" || name == "float" || name == "int") {
+    if (failed(requireTensor(0)))
+      return failure();
+    DType to = name == "float" ? DType::F32 : DType::I64;
+    if (name == "cast") {
+      if (types[1].kind != Type::Kind::DType) {
+        error(expr->args[1]->getBegin())
+            << "cast() takes a dtype (f32, f64, i32, i64, u8, bool), got "
+            << types[1].str();
+        return failure();
+      }
+      to = types[1].dtype;
+    }
+    if (types[0].weak)
+      coerce(expr->args[0].get(), types[0].dtype);
+    return Type::tensor(to, types[0].shape);
+  }
+  for (size_t i = 0; i < types.size(); ++i)
+    if (failed(requireTensor(i)))
+      return failure();
+
+  if (name == "where") {
+    if (types[0].dtype != DType::Bool) {
+      error(expr->args[0]->getBegin())
+          << "where() takes a bool condition, got " << types[0].str();
+      return failure();
+    }
+    FailureOr<Type> values =
+        elementwiseOperands(expr, name, {types[1], types[2]});
+    if (failed(values))
+      return failure();
+    std::optional<std::vector<int64_t>> s =
+        broadcast(types[0].shape, values->shape);
+    if (!s) {
+      error(expr->getBegin())
+          << "where() arguments do not broadcast: " << types[0].str() << ", "
+          << types[1].str() << " and " << types[2].str();
+      return failure();
+    }
+    return Type::tensor(values->dtype, *s, values->weak);
+  }
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i].dtype == DType::Bool) {
+      error(expr->args[i]->getBegin())
+          << name << "() takes numbers, got " << types[i].str();
+      return failure();
+    }
+  if (name == "pow" || name == "matmul")
+    return binaryType(name == "pow" ? BinaryOp::Pow : BinaryOp::MatMul,
+                      expr->args[0].get(), types[0], expr->args[1].get(),
+                      types[1], expr->getBegin());
+  if (arity > 1)
+    return elementwiseOperands(expr, name, types);
+
+  Type t = types[0];
+  if (floatMathBuiltins().contains(name) && !isFloat(t.dtype)) {
+    if (!t.weak) {
+      error(expr->args[0]->getBegin())
+          << name << "() takes a float tensor, got " << t.str()
+          << " (use cast(x, f32))";
+      return failure();
+    }
+    t.dtype = DType::F32;
+  }
+  coerce(expr->args[0].get(), t.dtype);
+  return t;
+}

@@ -1,0 +1,277 @@
+//===- SemaCalls.cpp - Calls, annotations, specializations
+//------------------===//
+//
+// Resolving a call to its callee, matching arguments to parameters,
+// checking annotations, and analyzing one specialization per tuple of
+// argument types (monomorphization), with recursion as an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::failure;
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::success;
+
+FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
+  FailureOr<Type> callee = analyzeExpr(expr->callee.get());
+  if (failed(callee))
+    return failure();
+  if (callee->kind == Type::Kind::Builtin && callee->name == "print")
+    return analyzePrint(expr);
+  if (callee->kind == Type::Kind::Builtin) {
+    frame->spec->builtinCalls[expr] = callee->name;
+    return analyzeBuiltin(expr, callee->name);
+  }
+  if (callee->kind == Type::Kind::Function)
+    return analyzeUserCall(expr, *callee);
+  error(expr->getBegin()) << "'" << callee->str() << "' is not callable";
+  return failure();
+}
+
+LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
+                                        llvm::StringMap<int64_t> &dims,
+                                        llvm::StringRef what, Position at,
+                                        Type &adjusted) {
+  adjusted = actual;
+  auto mismatch = [&](llvm::StringRef detail) {
+    error(at) << what << " is " << actual.str()
+              << ", but its annotation says otherwise: " << detail;
+    return failure();
+  };
+  if (auto *tuple = dyn_cast<TupleExpr>(ann)) {
+    if (actual.kind != Type::Kind::Tuple ||
+        actual.elements.size() != tuple->elements.size())
+      return mismatch("a tuple of " + std::to_string(tuple->elements.size()));
+    for (size_t i = 0; i < tuple->elements.size(); ++i)
+      if (failed(checkAnnotation(tuple->elements[i].get(), actual.elements[i],
+                                 dims, what, at, adjusted.elements[i])))
+        return failure();
+    return success();
+  }
+  if (isa<NoneExpr>(ann))
+    return actual.kind == Type::Kind::None ? success() : mismatch("None");
+  const Expr *dtypeExpr = ann;
+  const std::vector<ExprPtr> *dimExprs = nullptr;
+  if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
+    dtypeExpr = sub->value.get();
+    dimExprs = &sub->indices;
+  }
+  auto *dtypeName = dyn_cast<NameExpr>(dtypeExpr);
+  std::optional<DType> dtype =
+      dtypeName ? dtypeNamed(dtypeName->name) : std::nullopt;
+  if (!dtype) {
+    error(ann->getBegin())
+        << "invalid type annotation: write a dtype (f32, "
+           "i64, ...), optionally with dims (f32[N, 28, ?]), "
+           "or a tuple of these";
+    return failure();
+  }
+  if (!actual.isTensor())
+    return mismatch(dtypeName->name);
+  if (actual.dtype != *dtype) {
+    bool literalFits =
+        actual.weak && (isFloat(*dtype) || !isFloat(actual.dtype));
+    if (!literalFits)
+      return mismatch("dtype " + dtypeName->name);
+    adjusted.dtype = *dtype;
+    adjusted.weak = false;
+  }
+  size_t rank = dimExprs ? dimExprs->size() : 0;
+  if (actual.rank() != static_cast<int64_t>(rank))
+    return mismatch(std::to_string(rank) + " dims");
+  for (size_t i = 0; i < rank; ++i) {
+    const Expr *d = (*dimExprs)[i].get();
+    int64_t size = actual.shape[i];
+    if (std::optional<int64_t> v = intLiteral(d)) {
+      if (*v != size)
+        return mismatch("dim " + std::to_string(i) + " is " +
+                        std::to_string(*v));
+      continue;
+    }
+    auto *name = dyn_cast<NameExpr>(d);
+    if (!name) {
+      error(d->getBegin()) << "a dim in a type annotation is an integer, '?' "
+                              "or a name";
+      return failure();
+    }
+    if (name->name == "?")
+      continue;
+    auto [it, inserted] = dims.try_emplace(name->name, size);
+    if (!inserted && it->second != size) {
+      error(at) << what << " is " << actual.str() << ", but its dim "
+                << name->name << " is " << it->second
+                << " elsewhere in the signature";
+      return failure();
+    }
+  }
+  return success();
+}
+
+FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
+                                          const Type &callee) {
+  const FuncDef *def = callee.func;
+  // Match arguments to parameters (positional, keywords, defaults).
+  size_t numParams = def->params.size();
+  std::vector<const Expr *> args(numParams, nullptr);
+  if (expr->args.size() > numParams) {
+    error(expr->getBegin())
+        << def->name << "() takes " << numParams << " positional argument"
+        << (numParams == 1 ? "" : "s") << " but " << expr->args.size()
+        << " were given";
+    return failure();
+  }
+  for (size_t i = 0; i < expr->args.size(); ++i)
+    args[i] = expr->args[i].get();
+  for (const Keyword &kw : expr->keywords) {
+    auto it = llvm::find_if(def->params,
+                            [&](const Param &p) { return p.name == kw.name; });
+    if (it == def->params.end()) {
+      error(kw.range.begin)
+          << def->name << "() got an unexpected keyword argument '" << kw.name
+          << "'";
+      return failure();
+    }
+    size_t index = it - def->params.begin();
+    if (args[index]) {
+      error(kw.range.begin)
+          << def->name << "() got multiple values for argument '" << kw.name
+          << "'";
+      return failure();
+    }
+    args[index] = kw.value.get();
+  }
+  for (size_t i = 0; i < numParams; ++i) {
+    if (args[i])
+      continue;
+    if (def->params[i].defaultValue) {
+      args[i] = def->params[i].defaultValue.get();
+      continue;
+    }
+    error(expr->getBegin()) << def->name << "() missing required argument '"
+                            << def->params[i].name << "'";
+    return failure();
+  }
+
+  std::vector<Type> argTypes;
+  for (size_t i = 0; i < numParams; ++i) {
+    FailureOr<Type> t = analyzeExpr(args[i]);
+    if (failed(t))
+      return failure();
+    if (!t->isTensor() && t->kind != Type::Kind::Tuple &&
+        t->kind != Type::Kind::Function) {
+      error(args[i]->getBegin())
+          << "argument '" << def->params[i].name << "' of " << def->name
+          << "() is " << t->str()
+          << "; passing non-tensor values is not supported yet";
+      return failure();
+    }
+    // A literal argument stays weak inside the callee (as JAX's Python
+    // scalars do), so `scale(x, factor=2)` keeps x's dtype.
+    argTypes.push_back(*t);
+  }
+  // Annotated parameters are checked (named dims agree across them).
+  llvm::StringMap<int64_t> dims;
+  for (size_t i = 0; i < numParams; ++i) {
+    const ExprPtr &ann = def->params[i].annotation;
+    if (!ann)
+      continue;
+    Type adjusted;
+    if (failed(checkAnnotation(ann.get(), argTypes[i], dims,
+                               "argument '" + def->params[i].name + "' of " +
+                                   def->name + "()",
+                               args[i]->getBegin(), adjusted)))
+      return failure();
+    argTypes[i] = adjusted;
+  }
+  FailureOr<Specialization *> spec =
+      specialize(callee, std::move(argTypes), expr->getBegin());
+  if (failed(spec))
+    return failure();
+  frame->spec->callees[expr] = *spec;
+  frame->spec->callArgs[expr] = std::move(args);
+  return (*spec)->resultType;
+}
+
+FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
+                                                 std::vector<Type> argTypes,
+                                                 Position callPos) {
+  const FuncDef *def = calleeType.func;
+  std::string key;
+  for (const Type &t : argTypes)
+    key += t.mangle() + (t.weak ? "~weak;" : ";");
+  for (const Type &t : calleeType.elements)
+    key += "capture:" + t.mangle() + (t.weak ? "~weak;" : ";");
+  auto cached = cache.find({def, key});
+  if (cached != cache.end()) {
+    if (llvm::is_contained(inProgress, cached->second)) {
+      std::string cycle;
+      auto start = llvm::find(inProgress, cached->second);
+      for (auto it = start; it != inProgress.end(); ++it)
+        cycle += (*it)->def->name + " -> ";
+      error(callPos) << "recursion is not supported: " << cycle << def->name;
+      return failure();
+    }
+    return cached->second;
+  }
+
+  auto spec = std::make_unique<Specialization>();
+  Specialization *s = spec.get();
+  s->def = def;
+  s->argTypes = argTypes;
+  s->captureNames = calleeType.captureNames;
+  s->captureTypes = calleeType.elements;
+  s->symbol = def->name == "<lambda>" ? "lambda" : def->name;
+  for (const Type &t : argTypes)
+    s->symbol += "_" + t.mangle();
+  if (!s->captureTypes.empty()) {
+    s->symbol += "_closure";
+    for (const Type &t : s->captureTypes)
+      s->symbol += "_" + t.mangle();
+  }
+  program->specializations.push_back(std::move(spec));
+  cache[{def, key}] = s;
+
+  Frame callee{s, {}, std::nullopt, false};
+  for (size_t i = 0; i < s->captureNames.size(); ++i)
+    callee.vars[s->captureNames[i]] = s->captureTypes[i];
+  for (size_t i = 0; i < argTypes.size(); ++i)
+    callee.vars[def->params[i].name] = argTypes[i];
+  Frame *caller = frame;
+  frame = &callee;
+  inProgress.push_back(s);
+  LogicalResult result = analyzeBlock(def->body);
+  inProgress.pop_back();
+  frame = caller;
+  if (failed(result))
+    return failure();
+  s->resultType = callee.returnType.value_or(Type::none());
+  if (def->returns) {
+    llvm::StringMap<int64_t> dims;
+    for (size_t i = 0; i < argTypes.size(); ++i)
+      if (def->params[i].annotation) {
+        Type ignored;
+        (void)checkAnnotation(def->params[i].annotation.get(), argTypes[i],
+                              dims, "", callPos, ignored);
+      }
+    Type adjusted;
+    if (failed(checkAnnotation(def->returns.get(), s->resultType, dims,
+                               "the result of " + def->name + "()",
+                               def->returns->getBegin(), adjusted)))
+      return failure();
+  }
+  return s;
+}

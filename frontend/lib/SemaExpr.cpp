@@ -1,0 +1,661 @@
+//===- SemaExpr.cpp - Types of expressions
+//----------------------------------===//
+//
+// Names, literals, operators with promotion and broadcasting, comparisons,
+// subscripts (their read plans), f-strings and print(...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Regex.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::failure;
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::success;
+
+LogicalResult SemaImpl::unsupported(const Expr *expr, llvm::StringRef what) {
+  error(expr->getBegin()) << what << " is not supported yet";
+  return failure();
+}
+
+FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
+  FailureOr<Type> result = failure();
+  switch (expr->getKind()) {
+  case Expr::Kind::Int:
+    result = Type::tensor(DType::I64, {}, /*weak=*/true);
+    break;
+  case Expr::Kind::Float:
+    result = Type::tensor(DType::F32, {}, /*weak=*/true);
+    break;
+  case Expr::Kind::Bool:
+    result = Type::tensor(DType::Bool, {});
+    break;
+  case Expr::Kind::String:
+    result = Type::string(cast<StringExpr>(expr)->value);
+    break;
+  case Expr::Kind::None:
+    result = Type::none();
+    break;
+  case Expr::Kind::Name:
+    result = analyzeName(cast<NameExpr>(expr));
+    break;
+  case Expr::Kind::List:
+    result = analyzeList(cast<ListExpr>(expr));
+    break;
+  case Expr::Kind::Tuple: {
+    std::vector<Type> elements;
+    for (const ExprPtr &e : cast<TupleExpr>(expr)->elements) {
+      FailureOr<Type> t = analyzeExpr(e.get());
+      if (failed(t))
+        return failure();
+      elements.push_back(*t);
+    }
+    result = Type::tuple(std::move(elements));
+    break;
+  }
+  case Expr::Kind::Unary:
+    result = analyzeUnary(cast<UnaryExpr>(expr));
+    break;
+  case Expr::Kind::Binary:
+    result = analyzeBinary(cast<BinaryExpr>(expr));
+    break;
+  case Expr::Kind::Call:
+    result = analyzeCall(cast<CallExpr>(expr));
+    break;
+  case Expr::Kind::FString:
+    return unsupported(expr, "an f-string outside print(...)");
+  case Expr::Kind::Ellipsis:
+    return unsupported(expr, "'...' outside a subscript");
+  case Expr::Kind::Compare:
+    result = analyzeCompare(cast<CompareExpr>(expr));
+    break;
+  case Expr::Kind::Not:
+    if (failed(requireBoolScalar(cast<NotExpr>(expr)->operand.get(),
+                                 "the operand of 'not'")))
+      return failure();
+    result = Type::tensor(DType::Bool, {});
+    break;
+  case Expr::Kind::BoolOp: {
+    auto *b = cast<BoolOpExpr>(expr);
+    llvm::StringRef what =
+        b->isAnd ? "an operand of 'and'" : "an operand of 'or'";
+    if (failed(requireBoolScalar(b->lhs.get(), what)) ||
+        failed(requireBoolScalar(b->rhs.get(), what)))
+      return failure();
+    result = Type::tensor(DType::Bool, {});
+    break;
+  }
+  case Expr::Kind::Cond:
+    result = analyzeCond(cast<CondExpr>(expr));
+    break;
+  case Expr::Kind::Attribute:
+    return unsupported(expr, "attribute access");
+  case Expr::Kind::Subscript:
+    result = analyzeSubscript(cast<SubscriptExpr>(expr));
+    break;
+  case Expr::Kind::Slice:
+    return unsupported(expr, "a slice outside a subscript");
+  case Expr::Kind::Lambda:
+    result = closureOf(cast<LambdaExpr>(expr)->def.get());
+    break;
+  }
+  if (failed(result))
+    return failure();
+  typeOf(expr) = *result;
+  return result;
+}
+
+FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
+  auto it = frame->vars.find(expr->name);
+  if (it != frame->vars.end()) {
+    if (frame->conditional.contains(expr->name)) {
+      error(expr->getBegin())
+          << "name '" << expr->name
+          << "' may be unbound here: it is assigned only in one branch of an "
+             "'if' or inside a loop";
+      return failure();
+    }
+    return it->second;
+  }
+  if (!frame->isScript) {
+    auto g = globals.find(expr->name);
+    if (g != globals.end())
+      return Type::function(g->second);
+    // A module constant, emitted where it is used.
+    auto c = constants.find(expr->name);
+    if (c != constants.end()) {
+      FailureOr<Type> t = analyzeExpr(c->second);
+      if (succeeded(t))
+        frame->spec->constantUses[expr] = c->second;
+      return t;
+    }
+  }
+  if (builtinNames().contains(expr->name))
+    return Type::builtin(expr->name);
+  if (std::optional<DType> dtype = dtypeNamed(expr->name))
+    return Type::dtypeValue(*dtype);
+  if (!frame->isScript && topLevelNames.contains(expr->name)) {
+    error(expr->getBegin())
+        << "name '" << expr->name
+        << "' is not defined in this function: functions see module "
+           "constants (top-level names bound once to a literal), not "
+           "script variables; pass it as an argument";
+    return failure();
+  }
+  error(expr->getBegin()) << "name '" << expr->name << "' is not defined";
+  return failure();
+}
+
+/// The literal number of a list leaf (`1`, `-2.5`, `True`), if it is one.
+static const Expr *literalLeaf(const Expr *e) {
+  if (auto *u = dyn_cast<UnaryExpr>(e))
+    return isa<IntExpr, FloatExpr>(u->operand.get()) ? u->operand.get()
+                                                     : nullptr;
+  return isa<IntExpr, FloatExpr, BoolExpr>(e) ? e : nullptr;
+}
+
+FailureOr<Type> SemaImpl::analyzeList(const ListExpr *expr) {
+  // A nested list of number literals: find its shape and dtype.
+  std::vector<int64_t> shape;
+  bool anyFloat = false, anyInt = false, anyBool = false;
+  std::function<LogicalResult(const Expr *, size_t)> visit =
+      [&](const Expr *e, size_t depth) -> LogicalResult {
+    if (auto *list = dyn_cast<ListExpr>(e)) {
+      int64_t n = list->elements.size();
+      if (depth == shape.size())
+        shape.push_back(n);
+      else if (depth > shape.size() || shape[depth] != n) {
+        error(e->getBegin()) << "ragged list literal: this list has " << n
+                             << " elements where its siblings have "
+                             << (depth < shape.size() ? shape[depth] : 0);
+        return failure();
+      }
+      for (const ExprPtr &child : list->elements)
+        if (failed(visit(child.get(), depth + 1)))
+          return failure();
+      return success();
+    }
+    if (depth != shape.size()) {
+      error(e->getBegin()) << "ragged list literal: a number where a list "
+                              "is expected";
+      return failure();
+    }
+    const Expr *leaf = literalLeaf(e);
+    if (!leaf) {
+      error(e->getBegin()) << "a list literal holds only number literals "
+                              "(build tensors from values with stack(...))";
+      return failure();
+    }
+    anyFloat |= isa<FloatExpr>(leaf);
+    anyInt |= isa<IntExpr>(leaf);
+    anyBool |= isa<BoolExpr>(leaf);
+    return success();
+  };
+  if (failed(visit(expr, 0)))
+    return failure();
+  if (anyBool && (anyFloat || anyInt)) {
+    error(expr->getBegin()) << "a list literal mixes booleans and numbers";
+    return failure();
+  }
+  // A list literal is a tensor (as jnp.array is): only scalar literals are
+  // weak (LANGUAGE.md section 3).
+  // An empty list is a float tensor, as NumPy's np.array([]).
+  bool anyLeaf = anyFloat || anyInt || anyBool;
+  DType dtype = (anyFloat || !anyLeaf) ? DType::F32
+                : anyBool              ? DType::Bool
+                                       : DType::I64;
+  return Type::tensor(dtype, shape);
+}
+
+void SemaImpl::coerce(const Expr *expr, DType dtype) {
+  Type &t = typeOf(expr);
+  if (!t.isTensor() || !t.weak)
+    return;
+  // A module constant read here is emitted in the dtype this use needs.
+  auto constant = frame->spec->constantUses.find(expr);
+  if (constant != frame->spec->constantUses.end())
+    coerce(constant->second, dtype);
+  t.dtype = dtype;
+  t.weak = false;
+  if (auto *u = dyn_cast<UnaryExpr>(expr))
+    coerce(u->operand.get(), dtype);
+  else if (auto *b = dyn_cast<BinaryExpr>(expr)) {
+    if (b->op == BinaryOp::Div && isFloat(dtype)) {
+      coerce(b->lhs.get(), dtype);
+      coerce(b->rhs.get(), dtype);
+    } else if (b->op != BinaryOp::Div) {
+      coerce(b->lhs.get(), dtype);
+      coerce(b->rhs.get(), dtype);
+    }
+  }
+}
+
+FailureOr<Type> SemaImpl::analyzeUnary(const UnaryExpr *expr) {
+  FailureOr<Type> t = analyzeExpr(expr->operand.get());
+  if (failed(t))
+    return failure();
+  if (!t->isTensor() || t->dtype == DType::Bool) {
+    error(expr->getBegin()) << "bad operand type for unary "
+                            << spelling(expr->op) << ": " << t->str();
+    return failure();
+  }
+  return *t;
+}
+
+FailureOr<Type> SemaImpl::analyzeBinary(const BinaryExpr *expr) {
+  FailureOr<Type> lhs = analyzeExpr(expr->lhs.get());
+  if (failed(lhs))
+    return failure();
+  FailureOr<Type> rhs = analyzeExpr(expr->rhs.get());
+  if (failed(rhs))
+    return failure();
+  return binaryType(expr->op, expr->lhs.get(), *lhs, expr->rhs.get(), *rhs,
+                    expr->opPos);
+}
+
+FailureOr<Type> SemaImpl::binaryType(BinaryOp binOp, const Expr *lhsExpr,
+                                     Type lhs, const Expr *rhsExpr, Type rhs,
+                                     Position opPos) {
+  llvm::StringRef op = spelling(binOp);
+  if (!lhs.isTensor() || !rhs.isTensor() || lhs.dtype == DType::Bool ||
+      rhs.dtype == DType::Bool) {
+    error(opPos) << "unsupported operand types for " << op << ": " << lhs.str()
+                 << " and " << rhs.str();
+    return failure();
+  }
+  std::optional<Type> common = unifyOperands(lhs, rhs);
+  if (!common) {
+    error(opPos) << "operands of " << op
+                 << " have different dtypes: " << lhs.str() << " and "
+                 << rhs.str() << " (use cast(x, dtype) to convert one)";
+    return failure();
+  }
+  DType dtype = common->dtype;
+  bool weak = lhs.weak && rhs.weak;
+  if (!weak) {
+    coerce(lhsExpr, dtype);
+    coerce(rhsExpr, dtype);
+  }
+
+  if (binOp == BinaryOp::MatMul) {
+    // NumPy's matmul: a 1-D operand is promoted (and its dim dropped from
+    // the result), leading batch dims broadcast.
+    if (lhs.rank() == 0 || rhs.rank() == 0) {
+      error(opPos) << "matmul needs operands of at least 1 dim, got "
+                   << lhs.str() << " @ " << rhs.str();
+      return failure();
+    }
+    std::vector<int64_t> a = lhs.shape, b = rhs.shape;
+    if (a.size() == 1)
+      a.insert(a.begin(), 1);
+    if (b.size() == 1)
+      b.push_back(1);
+    int64_t k1 = a.back(), k2 = b[b.size() - 2];
+    if (k1 != kDynamicDim && k2 != kDynamicDim && k1 != k2) {
+      error(opPos) << "matmul shape mismatch: " << lhs.str() << " @ "
+                   << rhs.str() << " (inner dimensions " << k1 << " and " << k2
+                   << " differ)";
+      return failure();
+    }
+    std::optional<std::vector<int64_t>> batch =
+        broadcast(std::vector<int64_t>(a.begin(), a.end() - 2),
+                  std::vector<int64_t>(b.begin(), b.end() - 2));
+    if (!batch) {
+      error(opPos) << "matmul batch dimensions do not broadcast: " << lhs.str()
+                   << " @ " << rhs.str();
+      return failure();
+    }
+    std::vector<int64_t> shape = *batch;
+    if (lhs.rank() > 1)
+      shape.push_back(a[a.size() - 2]);
+    if (rhs.rank() > 1)
+      shape.push_back(b.back());
+    return Type::tensor(dtype, shape, weak);
+  }
+
+  // Elementwise: NumPy broadcasting of the two shapes.
+  std::optional<std::vector<int64_t>> shape = broadcast(lhs.shape, rhs.shape);
+  if (!shape) {
+    error(opPos) << "shapes do not broadcast for " << op << ": " << lhs.str()
+                 << " and " << rhs.str();
+    return failure();
+  }
+  // True division of integers gives f32 (LANGUAGE.md section 3).
+  if (binOp == BinaryOp::Div && !isFloat(dtype))
+    dtype = DType::F32;
+  return Type::tensor(dtype, *shape, weak);
+}
+
+FailureOr<Type> SemaImpl::requireBoolScalar(const Expr *expr,
+                                            llvm::StringRef what) {
+  FailureOr<Type> t = analyzeExpr(expr);
+  if (failed(t))
+    return failure();
+  if (!t->isScalar() || t->dtype != DType::Bool) {
+    error(expr->getBegin())
+        << what << " must be a bool scalar, got " << t->str();
+    return failure();
+  }
+  return t;
+}
+
+FailureOr<Type> SemaImpl::analyzeCompare(const CompareExpr *expr) {
+  std::vector<Type> types;
+  for (const ExprPtr &operand : expr->operands) {
+    FailureOr<Type> t = analyzeExpr(operand.get());
+    if (failed(t))
+      return failure();
+    if (!t->isTensor()) {
+      error(operand->getBegin()) << "cannot compare " << t->str();
+      return failure();
+    }
+    types.push_back(*t);
+  }
+  if (expr->ops.size() > 1) {
+    for (size_t i = 0; i < types.size(); ++i)
+      if (!types[i].isScalar()) {
+        error(expr->operands[i]->getBegin())
+            << "a chained comparison needs scalars, got " << types[i].str();
+        return failure();
+      }
+  }
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < expr->ops.size(); ++i) {
+    const Type &a = types[i], &b = types[i + 1];
+    std::optional<Type> common = unifyOperands(a, b);
+    bool boolEquality =
+        a.dtype == DType::Bool && b.dtype == DType::Bool &&
+        (expr->ops[i] == CompareOp::Eq || expr->ops[i] == CompareOp::Ne);
+    if (!common || (common->dtype == DType::Bool && !boolEquality)) {
+      error(expr->operands[i]->getBegin())
+          << "cannot compare " << a.str() << " " << spelling(expr->ops[i])
+          << " " << b.str() << " (use cast(x, dtype) to convert one)";
+      return failure();
+    }
+    coerce(expr->operands[i].get(), common->dtype);
+    coerce(expr->operands[i + 1].get(), common->dtype);
+    std::optional<std::vector<int64_t>> s = broadcast(a.shape, b.shape);
+    if (!s) {
+      error(expr->operands[i]->getBegin())
+          << "shapes do not broadcast for " << spelling(expr->ops[i]) << ": "
+          << a.str() << " and " << b.str();
+      return failure();
+    }
+    shape = *s;
+  }
+  return Type::tensor(DType::Bool, shape);
+}
+
+FailureOr<Type> SemaImpl::analyzeCond(const CondExpr *expr) {
+  if (failed(requireBoolScalar(expr->cond.get(),
+                               "the condition of a conditional expression")))
+    return failure();
+  FailureOr<Type> a = analyzeExpr(expr->thenExpr.get());
+  if (failed(a))
+    return failure();
+  FailureOr<Type> b = analyzeExpr(expr->elseExpr.get());
+  if (failed(b))
+    return failure();
+  std::optional<Type> common;
+  if (a->isTensor() && b->isTensor() && a->shape == b->shape)
+    common = unifyOperands(*a, *b);
+  if (!common) {
+    error(expr->getBegin())
+        << "the two values of a conditional expression differ in type: "
+        << a->str() << " and " << b->str();
+    return failure();
+  }
+  coerce(expr->thenExpr.get(), common->dtype);
+  coerce(expr->elseExpr.get(), common->dtype);
+  return Type::tensor(common->dtype, a->shape, a->weak && b->weak);
+}
+
+FailureOr<Type> SemaImpl::analyzeSubscript(const SubscriptExpr *expr) {
+  FailureOr<Type> value = analyzeExpr(expr->value.get());
+  if (failed(value))
+    return failure();
+  // A tuple with a literal index: its element (`shape(x)[0]`).
+  if (value->kind == Type::Kind::Tuple) {
+    std::optional<int64_t> k = expr->indices.size() == 1
+                                   ? intLiteral(expr->indices[0].get())
+                                   : std::nullopt;
+    int64_t n = value->elements.size();
+    if (!k || *k < -n || *k >= n) {
+      error(expr->getBegin())
+          << "a tuple of " << n << " is indexed by an integer literal in "
+          << "range";
+      return failure();
+    }
+    int64_t i = *k < 0 ? *k + n : *k;
+    frame->spec->tupleIndices[expr] = i;
+    return value->elements[i];
+  }
+  if (!value->isTensor() || value->rank() == 0) {
+    error(expr->getBegin()) << "cannot index " << value->str();
+    return failure();
+  }
+  int64_t rank = value->rank();
+  int64_t consuming = 0, ellipses = 0;
+  for (const ExprPtr &item : expr->indices) {
+    if (isa<EllipsisExpr>(item.get()))
+      ++ellipses;
+    else if (!isa<NoneExpr>(item.get()))
+      ++consuming;
+  }
+  if (ellipses > 1 || consuming > rank) {
+    error(expr->getBegin())
+        << (ellipses > 1 ? "an index can have one '...' only"
+                         : "too many indices for " + value->str());
+    return failure();
+  }
+  SubscriptPlan plan;
+  std::vector<int64_t> resultShape;
+  int64_t dim = 0;
+  auto fullSlice = [&] {
+    plan.dims.push_back(
+        {SubscriptPlan::Slice, 0, nullptr, false, value->shape[dim], 1});
+    resultShape.push_back(value->shape[dim]);
+    ++dim;
+  };
+  for (const ExprPtr &itemPtr : expr->indices) {
+    const Expr *item = itemPtr.get();
+    if (isa<EllipsisExpr>(item)) {
+      for (int64_t k = 0; k < rank - consuming; ++k)
+        fullSlice();
+      continue;
+    }
+    if (isa<NoneExpr>(item)) {
+      resultShape.push_back(1);
+      continue;
+    }
+    int64_t n = value->shape[dim];
+    if (auto *s = dyn_cast<SliceExpr>(item)) {
+      std::optional<int64_t> step = s->step ? intLiteral(s->step.get()) : 1;
+      if (!step || *step == 0) {
+        error(item->getBegin()) << "a slice step must be a nonzero integer "
+                                   "literal";
+        return failure();
+      }
+      std::optional<int64_t> lo =
+          s->lo ? intLiteral(s->lo.get()) : std::nullopt;
+      std::optional<int64_t> hi =
+          s->hi ? intLiteral(s->hi.get()) : std::nullopt;
+      if ((!s->lo || lo) && (!s->hi || hi)) {
+        // Python's slice.indices(n).
+        auto clampIndex = [&](std::optional<int64_t> v, bool isLo) -> int64_t {
+          if (!v)
+            return *step > 0 ? (isLo ? 0 : n) : (isLo ? n - 1 : -1);
+          int64_t x = *v < 0 ? *v + n : *v;
+          if (*step > 0)
+            return std::clamp<int64_t>(x, 0, n);
+          return std::clamp<int64_t>(x, -1, n - 1);
+        };
+        int64_t start = clampIndex(lo, true), stop = clampIndex(hi, false);
+        int64_t size =
+            *step > 0
+                ? std::max<int64_t>(0, (stop - start + *step - 1) / *step)
+                : std::max<int64_t>(0, (start - stop - *step - 1) / -*step);
+        plan.dims.push_back({SubscriptPlan::Slice, size ? start : 0, nullptr,
+                             false, size, *step});
+        resultShape.push_back(size);
+        ++dim;
+        continue;
+      }
+      // x[s : s + K]: a dynamic start with a static length.
+      auto *sum = s->hi ? dyn_cast<BinaryExpr>(s->hi.get()) : nullptr;
+      auto *loName = s->lo ? dyn_cast<NameExpr>(s->lo.get()) : nullptr;
+      auto *sumName = sum ? dyn_cast<NameExpr>(sum->lhs.get()) : nullptr;
+      std::optional<int64_t> k = sum && sum->op == BinaryOp::Add
+                                     ? intLiteral(sum->rhs.get())
+                                     : std::nullopt;
+      if (!loName || !sumName || loName->name != sumName->name || !k ||
+          *k < 0 || *step != 1) {
+        error(item->getBegin())
+            << "a slice with a computed bound needs a static length: write "
+               "x[s : s + K] with K an integer literal (and no step)";
+        return failure();
+      }
+      FailureOr<Type> st = analyzeExpr(s->lo.get());
+      if (failed(st))
+        return failure();
+      if (!st->isScalar() || !isInteger(st->dtype)) {
+        error(item->getBegin()) << "a slice start must be an integer scalar, "
+                                   "got "
+                                << st->str();
+        return failure();
+      }
+      (void)analyzeExpr(s->hi.get()); // records the bound's types
+      plan.dims.push_back({SubscriptPlan::Slice, 0, s->lo.get(), false, *k, 1});
+      resultShape.push_back(*k);
+      ++dim;
+      continue;
+    }
+    if (std::optional<int64_t> i = intLiteral(item)) {
+      int64_t x = *i < 0 ? *i + n : *i;
+      if (x < 0 || x >= n) {
+        error(item->getBegin()) << "index " << *i << " is out of range for "
+                                << "axis " << dim << " of " << value->str();
+        return failure();
+      }
+      plan.dims.push_back({SubscriptPlan::Index, x, nullptr, false, 1, 1});
+      ++dim;
+      continue;
+    }
+    FailureOr<Type> it = analyzeExpr(item);
+    if (failed(it))
+      return failure();
+    if (!it->isScalar() || !isInteger(it->dtype)) {
+      error(item->getBegin())
+          << "an index must be an integer scalar, a slice, None or '...', "
+             "got "
+          << it->str();
+      return failure();
+    }
+    plan.dims.push_back({SubscriptPlan::Index, 0, item, true, 1, 1});
+    ++dim;
+  }
+  while (dim < rank)
+    fullSlice();
+  frame->spec->subscripts[expr] = std::move(plan);
+  return Type::tensor(value->dtype, resultShape, value->weak);
+}
+
+LogicalResult SemaImpl::analyzeFString(const FStringExpr *expr) {
+  // Python's format-spec mini-language (types TFL supports).
+  static const llvm::Regex specGrammar(
+      "^(.?[<>=^])?[-+ ]?#?0?[0-9]*[,_]?(\\.[0-9]+)?[bdeEfFgGoxX%]?$");
+  for (const FStringExpr::Part &part : expr->parts) {
+    if (!part.expr)
+      continue;
+    FailureOr<Type> t = analyzeExpr(part.expr.get());
+    if (failed(t))
+      return failure();
+    const Position at = part.expr->getBegin();
+    if (t->kind == Type::Kind::String) {
+      if (!part.spec.empty()) {
+        error(at) << "a format spec on a string field is not supported yet";
+        return failure();
+      }
+      continue;
+    }
+    if (!t->isTensor()) {
+      error(at) << "an f-string cannot show a value of type " << t->str();
+      return failure();
+    }
+    if (t->weak)
+      coerce(part.expr.get(), t->dtype);
+    if (part.spec.empty())
+      continue;
+    if (!t->isScalar()) {
+      error(at) << "a format spec applies to scalars, not " << t->str()
+                << " (as for NumPy arrays)";
+      return failure();
+    }
+    if (llvm::StringRef(part.spec).contains('{') ||
+        !specGrammar.match(part.spec)) {
+      error(at) << "invalid format spec '" << part.spec << "'";
+      return failure();
+    }
+    char type = part.spec.back();
+    if (isFloat(t->dtype) && llvm::StringRef("bdoxX").contains(type)) {
+      error(at) << "format code '" << type << "' is for integers, but this "
+                << "value is " << t->str();
+      return failure();
+    }
+  }
+  return success();
+}
+
+FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
+  for (const ExprPtr &arg : expr->args) {
+    if (auto *f = dyn_cast<FStringExpr>(arg.get())) {
+      if (failed(analyzeFString(f)))
+        return failure();
+      continue;
+    }
+    FailureOr<Type> t = analyzeExpr(arg.get());
+    if (failed(t))
+      return failure();
+    bool printable = t->isTensor() || t->kind == Type::Kind::String;
+    if (t->kind == Type::Kind::Tuple)
+      printable = llvm::all_of(t->elements, [](const Type &e) {
+        return e.isTensor() || e.kind == Type::Kind::String;
+      });
+    if (!printable) {
+      error(arg->getBegin())
+          << "print(...) cannot show a value of type " << t->str();
+      return failure();
+    }
+    if (t->weak)
+      coerce(arg.get(), t->dtype);
+  }
+  for (const Keyword &kw : expr->keywords) {
+    if (kw.name != "sep" && kw.name != "end") {
+      error(kw.range.begin)
+          << "print() got an unexpected keyword argument '" << kw.name << "'";
+      return failure();
+    }
+    FailureOr<Type> t = analyzeExpr(kw.value.get());
+    if (failed(t))
+      return failure();
+    if (t->kind != Type::Kind::String) {
+      error(kw.value->getBegin())
+          << "print()'s " << kw.name << "= must be a string, got " << t->str();
+      return failure();
+    }
+  }
+  return Type::none();
+}
