@@ -92,6 +92,23 @@ static bool anyReturn(const Block &block) {
   return false;
 }
 
+std::vector<const AnnAssignStmt *> fieldsOf(const ClassDef &cls) {
+  std::vector<const AnnAssignStmt *> fields;
+  for (const StmtPtr &s : cls.body)
+    if (auto *field = dyn_cast<AnnAssignStmt>(s.get()))
+      if (isa<NameExpr>(field->target.get()))
+        fields.push_back(field);
+  return fields;
+}
+
+const FuncDef *methodOf(const ClassDef &cls, llvm::StringRef name) {
+  for (const StmtPtr &s : cls.body)
+    if (auto *def = dyn_cast<FuncDef>(s.get()))
+      if (def->name == name)
+        return def;
+  return nullptr;
+}
+
 bool mayExitLoop(const Stmt *stmt) {
   if (isa<BreakStmt, ContinueStmt, ReturnStmt>(stmt))
     return true;

@@ -72,8 +72,8 @@ public:
 
 private:
   mlir::Location loc(Position p) {
-    return mlir::FileLineColLoc::get(&ctx, program.module->fileName, p.line,
-                                     p.col);
+    const Module *file = spec && spec->module ? spec->module : program.module;
+    return mlir::FileLineColLoc::get(&ctx, file->fileName, p.line, p.col);
   }
   mlir::RankedTensorType tensorType(const Type &t) {
     llvm::SmallVector<int64_t> shape;
@@ -85,7 +85,7 @@ private:
   void flatTypes(const Type &t, llvm::SmallVectorImpl<mlir::Type> &out) {
     if (t.isTensor())
       out.push_back(tensorType(t));
-    else if (t.kind == Type::Kind::Tuple || t.kind == Type::Kind::Function)
+    else if (t.isTree() || t.kind == Type::Kind::Function)
       for (const Type &e : t.elements) // a closure's leaves: its captures
         flatTypes(e, out);
   }
@@ -143,6 +143,14 @@ private:
                    mlir::Location l);
   Value genCompare(const CompareExpr *expr);
   Values genSubscript(const SubscriptExpr *expr);
+  /// A field of a record, a module's constant, or a method's receiver.
+  Values genAttribute(const AttributeExpr *expr);
+  /// The leaves of element `index` of a tuple or record of type `tree`.
+  Values element(const Values &leaves, const Type &tree, size_t index);
+  /// A module constant `literal` read at `use` (of type `t`).
+  Values genConstantUse(const Expr *literal, const Type &t, mlir::Location l);
+  /// `values` cast leaf by leaf to the dtypes of `type`.
+  Values castLeaves(const Values &values, const Type &type, mlir::Location l);
   /// `cond ? thenFn() : elseFn()` as an scf.if yielding one tensor.
   Value genSelect(Value cond, mlir::Type type, mlir::Location l,
                   llvm::function_ref<Value()> thenFn,
@@ -414,6 +422,14 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
           name && isNumberLiteral(assign->value.get()))
         literalOf[name->name] = assign->value.get();
     }
+    return false;
+  }
+  case Stmt::Kind::AnnAssign: {
+    auto *ann = cast<AnnAssignStmt>(stmt);
+    const Type &type = spec->types.find(ann->value.get())->second;
+    bindTarget(ann->target.get(), type,
+               castLeaves(genExpr(ann->value.get()), type.strong(),
+                          loc(ann->getBegin())));
     return false;
   }
   case Stmt::Kind::Return: {
@@ -909,14 +925,10 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
       literal = constant->second;
     else
       literal = literalOf.lookup(name);
+    if (constant != spec->constantUses.end())
+      return genConstantUse(literal, t, l);
     if (literal && t.isTensor() && isNumberLiteral(literal))
       return {genConstant(literal, t)};
-    if (constant != spec->constantUses.end()) {
-      Values values = genExpr(constant->second);
-      if (t.isTensor() && values.size() == 1)
-        values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
-      return values;
-    }
     Values values = env.lookup(name);
     if (t.isTensor() && values.size() == 1)
       values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
@@ -944,6 +956,8 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
     return {genCompare(cast<CompareExpr>(expr))};
   case Expr::Kind::Subscript:
     return genSubscript(cast<SubscriptExpr>(expr));
+  case Expr::Kind::Attribute:
+    return genAttribute(cast<AttributeExpr>(expr));
   case Expr::Kind::Lambda: {
     auto closure = spec->closures.find(cast<LambdaExpr>(expr)->def.get());
     return capturedValues(closure->second);
@@ -1096,23 +1110,63 @@ Value MLIRGenImpl::genSelect(Value cond, mlir::Type type, mlir::Location l,
   return ifOp.getResult(0);
 }
 
+Values MLIRGenImpl::genConstantUse(const Expr *literal, const Type &t,
+                                   mlir::Location l) {
+  if (t.isTensor() && isNumberLiteral(literal))
+    return {genConstant(literal, t)};
+  Values values = genExpr(literal);
+  if (t.isTensor() && values.size() == 1)
+    values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
+  return values;
+}
+
+Values MLIRGenImpl::castLeaves(const Values &values, const Type &type,
+                               mlir::Location l) {
+  llvm::SmallVector<mlir::Type> expected;
+  flatTypes(type, expected);
+  Values out;
+  for (size_t j = 0; j < values.size(); ++j)
+    out.push_back(
+        castTo(values[j],
+               cast<mlir::RankedTensorType>(expected[j]).getElementType(), l));
+  return out;
+}
+
+Values MLIRGenImpl::element(const Values &leaves, const Type &tree,
+                            size_t index) {
+  // Skip the leaves of the elements before the selected one.
+  size_t first = 0;
+  for (size_t k = 0; k < index; ++k) {
+    llvm::SmallVector<mlir::Type> types;
+    flatTypes(tree.elements[k], types);
+    first += types.size();
+  }
+  llvm::SmallVector<mlir::Type> types;
+  flatTypes(tree.elements[index], types);
+  return Values(leaves.begin() + first, leaves.begin() + first + types.size());
+}
+
+Values MLIRGenImpl::genAttribute(const AttributeExpr *expr) {
+  mlir::Location l = loc(expr->getBegin());
+  auto constant = spec->constantUses.find(expr);
+  if (constant != spec->constantUses.end())
+    return genConstantUse(constant->second, typeOf(expr), l);
+  auto field = spec->tupleIndices.find(expr);
+  if (field != spec->tupleIndices.end())
+    return element(genExpr(expr->value.get()), typeOf(expr->value.get()),
+                   field->second);
+  // A bound method's leaves are its receiver's.
+  if (typeOf(expr).boundSelf)
+    return genExpr(expr->value.get());
+  return {}; // a module's function or class: no run-time value
+}
+
 Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
   mlir::Location l = loc(expr->getBegin());
   Values values = genExpr(expr->value.get());
   auto tupleIndex = spec->tupleIndices.find(expr);
   if (tupleIndex != spec->tupleIndices.end()) {
-    // Skip the leaves of the elements before the selected one.
-    const Type &tuple = typeOf(expr->value.get());
-    size_t first = 0;
-    for (size_t k = 0; k < tupleIndex->second; ++k) {
-      llvm::SmallVector<mlir::Type> leaves;
-      flatTypes(tuple.elements[k], leaves);
-      first += leaves.size();
-    }
-    llvm::SmallVector<mlir::Type> leaves;
-    flatTypes(tuple.elements[tupleIndex->second], leaves);
-    return Values(values.begin() + first,
-                  values.begin() + first + leaves.size());
+    return element(values, typeOf(expr->value.get()), tupleIndex->second);
   }
   const SubscriptPlan &plan = spec->subscripts.find(expr)->second;
   Value x = values[0];
@@ -1488,6 +1542,32 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       return {genShapeBuiltin(expr, builtin->second)};
     return {genBuiltin(expr, builtin->second)};
   }
+  auto construction = spec->constructions.find(expr);
+  if (construction != spec->constructions.end()) {
+    const Type &record = typeOf(expr);
+    Values leaves;
+    for (size_t i = 0; i < construction->second.size(); ++i)
+      llvm::append_range(leaves,
+                         castLeaves(genExpr(construction->second[i]),
+                                    record.elements[i], loc(expr->getBegin())));
+    return leaves;
+  }
+  auto replacement = spec->replacements.find(expr);
+  if (replacement != spec->replacements.end()) {
+    auto *attr = cast<AttributeExpr>(expr->callee.get());
+    const Type &before = typeOf(attr->value.get());
+    const Type &after = typeOf(expr);
+    Values old = genExpr(attr->value.get());
+    Values leaves;
+    for (size_t i = 0; i < replacement->second.size(); ++i) {
+      const Expr *value = replacement->second[i];
+      llvm::append_range(leaves,
+                         value ? castLeaves(genExpr(value), after.elements[i],
+                                            loc(value->getBegin()))
+                               : element(old, before, i));
+    }
+    return leaves;
+  }
   auto calleeIt = spec->callees.find(expr);
   if (calleeIt == spec->callees.end()) {
     genPrint(expr);
@@ -1498,19 +1578,19 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
   mlir::Location l = loc(expr->getBegin());
   Values operands;
   auto pass = [&](const Values &values, const Type &type) {
-    llvm::SmallVector<mlir::Type> expected;
-    flatTypes(type, expected);
-    for (size_t j = 0; j < values.size(); ++j)
-      operands.push_back(castTo(
-          values[j], cast<mlir::RankedTensorType>(expected[j]).getElementType(),
-          l));
+    llvm::append_range(operands, castLeaves(values, type, l));
   };
+  // The callee value's leaves: a bound method's receiver (its first
+  // argument), or a closure's captures (after the arguments).
+  const Type &calleeType = typeOf(expr->callee.get());
+  bool bound = calleeType.kind == Type::Kind::Record || calleeType.boundSelf;
+  Values calleeLeaves = genExpr(expr->callee.get());
+  if (bound)
+    pass(calleeLeaves, callee->argTypes.front());
   for (size_t i = 0; i < args.size(); ++i)
-    pass(genExpr(args[i]), callee->argTypes[i]);
-  // A closure's captures follow its arguments.
-  Values captures = genExpr(expr->callee.get());
-  Type capturesType = Type::tuple(callee->captureTypes);
-  pass(captures, capturesType);
+    pass(genExpr(args[i]), callee->argTypes[i + (bound ? 1 : 0)]);
+  if (!bound)
+    pass(calleeLeaves, Type::tuple(callee->captureTypes));
   llvm::SmallVector<mlir::Type> resultTypes;
   flatTypes(callee->resultType, resultTypes);
   auto call = mlir::func::CallOp::create(builder, l, callee->symbol,

@@ -269,15 +269,6 @@ static std::optional<BinaryOp> augOp(llvm::StringRef text) {
       .Default(std::nullopt);
 }
 
-static std::vector<ImportName>
-importNames(const std::vector<std::pair<std::string, std::string>> &names,
-            SourceRange r) {
-  std::vector<ImportName> out;
-  for (const auto &[name, alias] : names)
-    out.push_back({name, alias, r});
-  return out;
-}
-
 StmtPtr AstBuilder::buildSimpleStmt(TFLParser::SimpleStmtContext *ctx) {
   SourceRange r = range(ctx);
   if (auto *a = dynamic_cast<TFLParser::AssignStmtContext *>(ctx)) {
@@ -319,19 +310,21 @@ StmtPtr AstBuilder::buildSimpleStmt(TFLParser::SimpleStmtContext *ctx) {
   if (dynamic_cast<TFLParser::ContinueStmtContext *>(ctx))
     return std::make_unique<ContinueStmt>(r);
   if (auto *s = dynamic_cast<TFLParser::ImportStmtContext *>(ctx)) {
-    std::vector<std::pair<std::string, std::string>> names;
+    std::vector<ImportName> names;
     for (TFLParser::DottedAsNameContext *d : s->dottedAsName())
-      names.push_back(
-          {d->dottedName()->getText(), d->NAME() ? d->NAME()->getText() : ""});
-    return std::make_unique<ImportStmt>(r, importNames(names, r));
+      names.push_back({d->dottedName()->getText(),
+                       d->NAME() ? d->NAME()->getText() : "", range(d)});
+    return std::make_unique<ImportStmt>(r, std::move(names));
   }
   if (auto *s = dynamic_cast<TFLParser::FromImportStmtContext *>(ctx)) {
-    std::vector<std::pair<std::string, std::string>> names;
+    std::vector<ImportName> names;
     for (TFLParser::ImportAsNameContext *n : s->importAsName())
       names.push_back({n->NAME(0)->getText(),
-                       n->NAME().size() > 1 ? n->NAME(1)->getText() : ""});
+                       n->NAME().size() > 1 ? n->NAME(1)->getText() : "",
+                       range(n)});
     return std::make_unique<FromImportStmt>(r, s->dottedName()->getText(),
-                                            importNames(names, r));
+                                            range(s->dottedName()),
+                                            std::move(names));
   }
   if (auto *s = dynamic_cast<TFLParser::AssertStmtContext *>(ctx))
     return std::make_unique<AssertStmt>(

@@ -155,8 +155,6 @@ static void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
       collectTargetNames(e.get(), out);
 }
 
-static void collectAssigned(const Block &block, llvm::StringSet<> &out);
-
 /// Adds every name a statement may (re)bind, nested blocks included.
 static void collectStmtAssigned(const Stmt *s, llvm::StringSet<> &out) {
   if (auto *a = dyn_cast<AssignStmt>(s)) {
@@ -175,8 +173,7 @@ static void collectStmtAssigned(const Stmt *s, llvm::StringSet<> &out) {
   }
 }
 
-/// Adds every name a block may (re)bind, nested blocks included.
-static void collectAssigned(const Block &block, llvm::StringSet<> &out) {
+void tfl::sema::collectAssigned(const Block &block, llvm::StringSet<> &out) {
   for (const StmtPtr &s : block)
     collectStmtAssigned(s.get(), out);
 }
@@ -310,9 +307,7 @@ static bool anyContinue(const Block &block) {
   return false;
 }
 
-/// True for a literal a module constant may hold: numbers, booleans,
-/// strings, nested lists of numbers, and tuples of these.
-static bool isLiteral(const Expr *e) {
+bool tfl::sema::isLiteral(const Expr *e) {
   if (isa<IntExpr, FloatExpr, BoolExpr, StringExpr>(e))
     return true;
   if (auto *u = dyn_cast<UnaryExpr>(e))
@@ -326,39 +321,21 @@ static bool isLiteral(const Expr *e) {
   return false;
 }
 
-void SemaImpl::collectModuleConstants() {
-  llvm::StringMap<int> bindings;
-  llvm::StringSet<> &all = topLevelNames;
-  collectAssigned(module.body, all);
-  for (const StmtPtr &s : module.body)
-    if (auto *a = dyn_cast<AssignStmt>(s.get()))
-      for (const ExprPtr &t : a->targets)
-        if (auto *n = dyn_cast<NameExpr>(t.get())) {
-          ++bindings[n->name];
-          if (isLiteral(a->value.get()))
-            constants[n->name] = a->value.get();
-        }
-  // A name rebound anywhere at top level is a variable, not a constant.
-  for (const auto &entry : all)
-    if (bindings.lookup(entry.getKey()) != 1)
-      constants.erase(entry.getKey());
-}
-
 std::unique_ptr<Program> SemaImpl::run() {
   program = std::make_unique<Program>();
-  program->module = &module;
-  collectModuleConstants();
-  for (const StmtPtr &s : module.body)
-    if (auto *def = dyn_cast<FuncDef>(s.get()))
-      globals[def->name] = def;
+  program->module = &source.main();
+  if (failed(buildScopes()))
+    return nullptr;
 
   auto entry = std::make_unique<Specialization>();
   entry->symbol = kEntrySymbol.str();
+  entry->module = &source.main();
   program->entry = entry.get();
   program->specializations.push_back(std::move(entry));
   Frame script{program->entry, {}, std::nullopt, true};
+  script.scope = &scopes[&source.main()];
   frame = &script;
-  if (failed(analyzeBlock(module.body)))
+  if (failed(analyzeBlock(source.main().body)))
     return nullptr;
   return std::move(program);
 }
@@ -412,7 +389,7 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
         after = prior.weak && after.weak ? prior : after.strong();
         frame->vars[name] = after;
       }
-      if (after.isTensor() || after.kind == Type::Kind::Tuple)
+      if (after.hasValues())
         yielded.push_back({name, after});
     }
     frame->spec->guards[stmt] = std::move(yielded);
@@ -423,13 +400,17 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
 
 LogicalResult SemaImpl::bindTarget(const Expr *target, const Type &type) {
   if (auto *name = dyn_cast<NameExpr>(target)) {
-    if (builtinNames().contains(name->name) || globals.count(name->name)) {
-      // Rebinding a function's name would make calls ambiguous.
-      if (globals.count(name->name)) {
-        error(target->getBegin()) << "cannot assign to '" << name->name
-                                  << "': it names a function of this module";
-        return failure();
-      }
+    // Rebinding a function's or a class's name would make calls ambiguous.
+    const Scope &scope = *frame->scope;
+    if (scope.functions.count(name->name) || scope.classes.count(name->name) ||
+        scope.imports.count(name->name)) {
+      error(target->getBegin())
+          << "cannot assign to '" << name->name << "': it names a "
+          << (scope.imports.count(name->name)     ? "name imported into"
+              : scope.functions.count(name->name) ? "function of"
+                                                  : "class of")
+          << " this module";
+      return failure();
     }
     frame->vars[name->name] = type;
     frame->conditional.erase(name->name);
@@ -566,30 +547,51 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
     }
     // A top-level def sees module constants; a nested one closes over the
     // enclosing function's variables.
+    defScope[def] = frame->scope;
     frame->vars[def->name] =
         frame->isScript ? Type::function(def) : closureOf(def);
     frame->conditional.erase(def->name);
     return success();
   }
-  default:
-    break;
-  }
-  llvm::StringRef what;
-  switch (stmt->getKind()) {
-  case Stmt::Kind::AnnAssign:
-    what = "annotated assignment";
-    break;
+  case Stmt::Kind::ClassDef:
+    if (!frame->isScript || frame->controlDepth > 0) {
+      error(stmt->getBegin())
+          << "a class is defined at the top level of a file, not inside a "
+             "function or a block";
+      return failure();
+    }
+    // Checked with the file's scope; usable from its statement on.
+    frame->vars[cast<ClassDef>(stmt)->name] =
+        Type::classValue(cast<ClassDef>(stmt));
+    return success();
   case Stmt::Kind::Import:
   case Stmt::Kind::FromImport:
-    what = "'import'";
-    break;
-  case Stmt::Kind::ClassDef:
-    what = "'class'";
-    break;
-  default:
-    what = "this statement";
+    if (!frame->isScript || frame->controlDepth > 0) {
+      error(stmt->getBegin()) << "'import' belongs at the top level of a file";
+      return failure();
+    }
+    return success(); // bound in the file's scope
+  case Stmt::Kind::AnnAssign: {
+    auto *ann = cast<AnnAssignStmt>(stmt);
+    if (!ann->value) {
+      error(stmt->getBegin()) << "an annotated name needs a value here "
+                                 "(bare annotations are for class fields)";
+      return failure();
+    }
+    FailureOr<Type> type = analyzeExpr(ann->value.get());
+    if (failed(type))
+      return failure();
+    llvm::StringMap<int64_t> dims;
+    Type adjusted;
+    if (failed(checkAnnotation(ann->annotation.get(), *type, dims, "this value",
+                               ann->value->getBegin(), adjusted)))
+      return failure();
+    if (adjusted.isTensor() && type->weak)
+      coerce(ann->value.get(), adjusted.dtype);
+    return bindTarget(ann->target.get(), adjusted.strong());
   }
-  error(stmt->getBegin()) << what << " is not supported yet";
+  }
+  error(stmt->getBegin()) << "this statement is not supported";
   return failure();
 }
 
@@ -654,7 +656,7 @@ LogicalResult SemaImpl::analyzeIf(const IfStmt *stmt) {
       return failure();
     }
     frame->vars[name] = *merged;
-    if (merged->isTensor() || merged->kind == Type::Kind::Tuple)
+    if (merged->hasValues())
       yielded.push_back({name, *merged});
   }
   frame->spec->carried[stmt] = std::move(yielded);
@@ -680,7 +682,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
     if (name == loopVar || !before.count(name) || beforeCond.contains(name))
       continue;
     const Type &t = before[name];
-    if (!t.isTensor() && t.kind != Type::Kind::Tuple) {
+    if (!t.hasValues()) {
       error(stmt->getBegin()) << "'" << name << "' is " << t.str()
                               << " and cannot change inside a loop";
       return failure();
@@ -826,6 +828,7 @@ LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
 }
 
 Type SemaImpl::closureOf(const FuncDef *def) {
+  defScope[def] = frame->scope;
   llvm::StringSet<> read, local;
   collectReadNames(def->body, read);
   collectAssigned(def->body, local);
@@ -849,7 +852,7 @@ Type SemaImpl::closureOf(const FuncDef *def) {
   return Type::function(def, names, types);
 }
 
-std::unique_ptr<Program> tfl::analyze(const Module &module,
+std::unique_ptr<Program> tfl::analyze(const SourceProgram &source,
                                       mlir::MLIRContext *context) {
-  return SemaImpl(module, context).run();
+  return SemaImpl(source, context).run();
 }

@@ -114,11 +114,11 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
     axisItems.push_back(axisExpr);
   int64_t rank = x->rank();
   for (const Expr *item : axisItems) {
-    std::optional<int64_t> axis = intLiteral(item);
+    std::optional<int64_t> axis = knownInt(item);
     if (!axis) {
       error(item->getBegin()) << name
-                              << "()'s axis must be an integer literal, a "
-                                 "tuple of them, or None";
+                              << "()'s axis must be an integer known at "
+                                 "compile time, a tuple of them, or None";
       return failure();
     }
     int64_t a = *axis < 0 ? *axis + rank : *axis;
@@ -187,11 +187,21 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
   return Type::tensor(dtype, shape);
 }
 
-/// The shape or sizes an expression denotes at compile time: an integer
-/// literal, a tuple or list of them, or shape(x).
-std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
+std::optional<int64_t> SemaImpl::knownInt(const Expr *e) {
   if (std::optional<int64_t> v = intLiteral(e))
-    return std::vector<int64_t>{*v};
+    return v;
+  auto it = frame->spec->types.find(e);
+  FailureOr<Type> t = it != frame->spec->types.end()
+                          ? FailureOr<Type>(it->second)
+                          : analyzeExpr(e);
+  if (failed(t) || !t->isScalar() || !isInteger(t->dtype))
+    return std::nullopt;
+  return t->known;
+}
+
+/// The shape or sizes an expression denotes at compile time: an integer
+/// known at compile time, a tuple or list of them, or shape(x).
+std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
   std::vector<int64_t> out;
   const std::vector<ExprPtr> *items = nullptr;
   if (auto *t = dyn_cast<TupleExpr>(e))
@@ -200,23 +210,25 @@ std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
     items = &l->elements;
   if (items) {
     for (const ExprPtr &item : *items) {
-      std::optional<int64_t> v = intLiteral(item.get());
+      std::optional<int64_t> v = knownInt(item.get());
       if (!v)
         return std::nullopt;
       out.push_back(*v);
     }
     return out;
   }
-  if (auto *call = dyn_cast<CallExpr>(e)) {
-    auto *callee = dyn_cast<NameExpr>(call->callee.get());
-    if (callee && callee->name == "shape" && call->args.size() == 1 &&
-        !frame->vars.count("shape")) {
-      FailureOr<Type> t = analyzeExpr(call->args[0].get());
-      if (succeeded(t) && t->isTensor())
-        return t->shape;
-    }
+  if (std::optional<int64_t> v = knownInt(e))
+    return std::vector<int64_t>{*v};
+  // A tuple of known ints (`shape(x)`, or a name bound to one).
+  auto it = frame->spec->types.find(e);
+  if (it == frame->spec->types.end() || !it->second.isTree())
+    return std::nullopt;
+  for (const Type &d : it->second.elements) {
+    if (!d.isScalar() || !isInteger(d.dtype) || !d.known)
+      return std::nullopt;
+    out.push_back(*d.known);
   }
-  return std::nullopt;
+  return out;
 }
 
 FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
@@ -274,8 +286,8 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
     std::optional<std::vector<int64_t>> s = constInts(e);
     if (!s)
       return fail(e, name + "()'s " + names[i] +
-                         " must be integer literals (a tuple of them) or "
-                         "shape(x)");
+                         " must be integers known at compile time (a "
+                         "tuple of them, or shape(x))");
     return *s;
   };
   auto dtypeArg = [&](size_t i, DType fallback) -> FailureOr<DType> {
@@ -334,9 +346,9 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
       const Expr *e = arg(i);
       if (!e)
         break;
-      std::optional<int64_t> v = intLiteral(e);
+      std::optional<int64_t> v = knownInt(e);
       if (!v)
-        return fail(e, name + "() takes integer literals");
+        return fail(e, name + "() takes integers known at compile time");
       values.push_back(*v);
     }
     if (values.empty())
@@ -364,10 +376,17 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
       if (d == kDynamicDim)
         return fail(arg(0),
                     name + "() of a dynamic shape is not supported yet");
-    if (name == "size")
-      return Type::tensor(DType::I64, {});
-    return Type::tuple(
-        std::vector<Type>(x->shape.size(), Type::tensor(DType::I64, {})));
+    // Static dims are known values: `n = shape(x)[0]` may size a shape.
+    if (name == "size") {
+      int64_t count = 1;
+      for (int64_t d : x->shape)
+        count *= d;
+      return Type::knownInt(count, /*weak=*/false);
+    }
+    std::vector<Type> dims;
+    for (int64_t d : x->shape)
+      dims.push_back(Type::knownInt(d, /*weak=*/false));
+    return Type::tuple(std::move(dims));
   }
   if (name == "concat" || name == "stack") {
     const Expr *seq = arg(0);
@@ -389,9 +408,10 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
         return fail(item.get(), name + "() takes tensors, got " + t->str());
       types.push_back(*t);
     }
-    std::optional<int64_t> axisValue = arg(1) ? intLiteral(arg(1)) : 0;
+    std::optional<int64_t> axisValue = arg(1) ? knownInt(arg(1)) : 0;
     if (!axisValue)
-      return fail(arg(1), name + "()'s axis must be an integer literal");
+      return fail(arg(1),
+                  name + "()'s axis must be an integer known at compile time");
     Type first = types.front();
     int64_t rank = first.rank() + (name == "stack" ? 1 : 0);
     int64_t axis = *axisValue < 0 ? *axisValue + rank : *axisValue;
@@ -504,9 +524,11 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
     return Type::tensor(x->dtype, shape, x->weak);
   }
   if (name == "expand_dims") {
-    std::optional<int64_t> axis = arg(1) ? intLiteral(arg(1)) : std::nullopt;
+    std::optional<int64_t> axis = arg(1) ? knownInt(arg(1)) : std::nullopt;
     if (!axis)
-      return fail(arg(1), "expand_dims()'s axis must be an integer literal");
+      return fail(
+          arg(1),
+          "expand_dims()'s axis must be an integer known at compile time");
     int64_t a = *axis < 0 ? *axis + rank + 1 : *axis;
     if (a < 0 || a > rank)
       return fail(arg(1), "axis " + llvm::Twine(*axis) +
@@ -520,9 +542,10 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
   std::vector<int64_t> shape;
   std::optional<int64_t> axis;
   if (arg(1)) {
-    axis = intLiteral(arg(1));
+    axis = knownInt(arg(1));
     if (!axis)
-      return fail(arg(1), "squeeze()'s axis must be an integer literal");
+      return fail(arg(1),
+                  "squeeze()'s axis must be an integer known at compile time");
     if (*axis < 0)
       *axis += rank;
     if (*axis < 0 || *axis >= rank || x->shape[*axis] != 1)
@@ -558,10 +581,10 @@ FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
     error(x->getBegin()) << name << "() takes a tensor, got " << t->str();
     return failure();
   }
-  std::optional<int64_t> value = arg ? intLiteral(arg) : -1;
+  std::optional<int64_t> value = arg ? knownInt(arg) : -1;
   if (!value) {
     error(arg->getBegin()) << name << "()'s " << second
-                           << " must be an integer literal";
+                           << " must be an integer known at compile time";
     return failure();
   }
   if (isOneHot) {
@@ -687,11 +710,12 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
       return failure();
     }
     coerce(idxArg, idx->dtype);
-    std::optional<int64_t> axis = axisArg ? intLiteral(axisArg) : 0;
+    std::optional<int64_t> axis = axisArg ? knownInt(axisArg) : 0;
     int64_t a = axis && *axis < 0 ? *axis + x->rank() : axis.value_or(-1);
     if (!axis || a < 0 || a >= x->rank()) {
       error(axisArg ? axisArg->getBegin() : expr->getBegin())
-          << "gather()'s axis must be an integer literal within the rank of "
+          << "gather()'s axis must be an integer known at compile time within "
+             "the rank of "
           << x->str();
       return failure();
     }

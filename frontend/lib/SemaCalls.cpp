@@ -32,12 +32,32 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     return failure();
   if (callee->kind == Type::Kind::Builtin && callee->name == "print")
     return analyzePrint(expr);
+  if (callee->kind == Type::Kind::Builtin && callee->name == "replace") {
+    auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
+    if (!attr) {
+      error(expr->getBegin()) << "call replace() on its record: p.replace(...)";
+      return failure();
+    }
+    return analyzeReplace(expr, typeOf(attr->value.get()));
+  }
   if (callee->kind == Type::Kind::Builtin) {
     frame->spec->builtinCalls[expr] = callee->name;
     return analyzeBuiltin(expr, callee->name);
   }
   if (callee->kind == Type::Kind::Function)
     return analyzeUserCall(expr, *callee);
+  if (callee->kind == Type::Kind::Class)
+    return analyzeConstruct(expr, callee->cls);
+
+  if (callee->kind == Type::Kind::Record) {
+    // A record with __call__ is callable: `model(x)`.
+    if (const FuncDef *call = ast::methodOf(*callee->cls, "__call__"))
+      return analyzeUserCall(expr, Type::boundMethod(call, *callee));
+    error(expr->getBegin()) << "a " << callee->cls->name
+                            << " record is not callable: its class defines "
+                               "no __call__ method";
+    return failure();
+  }
   error(expr->getBegin()) << "'" << callee->str() << "' is not callable";
   return failure();
 }
@@ -45,7 +65,9 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
 LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
                                         llvm::StringMap<int64_t> &dims,
                                         llvm::StringRef what, Position at,
-                                        Type &adjusted) {
+                                        Type &adjusted, const Scope *scope) {
+  if (!scope)
+    scope = frame->scope;
   adjusted = actual;
   auto mismatch = [&](llvm::StringRef detail) {
     error(at) << what << " is " << actual.str()
@@ -58,12 +80,18 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
       return mismatch("a tuple of " + std::to_string(tuple->elements.size()));
     for (size_t i = 0; i < tuple->elements.size(); ++i)
       if (failed(checkAnnotation(tuple->elements[i].get(), actual.elements[i],
-                                 dims, what, at, adjusted.elements[i])))
+                                 dims, what, at, adjusted.elements[i], scope)))
         return failure();
     return success();
   }
   if (isa<NoneExpr>(ann))
     return actual.kind == Type::Kind::None ? success() : mismatch("None");
+  // A class name (`Dense`, `nn.Dense`): a record of that class.
+  if (const ClassDef *cls = annotatedClass(ann, *scope)) {
+    if (actual.kind != Type::Kind::Record || actual.cls != cls)
+      return mismatch("a " + cls->name + " record");
+    return success();
+  }
   const Expr *dtypeExpr = ann;
   const std::vector<ExprPtr> *dimExprs = nullptr;
   if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
@@ -74,9 +102,9 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
   std::optional<DType> dtype =
       dtypeName ? dtypeNamed(dtypeName->name) : std::nullopt;
   if (!dtype) {
-    error(ann->getBegin())
+    error(ann->getBegin(), scope->ast)
         << "invalid type annotation: write a dtype (f32, "
-           "i64, ...), optionally with dims (f32[N, 28, ?]), "
+           "i64, ...), optionally with dims (f32[N, 28, ?]), a class, "
            "or a tuple of these";
     return failure();
   }
@@ -104,8 +132,8 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
     }
     auto *name = dyn_cast<NameExpr>(d);
     if (!name) {
-      error(d->getBegin()) << "a dim in a type annotation is an integer, '?' "
-                              "or a name";
+      error(d->getBegin(), scope->ast)
+          << "a dim in a type annotation is an integer, '?' or a name";
       return failure();
     }
     if (name->name == "?")
@@ -124,8 +152,11 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
 FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
                                           const Type &callee) {
   const FuncDef *def = callee.func;
-  // Match arguments to parameters (positional, keywords, defaults).
-  size_t numParams = def->params.size();
+  // Match arguments to parameters (positional, keywords, defaults). A bound
+  // method's receiver is its first parameter.
+  size_t self = callee.boundSelf ? 1 : 0;
+  llvm::ArrayRef<Param> params = llvm::ArrayRef(def->params).drop_front(self);
+  size_t numParams = params.size();
   std::vector<const Expr *> args(numParams, nullptr);
   if (expr->args.size() > numParams) {
     error(expr->getBegin())
@@ -137,15 +168,15 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
   for (size_t i = 0; i < expr->args.size(); ++i)
     args[i] = expr->args[i].get();
   for (const Keyword &kw : expr->keywords) {
-    auto it = llvm::find_if(def->params,
+    auto it = llvm::find_if(params,
                             [&](const Param &p) { return p.name == kw.name; });
-    if (it == def->params.end()) {
+    if (it == params.end()) {
       error(kw.range.begin)
           << def->name << "() got an unexpected keyword argument '" << kw.name
           << "'";
       return failure();
     }
-    size_t index = it - def->params.begin();
+    size_t index = it - params.begin();
     if (args[index]) {
       error(kw.range.begin)
           << def->name << "() got multiple values for argument '" << kw.name
@@ -157,26 +188,41 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
   for (size_t i = 0; i < numParams; ++i) {
     if (args[i])
       continue;
-    if (def->params[i].defaultValue) {
-      args[i] = def->params[i].defaultValue.get();
+    if (params[i].defaultValue) {
+      args[i] = params[i].defaultValue.get();
       continue;
     }
     error(expr->getBegin()) << def->name << "() missing required argument '"
-                            << def->params[i].name << "'";
+                            << params[i].name << "'";
     return failure();
   }
 
+  // A top-level function's (or method's) defaults read its own file's
+  // names, as Python evaluates them where the def is; a nested def's read
+  // the enclosing function's, which is where it is called from.
+  const Scope *home = defScope.lookup(def);
+  bool topLevel =
+      methodClass.count(def) || home->functions.lookup(def->name) == def;
+  auto analyzeArg = [&](size_t i) -> FailureOr<Type> {
+    if (!topLevel || args[i] != params[i].defaultValue.get())
+      return analyzeExpr(args[i]);
+    Frame defaults{frame->spec, {}, std::nullopt, false};
+    defaults.scope = home;
+    Frame *caller = frame;
+    frame = &defaults;
+    FailureOr<Type> t = analyzeExpr(args[i]);
+    frame = caller;
+    return t;
+  };
   std::vector<Type> argTypes;
   for (size_t i = 0; i < numParams; ++i) {
-    FailureOr<Type> t = analyzeExpr(args[i]);
+    FailureOr<Type> t = analyzeArg(i);
     if (failed(t))
       return failure();
-    if (!t->isTensor() && t->kind != Type::Kind::Tuple &&
-        t->kind != Type::Kind::Function) {
+    if (!t->hasValues() && t->kind != Type::Kind::Function) {
       error(args[i]->getBegin())
-          << "argument '" << def->params[i].name << "' of " << def->name
-          << "() is " << t->str()
-          << "; passing non-tensor values is not supported yet";
+          << "argument '" << params[i].name << "' of " << def->name << "() is "
+          << t->str() << "; passing non-tensor values is not supported yet";
       return failure();
     }
     // A literal argument stays weak inside the callee (as JAX's Python
@@ -186,19 +232,24 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
   // Annotated parameters are checked (named dims agree across them).
   llvm::StringMap<int64_t> dims;
   for (size_t i = 0; i < numParams; ++i) {
-    const ExprPtr &ann = def->params[i].annotation;
+    const ExprPtr &ann = params[i].annotation;
     if (!ann)
       continue;
     Type adjusted;
-    if (failed(checkAnnotation(ann.get(), argTypes[i], dims,
-                               "argument '" + def->params[i].name + "' of " +
-                                   def->name + "()",
-                               args[i]->getBegin(), adjusted)))
+    if (failed(checkAnnotation(
+            ann.get(), argTypes[i], dims,
+            "argument '" + params[i].name + "' of " + def->name + "()",
+            args[i]->getBegin(), adjusted, defScope.lookup(def))))
       return failure();
     argTypes[i] = adjusted;
   }
+  Type target = callee;
+  if (callee.boundSelf) {
+    argTypes.insert(argTypes.begin(), callee.elements.front());
+    target = Type::function(def);
+  }
   FailureOr<Specialization *> spec =
-      specialize(callee, std::move(argTypes), expr->getBegin());
+      specialize(target, std::move(argTypes), expr->getBegin());
   if (failed(spec))
     return failure();
   frame->spec->callees[expr] = *spec;
@@ -234,7 +285,13 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
   s->argTypes = argTypes;
   s->captureNames = calleeType.captureNames;
   s->captureTypes = calleeType.elements;
+  s->module = defScope.lookup(def)->ast;
+  // Symbols are unique per file and class: `nn.Dense.__call___f32x3`.
   s->symbol = def->name == "<lambda>" ? "lambda" : def->name;
+  if (const ClassDef *cls = methodClass.lookup(def))
+    s->symbol = cls->name + "." + s->symbol;
+  if (!s->module->name.empty())
+    s->symbol = s->module->name + "." + s->symbol;
   for (const Type &t : argTypes)
     s->symbol += "_" + t.mangle();
   if (!s->captureTypes.empty()) {
@@ -246,6 +303,7 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
   cache[{def, key}] = s;
 
   Frame callee{s, {}, std::nullopt, false};
+  callee.scope = defScope.lookup(def);
   for (size_t i = 0; i < s->captureNames.size(); ++i)
     callee.vars[s->captureNames[i]] = s->captureTypes[i];
   for (size_t i = 0; i < argTypes.size(); ++i)
@@ -265,12 +323,13 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
       if (def->params[i].annotation) {
         Type ignored;
         (void)checkAnnotation(def->params[i].annotation.get(), argTypes[i],
-                              dims, "", callPos, ignored);
+                              dims, "", callPos, ignored, callee.scope);
       }
     Type adjusted;
     if (failed(checkAnnotation(def->returns.get(), s->resultType, dims,
                                "the result of " + def->name + "()",
-                               def->returns->getBegin(), adjusted)))
+                               def->returns->getBegin(), adjusted,
+                               callee.scope)))
       return failure();
   }
   return s;

@@ -35,7 +35,7 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   FailureOr<Type> result = failure();
   switch (expr->getKind()) {
   case Expr::Kind::Int:
-    result = Type::tensor(DType::I64, {}, /*weak=*/true);
+    result = Type::knownInt(cast<IntExpr>(expr)->value);
     break;
   case Expr::Kind::Float:
     result = Type::tensor(DType::F32, {}, /*weak=*/true);
@@ -102,7 +102,8 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
     result = analyzeCond(cast<CondExpr>(expr));
     break;
   case Expr::Kind::Attribute:
-    return unsupported(expr, "attribute access");
+    result = analyzeAttribute(cast<AttributeExpr>(expr));
+    break;
   case Expr::Kind::Subscript:
     result = analyzeSubscript(cast<SubscriptExpr>(expr));
     break;
@@ -114,8 +115,77 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   }
   if (failed(result))
     return failure();
+  result = withKnownValue(expr, *result);
   typeOf(expr) = *result;
   return result;
+}
+
+/// Python's floor division and modulo of ints (a zero divisor gives 0, as
+/// TFL's integer `//` and `%` do).
+static int64_t floorDiv(int64_t a, int64_t b) {
+  if (b == 0)
+    return 0;
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+Type SemaImpl::withKnownValue(const Expr *expr, Type t) {
+  // Values pass through names, tuples, their elements and attributes;
+  // arithmetic on known ints folds; anything else is a run-time value.
+  if (isa<IntExpr, NameExpr, TupleExpr, AttributeExpr>(expr))
+    return t;
+  if (auto *sub = dyn_cast<SubscriptExpr>(expr))
+    if (frame->spec->tupleIndices.count(sub))
+      return t;
+  if (auto *call = dyn_cast<CallExpr>(expr)) {
+    auto builtin = frame->spec->builtinCalls.find(call);
+    if (builtin != frame->spec->builtinCalls.end() &&
+        (builtin->second == "shape" || builtin->second == "size"))
+      return t;
+  }
+  std::function<void(Type &)> forget = [&](Type &x) {
+    x.known.reset();
+    for (Type &e : x.elements)
+      forget(e);
+  };
+  forget(t);
+  if (!t.isScalar() || t.dtype != DType::I64)
+    return t;
+  auto valueOf = [&](const Expr *e) { return typeOf(e).known; };
+  if (auto *u = dyn_cast<UnaryExpr>(expr)) {
+    if (std::optional<int64_t> v = valueOf(u->operand.get()))
+      t.known = u->op == UnaryOp::Minus ? 0 - static_cast<uint64_t>(*v) : *v;
+    return t;
+  }
+  auto *b = dyn_cast<BinaryExpr>(expr);
+  if (!b)
+    return t;
+  std::optional<int64_t> l = valueOf(b->lhs.get()), r = valueOf(b->rhs.get());
+  if (!l || !r)
+    return t;
+  auto wrap = [](uint64_t v) { return static_cast<int64_t>(v); };
+  switch (b->op) {
+  case BinaryOp::Add:
+    t.known = wrap(static_cast<uint64_t>(*l) + static_cast<uint64_t>(*r));
+    break;
+  case BinaryOp::Sub:
+    t.known = wrap(static_cast<uint64_t>(*l) - static_cast<uint64_t>(*r));
+    break;
+  case BinaryOp::Mul:
+    t.known = wrap(static_cast<uint64_t>(*l) * static_cast<uint64_t>(*r));
+    break;
+  case BinaryOp::FloorDiv:
+    if (!(*l == INT64_MIN && *r == -1))
+      t.known = floorDiv(*l, *r);
+    break;
+  case BinaryOp::Mod:
+    if (!(*l == INT64_MIN && *r == -1))
+      t.known = *r == 0 ? 0 : *l - floorDiv(*l, *r) * *r;
+    break;
+  default:
+    break;
+  }
+  return t;
 }
 
 FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
@@ -130,24 +200,16 @@ FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
     }
     return it->second;
   }
-  if (!frame->isScript) {
-    auto g = globals.find(expr->name);
-    if (g != globals.end())
-      return Type::function(g->second);
-    // A module constant, emitted where it is used.
-    auto c = constants.find(expr->name);
-    if (c != constants.end()) {
-      FailureOr<Type> t = analyzeExpr(c->second);
-      if (succeeded(t))
-        frame->spec->constantUses[expr] = c->second;
-      return t;
-    }
-  }
+  // Functions see their file's definitions and constants; the script body
+  // binds its own defs and classes as statements run.
+  if (std::optional<FailureOr<Type>> global =
+          lookupGlobal(*frame->scope, expr->name, expr, !frame->isScript))
+    return *global;
   if (builtinNames().contains(expr->name))
     return Type::builtin(expr->name);
   if (std::optional<DType> dtype = dtypeNamed(expr->name))
     return Type::dtypeValue(*dtype);
-  if (!frame->isScript && topLevelNames.contains(expr->name)) {
+  if (!frame->isScript && frame->scope->topLevelNames.contains(expr->name)) {
     error(expr->getBegin())
         << "name '" << expr->name
         << "' is not defined in this function: functions see module "

@@ -11,6 +11,7 @@
 #ifndef TFL_FRONTEND_SEMAIMPL_H
 #define TFL_FRONTEND_SEMAIMPL_H
 
+#include "tfl/Frontend/Modules.h"
 #include "tfl/Frontend/Sema.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -24,10 +25,12 @@
 
 namespace tfl::sema {
 
+using ast::AttributeExpr;
 using ast::BinaryExpr;
 using ast::BinaryOp;
 using ast::Block;
 using ast::CallExpr;
+using ast::ClassDef;
 using ast::CompareExpr;
 using ast::CondExpr;
 using ast::Expr;
@@ -58,13 +61,37 @@ std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
                                               const std::vector<int64_t> &b);
 /// The integer literal `e` denotes (`2`, `-1`), if it is one.
 std::optional<int64_t> intLiteral(const Expr *e);
+/// True for a literal a module constant may hold: numbers, booleans,
+/// strings, nested lists of numbers, and tuples of these.
+bool isLiteral(const Expr *e);
+/// Adds every name a block may (re)bind, nested blocks included.
+void collectAssigned(const Block &block, llvm::StringSet<> &out);
 /// Argument `index` of a call, given by position or as keyword `name`.
 const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name);
 
+/// What one file defines at its top level, and the names it imports.
+struct Scope {
+  const Module *ast = nullptr;
+  llvm::StringMap<const FuncDef *> functions;
+  llvm::StringMap<const ClassDef *> classes;
+  /// Module constants: top-level names bound once, to a literal.
+  llvm::StringMap<const Expr *> constants;
+  /// Names an import binds: a module (`import nn`, member empty) or one of
+  /// its names (`from nn import dense`).
+  struct Imported {
+    const Scope *from;
+    std::string member;
+  };
+  llvm::StringMap<Imported> imports;
+  /// Every name the main file's body binds (for a helpful error in
+  /// functions).
+  llvm::StringSet<> topLevelNames;
+};
+
 class SemaImpl {
 public:
-  SemaImpl(const Module &module, mlir::MLIRContext *ctx)
-      : module(module), ctx(ctx) {}
+  SemaImpl(const SourceProgram &source, mlir::MLIRContext *ctx)
+      : source(source), ctx(ctx) {}
 
   std::unique_ptr<Program> run();
 
@@ -75,6 +102,8 @@ private:
     llvm::StringMap<Type> vars;
     std::optional<Type> returnType;
     bool isScript;
+    /// The file whose code this is.
+    const Scope *scope = nullptr;
     /// Names bound on some paths only (one branch of an `if`, inside a
     /// loop): using them is an error.
     llvm::StringSet<> conditional;
@@ -84,14 +113,41 @@ private:
     int loopDepth = 0;
   };
 
-  mlir::InFlightDiagnostic error(Position p) {
+  /// An error at `p` in the file being analyzed (or in `file`).
+  mlir::InFlightDiagnostic error(Position p, const Module *file = nullptr) {
+    if (!file)
+      file = frame ? frame->scope->ast : &source.main();
     return mlir::emitError(
-        mlir::FileLineColLoc::get(ctx, module.fileName, p.line, p.col));
+        mlir::FileLineColLoc::get(ctx, file->fileName, p.line, p.col));
   }
 
   /// Analyzes `block` from statement `from` on.
   LogicalResult analyzeBlock(const Block &block, size_t from = 0);
-  void collectModuleConstants();
+  /// Builds the scope of every file: its definitions, constants and
+  /// imports; checks what an imported file's top level may hold.
+  LogicalResult buildScopes();
+  LogicalResult buildScope(Scope &scope);
+  LogicalResult bindImports(Scope &scope);
+  void collectMainConstants(Scope &scope);
+  /// Checks a class's body: annotated fields (defaults last), methods.
+  LogicalResult checkClass(const ClassDef *cls, const Module *file);
+  /// The value a top-level name of `scope` denotes (a function, a class, a
+  /// constant read at `use`, an imported module or name), if it names one.
+  std::optional<FailureOr<Type>> lookupGlobal(const Scope &scope,
+                                              llvm::StringRef name,
+                                              const Expr *use,
+                                              bool ownDefinitions = true);
+  FailureOr<Type> analyzeAttribute(const AttributeExpr *expr);
+  /// `Params(w=..., b=...)`: fields by position or keyword, defaults,
+  /// annotations checked.
+  FailureOr<Type> analyzeConstruct(const CallExpr *expr, const ClassDef *cls);
+  /// Checks field values against the class's annotations (named dims
+  /// agreeing across them); the record type they make.
+  FailureOr<Type> checkFields(const ClassDef *cls,
+                              llvm::ArrayRef<const Expr *> values,
+                              std::vector<Type> types);
+  /// `p.replace(w=...)`: a copy of record `p` with some fields changed.
+  FailureOr<Type> analyzeReplace(const CallExpr *expr, const Type &record);
   LogicalResult analyzeIf(const IfStmt *stmt);
   LogicalResult analyzeLoop(const Stmt *stmt, const Block &body,
                             const Expr *cond, const std::string &loopVar,
@@ -130,10 +186,14 @@ private:
   /// Checks `actual` against the type annotation `ann` (`f32`,
   /// `f32[N, 28, ?]`, a tuple of these); named dims bind in `dims`. A weak
   /// literal takes the annotated dtype (`adjusted`).
+  /// Names in the annotation resolve in `scope` (the annotation's file;
+  /// the current one when null).
   LogicalResult checkAnnotation(const Expr *ann, const Type &actual,
                                 llvm::StringMap<int64_t> &dims,
                                 llvm::StringRef what, Position at,
-                                Type &adjusted);
+                                Type &adjusted, const Scope *scope = nullptr);
+  /// The class an annotation names (`Dense`, `nn.Dense`), if it names one.
+  const ClassDef *annotatedClass(const Expr *ann, const Scope &scope);
   FailureOr<Specialization *>
   specialize(const Type &callee, std::vector<Type> argTypes, Position callPos);
   LogicalResult unsupported(const Expr *expr, llvm::StringRef what);
@@ -141,18 +201,25 @@ private:
   /// variables its body reads (closure conversion).
   Type closureOf(const FuncDef *def);
 
+  /// `t` (the type of `expr`) with the compile-time value of an integer
+  /// expression where one is known, and without it elsewhere.
+  Type withKnownValue(const Expr *expr, Type t);
+  /// The value of an integer expression known at compile time: a literal,
+  /// or an expression whose type carries a known value.
+  std::optional<int64_t> knownInt(const Expr *e);
   /// Gives a weak expression (a literal, or arithmetic on literals) `dtype`.
   void coerce(const Expr *expr, DType dtype);
   Type &typeOf(const Expr *expr) { return frame->spec->types[expr]; }
 
-  const Module &module;
+  const SourceProgram &source;
   mlir::MLIRContext *ctx;
   std::unique_ptr<Program> program;
-  llvm::StringMap<const FuncDef *> globals;
-  /// Module constants: top-level names bound once, to a literal.
-  llvm::StringMap<const Expr *> constants;
-  /// Every name the script body binds (for a helpful error in functions).
-  llvm::StringSet<> topLevelNames;
+  std::map<const Module *, Scope> scopes;
+  /// The file each function (top-level, method, nested, lambda) is in.
+  llvm::DenseMap<const FuncDef *, const Scope *> defScope;
+  /// The file each class is in, and the class of each method.
+  llvm::DenseMap<const ClassDef *, const Scope *> classScope;
+  llvm::DenseMap<const FuncDef *, const ClassDef *> methodClass;
   std::map<std::pair<const FuncDef *, std::string>, Specialization *> cache;
   std::vector<Specialization *> inProgress;
   Frame *frame = nullptr;

@@ -3,6 +3,8 @@
 #include "tfl/Frontend/Types.h"
 #include "tfl/Frontend/AST.h"
 
+#include "llvm/Support/Casting.h"
+
 namespace tfl {
 
 llvm::StringRef dtypeName(DType dtype) {
@@ -77,9 +79,44 @@ Type Type::dtypeValue(DType dtype) {
   return t;
 }
 
+Type Type::record(const ast::ClassDef *cls, std::vector<Type> fields) {
+  Type t;
+  t.kind = Kind::Record;
+  t.cls = cls;
+  t.elements = std::move(fields);
+  return t;
+}
+
+Type Type::classValue(const ast::ClassDef *cls) {
+  Type t;
+  t.kind = Kind::Class;
+  t.cls = cls;
+  return t;
+}
+
+Type Type::moduleValue(const ast::Module *module) {
+  Type t;
+  t.kind = Kind::Module;
+  t.module = module;
+  return t;
+}
+
+Type Type::boundMethod(const ast::FuncDef *def, Type self) {
+  Type t = function(def, {}, {std::move(self)});
+  t.boundSelf = true;
+  return t;
+}
+
+Type Type::knownInt(int64_t value, bool weak) {
+  Type t = tensor(DType::I64, {}, weak);
+  t.known = value;
+  return t;
+}
+
 Type Type::strong() const {
   Type t = *this;
   t.weak = false;
+  t.known.reset();
   for (Type &e : t.elements)
     e = e.strong();
   return t;
@@ -104,7 +141,7 @@ std::string Type::str() const {
   case Kind::String:
     return "str";
   case Kind::Function:
-    return "function '" + func->name + "'";
+    return (boundSelf ? "method '" : "function '") + func->name + "'";
   case Kind::Builtin:
     return "built-in function '" + name + "'";
   case Kind::DType:
@@ -115,6 +152,19 @@ std::string Type::str() const {
       s += (i ? ", " : "") + elements[i].str();
     return s + (elements.size() == 1 ? ",)" : ")");
   }
+  case Kind::Record: {
+    std::string s = cls->name + "(";
+    std::vector<const ast::AnnAssignStmt *> fields = ast::fieldsOf(*cls);
+    for (size_t i = 0; i < elements.size(); ++i)
+      s += (i ? ", " : "") +
+           llvm::cast<ast::NameExpr>(fields[i]->target.get())->name + ": " +
+           elements[i].str();
+    return s + ")";
+  }
+  case Kind::Class:
+    return "class '" + cls->name + "'";
+  case Kind::Module:
+    return "module '" + module->name + "'";
   }
   return "?";
 }
@@ -125,6 +175,12 @@ std::string Type::mangle() const {
     std::string s = dtypeName(dtype).str();
     for (int64_t d : shape)
       s += "x" + (d == kDynamicDim ? std::string("d") : std::to_string(d));
+    if (known) {
+      uint64_t magnitude = static_cast<uint64_t>(*known);
+      if (*known < 0)
+        magnitude = 0 - magnitude;
+      s += (*known < 0 ? "km" : "k") + std::to_string(magnitude);
+    }
     return weak ? s + "w" : s;
   }
   case Kind::Tuple: {
@@ -136,10 +192,17 @@ std::string Type::mangle() const {
   case Kind::Function: {
     // Unique per definition (a lambda by its position) and captures.
     std::string name = func->name == "<lambda>" ? "lambda" : func->name;
-    std::string s = "F" + name + "L" + std::to_string(func->namePos.line) +
-                    "C" + std::to_string(func->namePos.col);
+    std::string s = (boundSelf ? "M" : "F") + name + "L" +
+                    std::to_string(func->namePos.line) + "C" +
+                    std::to_string(func->namePos.col);
     for (const Type &e : elements)
       s += "_" + e.mangle();
+    return s + "E";
+  }
+  case Kind::Record: {
+    std::string s = "R" + cls->name + "_";
+    for (const Type &e : elements)
+      s += e.mangle() + "_";
     return s + "E";
   }
   default:
@@ -149,8 +212,10 @@ std::string Type::mangle() const {
 
 bool Type::operator==(const Type &other) const {
   return kind == other.kind && dtype == other.dtype && shape == other.shape &&
-         weak == other.weak && func == other.func && name == other.name &&
-         elements == other.elements && captureNames == other.captureNames;
+         weak == other.weak && known == other.known && func == other.func &&
+         name == other.name && elements == other.elements &&
+         captureNames == other.captureNames && boundSelf == other.boundSelf &&
+         cls == other.cls && module == other.module;
 }
 
 } // namespace tfl

@@ -151,16 +151,20 @@ private:
 mlir::OwningOpRef<mlir::ModuleOp>
 Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
                  bool &stop) {
-  std::unique_ptr<tfl::ast::Module> ast =
-      tfl::parseModule(sourceMgr, bufferId, &context);
-  if (!ast)
-    return nullptr;
   if (emitKind == EmitKind::Ast) {
+    std::unique_ptr<tfl::ast::Module> ast =
+        tfl::parseModule(sourceMgr, bufferId, &context);
+    if (!ast)
+      return nullptr;
     tfl::ast::dump(*ast, llvm::outs());
     stop = true;
     return nullptr;
   }
-  std::unique_ptr<tfl::Program> program = tfl::analyze(*ast, &context);
+  std::unique_ptr<tfl::SourceProgram> source =
+      tfl::loadProgram(sourceMgr, bufferId, &context, tfl::stdlibPath());
+  if (!source)
+    return nullptr;
+  std::unique_ptr<tfl::Program> program = tfl::analyze(*source, &context);
   if (!program)
     return nullptr;
   mlir::OwningOpRef<mlir::ModuleOp> module = tfl::genModule(context, *program);

@@ -352,10 +352,12 @@ struct ImportStmt : StmtBase<Stmt::Kind::Import> {
 };
 
 struct FromImportStmt : StmtBase<Stmt::Kind::FromImport> {
-  FromImportStmt(SourceRange r, std::string module,
+  FromImportStmt(SourceRange r, std::string module, SourceRange moduleRange,
                  std::vector<ImportName> names)
-      : StmtBase(r), module(std::move(module)), names(std::move(names)) {}
+      : StmtBase(r), module(std::move(module)), moduleRange(moduleRange),
+        names(std::move(names)) {}
   std::string module;
+  SourceRange moduleRange;
   std::vector<ImportName> names;
 };
 
@@ -429,8 +431,17 @@ struct ClassDef : StmtBase<Stmt::Kind::ClassDef> {
 /// One `.tfl` file.
 struct Module {
   std::string fileName;
+  /// The name it is imported by (`nn` for nn.tfl); empty for the program's
+  /// main file.
+  std::string name;
   Block body;
 };
+
+/// The fields of a record class: its annotated names (`w: f32[3, 4]`), in
+/// order.
+std::vector<const AnnAssignStmt *> fieldsOf(const ClassDef &cls);
+/// The method `name` of a class, if it defines one.
+const FuncDef *methodOf(const ClassDef &cls, llvm::StringRef name);
 
 /// True when `stmt` may run a `break` or `continue` of the loop it is in
 /// (not of a loop nested inside it).

@@ -13,6 +13,7 @@
 #define TFL_FRONTEND_SEMA_H
 
 #include "tfl/Frontend/AST.h"
+#include "tfl/Frontend/Modules.h"
 #include "tfl/Frontend/Types.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -55,8 +56,9 @@ struct SubscriptPlan {
 
 /// One function specialized to argument types, or the script body.
 struct Specialization {
-  const ast::FuncDef *def = nullptr; // null for the script body
-  std::string symbol;                // the func.func's name
+  const ast::FuncDef *def = nullptr;   // null for the script body
+  const ast::Module *module = nullptr; // the file `def` is in
+  std::string symbol;                  // the func.func's name
   std::vector<Type> argTypes;
   /// A closure's captured variables, passed after the arguments.
   std::vector<std::string> captureNames;
@@ -79,7 +81,8 @@ struct Specialization {
   llvm::DenseMap<const ast::Expr *, const ast::Expr *> constantUses;
   /// How each tensor subscript reads its tensor.
   llvm::DenseMap<const ast::Expr *, SubscriptPlan> subscripts;
-  /// The element each tuple subscript selects.
+  /// The element each tuple subscript selects, and the field each record
+  /// attribute (`p.w`) reads.
   llvm::DenseMap<const ast::Expr *, size_t> tupleIndices;
   /// The captured variables of each nested def and lambda defined here.
   llvm::DenseMap<const ast::FuncDef *, std::vector<std::string>> closures;
@@ -93,6 +96,13 @@ struct Specialization {
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> guards;
   /// The result type of each augmented assignment (`x += v`).
   llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
+  /// Each record construction (`Params(w=..., b=...)`): the field values in
+  /// field order (defaults filled in); its type is the call's.
+  llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
+      constructions;
+  /// Each `p.replace(...)`: per field, its new value or null to keep it.
+  llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
+      replacements;
 };
 
 /// A command-line flag the program declares with flag(name, default, help).
@@ -115,8 +125,9 @@ struct Program {
 /// The name of the entry function native executables call.
 constexpr llvm::StringLiteral kEntrySymbol = "tfl_main";
 
-/// Checks `module`. Returns null after reporting errors as MLIR diagnostics.
-std::unique_ptr<Program> analyze(const ast::Module &module,
+/// Checks `source` (its main file and the files it imports). Returns null
+/// after reporting errors as MLIR diagnostics.
+std::unique_ptr<Program> analyze(const SourceProgram &source,
                                  mlir::MLIRContext *context);
 
 } // namespace tfl

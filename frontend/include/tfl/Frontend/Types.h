@@ -1,8 +1,9 @@
 //===- Types.h - Types of TFL values in the frontend ------------*- C++ -*-===//
 //
 // What Sema knows of a value at compile time: a tensor type (dtype and a
-// static-or-dynamic shape; scalars are rank 0), or a compile-time-only value
-// (a string, a function, a built-in, None, a tuple of values).
+// static-or-dynamic shape; scalars are rank 0), a tree of values (a tuple, a
+// record: an instance of a `class`), or a compile-time-only value (a
+// string, a function, a built-in, a class, an imported module, None).
 //
 // A "weak" tensor type is a Python scalar literal's (`1`, `0.5`, and
 // arithmetic on them): it takes the dtype of the tensor it meets, as in JAX,
@@ -18,14 +19,17 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tfl {
 
 namespace ast {
+struct ClassDef;
 struct FuncDef;
-}
+struct Module;
+} // namespace ast
 
 enum class DType { F32, F64, I32, I64, U8, Bool };
 
@@ -37,22 +41,46 @@ bool isInteger(DType dtype); // i32, i64, u8 (not bool)
 constexpr int64_t kDynamicDim = -1;
 
 struct Type {
-  enum class Kind { None, Tensor, String, Function, Builtin, Tuple, DType };
+  enum class Kind {
+    None,
+    Tensor,
+    String,
+    Function,
+    Builtin,
+    Tuple,
+    DType,
+    Record,
+    Class,
+    Module
+  };
 
   Kind kind = Kind::None;
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   bool weak = false;
+  /// The value of an integer scalar known at compile time (an int literal,
+  /// arithmetic on them, a static dim from shape(x)), as a Python int is
+  /// static under JAX's jit: it may size a shape. Functions specialize per
+  /// known value. Lost where a value may differ (loops, branches, results).
+  std::optional<int64_t> known;
   const ast::FuncDef *func = nullptr; // Function
+  /// A method bound to its receiver (`model.forward`, or a record called
+  /// through `__call__`): the receiver is `elements[0]` and the method's
+  /// first argument.
+  bool boundSelf = false;
+  const ast::ClassDef *cls = nullptr;  // Record (fields are `elements`), Class
+  const ast::Module *module = nullptr; // Module
   /// A function value's captured variables (a nested def or a lambda
   /// closing over its enclosing values); their types are `elements`.
   std::vector<std::string> captureNames;
   std::string name;           // Builtin's name; String's value
-  std::vector<Type> elements; // Tuple
+  std::vector<Type> elements; // Tuple, Record
 
   static Type none() { return Type(); }
   static Type tensor(DType dtype, std::vector<int64_t> shape,
                      bool weak = false);
+  /// An i64 scalar whose value is known at compile time.
+  static Type knownInt(int64_t value, bool weak = true);
   static Type string(std::string value);
   static Type function(const ast::FuncDef *def,
                        std::vector<std::string> captureNames = {},
@@ -61,12 +89,21 @@ struct Type {
   static Type tuple(std::vector<Type> elements);
   /// A dtype named as a value (`f32` in `cast(x, f32)`).
   static Type dtypeValue(DType dtype);
+  static Type record(const ast::ClassDef *cls, std::vector<Type> fields);
+  static Type classValue(const ast::ClassDef *cls);
+  static Type moduleValue(const ast::Module *module);
+  static Type boundMethod(const ast::FuncDef *def, Type self);
 
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isScalar() const { return isTensor() && shape.empty(); }
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  /// A tuple or a record: a value made of other values.
+  bool isTree() const { return kind == Kind::Tuple || kind == Kind::Record; }
+  /// True when the value has run-time leaves (or is one): what variables
+  /// may carry out of an `if` or around a loop.
+  bool hasValues() const { return isTensor() || isTree(); }
 
-  /// The same type without weakness (what a variable or argument keeps).
+  /// The same type without weakness or a known value (what a loop carries).
   Type strong() const;
 
   /// The type as TFL writes it: `f32[2, 3]`, `i64`, `str`, `(f32, f32)`.

@@ -1,0 +1,202 @@
+//===- SemaRecords.cpp - Records: construction, fields, methods -----------===//
+//
+// A record is an instance of a `class` with annotated fields; its type is
+// the class and the types of its field values (so one class makes a record
+// type per distinct field shapes, as functions specialize per argument
+// types). Annotations are checked at construction and `replace`, with named
+// dims agreeing across one record's fields. Methods take the record as
+// their first parameter; `p.method` is a method bound to p, and a record
+// whose class defines `__call__` is callable. Attribute access also reads
+// an imported module's definitions (`nn.dense`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::failure;
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::success;
+
+FailureOr<Type> SemaImpl::analyzeAttribute(const AttributeExpr *expr) {
+  FailureOr<Type> value = analyzeExpr(expr->value.get());
+  if (failed(value))
+    return failure();
+  const std::string &attr = expr->attr;
+  switch (value->kind) {
+  case Type::Kind::Module: {
+    const Scope &scope = scopes[value->module];
+    if (std::optional<FailureOr<Type>> t = lookupGlobal(scope, attr, expr))
+      return *t;
+    error(expr->getBegin())
+        << "module '" << value->module->name
+        << "' has no function, class or constant '" << attr << "'";
+    return failure();
+  }
+  case Type::Kind::Record: {
+    std::vector<const AnnAssignStmt *> fields = fieldsOf(*value->cls);
+    for (size_t i = 0; i < fields.size(); ++i)
+      if (cast<NameExpr>(fields[i]->target.get())->name == attr) {
+        frame->spec->tupleIndices[expr] = i;
+        return value->elements[i];
+      }
+    if (const FuncDef *method = methodOf(*value->cls, attr))
+      return Type::boundMethod(method, *value);
+    if (attr == "replace")
+      return Type::builtin("replace");
+    error(expr->getBegin())
+        << "a " << value->cls->name << " record has no field or method '"
+        << attr << "'";
+    return failure();
+  }
+  case Type::Kind::Class:
+    if (const FuncDef *method = methodOf(*value->cls, attr))
+      return Type::function(method);
+    error(expr->getBegin())
+        << "class " << value->cls->name << " has no method '" << attr
+        << "' (fields are read from a record)";
+    return failure();
+  case Type::Kind::Tensor:
+    error(expr->getBegin()) << "a tensor has no attribute '" << attr
+                            << "' (use shape(x), size(x), transpose(x))";
+    return failure();
+  default:
+    error(expr->getBegin())
+        << value->str() << " has no attribute '" << attr << "'";
+    return failure();
+  }
+}
+
+/// The name of field `field`.
+static llvm::StringRef fieldName(const AnnAssignStmt *field) {
+  return cast<NameExpr>(field->target.get())->name;
+}
+
+FailureOr<Type> SemaImpl::analyzeConstruct(const CallExpr *expr,
+                                           const ClassDef *cls) {
+  std::vector<const AnnAssignStmt *> fields = fieldsOf(*cls);
+  std::vector<const Expr *> values(fields.size(), nullptr);
+  if (expr->args.size() > fields.size()) {
+    error(expr->getBegin())
+        << cls->name << "() takes " << fields.size() << " field"
+        << (fields.size() == 1 ? "" : "s") << " but " << expr->args.size()
+        << " values were given";
+    return failure();
+  }
+  for (size_t i = 0; i < expr->args.size(); ++i)
+    values[i] = expr->args[i].get();
+  for (const Keyword &kw : expr->keywords) {
+    auto it = llvm::find_if(fields, [&](const AnnAssignStmt *f) {
+      return fieldName(f) == kw.name;
+    });
+    if (it == fields.end()) {
+      error(kw.range.begin) << cls->name << " has no field '" << kw.name << "'";
+      return failure();
+    }
+    size_t index = it - fields.begin();
+    if (values[index]) {
+      error(kw.range.begin) << cls->name << "() got multiple values for field '"
+                            << kw.name << "'";
+      return failure();
+    }
+    values[index] = kw.value.get();
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (values[i])
+      continue;
+    if (!fields[i]->value) {
+      error(expr->getBegin())
+          << cls->name << "() missing field '" << fieldName(fields[i]) << "'";
+      return failure();
+    }
+    values[i] = fields[i]->value.get();
+  }
+  std::vector<Type> types;
+  for (const Expr *v : values) {
+    FailureOr<Type> t = analyzeExpr(v);
+    if (failed(t))
+      return failure();
+    types.push_back(*t);
+  }
+  FailureOr<Type> record = checkFields(cls, values, types);
+  if (failed(record))
+    return failure();
+  frame->spec->constructions[expr] = std::move(values);
+  return record;
+}
+
+FailureOr<Type> SemaImpl::checkFields(const ClassDef *cls,
+                                      llvm::ArrayRef<const Expr *> values,
+                                      std::vector<Type> types) {
+  std::vector<const AnnAssignStmt *> fields = fieldsOf(*cls);
+  llvm::StringMap<int64_t> dims;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!types[i].hasValues()) {
+      error(values[i]->getBegin())
+          << "field '" << fieldName(fields[i]) << "' of " << cls->name
+          << " holds tensors, tuples or records, not " << types[i].str();
+      return failure();
+    }
+    Type adjusted;
+    if (failed(checkAnnotation(
+            fields[i]->annotation.get(), types[i], dims,
+            "field '" + fieldName(fields[i]).str() + "' of " + cls->name,
+            values[i]->getBegin(), adjusted, classScope.lookup(cls))))
+      return failure();
+    // A record keeps concrete dtypes: a literal takes the annotated one.
+    if (types[i].weak)
+      coerce(values[i], adjusted.dtype);
+    types[i] = adjusted.strong();
+  }
+  return Type::record(cls, std::move(types));
+}
+
+FailureOr<Type> SemaImpl::analyzeReplace(const CallExpr *expr,
+                                         const Type &record) {
+  const ClassDef *cls = record.cls;
+  if (!expr->args.empty()) {
+    error(expr->getBegin()) << "replace() takes fields by keyword: "
+                            << "p.replace(name=value)";
+    return failure();
+  }
+  std::vector<const AnnAssignStmt *> fields = fieldsOf(*cls);
+  std::vector<const Expr *> changed(fields.size(), nullptr);
+  std::vector<Type> types = record.elements;
+  for (const Keyword &kw : expr->keywords) {
+    auto it = llvm::find_if(fields, [&](const AnnAssignStmt *f) {
+      return fieldName(f) == kw.name;
+    });
+    if (it == fields.end()) {
+      error(kw.range.begin) << cls->name << " has no field '" << kw.name << "'";
+      return failure();
+    }
+    size_t index = it - fields.begin();
+    if (changed[index]) {
+      error(kw.range.begin) << "replace() got field '" << kw.name << "' twice";
+      return failure();
+    }
+    FailureOr<Type> t = analyzeExpr(kw.value.get());
+    if (failed(t))
+      return failure();
+    changed[index] = kw.value.get();
+    types[index] = *t;
+  }
+  // Unchanged fields keep their value; errors point at the call.
+  std::vector<const Expr *> at(fields.size(), expr);
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (changed[i])
+      at[i] = changed[i];
+  FailureOr<Type> result = checkFields(cls, at, std::move(types));
+  if (failed(result))
+    return failure();
+  frame->spec->replacements[expr] = std::move(changed);
+  return result;
+}
