@@ -173,6 +173,9 @@ private:
   Value genBuiltin(const CallExpr *expr, llvm::StringRef name);
   Value genReduction(const CallExpr *expr, llvm::StringRef name);
   Value genNN(const CallExpr *expr, llvm::StringRef name);
+  /// seed, shuffle_indices, and random_normal/uniform as a standard draw
+  /// scaled by tfl ops (which fuse with their users).
+  Value genRandom(const CallExpr *expr, llvm::StringRef name);
   Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
   /// A reduction op of `x` over `axes`.
   template <typename OpTy>
@@ -1243,6 +1246,52 @@ Value MLIRGenImpl::broadcastingBinary(Value lhs, Value rhs, mlir::Location l) {
   return OpTy::create(builder, l, a.clone(shape), lhs, rhs);
 }
 
+Value MLIRGenImpl::genRandom(const CallExpr *expr, llvm::StringRef name) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  if (name == "seed") {
+    Value n = castTo(genExpr(args[0])[0], builder.getI64Type(), l);
+    mlir::tfl::SeedOp::create(builder, l, n);
+    return {};
+  }
+  mlir::RankedTensorType type = tensorType(t);
+  if (name == "shuffle_indices")
+    return mlir::tfl::ShuffleIndicesOp::create(builder, l, type);
+  Value r = name == "random_normal"
+                ? Value(mlir::tfl::RandomNormalOp::create(builder, l, type))
+                : Value(mlir::tfl::RandomUniformOp::create(builder, l, type));
+  // normal: r * stddev + mean; uniform: lo + (hi - lo) * r.
+  const Expr *shift = args[1], *scale = args[2];
+  if (name == "random_uniform" && (shift || scale)) {
+    auto bound = [&](const Expr *e, double fallback) -> std::pair<Value, Type> {
+      if (e)
+        return {castTo(genExpr(e)[0], type.getElementType(), l), typeOf(e)};
+      auto scalar = mlir::RankedTensorType::get({}, type.getElementType());
+      return {mlir::tfl::ConstantOp::create(
+                  builder, l,
+                  mlir::DenseElementsAttr::get(
+                      scalar,
+                      builder.getFloatAttr(type.getElementType(), fallback))),
+              Type::tensor(t.dtype, {})};
+    };
+    auto [lo, loType] = bound(shift, 0.0);
+    auto [hi, hiType] = bound(scale, 1.0);
+    llvm::SmallVector<int64_t> widthShape =
+        *mlir::tfl::broadcastShapes(loType.shape, hiType.shape);
+    Type widthType = Type::tensor(
+        t.dtype, std::vector<int64_t>(widthShape.begin(), widthShape.end()));
+    Value width = emitBinary(BinaryOp::Sub, hi, lo, widthType, l);
+    r = emitBinary(BinaryOp::Mul, r, width, t, l);
+    return emitBinary(BinaryOp::Add, r, lo, t, l);
+  }
+  if (scale)
+    r = emitBinary(BinaryOp::Mul, r, genExpr(scale)[0], t, l);
+  if (shift)
+    r = emitBinary(BinaryOp::Add, r, genExpr(shift)[0], t, l);
+  return r;
+}
+
 Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
@@ -1268,6 +1317,9 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   }
   if (name == "now")
     return mlir::tfl::NowOp::create(builder, l, tensorType(t));
+  if (name == "seed" || name == "shuffle_indices" || name == "random_normal" ||
+      name == "random_uniform")
+    return genRandom(expr, name);
   if (name == "flag")
     return mlir::tfl::FlagOp::create(
         builder, l, tensorType(t),
@@ -1540,7 +1592,8 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
                             "stack", "size"},
                            builtin->second))
       return {genShapeBuiltin(expr, builtin->second)};
-    return {genBuiltin(expr, builtin->second)};
+    Value v = genBuiltin(expr, builtin->second);
+    return v ? Values{v} : Values{}; // seed(...) has no value
   }
   auto construction = spec->constructions.find(expr);
   if (construction != spec->constructions.end()) {

@@ -683,6 +683,9 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
     return analyzeFlag(expr);
+  if (name == "seed" || name == "random_normal" || name == "random_uniform" ||
+      name == "shuffle_indices")
+    return analyzeRandom(expr, name);
   if (name == "gather") {
     const Expr *xArg = argument(expr, 0, "x");
     const Expr *idxArg = argument(expr, 1, "indices");

@@ -178,6 +178,19 @@ private:
   FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
                                       llvm::StringRef name);
   std::optional<std::vector<int64_t>> constInts(const Expr *e);
+  /// Matches a built-in call's arguments to `params` by position or keyword
+  /// (null where missing; the first `required` must be given) and records
+  /// them as the call's `callArgs`.
+  FailureOr<std::vector<const Expr *>>
+  matchBuiltinArgs(const CallExpr *expr, llvm::StringRef name,
+                   llvm::ArrayRef<llvm::StringRef> params, size_t required);
+  /// A shape known at compile time, with no negative dims.
+  FailureOr<std::vector<int64_t>> shapeArgument(const Expr *e,
+                                                llvm::StringRef what);
+  /// A dtype argument (`f32`); `fallback` when `e` is null.
+  FailureOr<DType> dtypeArgument(const Expr *e, llvm::StringRef what,
+                                 DType fallback);
+  FailureOr<Type> analyzeRandom(const CallExpr *expr, llvm::StringRef name);
   /// Types, coerces and broadcasts the operands of an elementwise built-in.
   FailureOr<Type> elementwiseOperands(const CallExpr *expr,
                                       llvm::StringRef name,

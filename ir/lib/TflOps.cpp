@@ -406,6 +406,18 @@ LogicalResult PrintOp::verify() {
   return success();
 }
 
+/// A random op fills a tensor of static shape (its size is the draw's).
+static LogicalResult verifyRandom(Operation *op) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type.hasStaticShape())
+    return op->emitOpError("needs a static shape, got ") << type;
+  return success();
+}
+
+LogicalResult RandomUniformOp::verify() { return verifyRandom(*this); }
+LogicalResult RandomNormalOp::verify() { return verifyRandom(*this); }
+LogicalResult ShuffleIndicesOp::verify() { return verifyRandom(*this); }
+
 #include "tfl/IR/TflOpsEnums.cpp.inc"
 
 #define GET_OP_CLASSES

@@ -8,6 +8,7 @@
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
+#include "tflrt/Random.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,21 @@ extern "C" {
 void tflrt_print_text(const char *text) { tflrt::writeText(text); }
 
 double tflrt_now(void) { return tflrt::nowSeconds(); }
+
+void tflrt_seed(int64_t seed) { tflrt::seedRandom(seed); }
+
+#define TFLRT_RANDOM(NAME, DTYPE, CTYPE, FILL)                                 \
+  void tflrt_##NAME(int64_t rank, void *desc) {                                \
+    tflrt::TensorView v = viewOf(tflrt::DType::DTYPE, rank, desc);             \
+    FILL(static_cast<CTYPE *>(const_cast<void *>(v.data)),                     \
+         tflrt::numElements(v.shape));                                         \
+  }
+TFLRT_RANDOM(random_uniform_f32, F32, float, tflrt::randomUniform)
+TFLRT_RANDOM(random_uniform_f64, F64, double, tflrt::randomUniform)
+TFLRT_RANDOM(random_normal_f32, F32, float, tflrt::randomNormal)
+TFLRT_RANDOM(random_normal_f64, F64, double, tflrt::randomNormal)
+TFLRT_RANDOM(shuffle_indices, I64, int64_t, tflrt::shuffleIndices)
+#undef TFLRT_RANDOM
 
 #define TFLRT_PRINT(NAME, DTYPE)                                               \
   void tflrt_print_##NAME(int64_t rank, void *desc, const char *spec) {        \

@@ -321,3 +321,12 @@ func.func @gather_shape(%x: tensor<10x4xf32>, %i: tensor<3xi64>) {
   %0 = tfl.gather %x, %i {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+// Tests that a random draw has a static shape.
+func.func @random_dynamic() {
+  // expected-error @+1 {{needs a static shape}}
+  %0 = tfl.random_uniform : tensor<?xf32>
+  return
+}

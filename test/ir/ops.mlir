@@ -199,3 +199,20 @@ func.func @gather(%x: tensor<10x4xf32>, %i: tensor<3xi64>) {
   %0 = tfl.gather %x, %i {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+// Tests the random ops.
+// CHECK-LABEL: func.func @random
+func.func @random(%n: tensor<i64>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  // CHECK: tfl.seed %{{.*}} : tensor<i64>
+  tfl.seed %n : tensor<i64>
+  // CHECK: tfl.random_normal : tensor<2x3xf32>
+  %0 = tfl.random_normal : tensor<2x3xf32>
+  %1 = tfl.random_normal : tensor<2x3xf32>
+  // CHECK: tfl.random_uniform : tensor<4xf64>
+  %2 = tfl.random_uniform : tensor<4xf64>
+  // CHECK: tfl.shuffle_indices : tensor<10xi64>
+  %3 = tfl.shuffle_indices : tensor<10xi64>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}

@@ -258,6 +258,24 @@ struct FlagToRuntime : OpConversionPattern<FlagOp> {
   }
 };
 
+/// seed: restarts libtflrt's generator (the random ops draw from it during
+/// bufferization).
+struct SeedToRuntime : OpConversionPattern<SeedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SeedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, op->getParentOfType<ModuleOp>(), "tflrt_seed",
+        rewriter.getFunctionType({rewriter.getI64Type()}, {}));
+    Value seed = tensor::ExtractOp::create(rewriter, op.getLoc(),
+                                           adaptor.getSeed(), ValueRange{});
+    func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{seed});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// now: a libtflrt call reading the clock.
 struct NowToRuntime : OpConversionPattern<NowOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -388,10 +406,9 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
-           AssertToRuntime, FlagToRuntime, NowToRuntime, GatherToLinalg>(
-          patterns.getContext());
+  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
+               ConcatToTensor, AssertToRuntime, FlagToRuntime, NowToRuntime,
+               SeedToRuntime, GatherToLinalg>(patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -65,7 +65,10 @@ struct ConvertTflToLinalgPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TflDialect>();
     // Print is lowered during bufferization (PrintBufferization.cpp).
-    target.addLegalOp<PrintOp>();
+    // Lowered during bufferization (PrintBufferization.cpp,
+    // RandomBufferization.cpp).
+    target.addLegalOp<PrintOp, RandomUniformOp, RandomNormalOp,
+                      ShuffleIndicesOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

@@ -10,6 +10,7 @@
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
+#include "tflrt/Random.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -103,6 +104,30 @@ void registerTflKernels(KernelRegistry &registry) {
                  t.data<double>()[0] = tflrt::nowSeconds();
                  out.push_back(t);
                });
+  registry.add(mlir::tfl::SeedOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+                 tflrt::seedRandom(in[0].data<int64_t>()[0]);
+               });
+  auto draw = [](Operation *op, ArrayRef<Tensor>,
+                 SmallVectorImpl<Tensor> &out) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    Tensor t(toRuntimeDType(type.getElementType()),
+             tflrt::Shape(type.getShape().begin(), type.getShape().end()));
+    int64_t n = t.numElements();
+    bool normal = isa<mlir::tfl::RandomNormalOp>(op);
+    if (isa<mlir::tfl::ShuffleIndicesOp>(op))
+      tflrt::shuffleIndices(t.data<int64_t>(), n);
+    else if (t.dtype() == tflrt::DType::F32)
+      normal ? tflrt::randomNormal(t.data<float>(), n)
+             : tflrt::randomUniform(t.data<float>(), n);
+    else
+      normal ? tflrt::randomNormal(t.data<double>(), n)
+             : tflrt::randomUniform(t.data<double>(), n);
+    out.push_back(t);
+  };
+  registry.add(mlir::tfl::RandomUniformOp::getOperationName(), draw);
+  registry.add(mlir::tfl::RandomNormalOp::getOperationName(), draw);
+  registry.add(mlir::tfl::ShuffleIndicesOp::getOperationName(), draw);
   registry.add(
       mlir::tfl::FlagOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {

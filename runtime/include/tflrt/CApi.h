@@ -68,6 +68,15 @@ float tflrt_flag_f32(const char *name);
 double tflrt_flag_f64(const char *name);
 int8_t tflrt_flag_bool(const char *name);
 
+/* The random generator (tflrt/Random.h): seed(n), and one draw filling a
+   fresh contiguous memref. */
+void tflrt_seed(int64_t seed);
+void tflrt_random_uniform_f32(int64_t rank, void *desc);
+void tflrt_random_uniform_f64(int64_t rank, void *desc);
+void tflrt_random_normal_f32(int64_t rank, void *desc);
+void tflrt_random_normal_f64(int64_t rank, void *desc);
+void tflrt_shuffle_indices(int64_t rank, void *desc);
+
 /* now(): seconds on a monotonic clock. */
 double tflrt_now(void);
 

@@ -13,8 +13,11 @@ namespace mlir::tfl {
 void registerCompilerDialects(DialectRegistry &registry);
 
 /// Attaches BufferizableOpInterface to the tfl ops that survive until
-/// bufferization (tfl.print).
+/// bufferization (tfl.print and the random ops).
 void registerBufferizationModels(DialectRegistry &registry);
+/// The bufferization models of the random ops (a fresh buffer filled by
+/// one libtflrt draw); part of registerBufferizationModels.
+void attachRandomBufferizationModels(MLIRContext *ctx);
 
 } // namespace mlir::tfl
 

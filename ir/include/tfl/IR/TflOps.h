@@ -12,6 +12,14 @@
 
 #include "tfl/IR/TflOpsEnums.h.inc"
 
+namespace mlir::tfl {
+/// The random generator's state, which random ops read and advance.
+struct RandomStateResource
+    : public SideEffects::Resource::Base<RandomStateResource> {
+  llvm::StringRef getName() final { return "tfl.random_state"; }
+};
+} // namespace mlir::tfl
+
 #include <optional>
 
 #define GET_OP_CLASSES

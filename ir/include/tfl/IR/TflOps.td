@@ -501,6 +501,79 @@ def Tfl_FlagOp : Tfl_Op<"flag", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Random numbers
+//===----------------------------------------------------------------------===//
+
+// The generator's state (its seed and how many draws it has made): random
+// ops read and advance it, so they are never merged, dropped or reordered,
+// and a program draws the same numbers eagerly and compiled.
+def Tfl_RandomState : Resource<"::mlir::tfl::RandomStateResource">;
+
+class Tfl_RandomOp<string mnemonic, list<Trait> traits = []>
+    : Tfl_Op<mnemonic, !listconcat(traits, [
+        MemoryEffects<[MemRead<Tfl_RandomState>, MemWrite<Tfl_RandomState>]>])> {
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfl_SeedOp : Tfl_Op<"seed",
+    [MemoryEffects<[MemWrite<Tfl_RandomState>]>]> {
+  let summary = "restarts the random generator from a seed";
+  let description = [{
+    `seed(n)`: the generator (counter-based Philox-4x32-10) takes key `n`
+    and restarts its draw count at 0, so the draws after it are a function
+    of `n` alone.
+
+    ```mlir
+    tfl.seed %0 : tensor<i64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$seed);
+  let assemblyFormat = "$seed attr-dict `:` type($seed)";
+}
+
+def Tfl_RandomUniformOp : Tfl_RandomOp<"random_uniform"> {
+  let summary = "a tensor of uniform random numbers in [0, 1)";
+  let description = [{
+    One draw of the generator: element `i` comes from Philox block
+    `(draw, i)` (see RationaleTfl.md), so it does not depend on how the
+    elements are computed. `random_uniform(shape, lo, hi)` scales it.
+
+    ```mlir
+    %0 = tfl.random_uniform : tensor<2x3xf32>
+    ```
+  }];
+  let results = (outs RankedTensorOf<[F32, F64]>:$result);
+}
+
+def Tfl_RandomNormalOp : Tfl_RandomOp<"random_normal"> {
+  let summary = "a tensor of standard normal random numbers";
+  let description = [{
+    One draw of the generator, Box-Muller on Philox blocks (element `i`
+    from block `(draw, i / 2)`). `random_normal(shape, mean, stddev)`
+    scales it.
+
+    ```mlir
+    %0 = tfl.random_normal : tensor<128x10xf32>
+    ```
+  }];
+  let results = (outs RankedTensorOf<[F32, F64]>:$result);
+}
+
+def Tfl_ShuffleIndicesOp : Tfl_RandomOp<"shuffle_indices"> {
+  let summary = "a random permutation of 0 .. n-1";
+  let description = [{
+    One draw of the generator: a Fisher-Yates shuffle of `0 .. n-1`, `n` the
+    result's static size (for epoch orders: `gather(x, perm)`).
+
+    ```mlir
+    %0 = tfl.shuffle_indices : tensor<60000xi64>
+    ```
+  }];
+  let results = (outs 1DTensorOf<[I64]>:$result);
+}
+
 def Tfl_NowOp : Tfl_Op<"now", [MemoryEffects<[MemWrite]>]> {
   let summary = "the time in seconds, for timing";
   let description = [{

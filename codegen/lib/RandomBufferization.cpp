@@ -1,0 +1,84 @@
+//===- RandomBufferization.cpp - Random ops on buffers --------------------===//
+//
+// tfl.random_uniform, tfl.random_normal and tfl.shuffle_indices stay tfl
+// ops through tfl-to-linalg (their effect on the generator's state keeps
+// every pass from merging or moving them) and become, during One-Shot
+// Bufferize, a fresh buffer filled by one libtflrt call:
+// `tflrt_random_<kind>_<dtype>` or `tflrt_shuffle_indices`. The eager
+// kernels call the same functions, so both modes draw identical numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Registration.h"
+#include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::tfl {
+
+namespace {
+
+/// The runtime function filling a buffer for `op`.
+std::string fillFunction(Operation *op) {
+  Type elem =
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  if (isa<ShuffleIndicesOp>(op))
+    return "tflrt_shuffle_indices";
+  std::string kind = isa<RandomNormalOp>(op) ? "tflrt_random_normal_"
+                                             : "tflrt_random_uniform_";
+  return kind + runtimeTypeSuffix(elem).str();
+}
+
+template <typename OpTy>
+struct RandomOpBufferization
+    : bufferization::BufferizableOpInterface::ExternalModel<
+          RandomOpBufferization<OpTy>, OpTy> {
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList
+  getAliasingValues(Operation *, OpOperand &,
+                    const bufferization::AnalysisState &) const {
+    return {};
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &) const {
+    Location loc = op->getLoc();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+    rewriter.setInsertionPoint(op);
+    FailureOr<Value> buffer =
+        options.createAlloc(rewriter, loc, memrefType, ValueRange{});
+    if (failed(buffer))
+      return failure();
+    Value unranked = castToUnranked(rewriter, loc, *buffer);
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, op->getParentOfType<ModuleOp>(), fillFunction(op),
+        rewriter.getFunctionType({unranked.getType()}, {}));
+    func::CallOp::create(rewriter, loc, fn, ValueRange{unranked});
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
+    return success();
+  }
+};
+
+} // namespace
+
+void attachRandomBufferizationModels(MLIRContext *ctx) {
+  RandomUniformOp::attachInterface<RandomOpBufferization<RandomUniformOp>>(
+      *ctx);
+  RandomNormalOp::attachInterface<RandomOpBufferization<RandomNormalOp>>(*ctx);
+  ShuffleIndicesOp::attachInterface<RandomOpBufferization<ShuffleIndicesOp>>(
+      *ctx);
+}
+
+} // namespace mlir::tfl
