@@ -1317,6 +1317,14 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   }
   if (name == "now")
     return mlir::tfl::NowOp::create(builder, l, tensorType(t));
+  if (name == "check_numerics") {
+    const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+    llvm::StringRef message =
+        args[1] ? cast<StringExpr>(args[1])->value : llvm::StringRef();
+    return mlir::tfl::CheckNumericsOp::create(builder, l, tensorType(t),
+                                              genExpr(args[0])[0],
+                                              builder.getStringAttr(message));
+  }
   if (name == "seed" || name == "shuffle_indices" || name == "random_normal" ||
       name == "random_uniform")
     return genRandom(expr, name);
@@ -1463,6 +1471,24 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
   Value x = genExpr(arg(0, "x"))[0];
   if (name == "broadcast_to")
     return BroadcastToOp::create(builder, l, type, x);
+  if (name == "tile") {
+    // x: (d0, d1, ...) -> (1, d0, 1, d1, ...) -> broadcast to
+    // (r0, d0, r1, d1, ...) -> (r0*d0, r1*d1, ...): rep index outermost.
+    auto in = cast<mlir::RankedTensorType>(x.getType());
+    size_t rank = t.shape.size();
+    llvm::SmallVector<int64_t> dims(rank - in.getRank(), 1);
+    llvm::append_range(dims, in.getShape());
+    llvm::SmallVector<int64_t> spread, tiled;
+    for (size_t i = 0; i < rank; ++i) {
+      // A zero dim tiles to zero whatever the reps: broadcast it once.
+      int64_t reps = dims[i] == 0 ? 1 : t.shape[i] / dims[i];
+      spread.append({1, dims[i]});
+      tiled.append({reps, dims[i]});
+    }
+    Value s = ReshapeOp::create(builder, l, in.clone(spread), x);
+    Value b = BroadcastToOp::create(builder, l, in.clone(tiled), s);
+    return ReshapeOp::create(builder, l, type, b);
+  }
   if (name == "transpose")
     return TransposeOp::create(
         builder, l, type, x,
@@ -1589,7 +1615,7 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
     if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
                             "arange", "eye", "broadcast_to", "reshape",
                             "transpose", "expand_dims", "squeeze", "concat",
-                            "stack", "size"},
+                            "stack", "size", "tile"},
                            builtin->second))
       return {genShapeBuiltin(expr, builtin->second)};
     Value v = genBuiltin(expr, builtin->second);

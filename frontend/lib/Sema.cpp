@@ -100,7 +100,9 @@ const llvm::StringSet<> &builtinNames() {
                              "seed",
                              "random_normal",
                              "random_uniform",
-                             "shuffle_indices"};
+                             "shuffle_indices",
+                             "check_numerics",
+                             "tile"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())

@@ -249,6 +249,7 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
       {"concat", {"tensors", "axis"}},
       {"stack", {"tensors", "axis"}},
       {"shape", {"x"}},
+      {"tile", {"x", "reps"}},
       {"size", {"x"}}};
   const std::vector<std::string> &names = params.find(name)->second;
   if (expr->args.size() > names.size()) {
@@ -456,6 +457,20 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
   if (failed(x))
     return failure();
   int64_t rank = x->rank();
+  if (name == "tile") {
+    // NumPy's tile: reps and shape are padded with leading 1s to one rank.
+    FailureOr<std::vector<int64_t>> reps = shapeArg(1);
+    if (failed(reps) || failed(checkDims(*reps, arg(1))))
+      return failure();
+    std::vector<int64_t> r = *reps, s = x->shape;
+    while (r.size() < s.size())
+      r.insert(r.begin(), 1);
+    while (s.size() < r.size())
+      s.insert(s.begin(), 1);
+    for (size_t i = 0; i < s.size(); ++i)
+      s[i] *= r[i];
+    return Type::tensor(x->dtype, s, x->weak);
+  }
   if (name == "broadcast_to") {
     FailureOr<std::vector<int64_t>> shape = shapeArg(1);
     if (failed(shape))
@@ -683,6 +698,32 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
     return analyzeFlag(expr);
+  if (name == "check_numerics") {
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"x", "message"}, 1);
+    if (failed(args))
+      return failure();
+    FailureOr<Type> x = analyzeExpr((*args)[0]);
+    if (failed(x))
+      return failure();
+    if (!x->isTensor() || !isFloat(x->dtype)) {
+      error((*args)[0]->getBegin())
+          << "check_numerics() checks a float tensor, got " << x->str();
+      return failure();
+    }
+    if (const Expr *m = (*args)[1]) {
+      FailureOr<Type> t = analyzeExpr(m);
+      if (failed(t))
+        return failure();
+      if (t->kind != Type::Kind::String) {
+        error(m->getBegin())
+            << "check_numerics()'s message must be a string, got " << t->str();
+        return failure();
+      }
+    }
+    coerce((*args)[0], x->dtype);
+    return x->strong();
+  }
   if (name == "seed" || name == "random_normal" || name == "random_uniform" ||
       name == "shuffle_indices")
     return analyzeRandom(expr, name);
@@ -740,7 +781,7 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
   if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
                           "arange", "eye", "broadcast_to", "reshape",
                           "transpose", "expand_dims", "squeeze", "concat",
-                          "stack", "shape", "size"},
+                          "stack", "shape", "size", "tile"},
                          name))
     return analyzeShapeBuiltin(expr, name);
   if (llvm::is_contained({"sum", "mean", "max", "min", "prod", "argmax",

@@ -172,6 +172,19 @@ void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,
   std::exit(1);
 }
 
+void tflrt_check_numerics(int8_t finite, const char *message,
+                          const char *where) {
+  if (finite)
+    return;
+  tflrt::flushOutput();
+  std::string text(where);
+  size_t end = text.find('\n');
+  std::fprintf(stderr, "%s: error: %s%s\n", text.substr(0, end).c_str(),
+               tflrt::checkNumericsMessage(message).c_str(),
+               end == std::string::npos ? "" : text.substr(end).c_str());
+  std::exit(1);
+}
+
 void tflrt_assert(int8_t cond, const char *message, const char *where) {
   if (cond)
     return;

@@ -556,6 +556,22 @@ Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm) {
   return out;
 }
 
+bool allFinite(const Tensor &a) {
+  int64_t n = a.numElements();
+  if (a.dtype() == DType::F32)
+    return std::all_of(a.data<float>(), a.data<float>() + n,
+                       [](float v) { return std::isfinite(v); });
+  if (a.dtype() == DType::F64)
+    return std::all_of(a.data<double>(), a.data<double>() + n,
+                       [](double v) { return std::isfinite(v); });
+  return true;
+}
+
+std::string checkNumericsMessage(const std::string &message) {
+  return "check_numerics failed" + (message.empty() ? "" : ": " + message) +
+         " (the tensor holds a NaN or an infinity)";
+}
+
 std::string outOfRangeMessage(int64_t start, int64_t size, int64_t stride,
                               int64_t dim) {
   if (size == 1)

@@ -314,3 +314,38 @@ func.func @gather(%x: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
   %0 = tfl.gather %x, %i {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// Tests check_numerics: a reduction to "all finite" (|x| < inf), passed to
+// libtflrt with the message and location; the result is the input.
+// CHECK-DAG: func.func private @tflrt_check_numerics(i8, !llvm.ptr, !llvm.ptr)
+// CHECK-LABEL: func.func @check_numerics
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+func.func @check_numerics(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : i1) outs(%{{.*}} : tensor<i1>)
+  // CHECK: %[[OK:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]{{.*}} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT]] : tensor<i1>)
+  // CHECK: math.absf
+  // CHECK: arith.cmpf olt
+  // CHECK: arith.andi
+  // CHECK: %[[FLAG:.*]] = tensor.extract %[[OK]][]
+  // CHECK: %[[BYTE:.*]] = arith.extui %[[FLAG]] : i1 to i8
+  // CHECK: call @tflrt_check_numerics(%[[BYTE]],
+  // CHECK: return %[[X]]
+  %0 = tfl.check_numerics %x {message = "x"} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Tests that seed becomes a libtflrt call on the scalar, and that random
+// ops stay for bufferization.
+// CHECK-LABEL: func.func @seed
+func.func @seed(%n: tensor<i64>) -> tensor<3xf32> {
+  // CHECK: %[[V:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
+  // CHECK: call @tflrt_seed(%[[V]]) : (i64) -> ()
+  // CHECK: tfl.random_normal : tensor<3xf32>
+  tfl.seed %n : tensor<i64>
+  %0 = tfl.random_normal : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

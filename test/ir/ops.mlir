@@ -216,3 +216,13 @@ func.func @random(%n: tensor<i64>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %3 = tfl.shuffle_indices : tensor<10xi64>
   return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// Tests check_numerics.
+// CHECK-LABEL: func.func @check_numerics
+func.func @check_numerics(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // CHECK: tfl.check_numerics %{{.*}} {message = "x"} : tensor<2xf32>
+  %0 = tfl.check_numerics %x {message = "x"} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

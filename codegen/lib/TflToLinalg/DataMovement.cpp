@@ -18,8 +18,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
 
 namespace mlir::tfl {
 namespace {
@@ -232,6 +235,63 @@ struct AssertToRuntime : OpConversionPattern<AssertOp> {
   }
 };
 
+/// check_numerics: a fused reduction to "all finite" (|x| < inf is false for
+/// NaN and Inf), passed to libtflrt, which stops the program when it is
+/// false; the result is the input.
+struct CheckNumericsToRuntime : OpConversionPattern<CheckNumericsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CheckNumericsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    Type i1 = rewriter.getI1Type();
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{}, i1);
+    Value yes =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
+    Value init = linalg::FillOp::create(rewriter, loc, ValueRange{yes},
+                                        ValueRange{empty})
+                     .getResult(0);
+    SmallVector<AffineMap> maps = {
+        rewriter.getMultiDimIdentityMap(type.getRank()),
+        AffineMap::get(type.getRank(), 0, rewriter.getContext())};
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::reduction);
+    auto body = [&](OpBuilder &b, Location l, ValueRange args) {
+      Value magnitude = math::AbsFOp::create(b, l, args[0]);
+      Value inf = arith::ConstantOp::create(
+          b, l,
+          b.getFloatAttr(type.getElementType(),
+                         std::numeric_limits<double>::infinity()));
+      Value ok = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
+                                       magnitude, inf);
+      linalg::YieldOp::create(
+          b, l, ValueRange{arith::AndIOp::create(b, l, args[1], ok)});
+    };
+    Value finite =
+        linalg::GenericOp::create(rewriter, loc, init.getType(),
+                                  ValueRange{adaptor.getInput()},
+                                  ValueRange{init}, maps, iterators, body)
+            .getResult(0);
+    Value flag = tensor::ExtractOp::create(rewriter, loc, finite, ValueRange{});
+    Type i8 = rewriter.getI8Type();
+    Value byte = arith::ExtUIOp::create(rewriter, loc, i8, flag);
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, module, "tflrt_check_numerics",
+        rewriter.getFunctionType({i8, ptr, ptr}, {}));
+    Value message =
+        getOrCreateStringPointer(rewriter, loc, module, op.getMessage());
+    Value where =
+        getOrCreateStringPointer(rewriter, loc, module, locationText(loc));
+    func::CallOp::create(rewriter, loc, fn, ValueRange{byte, message, where});
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
 /// flag: the runtime's parsed value of the flag, as a 0-d tensor.
 struct FlagToRuntime : OpConversionPattern<FlagOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -407,8 +467,9 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
-               ConcatToTensor, AssertToRuntime, FlagToRuntime, NowToRuntime,
-               SeedToRuntime, GatherToLinalg>(patterns.getContext());
+               ConcatToTensor, AssertToRuntime, CheckNumericsToRuntime,
+               FlagToRuntime, NowToRuntime, SeedToRuntime, GatherToLinalg>(
+      patterns.getContext());
 }
 
 } // namespace mlir::tfl

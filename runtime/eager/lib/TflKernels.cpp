@@ -104,6 +104,14 @@ void registerTflKernels(KernelRegistry &registry) {
                  t.data<double>()[0] = tflrt::nowSeconds();
                  out.push_back(t);
                });
+  registry.add(
+      mlir::tfl::CheckNumericsOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        if (!tflrt::allFinite(in[0]))
+          throw RuntimeError(tflrt::checkNumericsMessage(
+              cast<mlir::tfl::CheckNumericsOp>(op).getMessage().str()));
+        out.push_back(in[0]);
+      });
   registry.add(mlir::tfl::SeedOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
                  tflrt::seedRandom(in[0].data<int64_t>()[0]);

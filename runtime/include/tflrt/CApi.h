@@ -51,6 +51,11 @@ void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,
    message" (`where` as for tflrt_check_slice). */
 void tflrt_assert(int8_t cond, const char *message, const char *where);
 
+/* check_numerics: when `finite` is 0, stops with "where: error:
+   check_numerics failed: message (...)". */
+void tflrt_check_numerics(int8_t finite, const char *message,
+                          const char *where);
+
 /* Batched: C[i] += A[i] @ B[i] on 3-D memrefs (linalg.batch_matmul's
    semantics). */
 void tflrt_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,

@@ -96,6 +96,10 @@ Tensor slice(const Tensor &a, const std::vector<int64_t> &starts,
 /// for an axis of size 3", or the slice's bounds for a window of several.
 std::string outOfRangeMessage(int64_t start, int64_t size, int64_t stride,
                               int64_t dim);
+/// True when every element of a float tensor is finite (no NaN, no Inf).
+bool allFinite(const Tensor &a);
+/// The error of check_numerics(x, message) on a tensor that is not.
+std::string checkNumericsMessage(const std::string &message);
 /// TensorFlow's gather along `axis`; throws std::out_of_range for an index
 /// outside the axis.
 Tensor gather(const Tensor &a, const Tensor &indices, int64_t axis);

@@ -48,6 +48,11 @@ def main():
         for axis in [0, 1, 2, -1]:
             case(f"stack(({A}, {A}, {A}), axis={axis})",
                  np.stack((a, a, a), axis=axis))
+        for reps in [2, (2, 1), (1, 3), (2, 2, 2), (3,), (1, 0)]:
+            case(f"tile({A}, {reps})", np.tile(a, reps))
+        case(f"tile({literal(x)}, (2, 1, 1))", np.tile(x, (2, 1, 1)))
+        case("tile([[1, 2]], (2, 3))", np.tile(np.array([[1, 2]]), (2, 3)))
+        case("tile(zeros((0, 2)), 3)", np.tile(np.zeros((0, 2), np.float32), 3))
         case("zeros((2, 0, 3))", np.zeros((2, 0, 3), np.float32))
         case("ones(4, dtype=i64)", np.ones(4, np.int64))
         case("full((2, 3), -1.5)", np.full((2, 3), -1.5, np.float32))

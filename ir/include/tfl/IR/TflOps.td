@@ -589,6 +589,24 @@ def Tfl_NowOp : Tfl_Op<"now", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+def Tfl_CheckNumericsOp : Tfl_Op<"check_numerics",
+    [MemoryEffects<[MemWrite]>, AllTypesMatch<["input", "result"]>]> {
+  let summary = "stop the program when a tensor holds a NaN or an Inf";
+  let description = [{
+    `check_numerics(x, "message")`: the result is `x`; when `x` holds a NaN
+    or an infinity, the program stops with an error at this op's `.tfl`
+    location and `message`. Marked as having an effect, so the check runs
+    even when its result is unused.
+
+    ```mlir
+    %1 = tfl.check_numerics %0 {message = "logits"} : tensor<32x10xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F64]>:$input, StrAttr:$message);
+  let results = (outs RankedTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def Tfl_AssertOp : Tfl_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let summary = "stop the program when a condition is false";
   let description = [{
