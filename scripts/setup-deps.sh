@@ -11,6 +11,8 @@ packages=(
   antlr4 libantlr4-runtime-dev
   # runtime: BLAS for matmul, zlib for gzipped data files
   libopenblas-dev zlib1g-dev
+  # runtime: JSON for checkpoint headers, oneDNN for convolution and pooling
+  nlohmann-json3-dev libdnnl-dev
   # tests: GoogleTest, and NumPy (for /usr/bin/python3) as the reference
   libgtest-dev python3 python3-numpy
 )

@@ -93,6 +93,7 @@ void registerBufferizationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, TflDialect *) {
     PrintOp::attachInterface<PrintOpBufferization>(*ctx);
     attachRandomBufferizationModels(ctx);
+    attachDataBufferizationModels(ctx);
     // The lowering creates ops of these; load them with tfl, since
     // one-shot-bufferize does not declare them.
     ctx->getOrLoadDialect<func::FuncDialect>();

@@ -59,4 +59,24 @@ StringRef runtimeTypeSuffix(Type t) {
   return "bool";
 }
 
+std::string locationText(Location loc) {
+  if (auto site = dyn_cast<CallSiteLoc>(loc)) {
+    std::string caller = locationText(site.getCaller());
+    std::string callee = locationText(site.getCallee());
+    size_t end = caller.find('\n');
+    return callee + "\n" + caller.substr(0, end) + ": note: called from here" +
+           (end == std::string::npos ? "" : caller.substr(end));
+  }
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return (f.getFilename().str() + ":" + std::to_string(f.getLine()) + ":" +
+            std::to_string(f.getColumn()));
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (!isa<UnknownLoc>(inner))
+        return locationText(inner);
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  return "<unknown location>";
+}
+
 } // namespace mlir::tfl

@@ -176,6 +176,8 @@ private:
   /// seed, shuffle_indices, and random_normal/uniform as a standard draw
   /// scaled by tfl ops (which fuse with their users).
   Value genRandom(const CallExpr *expr, llvm::StringRef name);
+  /// The file built-ins (load and save functions, log_scalar).
+  Values genIO(const CallExpr *expr, llvm::StringRef name);
   Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
   /// A reduction op of `x` over `axes`.
   template <typename OpTy>
@@ -1246,6 +1248,64 @@ Value MLIRGenImpl::broadcastingBinary(Value lhs, Value rhs, mlir::Location l) {
   return OpTy::create(builder, l, a.clone(shape), lhs, rhs);
 }
 
+/// The names of a tree's leaves in a checkpoint: record fields by name,
+/// tuple elements by index, joined with "." (`layer.w`, `0.1`); a lone
+/// tensor is "value".
+static void leafNames(const Type &t, const std::string &prefix,
+                      std::vector<std::string> &out) {
+  auto join = [&](llvm::StringRef part) {
+    return prefix.empty() ? part.str() : prefix + "." + part.str();
+  };
+  if (t.isTensor()) {
+    out.push_back(prefix.empty() ? "value" : prefix);
+    return;
+  }
+  std::vector<const AnnAssignStmt *> fields;
+  if (t.kind == Type::Kind::Record)
+    fields = fieldsOf(*t.cls);
+  for (size_t i = 0; i < t.elements.size(); ++i)
+    leafNames(t.elements[i],
+              join(fields.empty()
+                       ? std::to_string(i)
+                       : cast<NameExpr>(fields[i]->target.get())->name),
+              out);
+}
+
+Values MLIRGenImpl::genIO(const CallExpr *expr, llvm::StringRef name) {
+  using namespace mlir::tfl;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  if (name == "log_scalar") {
+    Value value = castTo(genExpr(args[1])[0], builder.getF64Type(), l);
+    Value step = castTo(genExpr(args[2])[0], builder.getI64Type(), l);
+    LogScalarOp::create(builder, l, value, step,
+                        builder.getStringAttr(typeOf(args[0]).name));
+    return {};
+  }
+  mlir::StringAttr path = builder.getStringAttr(typeOf(args[0]).name);
+  if (name == "load_idx" || name == "load_npy")
+    return {LoadDataOp::create(builder, l, tensorType(t), path,
+                               builder.getStringAttr(name.drop_front(5)))};
+  const Type &tree = typeOf(args[1]);
+  std::vector<std::string> names;
+  leafNames(tree, "", names);
+  llvm::SmallVector<llvm::StringRef> nameRefs(names.begin(), names.end());
+  if (name == "load") {
+    llvm::SmallVector<mlir::Type> types;
+    flatTypes(t, types);
+    auto load = LoadOp::create(builder, l, types, path,
+                               builder.getStrArrayAttr(nameRefs));
+    return Values(load.getResults().begin(), load.getResults().end());
+  }
+  Values leaves = castLeaves(genExpr(args[1]), tree.strong(), l);
+  if (name == "save_npy")
+    SaveNpyOp::create(builder, l, leaves[0], path);
+  else
+    SaveOp::create(builder, l, leaves, path, builder.getStrArrayAttr(nameRefs));
+  return {};
+}
+
 Value MLIRGenImpl::genRandom(const CallExpr *expr, llvm::StringRef name) {
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
@@ -1618,6 +1678,10 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
                             "stack", "size", "tile"},
                            builtin->second))
       return {genShapeBuiltin(expr, builtin->second)};
+    if (llvm::is_contained(
+            {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
+            builtin->second))
+      return genIO(expr, builtin->second);
     Value v = genBuiltin(expr, builtin->second);
     return v ? Values{v} : Values{}; // seed(...) has no value
   }

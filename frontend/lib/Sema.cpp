@@ -102,7 +102,13 @@ const llvm::StringSet<> &builtinNames() {
                              "random_uniform",
                              "shuffle_indices",
                              "check_numerics",
-                             "tile"};
+                             "tile",
+                             "load_idx",
+                             "load_npy",
+                             "save_npy",
+                             "save",
+                             "load",
+                             "log_scalar"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())

@@ -698,6 +698,10 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
     return analyzeFlag(expr);
+  if (llvm::is_contained(
+          {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
+          name))
+    return analyzeIO(expr, name);
   if (name == "check_numerics") {
     FailureOr<std::vector<const Expr *>> args =
         matchBuiltinArgs(expr, name, {"x", "message"}, 1);

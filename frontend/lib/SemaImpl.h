@@ -191,6 +191,10 @@ private:
   FailureOr<DType> dtypeArgument(const Expr *e, llvm::StringRef what,
                                  DType fallback);
   FailureOr<Type> analyzeRandom(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeIO(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeLoadData(const CallExpr *expr, llvm::StringRef name);
+  /// A string argument's value (strings are compile-time values).
+  FailureOr<std::string> stringArgument(const Expr *e, llvm::StringRef what);
   /// Types, coerces and broadcasts the operands of an elementwise built-in.
   FailureOr<Type> elementwiseOperands(const CallExpr *expr,
                                       llvm::StringRef name,

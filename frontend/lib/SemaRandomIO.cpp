@@ -1,13 +1,19 @@
 //===- SemaRandomIO.cpp - Types of random and I/O built-ins ---------------===//
 //
 // The built-ins that touch state outside the program's values: the random
-// generator (seed, random_normal, random_uniform, shuffle_indices). Their
+// generator (seed, random_normal, random_uniform, shuffle_indices) and
+// files (load_idx, load_npy, save_npy, save, load, log_scalar). A file's
+// path is a string known at compile time; when a load leaves its shape or
+// dtype open, the file's header is read while compiling (the program reads
+// and checks the file again when it runs). Their
 // arguments are matched by position or keyword, and the matched argument
 // expressions are recorded in `callArgs` for MLIRGen.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SemaImpl.h"
+
+#include "tflrt/DataIO.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -165,4 +171,187 @@ FailureOr<Type> SemaImpl::analyzeRandom(const CallExpr *expr,
     coerce(e, *dtype);
   }
   return result;
+}
+
+/// The frontend's name of a runtime dtype.
+static DType fromRuntime(tflrt::DType dtype) {
+  switch (dtype) {
+  case tflrt::DType::F32:
+    return DType::F32;
+  case tflrt::DType::F64:
+    return DType::F64;
+  case tflrt::DType::I32:
+    return DType::I32;
+  case tflrt::DType::I64:
+    return DType::I64;
+  case tflrt::DType::U8:
+    return DType::U8;
+  case tflrt::DType::Bool:
+    return DType::Bool;
+  }
+  return DType::F32;
+}
+
+FailureOr<std::string> SemaImpl::stringArgument(const Expr *e,
+                                                llvm::StringRef what) {
+  FailureOr<Type> t = analyzeExpr(e);
+  if (failed(t))
+    return failure();
+  if (t->kind != Type::Kind::String) {
+    error(e->getBegin()) << what << " must be a string known at compile time, "
+                         << "got " << t->str();
+    return failure();
+  }
+  return t->name;
+}
+
+FailureOr<Type> SemaImpl::analyzeLoadData(const CallExpr *expr,
+                                          llvm::StringRef name) {
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, name, {"path", "shape", "dtype"}, 1);
+  if (failed(args))
+    return failure();
+  FailureOr<std::string> path =
+      stringArgument((*args)[0], (name + "()'s path").str());
+  if (failed(path))
+    return failure();
+  // The asked shape: sizes, with at most one -1 to infer.
+  std::optional<std::vector<int64_t>> shape;
+  const Expr *shapeExpr = (*args)[1];
+  if (shapeExpr) {
+    shape = constInts(shapeExpr);
+    if (!shape) {
+      error(shapeExpr->getBegin())
+          << name << "()'s shape must be integers known at compile time "
+          << "(-1 for one size read from the file)";
+      return failure();
+    }
+    if (llvm::count(*shape, -1) > 1 ||
+        llvm::any_of(*shape, [](int64_t d) { return d < -1; })) {
+      error(shapeExpr->getBegin())
+          << name << "()'s shape may have one -1 and no other negative size";
+      return failure();
+    }
+  }
+  std::optional<DType> dtype;
+  if (const Expr *d = (*args)[2]) {
+    FailureOr<DType> t =
+        dtypeArgument(d, (name + "()'s dtype").str(), DType::F32);
+    if (failed(t))
+      return failure();
+    dtype = *t;
+  }
+  if (dtype && shape && !llvm::is_contained(*shape, -1))
+    return Type::tensor(*dtype, *shape);
+
+  // Otherwise the file's header, read now, gives what is left open; the
+  // program checks the file again when it runs.
+  bool idx = name == "load_idx";
+  tflrt::ArrayHeader header;
+  try {
+    header = idx ? tflrt::readIdxHeader(*path) : tflrt::readNpyHeader(*path);
+  } catch (const tflrt::IoError &e) {
+    error(expr->getBegin())
+        << name << "() reads the file's header when compiling, to learn "
+        << "what shape= and dtype= leave open: " << e.what();
+    return failure();
+  }
+  DType fileDType = fromRuntime(header.dtype);
+  auto fileType = [&] {
+    std::vector<int64_t> s(header.shape.begin(), header.shape.end());
+    return Type::tensor(fileDType, s).str();
+  };
+  if (dtype && *dtype != fileDType) {
+    error((*args)[2]->getBegin())
+        << *path << " holds " << fileType() << ", not " << dtypeName(*dtype);
+    return failure();
+  }
+  int64_t count = tflrt::numElements(header.shape);
+  if (!shape)
+    return Type::tensor(fileDType, std::vector<int64_t>(header.shape.begin(),
+                                                        header.shape.end()));
+  int64_t known = 1;
+  for (int64_t d : *shape)
+    if (d != -1)
+      known *= d;
+  for (int64_t &d : *shape)
+    if (d == -1)
+      d = known == 0 ? 0 : count / known;
+  int64_t total = 1;
+  for (int64_t d : *shape)
+    total *= d;
+  std::vector<int64_t> fileShape(header.shape.begin(), header.shape.end());
+  if (total != count || (!idx && *shape != fileShape)) {
+    error(shapeExpr->getBegin())
+        << *path << " holds " << fileType() << ", which "
+        << (idx ? "has no" : "is not of the") << " shape "
+        << Type::tensor(fileDType, *shape).str()
+        << (idx ? " of as many elements" : "");
+    return failure();
+  }
+  return Type::tensor(fileDType, *shape);
+}
+
+FailureOr<Type> SemaImpl::analyzeIO(const CallExpr *expr,
+                                    llvm::StringRef name) {
+  if (name == "load_idx" || name == "load_npy")
+    return analyzeLoadData(expr, name);
+  if (name == "log_scalar") {
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"name", "value", "step"}, 3);
+    if (failed(args) ||
+        failed(stringArgument((*args)[0], "log_scalar()'s name")))
+      return failure();
+    for (size_t i : {1, 2}) {
+      FailureOr<Type> t = analyzeExpr((*args)[i]);
+      if (failed(t))
+        return failure();
+      bool ok = t->isScalar() && t->dtype != DType::Bool &&
+                (i == 1 || isInteger(t->dtype));
+      if (!ok) {
+        error((*args)[i]->getBegin())
+            << "log_scalar()'s " << (i == 1 ? "value" : "step") << " must be "
+            << (i == 1 ? "a number" : "an integer") << " scalar, got "
+            << t->str();
+        return failure();
+      }
+      coerce((*args)[i], i == 1 ? DType::F64 : DType::I64);
+    }
+    return Type::none();
+  }
+  bool isLoad = name == "load";
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, name,
+                       {"path", isLoad           ? "like"
+                                : name == "save" ? "tree"
+                                                 : "x"},
+                       2);
+  if (failed(args) ||
+      failed(stringArgument((*args)[0], (name + "()'s path").str())))
+    return failure();
+  FailureOr<Type> t = analyzeExpr((*args)[1]);
+  if (failed(t))
+    return failure();
+  if (name == "save_npy") {
+    if (!t->isTensor()) {
+      error((*args)[1]->getBegin())
+          << "save_npy() writes a tensor, got " << t->str();
+      return failure();
+    }
+    coerce((*args)[1], t->dtype);
+    return Type::none();
+  }
+  std::function<bool(const Type &)> tensorsOnly = [&](const Type &x) {
+    return x.isTensor() ||
+           (x.isTree() && llvm::all_of(x.elements, tensorsOnly));
+  };
+  if (!tensorsOnly(*t)) {
+    error((*args)[1]->getBegin())
+        << name << "() takes a tensor or a tree (tuples and records) of "
+        << "tensors, got " << t->str();
+    return failure();
+  }
+  if (t->weak)
+    coerce((*args)[1], t->dtype);
+  return isLoad ? t->strong() : Type::none();
 }

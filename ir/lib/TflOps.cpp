@@ -414,6 +414,32 @@ static LogicalResult verifyRandom(Operation *op) {
   return success();
 }
 
+LogicalResult LoadDataOp::verify() {
+  if (getFormat() != "idx" && getFormat() != "npy")
+    return emitOpError("format must be \"idx\" or \"npy\", got \"")
+           << getFormat() << "\"";
+  if (!getResult().getType().hasStaticShape())
+    return emitOpError("needs a static shape");
+  return success();
+}
+
+LogicalResult SaveOp::verify() {
+  if (getNames().size() != getInputs().size())
+    return emitOpError("has ") << getNames().size() << " names for "
+                               << getInputs().size() << " tensors";
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (getNames().size() != getResults().size())
+    return emitOpError("has ") << getNames().size() << " names for "
+                               << getResults().size() << " tensors";
+  for (Type t : getResultTypes())
+    if (!cast<RankedTensorType>(t).hasStaticShape())
+      return emitOpError("needs static shapes");
+  return success();
+}
+
 LogicalResult RandomUniformOp::verify() { return verifyRandom(*this); }
 LogicalResult RandomNormalOp::verify() { return verifyRandom(*this); }
 LogicalResult ShuffleIndicesOp::verify() { return verifyRandom(*this); }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/CApi.h"
+#include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
@@ -37,6 +38,41 @@ tflrt::TensorView viewOf(tflrt::DType dtype, int64_t rank, void *desc) {
 
 } // namespace
 
+namespace {
+
+/// Stops the program with `message` at `where` (its location, then "called
+/// from" notes, one a line), as the eager interpreter reports errors.
+[[noreturn]] void failAt(const char *where, const std::string &message) {
+  tflrt::flushOutput();
+  std::string text(where);
+  size_t end = text.find('\n');
+  std::fprintf(stderr, "%s: error: %s%s\n", text.substr(0, end).c_str(),
+               message.c_str(),
+               end == std::string::npos ? "" : text.substr(end).c_str());
+  std::exit(1);
+}
+
+/// Runs a file operation, turning its IoError into a stop at `where`.
+template <typename Fn> void fileOp(const char *where, Fn fn) {
+  try {
+    fn();
+  } catch (const tflrt::IoError &e) {
+    failAt(where, e.what());
+  }
+}
+
+struct PendingCheckpoint {
+  std::vector<std::string> names;
+  std::vector<tflrt::TensorView> tensors;
+};
+
+PendingCheckpoint &pendingCheckpoint() {
+  static PendingCheckpoint p;
+  return p;
+}
+
+} // namespace
+
 extern "C" {
 
 void tflrt_print_text(const char *text) { tflrt::writeText(text); }
@@ -44,6 +80,58 @@ void tflrt_print_text(const char *text) { tflrt::writeText(text); }
 double tflrt_now(void) { return tflrt::nowSeconds(); }
 
 void tflrt_seed(int64_t seed) { tflrt::seedRandom(seed); }
+
+#define TFLRT_FILE_FUNCTIONS(T, DTYPE)                                         \
+  void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \
+                          const char *where) {                                 \
+    fileOp(where, [&] {                                                        \
+      tflrt::readIdx(path, viewOf(tflrt::DType::DTYPE, rank, desc));           \
+    });                                                                        \
+  }                                                                            \
+  void tflrt_load_npy_##T(const char *path, int64_t rank, void *desc,          \
+                          const char *where) {                                 \
+    fileOp(where, [&] {                                                        \
+      tflrt::readNpy(path, viewOf(tflrt::DType::DTYPE, rank, desc));           \
+    });                                                                        \
+  }                                                                            \
+  void tflrt_save_npy_##T(const char *path, int64_t rank, void *desc,          \
+                          const char *where) {                                 \
+    fileOp(where, [&] {                                                        \
+      tflrt::writeNpy(path, viewOf(tflrt::DType::DTYPE, rank, desc));          \
+    });                                                                        \
+  }                                                                            \
+  void tflrt_checkpoint_add_##T(const char *name, int64_t rank, void *desc) {  \
+    pendingCheckpoint().names.push_back(name);                                 \
+    pendingCheckpoint().tensors.push_back(                                     \
+        viewOf(tflrt::DType::DTYPE, rank, desc));                              \
+  }                                                                            \
+  void tflrt_checkpoint_read_##T(const char *path, const char *name,           \
+                                 int64_t rank, void *desc,                     \
+                                 const char *where) {                          \
+    fileOp(where, [&] {                                                        \
+      tflrt::readCheckpointTensor(path, name,                                  \
+                                  viewOf(tflrt::DType::DTYPE, rank, desc));    \
+    });                                                                        \
+  }
+TFLRT_FILE_FUNCTIONS(f32, F32)
+TFLRT_FILE_FUNCTIONS(f64, F64)
+TFLRT_FILE_FUNCTIONS(i32, I32)
+TFLRT_FILE_FUNCTIONS(i64, I64)
+TFLRT_FILE_FUNCTIONS(u8, U8)
+TFLRT_FILE_FUNCTIONS(bool, Bool)
+#undef TFLRT_FILE_FUNCTIONS
+
+void tflrt_checkpoint_write(const char *path, const char *where) {
+  PendingCheckpoint pending = std::move(pendingCheckpoint());
+  pendingCheckpoint() = {};
+  fileOp(where,
+         [&] { tflrt::writeCheckpoint(path, pending.names, pending.tensors); });
+}
+
+void tflrt_log_scalar(const char *name, double value, int64_t step,
+                      const char *where) {
+  fileOp(where, [&] { tflrt::logScalar(name, value, step); });
+}
 
 #define TFLRT_RANDOM(NAME, DTYPE, CTYPE, FILL)                                 \
   void tflrt_##NAME(int64_t rank, void *desc) {                                \

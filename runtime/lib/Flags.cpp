@@ -1,6 +1,7 @@
 //===- Flags.cpp - Command-line flags of TFL programs ---------------------===//
 
 #include "tflrt/Flags.h"
+#include "tflrt/DataIO.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -63,8 +64,16 @@ int parseFlags(const std::string &program,
         std::printf("  --%s=<%s>  %s (default %s)\n", name.c_str(),
                     dtypeName(f.dtype), f.help.c_str(), f.defaultText.c_str());
       }
+      if (!flags().count("log_dir"))
+        std::printf("  --log_dir=<dir>  where log_scalar appends to "
+                    "scalars.jsonl (default .)\n");
       std::fflush(stdout);
       return 2;
+    }
+    // The runtime's own flag, unless the program declares one of its name.
+    if (arg.rfind("--log_dir=", 0) == 0 && !flags().count("log_dir")) {
+      setLogDir(arg.substr(10));
+      continue;
     }
     size_t eq = arg.find('=');
     std::string name =

@@ -349,3 +349,15 @@ func.func @seed(%n: tensor<i64>) -> tensor<3xf32> {
   %0 = tfl.random_normal : tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// Tests that log_scalar becomes a libtflrt call on the two scalars.
+// CHECK-LABEL: func.func @log_scalar
+func.func @log_scalar(%v: tensor<f64>, %s: tensor<i64>) {
+  // CHECK: %[[V:.*]] = tensor.extract %{{.*}}[] : tensor<f64>
+  // CHECK: %[[S:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
+  // CHECK: call @tflrt_log_scalar(%{{.*}}, %[[V]], %[[S]], %{{.*}})
+  tfl.log_scalar %v, %s {name = "loss"} : tensor<f64>, tensor<i64>
+  return
+}

@@ -330,3 +330,21 @@ func.func @random_dynamic() {
   %0 = tfl.random_uniform : tensor<?xf32>
   return
 }
+
+// -----
+
+// Tests that a data file's format is idx or npy.
+func.func @load_format() {
+  // expected-error @+1 {{format must be "idx" or "npy", got "csv"}}
+  %0 = tfl.load_data {format = "csv", path = "a.csv"} : tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that a checkpoint names each tensor.
+func.func @save_names(%x: tensor<2xf32>) {
+  // expected-error @+1 {{has 2 names for 1 tensors}}
+  tfl.save %x {names = ["a", "b"], path = "c.st"} : tensor<2xf32>
+  return
+}

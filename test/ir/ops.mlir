@@ -226,3 +226,21 @@ func.func @check_numerics(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = tfl.check_numerics %x {message = "x"} : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Tests the file ops.
+// CHECK-LABEL: func.func @files
+func.func @files(%x: tensor<2x3xf32>, %v: tensor<f64>, %s: tensor<i64>) {
+  // CHECK: tfl.load_data {format = "idx", path = "a.idx"} : tensor<4x28x28xi8>
+  %0 = tfl.load_data {format = "idx", path = "a.idx"} : tensor<4x28x28xi8>
+  // CHECK: tfl.save_npy %{{.*}} {path = "x.npy"} : tensor<2x3xf32>
+  tfl.save_npy %x {path = "x.npy"} : tensor<2x3xf32>
+  // CHECK: tfl.save %{{.*}}, %{{.*}} {names = ["w", "b"], path = "c.st"} : tensor<2x3xf32>, tensor<f64>
+  tfl.save %x, %v {names = ["w", "b"], path = "c.st"} : tensor<2x3xf32>, tensor<f64>
+  // CHECK: tfl.load {names = ["w", "b"], path = "c.st"} : tensor<2x3xf32>, tensor<f64>
+  %1:2 = tfl.load {names = ["w", "b"], path = "c.st"} : tensor<2x3xf32>, tensor<f64>
+  // CHECK: tfl.log_scalar %{{.*}}, %{{.*}} {name = "loss"} : tensor<f64>, tensor<i64>
+  tfl.log_scalar %v, %s {name = "loss"} : tensor<f64>, tensor<i64>
+  return
+}

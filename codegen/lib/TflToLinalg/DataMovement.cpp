@@ -100,29 +100,6 @@ struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
   }
 };
 
-/// "file.tfl:LINE:COL" of a location (its innermost callee after inlining),
-/// followed by one "called from here" note per inlined call, for run-time
-/// error messages.
-std::string locationText(Location loc) {
-  if (auto site = dyn_cast<CallSiteLoc>(loc)) {
-    std::string caller = locationText(site.getCaller());
-    std::string callee = locationText(site.getCallee());
-    size_t end = caller.find('\n');
-    return callee + "\n" + caller.substr(0, end) + ": note: called from here" +
-           (end == std::string::npos ? "" : caller.substr(end));
-  }
-  if (auto f = dyn_cast<FileLineColLoc>(loc))
-    return (f.getFilename().str() + ":" + std::to_string(f.getLine()) + ":" +
-            std::to_string(f.getColumn()));
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (!isa<UnknownLoc>(inner))
-        return locationText(inner);
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locationText(name.getChildLoc());
-  return "<unknown location>";
-}
-
 struct SliceToTensor : OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -336,6 +313,35 @@ struct SeedToRuntime : OpConversionPattern<SeedOp> {
   }
 };
 
+/// log_scalar: a libtflrt call appending the point to the scalars file.
+struct LogScalarToRuntime : OpConversionPattern<LogScalarOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LogScalarOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, module, "tflrt_log_scalar",
+        rewriter.getFunctionType(
+            {ptr, rewriter.getF64Type(), rewriter.getI64Type(), ptr}, {}));
+    Value value = tensor::ExtractOp::create(rewriter, loc, adaptor.getValue(),
+                                            ValueRange{});
+    Value step = tensor::ExtractOp::create(rewriter, loc, adaptor.getStep(),
+                                           ValueRange{});
+    func::CallOp::create(
+        rewriter, loc, fn,
+        ValueRange{
+            getOrCreateStringPointer(rewriter, loc, module, op.getName()),
+            value, step,
+            getOrCreateStringPointer(rewriter, loc, module,
+                                     locationText(loc))});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// now: a libtflrt call reading the clock.
 struct NowToRuntime : OpConversionPattern<NowOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -466,10 +472,11 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
-               ConcatToTensor, AssertToRuntime, CheckNumericsToRuntime,
-               FlagToRuntime, NowToRuntime, SeedToRuntime, GatherToLinalg>(
-      patterns.getContext());
+  patterns
+      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
+           AssertToRuntime, CheckNumericsToRuntime, FlagToRuntime,
+           LogScalarToRuntime, NowToRuntime, SeedToRuntime, GatherToLinalg>(
+          patterns.getContext());
 }
 
 } // namespace mlir::tfl

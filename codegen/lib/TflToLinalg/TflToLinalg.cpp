@@ -66,9 +66,10 @@ struct ConvertTflToLinalgPass
     target.addIllegalDialect<TflDialect>();
     // Print is lowered during bufferization (PrintBufferization.cpp).
     // Lowered during bufferization (PrintBufferization.cpp,
-    // RandomBufferization.cpp).
-    target.addLegalOp<PrintOp, RandomUniformOp, RandomNormalOp,
-                      ShuffleIndicesOp>();
+    // RandomBufferization.cpp, DataBufferization.cpp).
+    target
+        .addLegalOp<PrintOp, RandomUniformOp, RandomNormalOp, ShuffleIndicesOp,
+                    LoadDataOp, LoadOp, SaveNpyOp, SaveOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

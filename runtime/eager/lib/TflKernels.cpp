@@ -7,6 +7,7 @@
 
 #include "tfl/Eager/Interpreter.h"
 #include "tfl/IR/TflOps.h"
+#include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
@@ -89,6 +90,65 @@ void addArgReduction(KernelRegistry &registry, bool isMax) {
   });
 }
 
+/// A zero tensor of an op result's (static) type.
+Tensor resultTensor(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return Tensor(toRuntimeDType(t.getElementType()),
+                tflrt::Shape(t.getShape().begin(), t.getShape().end()));
+}
+
+/// The file ops: libtflrt's readers and writers (they throw IoError, which
+/// the interpreter reports at the op).
+void registerFileKernels(KernelRegistry &registry) {
+  registry.add(
+      mlir::tfl::LoadDataOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        auto load = cast<mlir::tfl::LoadDataOp>(op);
+        Tensor t = resultTensor(load.getType());
+        if (load.getFormat() == "idx")
+          tflrt::readIdx(load.getPath().str(), t.view());
+        else
+          tflrt::readNpy(load.getPath().str(), t.view());
+        out.push_back(t);
+      });
+  registry.add(
+      mlir::tfl::LoadOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        auto load = cast<mlir::tfl::LoadOp>(op);
+        for (auto [type, name] :
+             llvm::zip(load.getResultTypes(), load.getNames())) {
+          Tensor t = resultTensor(type);
+          tflrt::readCheckpointTensor(load.getPath().str(),
+                                      cast<StringAttr>(name).str(), t.view());
+          out.push_back(t);
+        }
+      });
+  registry.add(
+      mlir::tfl::SaveNpyOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        tflrt::writeNpy(cast<mlir::tfl::SaveNpyOp>(op).getPath().str(),
+                        in[0].view());
+      });
+  registry.add(
+      mlir::tfl::SaveOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        auto save = cast<mlir::tfl::SaveOp>(op);
+        std::vector<std::string> names;
+        std::vector<tflrt::TensorView> views;
+        for (auto [tensor, name] : llvm::zip(in, save.getNames())) {
+          names.push_back(cast<StringAttr>(name).str());
+          views.push_back(tensor.view());
+        }
+        tflrt::writeCheckpoint(save.getPath().str(), names, views);
+      });
+  registry.add(
+      mlir::tfl::LogScalarOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        tflrt::logScalar(cast<mlir::tfl::LogScalarOp>(op).getName().str(),
+                         in[0].data<double>()[0], in[1].data<int64_t>()[0]);
+      });
+}
+
 } // namespace
 
 void registerTflKernels(KernelRegistry &registry) {
@@ -112,6 +172,7 @@ void registerTflKernels(KernelRegistry &registry) {
               cast<mlir::tfl::CheckNumericsOp>(op).getMessage().str()));
         out.push_back(in[0]);
       });
+  registerFileKernels(registry);
   registry.add(mlir::tfl::SeedOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
                  tflrt::seedRandom(in[0].data<int64_t>()[0]);

@@ -82,6 +82,36 @@ void tflrt_random_normal_f32(int64_t rank, void *desc);
 void tflrt_random_normal_f64(int64_t rank, void *desc);
 void tflrt_shuffle_indices(int64_t rank, void *desc);
 
+/* Files (tflrt/DataIO.h), one function per element type T in f32 f64 i32
+   i64 u8 bool. Errors stop the program with the message at `where`.
+     tflrt_load_idx_T / tflrt_load_npy_T(path, memref, where): fills the
+       memref from the file, which must match its dtype and shape;
+     tflrt_save_npy_T(path, memref, where);
+     tflrt_checkpoint_add_T(name, memref) queues a tensor, and
+       tflrt_checkpoint_write(path, where) writes the queued ones;
+     tflrt_checkpoint_read_T(path, name, memref, where). */
+#define TFLRT_FILE_FUNCTIONS(T)                                                \
+  void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \
+                          const char *where);                                  \
+  void tflrt_load_npy_##T(const char *path, int64_t rank, void *desc,          \
+                          const char *where);                                  \
+  void tflrt_save_npy_##T(const char *path, int64_t rank, void *desc,          \
+                          const char *where);                                  \
+  void tflrt_checkpoint_add_##T(const char *name, int64_t rank, void *desc);   \
+  void tflrt_checkpoint_read_##T(const char *path, const char *name,           \
+                                 int64_t rank, void *desc, const char *where);
+TFLRT_FILE_FUNCTIONS(f32)
+TFLRT_FILE_FUNCTIONS(f64)
+TFLRT_FILE_FUNCTIONS(i32)
+TFLRT_FILE_FUNCTIONS(i64)
+TFLRT_FILE_FUNCTIONS(u8)
+TFLRT_FILE_FUNCTIONS(bool)
+#undef TFLRT_FILE_FUNCTIONS
+void tflrt_checkpoint_write(const char *path, const char *where);
+/* log_scalar(name, value, step). */
+void tflrt_log_scalar(const char *name, double value, int64_t step,
+                      const char *where);
+
 /* now(): seconds on a monotonic clock. */
 double tflrt_now(void);
 

@@ -32,6 +32,11 @@ Value castToUnranked(OpBuilder &builder, Location loc, Value memref);
 /// memref per input) before `op`.
 void emitPrintCalls(OpBuilder &builder, PrintOp op, ValueRange buffers);
 
+/// "file.tfl:LINE:COL" of a location (its innermost callee after inlining),
+/// followed by one "called from here" note per inlined call: the `where` of
+/// run-time errors.
+std::string locationText(Location loc);
+
 /// The C ABI's dtype suffix of an element type ("f32", "u8", "bool", ...).
 StringRef runtimeTypeSuffix(Type elementType);
 

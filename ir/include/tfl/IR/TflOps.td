@@ -574,6 +574,96 @@ def Tfl_ShuffleIndicesOp : Tfl_RandomOp<"shuffle_indices"> {
   let results = (outs 1DTensorOf<[I64]>:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+// File ops read and write the file system: effects on the default resource
+// keep them in program order with each other and with output.
+
+def Tfl_LoadDataOp : Tfl_Op<"load_data", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "reads a data file into a tensor";
+  let description = [{
+    `load_idx(path, ...)` (`format = "idx"`, gzipped or not) and
+    `load_npy(path, ...)` (`format = "npy"`): the file must hold the result's
+    dtype and shape (an IDX file: any shape of the same size), or the
+    program stops with an error naming the file at this op's location.
+
+    ```mlir
+    %0 = tfl.load_data {format = "idx", path = "train-images-idx3-ubyte.gz"} : tensor<60000x28x28xi8>
+    ```
+  }];
+  let arguments = (ins StrAttr:$path, StrAttr:$format);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfl_SaveNpyOp : Tfl_Op<"save_npy", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes a tensor as a .npy file";
+  let description = [{
+    `save_npy(path, x)`: NumPy's format, version 1.0, C order, written to a
+    temporary file and renamed over `path`.
+
+    ```mlir
+    tfl.save_npy %0 {path = "w.npy"} : tensor<784x10xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, StrAttr:$path);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tfl_SaveOp : Tfl_Op<"save", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes a checkpoint of named tensors";
+  let description = [{
+    `save(path, tree)`: the tree's leaves, named by their paths in the tree
+    (`layer.w`, `0.1`), as one safetensors file, written to a temporary file
+    and renamed over `path` (never left half written).
+
+    ```mlir
+    tfl.save %0, %1 {names = ["w", "b"], path = "ckpt.safetensors"} : tensor<784x10xf32>, tensor<10xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tfl_Tensor>:$inputs, StrAttr:$path,
+                   StrArrayAttr:$names);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def Tfl_LoadOp : Tfl_Op<"load", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "reads named tensors of a checkpoint";
+  let description = [{
+    `load(path, like=tree)`: each leaf of `tree`'s type, read by name from a
+    safetensors file; a missing tensor or one of another dtype or shape
+    stops the program with an error naming the file.
+
+    ```mlir
+    %0:2 = tfl.load {names = ["w", "b"], path = "ckpt.safetensors"} : tensor<784x10xf32>, tensor<10xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$path, StrArrayAttr:$names);
+  let results = (outs Variadic<Tfl_Tensor>:$results);
+  let assemblyFormat = "attr-dict `:` type($results)";
+  let hasVerifier = 1;
+}
+
+def Tfl_LogScalarOp : Tfl_Op<"log_scalar", [MemoryEffects<[MemWrite]>]> {
+  let summary = "appends a point to a training curve";
+  let description = [{
+    `log_scalar(name, value, step)`: one JSON line `{"name", "step",
+    "value", "time"}` appended to `scalars.jsonl` in the directory of the
+    `--log_dir` flag (default: the working directory).
+
+    ```mlir
+    tfl.log_scalar %loss, %step {name = "loss"} : tensor<f64>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[F64]>:$value, 0DTensorOf<[I64]>:$step,
+                   StrAttr:$name);
+  let assemblyFormat =
+      "$value `,` $step attr-dict `:` type($value) `,` type($step)";
+}
+
 def Tfl_NowOp : Tfl_Op<"now", [MemoryEffects<[MemWrite]>]> {
   let summary = "the time in seconds, for timing";
   let description = [{

@@ -1,0 +1,47 @@
+// RUN: tfl-opt %s -split-input-file -one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s
+
+// Tests that load_data fills a fresh buffer through the format's and
+// dtype's libtflrt function, with the path and the op's location.
+// CHECK-DAG: func.func private @tflrt_load_idx_u8(!llvm.ptr, memref<*xi8>, !llvm.ptr)
+// CHECK-LABEL: func.func @load_data
+func.func @load_data() -> tensor<4x5xi8> {
+  // CHECK: %[[B:.*]] = memref.alloc() {{.*}}: memref<4x5xi8>
+  // CHECK: %[[U:.*]] = memref.cast %[[B]] : memref<4x5xi8> to memref<*xi8>
+  // CHECK: call @tflrt_load_idx_u8(%{{.*}}, %[[U]], %{{.*}})
+  // CHECK: return %[[B]]
+  %0 = tfl.load_data {format = "idx", path = "a.idx"} : tensor<4x5xi8>
+  return %0 : tensor<4x5xi8>
+}
+
+// -----
+
+// Tests that save queues each tensor under its name, then writes once, and
+// that save_npy reads its input's buffer.
+// CHECK-LABEL: func.func @save
+// CHECK-SAME: (%[[X:.*]]: memref<2xf32{{.*}}>, %[[Y:.*]]: memref<i64{{.*}}>)
+func.func @save(%x: tensor<2xf32>, %y: tensor<i64>) {
+  // CHECK: %[[UX:.*]] = memref.cast %[[X]]
+  // CHECK: call @tflrt_checkpoint_add_f32(%{{.*}}, %[[UX]])
+  // CHECK: %[[UY:.*]] = memref.cast %[[Y]]
+  // CHECK: call @tflrt_checkpoint_add_i64(%{{.*}}, %[[UY]])
+  // CHECK: call @tflrt_checkpoint_write(
+  tfl.save %x, %y {names = ["x", "y"], path = "c.st"} : tensor<2xf32>, tensor<i64>
+  // CHECK: %[[UX2:.*]] = memref.cast %[[X]]
+  // CHECK: call @tflrt_save_npy_f32(%{{.*}}, %[[UX2]], %{{.*}})
+  tfl.save_npy %x {path = "x.npy"} : tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that load reads each tensor by name into a fresh buffer.
+// CHECK-LABEL: func.func @load
+func.func @load() -> (tensor<2xf32>, tensor<i64>) {
+  // CHECK: %[[A:.*]] = memref.alloc() {{.*}}: memref<2xf32>
+  // CHECK: call @tflrt_checkpoint_read_f32(
+  // CHECK: %[[B:.*]] = memref.alloc() {{.*}}: memref<i64>
+  // CHECK: call @tflrt_checkpoint_read_i64(
+  // CHECK: return %[[A]], %[[B]]
+  %0:2 = tfl.load {names = ["x", "y"], path = "c.st"} : tensor<2xf32>, tensor<i64>
+  return %0#0, %0#1 : tensor<2xf32>, tensor<i64>
+}
