@@ -125,6 +125,7 @@ LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
                                  TFL_RUNTIME_MAIN_LIB,
                                  TFL_RUNTIME_LIB,
                                  TFL_OPENBLAS_LIB,
+                                 TFL_DNNL_LIB,
                                  "-lz",
                                  "-lm"};
   int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,

@@ -17,6 +17,7 @@
 #include "tfl/IR/TflDialect.h"
 #include "tfl/IR/TflOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -94,6 +95,8 @@ void registerBufferizationModels(DialectRegistry &registry) {
     PrintOp::attachInterface<PrintOpBufferization>(*ctx);
     attachRandomBufferizationModels(ctx);
     attachDataBufferizationModels(ctx);
+    attachConvBufferizationModels(ctx);
+    ctx->getOrLoadDialect<arith::ArithDialect>();
     // The lowering creates ops of these; load them with tfl, since
     // one-shot-bufferize does not declare them.
     ctx->getOrLoadDialect<func::FuncDialect>();

@@ -1377,6 +1377,22 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   }
   if (name == "now")
     return mlir::tfl::NowOp::create(builder, l, tensorType(t));
+  if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d") {
+    const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+    const WindowInfo &w = spec->windows.find(expr)->second;
+    Value x = genExpr(args[0])[0];
+    auto strides = builder.getDenseI64ArrayAttr(w.strides);
+    auto padding = builder.getDenseI64ArrayAttr(w.padding);
+    if (name == "conv2d")
+      return mlir::tfl::Conv2DOp::create(builder, l, tensorType(t), x,
+                                         genExpr(args[1])[0], strides, padding);
+    auto size = builder.getDenseI64ArrayAttr(w.size);
+    if (name == "max_pool2d")
+      return mlir::tfl::MaxPool2DOp::create(builder, l, tensorType(t), x, size,
+                                            strides, padding);
+    return mlir::tfl::AvgPool2DOp::create(builder, l, tensorType(t), x, size,
+                                          strides, padding);
+  }
   if (name == "check_numerics") {
     const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
     llvm::StringRef message =

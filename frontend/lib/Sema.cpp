@@ -108,7 +108,10 @@ const llvm::StringSet<> &builtinNames() {
                              "save_npy",
                              "save",
                              "load",
-                             "log_scalar"};
+                             "log_scalar",
+                             "conv2d",
+                             "max_pool2d",
+                             "avg_pool2d"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())

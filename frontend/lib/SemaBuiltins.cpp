@@ -702,6 +702,8 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
           {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
           name))
     return analyzeIO(expr, name);
+  if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d")
+    return analyzeConv(expr, name);
   if (name == "check_numerics") {
     FailureOr<std::vector<const Expr *>> args =
         matchBuiltinArgs(expr, name, {"x", "message"}, 1);

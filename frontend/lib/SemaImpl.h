@@ -192,6 +192,9 @@ private:
                                  DType fallback);
   FailureOr<Type> analyzeRandom(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeIO(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeConv(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<std::array<int64_t, 2>> pairArgument(const Expr *e,
+                                                 llvm::StringRef what);
   FailureOr<Type> analyzeLoadData(const CallExpr *expr, llvm::StringRef name);
   /// A string argument's value (strings are compile-time values).
   FailureOr<std::string> stringArgument(const Expr *e, llvm::StringRef what);

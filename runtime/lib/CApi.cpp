@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/CApi.h"
+#include "tflrt/Conv.h"
 #include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
@@ -80,6 +81,30 @@ void tflrt_print_text(const char *text) { tflrt::writeText(text); }
 double tflrt_now(void) { return tflrt::nowSeconds(); }
 
 void tflrt_seed(int64_t seed) { tflrt::seedRandom(seed); }
+
+void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
+                      int64_t rankOut, void *out, int64_t strideH,
+                      int64_t strideW, int64_t padTop, int64_t padBottom,
+                      int64_t padLeft, int64_t padRight) {
+  tflrt::conv2d(viewOf(tflrt::DType::F32, rankX, x),
+                viewOf(tflrt::DType::F32, rankW, w),
+                viewOf(tflrt::DType::F32, rankOut, out),
+                {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
+}
+
+#define TFLRT_POOL(NAME, KIND)                                                 \
+  void tflrt_##NAME##_f32(int64_t rankX, void *x, int64_t rankOut, void *out,  \
+                          int64_t sizeH, int64_t sizeW, int64_t strideH,       \
+                          int64_t strideW, int64_t padTop, int64_t padBottom,  \
+                          int64_t padLeft, int64_t padRight) {                 \
+    tflrt::pool2d(                                                             \
+        tflrt::PoolKind::KIND, viewOf(tflrt::DType::F32, rankX, x),            \
+        viewOf(tflrt::DType::F32, rankOut, out), {sizeH, sizeW},               \
+        {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});         \
+  }
+TFLRT_POOL(max_pool2d, Max)
+TFLRT_POOL(avg_pool2d, Avg)
+#undef TFLRT_POOL
 
 #define TFLRT_FILE_FUNCTIONS(T, DTYPE)                                         \
   void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \

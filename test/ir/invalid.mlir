@@ -348,3 +348,21 @@ func.func @save_names(%x: tensor<2xf32>) {
   tfl.save %x {names = ["a", "b"], path = "c.st"} : tensor<2xf32>
   return
 }
+
+// -----
+
+// Tests that conv2d's result shape follows its window.
+func.func @conv_shape(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) {
+  // expected-error @+1 {{result should be 'tensor<1x6x6x4xf32>'}}
+  %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+// Tests that a conv2d filter takes the input's channels.
+func.func @conv_channels(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{is not HWIO over the input's channels}}
+  %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x8x3xf32>, tensor<3x3x2x4xf32> -> tensor<1x6x6x4xf32>
+  return
+}

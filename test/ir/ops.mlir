@@ -244,3 +244,17 @@ func.func @files(%x: tensor<2x3xf32>, %v: tensor<f64>, %s: tensor<i64>) {
   tfl.log_scalar %v, %s {name = "loss"} : tensor<f64>, tensor<i64>
   return
 }
+
+// -----
+
+// Tests conv2d and pooling.
+// CHECK-LABEL: func.func @windows
+func.func @windows(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) {
+  // CHECK: tfl.conv2d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<2x8x8x4xf32>
+  %0 = tfl.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<2x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<2x8x8x4xf32>
+  // CHECK: tfl.max_pool2d %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x8x8x3xf32> -> tensor<2x4x4x3xf32>
+  %1 = tfl.max_pool2d %x {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x8x8x3xf32> -> tensor<2x4x4x3xf32>
+  // CHECK: tfl.avg_pool2d %{{.*}} {padding = array<i64: 0, 1, 0, 1>, size = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<2x8x8x3xf32> -> tensor<2x4x4x3xf32>
+  %2 = tfl.avg_pool2d %x {padding = array<i64: 0, 1, 0, 1>, size = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<2x8x8x3xf32> -> tensor<2x4x4x3xf32>
+  return
+}

@@ -64,12 +64,12 @@ struct ConvertTflToLinalgPass
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TflDialect>();
-    // Print is lowered during bufferization (PrintBufferization.cpp).
-    // Lowered during bufferization (PrintBufferization.cpp,
-    // RandomBufferization.cpp, DataBufferization.cpp).
-    target
-        .addLegalOp<PrintOp, RandomUniformOp, RandomNormalOp, ShuffleIndicesOp,
-                    LoadDataOp, LoadOp, SaveNpyOp, SaveOp>();
+    // Lowered during bufferization to runtime calls (PrintBufferization.cpp,
+    // RandomBufferization.cpp, DataBufferization.cpp,
+    // ConvBufferization.cpp).
+    target.addLegalOp<PrintOp, RandomUniformOp, RandomNormalOp,
+                      ShuffleIndicesOp, LoadDataOp, LoadOp, SaveNpyOp, SaveOp,
+                      Conv2DOp, MaxPool2DOp, AvgPool2DOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

@@ -7,6 +7,7 @@
 
 #include "tfl/Eager/Interpreter.h"
 #include "tfl/IR/TflOps.h"
+#include "tflrt/Conv.h"
 #include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
@@ -173,6 +174,31 @@ void registerTflKernels(KernelRegistry &registry) {
         out.push_back(in[0]);
       });
   registerFileKernels(registry);
+  registry.add(
+      mlir::tfl::Conv2DOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto conv = cast<mlir::tfl::Conv2DOp>(op);
+        Tensor t = resultTensor(conv.getType());
+        ArrayRef<int64_t> s = conv.getStrides(), p = conv.getPadding();
+        tflrt::conv2d(in[0].view(), in[1].view(), t.view(),
+                      {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
+        out.push_back(t);
+      });
+  auto pool = [](Operation *op, ArrayRef<Tensor> in,
+                 SmallVectorImpl<Tensor> &out) {
+    auto get = [&](StringRef name) {
+      return cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef();
+    };
+    Tensor t = resultTensor(op->getResult(0).getType());
+    ArrayRef<int64_t> k = get("size"), s = get("strides"), p = get("padding");
+    tflrt::pool2d(isa<mlir::tfl::MaxPool2DOp>(op) ? tflrt::PoolKind::Max
+                                                  : tflrt::PoolKind::Avg,
+                  in[0].view(), t.view(), {k[0], k[1]},
+                  {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
+    out.push_back(t);
+  };
+  registry.add(mlir::tfl::MaxPool2DOp::getOperationName(), pool);
+  registry.add(mlir::tfl::AvgPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::SeedOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
                  tflrt::seedRandom(in[0].data<int64_t>()[0]);

@@ -56,6 +56,21 @@ void tflrt_assert(int8_t cond, const char *message, const char *where);
 void tflrt_check_numerics(int8_t finite, const char *message,
                           const char *where);
 
+/* conv2d (NHWC input, HWIO filter, NHWC output) and pooling, f32, through
+   oneDNN (tflrt/Conv.h); padding is top, bottom, left, right. */
+void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
+                      int64_t rankOut, void *out, int64_t strideH,
+                      int64_t strideW, int64_t padTop, int64_t padBottom,
+                      int64_t padLeft, int64_t padRight);
+void tflrt_max_pool2d_f32(int64_t rankX, void *x, int64_t rankOut, void *out,
+                          int64_t sizeH, int64_t sizeW, int64_t strideH,
+                          int64_t strideW, int64_t padTop, int64_t padBottom,
+                          int64_t padLeft, int64_t padRight);
+void tflrt_avg_pool2d_f32(int64_t rankX, void *x, int64_t rankOut, void *out,
+                          int64_t sizeH, int64_t sizeW, int64_t strideH,
+                          int64_t strideW, int64_t padTop, int64_t padBottom,
+                          int64_t padLeft, int64_t padRight);
+
 /* Batched: C[i] += A[i] @ B[i] on 3-D memrefs (linalg.batch_matmul's
    semantics). */
 void tflrt_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,

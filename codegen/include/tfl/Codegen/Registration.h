@@ -13,13 +13,16 @@ namespace mlir::tfl {
 void registerCompilerDialects(DialectRegistry &registry);
 
 /// Attaches BufferizableOpInterface to the tfl ops that survive until
-/// bufferization (tfl.print, the random ops and the file ops).
+/// bufferization (tfl.print, the random, file, convolution and pooling
+/// ops).
 void registerBufferizationModels(DialectRegistry &registry);
 /// The bufferization models of the random ops (a fresh buffer filled by
 /// one libtflrt draw); part of registerBufferizationModels.
 void attachRandomBufferizationModels(MLIRContext *ctx);
 /// The bufferization models of the file ops (DataBufferization.cpp).
 void attachDataBufferizationModels(MLIRContext *ctx);
+/// The bufferization models of conv2d and pooling (ConvBufferization.cpp).
+void attachConvBufferizationModels(MLIRContext *ctx);
 
 } // namespace mlir::tfl
 

@@ -19,6 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <array>
 #include <memory>
 
 namespace tfl {
@@ -52,6 +53,13 @@ struct SubscriptPlan {
     int64_t stride;
   };
   std::vector<Dim> dims;
+};
+
+/// The window of a conv2d or pooling call: size and strides (h, w), and
+/// padding (top, bottom, left, right).
+struct WindowInfo {
+  std::array<int64_t, 2> size, strides;
+  std::array<int64_t, 4> padding;
 };
 
 /// One function specialized to argument types, or the script body.
@@ -100,6 +108,8 @@ struct Specialization {
   /// field order (defaults filled in); its type is the call's.
   llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
       constructions;
+  /// The window of each conv2d and pooling call.
+  llvm::DenseMap<const ast::CallExpr *, WindowInfo> windows;
   /// Each `p.replace(...)`: per field, its new value or null to keep it.
   llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
       replacements;

@@ -502,6 +502,56 @@ def Tfl_FlagOp : Tfl_Op<"flag", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+def Tfl_Conv2DOp : Tfl_Op<"conv2d", [Pure]> {
+  let summary = "2-D convolution, NHWC input and HWIO filter";
+  let description = [{
+    TensorFlow's `conv2d` (a cross-correlation): `out[n, i, j, o]` sums
+    `x[n, i*sh + a - top, j*sw + b - left, c] * w[a, b, c, o]` over the
+    window, zero outside `x`. `strides` are (h, w); `padding` is explicit
+    (top, bottom, left, right), as Sema computes it from "valid"/"same".
+    Runs on oneDNN in both modes.
+
+    ```mlir
+    %0 = tfl.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<8x28x28x1xf32>, tensor<3x3x1x16xf32> -> tensor<8x28x28x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input,
+                   RankedTensorOf<[F32]>:$filter, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$padding);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Tfl_Pool2DOp<string mnemonic, string what>
+    : Tfl_Op<mnemonic, [Pure]> {
+  let summary = what # " pooling over 2-D windows of an NHWC tensor";
+  let description = [{
+    Windows of `size` (h, w) every `strides` (h, w), with explicit
+    `padding` (top, bottom, left, right); padded positions are excluded
+    (TensorFlow's "same" pooling). Runs on oneDNN in both modes.
+
+    ```mlir
+    %0 = tfl.max_pool2d %x {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input, DenseI64ArrayAttr:$size,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfl_MaxPool2DOp : Tfl_Pool2DOp<"max_pool2d", "max">;
+def Tfl_AvgPool2DOp : Tfl_Pool2DOp<"avg_pool2d", "average">;
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,91 @@
+//===- ConvBufferization.cpp - Convolution and pooling on buffers ---------===//
+//
+// tfl.conv2d, tfl.max_pool2d and tfl.avg_pool2d stay tfl ops through
+// tfl-to-linalg and become, during One-Shot Bufferize, a fresh output
+// buffer and one oneDNN-backed libtflrt call reading the inputs' buffers
+// (`tflrt_conv2d_f32`, `tflrt_max_pool2d_f32`, `tflrt_avg_pool2d_f32`): the
+// same functions the eager kernels call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Registration.h"
+#include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::tfl {
+
+namespace {
+
+template <typename OpTy>
+struct WindowOpBufferization
+    : bufferization::BufferizableOpInterface::ExternalModel<
+          WindowOpBufferization<OpTy>, OpTy> {
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList
+  getAliasingValues(Operation *, OpOperand &,
+                    const bufferization::AnalysisState &) const {
+    return {};
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto window = cast<OpTy>(op);
+    Location loc = op->getLoc();
+    SmallVector<Value> args;
+    for (Value input : op->getOperands()) {
+      FailureOr<Value> buffer =
+          bufferization::getBuffer(rewriter, input, options, state);
+      if (failed(buffer))
+        return failure();
+      args.push_back(*buffer);
+    }
+    rewriter.setInsertionPoint(op);
+    auto type = cast<RankedTensorType>(window.getType());
+    FailureOr<Value> out = options.createAlloc(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        ValueRange{});
+    if (failed(out))
+      return failure();
+    args.push_back(*out);
+    for (Value &arg : args)
+      arg = castToUnranked(rewriter, loc, arg);
+    SmallVector<int64_t> ints;
+    if constexpr (!std::is_same_v<OpTy, Conv2DOp>)
+      llvm::append_range(ints, window.getSize());
+    llvm::append_range(ints, window.getStrides());
+    llvm::append_range(ints, window.getPadding());
+    for (int64_t v : ints)
+      args.push_back(arith::ConstantOp::create(rewriter, loc,
+                                               rewriter.getI64IntegerAttr(v)));
+    SmallVector<Type> types(ValueRange(args).getTypes());
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, op->getParentOfType<ModuleOp>(),
+        ("tflrt_" + op->getName().stripDialect() + "_f32").str(),
+        rewriter.getFunctionType(types, {}));
+    func::CallOp::create(rewriter, loc, fn, args);
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
+  }
+};
+
+} // namespace
+
+void attachConvBufferizationModels(MLIRContext *ctx) {
+  Conv2DOp::attachInterface<WindowOpBufferization<Conv2DOp>>(*ctx);
+  MaxPool2DOp::attachInterface<WindowOpBufferization<MaxPool2DOp>>(*ctx);
+  AvgPool2DOp::attachInterface<WindowOpBufferization<AvgPool2DOp>>(*ctx);
+}
+
+} // namespace mlir::tfl

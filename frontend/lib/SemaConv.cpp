@@ -1,0 +1,128 @@
+//===- SemaConv.cpp - Types of convolution and pooling --------------------===//
+//
+// conv2d(x, w, strides=1, padding="valid") with NHWC `x` and HWIO `w`, and
+// max_pool2d / avg_pool2d(x, size, strides=size, padding="valid"), as in
+// TensorFlow: "valid" uses whole windows only; "same" gives ceil(in /
+// stride) outputs, padding the total (out - 1) * stride + size - in with
+// the smaller half before. The window geometry is recorded for MLIRGen.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+using mlir::failure;
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::success;
+
+/// One or two positive ints known at compile time (`2` or `(2, 3)`).
+FailureOr<std::array<int64_t, 2>> SemaImpl::pairArgument(const Expr *e,
+                                                         llvm::StringRef what) {
+  std::optional<std::vector<int64_t>> v = constInts(e);
+  if (!v || v->empty() || v->size() > 2 ||
+      llvm::any_of(*v, [](int64_t x) { return x < 1; })) {
+    error(e->getBegin()) << what
+                         << " must be a positive integer known at compile "
+                            "time, or a pair of them";
+    return failure();
+  }
+  return std::array<int64_t, 2>{v->front(), v->back()};
+}
+
+FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
+                                      llvm::StringRef name) {
+  bool conv = name == "conv2d";
+  FailureOr<std::vector<const Expr *>> args =
+      conv ? matchBuiltinArgs(expr, name, {"x", "w", "strides", "padding"}, 2)
+           : matchBuiltinArgs(expr, name, {"x", "size", "strides", "padding"},
+                              2);
+  if (failed(args))
+    return failure();
+  auto tensor4 = [&](const Expr *e, llvm::StringRef what) -> FailureOr<Type> {
+    FailureOr<Type> t = analyzeExpr(e);
+    if (failed(t))
+      return failure();
+    if (!t->isTensor() || t->rank() != 4 || t->dtype != DType::F32) {
+      error(e->getBegin()) << name << "()'s " << what << " must be an f32 "
+                           << (what == "w" ? "HWIO" : "NHWC")
+                           << " tensor (4 dims), got " << t->str();
+      return failure();
+    }
+    return t;
+  };
+  FailureOr<Type> x = tensor4((*args)[0], "x");
+  if (failed(x))
+    return failure();
+  WindowInfo info;
+  int64_t channels = x->shape[3];
+  if (conv) {
+    FailureOr<Type> w = tensor4((*args)[1], "w");
+    if (failed(w))
+      return failure();
+    if (w->shape[2] != x->shape[3]) {
+      error((*args)[1]->getBegin())
+          << "conv2d()'s filter " << w->str() << " takes " << w->shape[2]
+          << " input channels, but x " << x->str() << " has " << x->shape[3];
+      return failure();
+    }
+    info.size = {w->shape[0], w->shape[1]};
+    channels = w->shape[3];
+    info.strides = {1, 1};
+  } else {
+    FailureOr<std::array<int64_t, 2>> size =
+        pairArgument((*args)[1], (name + "()'s size").str());
+    if (failed(size))
+      return failure();
+    info.size = *size;
+    info.strides = *size;
+  }
+  if (const Expr *s = (*args)[2]) {
+    FailureOr<std::array<int64_t, 2>> strides =
+        pairArgument(s, (name + "()'s strides").str());
+    if (failed(strides))
+      return failure();
+    info.strides = *strides;
+  }
+  bool same = false;
+  if (const Expr *p = (*args)[3]) {
+    FailureOr<std::string> padding =
+        stringArgument(p, (name + "()'s padding").str());
+    if (failed(padding))
+      return failure();
+    std::string lower = llvm::StringRef(*padding).lower();
+    if (lower != "valid" && lower != "same") {
+      error(p->getBegin()) << name << "()'s padding is \"valid\" or \"same\", "
+                           << "got \"" << *padding << "\"";
+      return failure();
+    }
+    same = lower == "same";
+  }
+  std::vector<int64_t> shape = {x->shape[0], 0, 0, channels};
+  for (int d = 0; d < 2; ++d) {
+    int64_t in = x->shape[1 + d], k = info.size[d], s = info.strides[d];
+    if (same) {
+      int64_t out = (in + s - 1) / s;
+      int64_t total = std::max<int64_t>((out - 1) * s + k - in, 0);
+      info.padding[2 * d] = total / 2;
+      info.padding[2 * d + 1] = total - total / 2;
+      shape[1 + d] = out;
+      continue;
+    }
+    if (in < k) {
+      error(expr->getBegin())
+          << name << "()'s window of " << k << " is larger than the input's "
+          << (d == 0 ? "height" : "width") << " of " << in
+          << " (with padding=\"valid\")";
+      return failure();
+    }
+    info.padding[2 * d] = info.padding[2 * d + 1] = 0;
+    shape[1 + d] = (in - k) / s + 1;
+  }
+  frame->spec->windows[expr] = info;
+  return Type::tensor(DType::F32, shape);
+}

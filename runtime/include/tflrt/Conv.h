@@ -1,0 +1,40 @@
+//===- Conv.h - Convolution and pooling through oneDNN ----------*- C++ -*-===//
+//
+// 2-D convolution and pooling in TensorFlow's layouts (NHWC inputs and
+// outputs, HWIO filters), run by oneDNN, for the eager kernels and compiled
+// code alike. Views may be strided; padding is explicit (top, bottom, left,
+// right), as the compiler computes it from "valid"/"same".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_CONV_H
+#define TFLRT_CONV_H
+
+#include "tflrt/Tensor.h"
+
+#include <array>
+
+namespace tflrt {
+
+/// Window geometry: strides (h, w) and padding (top, bottom, left, right).
+struct Window {
+  std::array<int64_t, 2> strides;
+  std::array<int64_t, 4> padding;
+};
+
+/// out[n, oh, ow, o] = sum over kh, kw, c of
+///   x[n, oh*sh + kh - top, ow*sw + kw - left, c] * w[kh, kw, c, o]
+/// (zero outside x). All f32; `out` has the convolution's shape.
+void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
+            const Window &window);
+
+enum class PoolKind { Max, Avg };
+
+/// Max or average over `size` windows; padding is excluded from both (as
+/// TensorFlow's "same" pooling).
+void pool2d(PoolKind kind, const TensorView &x, const TensorView &out,
+            std::array<int64_t, 2> size, const Window &window);
+
+} // namespace tflrt
+
+#endif // TFLRT_CONV_H

@@ -1,0 +1,120 @@
+//===- Conv.cpp - Convolution and pooling through oneDNN ------------------===//
+//
+// oneDNN (2.x API) describes tensors by logical NCHW dims plus strides, so
+// an NHWC view with any strides maps to a memory descriptor without a copy:
+// strides (n, c, h, w) = (s0, s3, s1, s2); an HWIO filter's logical OIHW
+// strides are (s3, s2, s0, s1). Primitives are cached by their geometry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/Conv.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <map>
+#include <stdexcept>
+
+namespace tflrt {
+
+namespace {
+
+using dnnl::memory;
+
+struct Context {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  std::map<std::vector<int64_t>, dnnl::primitive> cache;
+};
+
+Context &context() {
+  static Context c;
+  return c;
+}
+
+memory::desc nhwc(const TensorView &v) {
+  if (v.dtype != DType::F32 || v.rank() != 4)
+    throw std::runtime_error("conv2d and pooling take f32 NHWC tensors");
+  return memory::desc({v.shape[0], v.shape[3], v.shape[1], v.shape[2]},
+                      memory::data_type::f32,
+                      {v.strides[0], v.strides[3], v.strides[1], v.strides[2]});
+}
+
+memory::desc hwio(const TensorView &v) {
+  return memory::desc({v.shape[3], v.shape[2], v.shape[0], v.shape[1]},
+                      memory::data_type::f32,
+                      {v.strides[3], v.strides[2], v.strides[0], v.strides[1]});
+}
+
+memory wrap(const memory::desc &md, const TensorView &v) {
+  return memory(md, context().engine, const_cast<void *>(v.data));
+}
+
+/// The cache key of a primitive: its kind and every dim, stride and
+/// window parameter.
+std::vector<int64_t> key(int64_t kind,
+                         std::initializer_list<const TensorView *> views,
+                         const Window &window,
+                         std::array<int64_t, 2> size = {0, 0}) {
+  std::vector<int64_t> k = {kind, size[0], size[1], window.strides[0],
+                            window.strides[1]};
+  k.insert(k.end(), window.padding.begin(), window.padding.end());
+  for (const TensorView *v : views) {
+    k.insert(k.end(), v->shape.begin(), v->shape.end());
+    k.insert(k.end(), v->strides.begin(), v->strides.end());
+  }
+  return k;
+}
+
+bool empty(const TensorView &v) { return numElements(v.shape) == 0; }
+
+} // namespace
+
+void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
+            const Window &window) {
+  if (empty(out))
+    return;
+  Context &c = context();
+  memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
+  std::vector<int64_t> k = key(0, {&x, &w, &out}, window);
+  auto it = c.cache.find(k);
+  if (it == c.cache.end()) {
+    dnnl::convolution_forward::desc d(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+        xd, wd, od, {window.strides[0], window.strides[1]},
+        {window.padding[0], window.padding[2]},
+        {window.padding[1], window.padding[3]});
+    dnnl::convolution_forward::primitive_desc pd(d, c.engine);
+    it = c.cache.emplace(k, dnnl::convolution_forward(pd)).first;
+  }
+  it->second.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
+                                {DNNL_ARG_WEIGHTS, wrap(wd, w)},
+                                {DNNL_ARG_DST, wrap(od, out)}});
+  c.stream.wait();
+}
+
+void pool2d(PoolKind kind, const TensorView &x, const TensorView &out,
+            std::array<int64_t, 2> size, const Window &window) {
+  if (empty(out))
+    return;
+  Context &c = context();
+  memory::desc xd = nhwc(x), od = nhwc(out);
+  std::vector<int64_t> k =
+      key(kind == PoolKind::Max ? 1 : 2, {&x, &out}, window, size);
+  auto it = c.cache.find(k);
+  if (it == c.cache.end()) {
+    dnnl::pooling_forward::desc d(
+        dnnl::prop_kind::forward_inference,
+        kind == PoolKind::Max ? dnnl::algorithm::pooling_max
+                              : dnnl::algorithm::pooling_avg_exclude_padding,
+        xd, od, {window.strides[0], window.strides[1]}, {size[0], size[1]},
+        {window.padding[0], window.padding[2]},
+        {window.padding[1], window.padding[3]});
+    dnnl::pooling_forward::primitive_desc pd(d, c.engine);
+    it = c.cache.emplace(k, dnnl::pooling_forward(pd)).first;
+  }
+  it->second.execute(
+      c.stream, {{DNNL_ARG_SRC, wrap(xd, x)}, {DNNL_ARG_DST, wrap(od, out)}});
+  c.stream.wait();
+}
+
+} // namespace tflrt

@@ -1,0 +1,36 @@
+// RUN: tfl-opt %s -split-input-file -one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s
+
+// Tests that conv2d bufferizes to a fresh output buffer and one libtflrt
+// (oneDNN) call reading the input and filter buffers, with the strides and
+// padding as i64 arguments.
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[X:.*]]: memref<1x8x8x3xf32{{.*}}>, %[[W:.*]]: memref<3x3x3x4xf32{{.*}}>)
+func.func @conv(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x4x4x4xf32> {
+  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<1x4x4x4xf32>
+  // CHECK: %[[UX:.*]] = memref.cast %[[X]]
+  // CHECK: %[[UW:.*]] = memref.cast %[[W]]
+  // CHECK: %[[UO:.*]] = memref.cast %[[OUT]]
+  // CHECK: %[[SH:.*]] = arith.constant 2 : i64
+  // CHECK: %[[SW:.*]] = arith.constant 2 : i64
+  // CHECK: %[[PT:.*]] = arith.constant 0 : i64
+  // CHECK: %[[PB:.*]] = arith.constant 1 : i64
+  // CHECK: %[[PL:.*]] = arith.constant 0 : i64
+  // CHECK: %[[PR:.*]] = arith.constant 1 : i64
+  // CHECK: call @tflrt_conv2d_f32(%[[UX]], %[[UW]], %[[UO]], %[[SH]], %[[SW]], %[[PT]], %[[PB]], %[[PL]], %[[PR]])
+  // CHECK: return %[[OUT]]
+  %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>} : tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Tests that pooling passes its window size before strides and padding.
+// CHECK-LABEL: func.func @pool
+func.func @pool(%x: tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32> {
+  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<1x4x4x3xf32>
+  // CHECK-COUNT-4: arith.constant 2 : i64
+  // CHECK-COUNT-4: arith.constant 0 : i64
+  // CHECK: call @tflrt_max_pool2d_f32(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}) :
+  %0 = tfl.max_pool2d %x {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x8x8x3xf32> -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""Writes a TFL program of conv2d, max_pool2d and avg_pool2d calls on random
+NHWC tensors (strides, "valid" and "same" padding, odd sizes, size-1 dims,
+windows as large as the input), and what NumPy computes for each with a
+direct implementation of TensorFlow's definitions (in float64).
+
+Usage: gen_conv_cases.py OUT.tfl OUT.expected
+"""
+import sys
+
+import numpy as np
+
+from tflgen import literal
+
+rng = np.random.default_rng(3)
+
+
+def pads(in_size, k, s, same):
+    """TensorFlow's padding (before, after) and output size."""
+    if not same:
+        return 0, 0, (in_size - k) // s + 1
+    out = -(-in_size // s)
+    total = max((out - 1) * s + k - in_size, 0)
+    return total // 2, total - total // 2, out
+
+
+def windows(x, k, s, same, fill):
+    """Every window of x: an array (n, oh, ow, kh, kw, c), padded with
+    `fill`, and its (before, after) paddings."""
+    t, b, oh = pads(x.shape[1], k[0], s[0], same)
+    l, r, ow = pads(x.shape[2], k[1], s[1], same)
+    xp = np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)), constant_values=fill)
+    out = np.empty((x.shape[0], oh, ow, k[0], k[1], x.shape[3]), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            out[:, i, j] = xp[:, i * s[0]:i * s[0] + k[0],
+                              j * s[1]:j * s[1] + k[1], :]
+    return out
+
+
+def conv(x, w, s, same):
+    win = windows(x.astype(np.float64), w.shape[:2], s, same, 0.0)
+    return np.einsum("nhwabc,abco->nhwo", win, w.astype(np.float64))
+
+
+def pool(x, k, s, same, kind):
+    if kind == "max":
+        return windows(x, k, s, same, -np.inf).max(axis=(3, 4))
+    ones = np.ones_like(x[..., :1])
+    total = windows(x.astype(np.float64), k, s, same, 0.0).sum(axis=(3, 4))
+    count = windows(ones.astype(np.float64), k, s, same, 0.0).sum(axis=(3, 4))
+    return total / count
+
+
+def main():
+    tfl_path, expected_path = sys.argv[1:]
+    with open(tfl_path, "w") as tfl, open(expected_path, "w") as out:
+        def case(code, value):
+            tfl.write(f"print({code})\n")
+            out.write(str(value.astype(np.float32)) + "\n")
+
+        for xs, ws, strides in [((2, 7, 6, 3), (3, 3, 3, 4), (1, 1)),
+                                ((1, 8, 8, 2), (5, 3, 2, 3), (2, 3)),
+                                ((3, 5, 5, 1), (5, 5, 1, 2), (1, 1)),
+                                ((1, 4, 9, 2), (1, 1, 2, 5), (2, 2))]:
+            x = rng.standard_normal(xs).astype(np.float32)
+            w = rng.standard_normal(ws).astype(np.float32)
+            for padding in ("valid", "same"):
+                s = f"({strides[0]}, {strides[1]})"
+                case(f"conv2d({literal(x)}, {literal(w)}, strides={s}, "
+                     f'padding="{padding}")',
+                     conv(x, w, strides, padding == "same"))
+        x = rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
+        for kind in ("max", "avg"):
+            for size, strides in [((2, 2), None), ((3, 3), (2, 2)),
+                                  ((3, 2), (1, 2)), ((7, 6), None)]:
+                for padding in ("valid", "same"):
+                    s = strides or size
+                    stride_arg = f", strides={strides}" if strides else ""
+                    case(f"{kind}_pool2d({literal(x)}, {size}{stride_arg}, "
+                         f'padding="{padding}")',
+                         pool(x, size, s, padding == "same", kind))
+        case(f"max_pool2d({literal(x)}, 1)", x)
+
+
+if __name__ == "__main__":
+    main()
