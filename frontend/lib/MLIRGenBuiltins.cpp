@@ -1,0 +1,444 @@
+//===- MLIRGenBuiltins.cpp - Built-in calls to tfl ops
+//----------------------===//
+//
+// Each built-in Sema resolved: math, reductions, shape and creation ops,
+// nn functions, convolution and pooling, random draws and files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::mlirgen;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::Value;
+
+/// The names of a tree's leaves in a checkpoint: record fields by name,
+/// tuple elements by index, joined with "." (`layer.w`, `0.1`); a lone
+/// tensor is "value".
+static void leafNames(const Type &t, const std::string &prefix,
+                      std::vector<std::string> &out) {
+  auto join = [&](llvm::StringRef part) {
+    return prefix.empty() ? part.str() : prefix + "." + part.str();
+  };
+  if (t.isTensor()) {
+    out.push_back(prefix.empty() ? "value" : prefix);
+    return;
+  }
+  std::vector<const AnnAssignStmt *> fields;
+  if (t.kind == Type::Kind::Record)
+    fields = fieldsOf(*t.cls);
+  for (size_t i = 0; i < t.elements.size(); ++i)
+    leafNames(t.elements[i],
+              join(fields.empty()
+                       ? std::to_string(i)
+                       : cast<NameExpr>(fields[i]->target.get())->name),
+              out);
+}
+
+Values MLIRGenImpl::genIO(const CallExpr *expr, llvm::StringRef name) {
+  using namespace mlir::tfl;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  if (name == "log_scalar") {
+    Value value = castTo(genExpr(args[1])[0], builder.getF64Type(), l);
+    Value step = castTo(genExpr(args[2])[0], builder.getI64Type(), l);
+    LogScalarOp::create(builder, l, value, step,
+                        builder.getStringAttr(typeOf(args[0]).name));
+    return {};
+  }
+  mlir::StringAttr path = builder.getStringAttr(typeOf(args[0]).name);
+  if (name == "load_idx" || name == "load_npy")
+    return {LoadDataOp::create(builder, l, tensorType(t), path,
+                               builder.getStringAttr(name.drop_front(5)))};
+  const Type &tree = typeOf(args[1]);
+  std::vector<std::string> names;
+  leafNames(tree, "", names);
+  llvm::SmallVector<llvm::StringRef> nameRefs(names.begin(), names.end());
+  if (name == "load") {
+    llvm::SmallVector<mlir::Type> types;
+    flatTypes(t, types);
+    auto load = LoadOp::create(builder, l, types, path,
+                               builder.getStrArrayAttr(nameRefs));
+    return Values(load.getResults().begin(), load.getResults().end());
+  }
+  Values leaves = castLeaves(genExpr(args[1]), tree.strong(), l);
+  if (name == "save_npy")
+    SaveNpyOp::create(builder, l, leaves[0], path);
+  else
+    SaveOp::create(builder, l, leaves, path, builder.getStrArrayAttr(nameRefs));
+  return {};
+}
+
+Value MLIRGenImpl::genRandom(const CallExpr *expr, llvm::StringRef name) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  if (name == "seed") {
+    Value n = castTo(genExpr(args[0])[0], builder.getI64Type(), l);
+    mlir::tfl::SeedOp::create(builder, l, n);
+    return {};
+  }
+  mlir::RankedTensorType type = tensorType(t);
+  if (name == "shuffle_indices")
+    return mlir::tfl::ShuffleIndicesOp::create(builder, l, type);
+  Value r = name == "random_normal"
+                ? Value(mlir::tfl::RandomNormalOp::create(builder, l, type))
+                : Value(mlir::tfl::RandomUniformOp::create(builder, l, type));
+  // normal: r * stddev + mean; uniform: lo + (hi - lo) * r.
+  const Expr *shift = args[1], *scale = args[2];
+  if (name == "random_uniform" && (shift || scale)) {
+    auto bound = [&](const Expr *e, double fallback) -> std::pair<Value, Type> {
+      if (e)
+        return {castTo(genExpr(e)[0], type.getElementType(), l), typeOf(e)};
+      auto scalar = mlir::RankedTensorType::get({}, type.getElementType());
+      return {mlir::tfl::ConstantOp::create(
+                  builder, l,
+                  mlir::DenseElementsAttr::get(
+                      scalar,
+                      builder.getFloatAttr(type.getElementType(), fallback))),
+              Type::tensor(t.dtype, {})};
+    };
+    auto [lo, loType] = bound(shift, 0.0);
+    auto [hi, hiType] = bound(scale, 1.0);
+    llvm::SmallVector<int64_t> widthShape =
+        *mlir::tfl::broadcastShapes(loType.shape, hiType.shape);
+    Type widthType = Type::tensor(
+        t.dtype, std::vector<int64_t>(widthShape.begin(), widthShape.end()));
+    Value width = emitBinary(BinaryOp::Sub, hi, lo, widthType, l);
+    r = emitBinary(BinaryOp::Mul, r, width, t, l);
+    return emitBinary(BinaryOp::Add, r, lo, t, l);
+  }
+  if (scale)
+    r = emitBinary(BinaryOp::Mul, r, genExpr(scale)[0], t, l);
+  if (shift)
+    r = emitBinary(BinaryOp::Add, r, genExpr(shift)[0], t, l);
+  return r;
+}
+
+Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::Type elem = elementType(&ctx, t.dtype);
+  if (name == "cast" || name == "float" || name == "int")
+    return castTo(genExpr(expr->args[0].get())[0], elem, l);
+  if (name == "softmax" || name == "log_softmax" || name == "one_hot")
+    return genNN(expr, name);
+  if (name == "gather") {
+    auto arg = [&](size_t i, llvm::StringRef kw) -> const Expr * {
+      if (i < expr->args.size())
+        return expr->args[i].get();
+      for (const Keyword &k : expr->keywords)
+        if (k.name == kw)
+          return k.value.get();
+      return nullptr;
+    };
+    Value x = genExpr(arg(0, "x"))[0];
+    Value idx = genExpr(arg(1, "indices"))[0];
+    int64_t axis = spec->reductions.find(expr)->second.axes[0];
+    return mlir::tfl::GatherOp::create(builder, l, tensorType(t), x, idx,
+                                       builder.getI64IntegerAttr(axis));
+  }
+  if (name == "now")
+    return mlir::tfl::NowOp::create(builder, l, tensorType(t));
+  if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d") {
+    const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+    const WindowInfo &w = spec->windows.find(expr)->second;
+    Value x = genExpr(args[0])[0];
+    auto strides = builder.getDenseI64ArrayAttr(w.strides);
+    auto padding = builder.getDenseI64ArrayAttr(w.padding);
+    if (name == "conv2d")
+      return mlir::tfl::Conv2DOp::create(builder, l, tensorType(t), x,
+                                         genExpr(args[1])[0], strides, padding);
+    auto size = builder.getDenseI64ArrayAttr(w.size);
+    if (name == "max_pool2d")
+      return mlir::tfl::MaxPool2DOp::create(builder, l, tensorType(t), x, size,
+                                            strides, padding);
+    return mlir::tfl::AvgPool2DOp::create(builder, l, tensorType(t), x, size,
+                                          strides, padding);
+  }
+  if (name == "check_numerics") {
+    const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+    llvm::StringRef message =
+        args[1] ? cast<StringExpr>(args[1])->value : llvm::StringRef();
+    return mlir::tfl::CheckNumericsOp::create(builder, l, tensorType(t),
+                                              genExpr(args[0])[0],
+                                              builder.getStringAttr(message));
+  }
+  if (name == "seed" || name == "shuffle_indices" || name == "random_normal" ||
+      name == "random_uniform")
+    return genRandom(expr, name);
+  if (name == "flag")
+    return mlir::tfl::FlagOp::create(
+        builder, l, tensorType(t),
+        builder.getStringAttr(cast<StringExpr>(expr->args[0].get())->value));
+  if (spec->reductions.count(expr))
+    return genReduction(expr, name);
+  // Every other built-in computes in the result's dtype.
+  llvm::SmallVector<Value, 3> args;
+  for (const ExprPtr &arg : expr->args)
+    args.push_back(genExpr(arg.get())[0]);
+  for (size_t i = name == "where" ? 1 : 0; i < args.size(); ++i)
+    args[i] = castTo(args[i], elem, l);
+  if (name == "where")
+    return mlir::tfl::WhereOp::create(builder, l, tensorType(t), args[0],
+                                      args[1], args[2]);
+  if (name == "maximum")
+    return broadcastingBinary<mlir::tfl::MaximumOp>(args[0], args[1], l);
+  if (name == "minimum")
+    return broadcastingBinary<mlir::tfl::MinimumOp>(args[0], args[1], l);
+  if (name == "pow")
+    return broadcastingBinary<mlir::tfl::PowOp>(args[0], args[1], l);
+  if (name == "matmul")
+    return emitMatmul(args[0], args[1], tensorType(t), l);
+  if (name == "clip")
+    return broadcastingBinary<mlir::tfl::MinimumOp>(
+        broadcastingBinary<mlir::tfl::MaximumOp>(args[0], args[1], l), args[2],
+        l);
+  using UnaryFn = Value (MLIRGenImpl::*)(Value, mlir::Location);
+  UnaryFn fn = llvm::StringSwitch<UnaryFn>(name)
+                   .Case("exp", &MLIRGenImpl::unary<mlir::tfl::ExpOp>)
+                   .Case("log", &MLIRGenImpl::unary<mlir::tfl::LogOp>)
+                   .Case("log1p", &MLIRGenImpl::unary<mlir::tfl::Log1pOp>)
+                   .Case("expm1", &MLIRGenImpl::unary<mlir::tfl::Expm1Op>)
+                   .Case("sqrt", &MLIRGenImpl::unary<mlir::tfl::SqrtOp>)
+                   .Case("rsqrt", &MLIRGenImpl::unary<mlir::tfl::RsqrtOp>)
+                   .Case("tanh", &MLIRGenImpl::unary<mlir::tfl::TanhOp>)
+                   .Case("sigmoid", &MLIRGenImpl::unary<mlir::tfl::SigmoidOp>)
+                   .Case("sin", &MLIRGenImpl::unary<mlir::tfl::SinOp>)
+                   .Case("cos", &MLIRGenImpl::unary<mlir::tfl::CosOp>)
+                   .Case("floor", &MLIRGenImpl::unary<mlir::tfl::FloorOp>)
+                   .Case("round", &MLIRGenImpl::unary<mlir::tfl::RoundOp>)
+                   .Case("abs", &MLIRGenImpl::unary<mlir::tfl::AbsOp>)
+                   .Case("sign", &MLIRGenImpl::unary<mlir::tfl::SignOp>)
+                   .Case("square", &MLIRGenImpl::unary<mlir::tfl::SquareOp>)
+                   .Case("relu", &MLIRGenImpl::unary<mlir::tfl::ReluOp>);
+  return (this->*fn)(args[0], l);
+}
+
+Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
+  using namespace mlir::tfl;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::RankedTensorType type = tensorType(t);
+  mlir::Type elem = type.getElementType();
+  auto arg = [&](size_t i, llvm::StringRef kw) -> const Expr * {
+    if (i < expr->args.size())
+      return expr->args[i].get();
+    for (const Keyword &k : expr->keywords)
+      if (k.name == kw)
+        return k.value.get();
+    return nullptr;
+  };
+  auto splat = [&](double v) -> Value {
+    mlir::TypedAttr value = isa<mlir::FloatType>(elem)
+                                ? mlir::TypedAttr(builder.getFloatAttr(elem, v))
+                                : mlir::TypedAttr(builder.getIntegerAttr(
+                                      elem, static_cast<int64_t>(v)));
+    return ConstantOp::create(builder, l,
+                              mlir::DenseElementsAttr::get(type, value));
+  };
+  if (name == "zeros" || name == "zeros_like")
+    return splat(0);
+  if (name == "ones" || name == "ones_like")
+    return splat(1);
+  if (name == "full") {
+    Value v = castTo(genExpr(arg(1, "value"))[0], elem, l);
+    return BroadcastToOp::create(builder, l, type, v);
+  }
+  if (name == "size")
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(
+            type, builder.getI64IntegerAttr(mlir::ShapedType::getNumElements(
+                      tensorType(typeOf(arg(0, "x"))).getShape()))));
+  if (name == "eye") {
+    int64_t n = t.shape[0], m = t.shape[1];
+    std::vector<float> values(n * m, 0.0f);
+    for (int64_t i = 0; i < std::min(n, m); ++i)
+      values[i * m + i] = 1.0f;
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
+  }
+  if (name == "arange") {
+    auto intArg = [&](size_t i, llvm::StringRef kw, int64_t dflt) -> int64_t {
+      const Expr *e = arg(i, kw);
+      if (!e)
+        return dflt;
+      if (auto *u = dyn_cast<UnaryExpr>(e))
+        return -cast<IntExpr>(u->operand.get())->value;
+      return cast<IntExpr>(e)->value;
+    };
+    bool two = arg(1, "stop") != nullptr;
+    int64_t start = two ? intArg(0, "start", 0) : 0;
+    int64_t step = intArg(2, "step", 1);
+    std::vector<int64_t> values;
+    for (int64_t i = 0; i < t.shape[0]; ++i)
+      values.push_back(start + i * step);
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(values)));
+  }
+  if (name == "concat" || name == "stack") {
+    const Expr *seq = arg(0, "tensors");
+    const std::vector<ExprPtr> &items = isa<TupleExpr>(seq)
+                                            ? cast<TupleExpr>(seq)->elements
+                                            : cast<ListExpr>(seq)->elements;
+    int64_t rank = type.getRank();
+    int64_t axis = 0;
+    if (const Expr *a = arg(1, "axis")) {
+      axis = isa<UnaryExpr>(a)
+                 ? -cast<IntExpr>(cast<UnaryExpr>(a)->operand.get())->value
+                 : cast<IntExpr>(a)->value;
+      if (axis < 0)
+        axis += rank;
+    }
+    llvm::SmallVector<Value> inputs;
+    for (const ExprPtr &item : items) {
+      Value v = castTo(genExpr(item.get())[0], elem, l);
+      if (name == "stack") {
+        auto vt = cast<mlir::RankedTensorType>(v.getType());
+        llvm::SmallVector<int64_t> shape(vt.getShape());
+        shape.insert(shape.begin() + axis, 1);
+        v = ReshapeOp::create(builder, l, vt.clone(shape), v);
+      }
+      inputs.push_back(v);
+    }
+    return ConcatOp::create(builder, l, type, inputs,
+                            builder.getI64IntegerAttr(axis));
+  }
+  Value x = genExpr(arg(0, "x"))[0];
+  if (name == "broadcast_to")
+    return BroadcastToOp::create(builder, l, type, x);
+  if (name == "tile") {
+    // x: (d0, d1, ...) -> (1, d0, 1, d1, ...) -> broadcast to
+    // (r0, d0, r1, d1, ...) -> (r0*d0, r1*d1, ...): rep index outermost.
+    auto in = cast<mlir::RankedTensorType>(x.getType());
+    size_t rank = t.shape.size();
+    llvm::SmallVector<int64_t> dims(rank - in.getRank(), 1);
+    llvm::append_range(dims, in.getShape());
+    llvm::SmallVector<int64_t> spread, tiled;
+    for (size_t i = 0; i < rank; ++i) {
+      // A zero dim tiles to zero whatever the reps: broadcast it once.
+      int64_t reps = dims[i] == 0 ? 1 : t.shape[i] / dims[i];
+      spread.append({1, dims[i]});
+      tiled.append({reps, dims[i]});
+    }
+    Value s = ReshapeOp::create(builder, l, in.clone(spread), x);
+    Value b = BroadcastToOp::create(builder, l, in.clone(tiled), s);
+    return ReshapeOp::create(builder, l, type, b);
+  }
+  if (name == "transpose")
+    return TransposeOp::create(
+        builder, l, type, x,
+        builder.getDenseI64ArrayAttr(spec->permutations.find(expr)->second));
+  // reshape, expand_dims and squeeze move no data.
+  return ReshapeOp::create(builder, l, type, x);
+}
+
+Value MLIRGenImpl::genNN(const CallExpr *expr, llvm::StringRef name) {
+  using namespace mlir::tfl;
+  const ReductionInfo &info = spec->reductions.find(expr)->second;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  Value x = genExpr(expr->args.empty() ? expr->keywords[0].value.get()
+                                       : expr->args[0].get())[0];
+  if (name == "one_hot") {
+    // labels[..., None] == arange(depth), as f32.
+    int64_t depth = info.axes[0];
+    auto labelsType = cast<mlir::RankedTensorType>(x.getType());
+    llvm::SmallVector<int64_t> expanded(labelsType.getShape());
+    expanded.push_back(1);
+    Value column = ReshapeOp::create(builder, l, labelsType.clone(expanded), x);
+    std::vector<int64_t> range(depth);
+    for (int64_t i = 0; i < depth; ++i)
+      range[i] = i;
+    auto rangeType =
+        mlir::RankedTensorType::get({depth}, labelsType.getElementType());
+    llvm::SmallVector<llvm::APInt> values;
+    for (int64_t i : range)
+      values.push_back(llvm::APInt(
+          labelsType.getElementType().getIntOrFloatBitWidth(), i, true));
+    Value classes = ConstantOp::create(
+        builder, l, mlir::DenseElementsAttr::get(rangeType, values));
+    mlir::RankedTensorType resultType = tensorType(t);
+    Value equal = mlir::tfl::CompareOp::create(
+        builder, l, resultType.clone(builder.getI1Type()), ComparePredicate::eq,
+        column, classes);
+    return CastOp::create(builder, l, resultType, equal);
+  }
+  x = castTo(x, elementType(&ctx, t.dtype), l);
+  // Shifted by the maximum along the axis, for stability.
+  std::vector<int64_t> axes = info.axes;
+  Value m = reduce<ReduceMaxOp>(x, axes, true, l);
+  Value shifted = broadcastingBinary<SubOp>(x, m, l);
+  Value e = ExpOp::create(builder, l, shifted);
+  Value s = reduce<ReduceSumOp>(e, axes, true, l);
+  if (name == "softmax")
+    return broadcastingBinary<DivOp>(e, s, l);
+  return broadcastingBinary<SubOp>(shifted, LogOp::create(builder, l, s), l);
+}
+
+Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
+  const ReductionInfo &info = spec->reductions.find(expr)->second;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::Type elem = elementType(&ctx, t.dtype);
+  Value x = genExpr(expr->args[0].get())[0];
+  const std::vector<int64_t> &axes = info.axes;
+  bool keep = info.keepdims;
+  using namespace mlir::tfl;
+  if (name == "argmax" || name == "argmin") {
+    mlir::IntegerAttr axis =
+        info.allAxes ? mlir::IntegerAttr() : builder.getI64IntegerAttr(axes[0]);
+    if (name == "argmax")
+      return ArgmaxOp::create(builder, l, tensorType(t), x, axis,
+                              builder.getBoolAttr(keep));
+    return ArgminOp::create(builder, l, tensorType(t), x, axis,
+                            builder.getBoolAttr(keep));
+  }
+  x = castTo(x, elem, l);
+  if (name == "sum")
+    return reduce<ReduceSumOp>(x, axes, keep, l);
+  if (name == "prod")
+    return reduce<ReduceProdOp>(x, axes, keep, l);
+  if (name == "max")
+    return reduce<ReduceMaxOp>(x, axes, keep, l);
+  if (name == "min")
+    return reduce<ReduceMinOp>(x, axes, keep, l);
+  auto scalar = [&](double v) -> Value {
+    auto type = mlir::RankedTensorType::get({}, elem);
+    return ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, builder.getFloatAttr(elem, v)));
+  };
+  if (name == "mean") {
+    auto inType = cast<mlir::RankedTensorType>(x.getType());
+    double count = 1;
+    for (int64_t a : axes)
+      count *= inType.getDimSize(a);
+    Value sum = reduce<ReduceSumOp>(x, axes, keep, l);
+    return broadcastingBinary<DivOp>(sum, scalar(count), l);
+  }
+  // logsumexp: m + log(sum(exp(x - m))), with m the maximum where it is
+  // finite and 0 elsewhere (SciPy's guard: all -inf gives -inf).
+  auto finiteOr0 = [&](Value m) -> Value {
+    auto type = cast<mlir::RankedTensorType>(m.getType());
+    Value diff = broadcastingBinary<SubOp>(m, m, l);
+    Value finite = mlir::tfl::CompareOp::create(
+        builder, l, type.clone(builder.getI1Type()), ComparePredicate::eq, diff,
+        scalar(0));
+    return WhereOp::create(builder, l, type, finite, m, scalar(0));
+  };
+  Value mKept = finiteOr0(reduce<ReduceMaxOp>(x, axes, true, l));
+  Value shifted = broadcastingBinary<SubOp>(x, mKept, l);
+  Value e = ExpOp::create(builder, l, shifted);
+  Value s = LogOp::create(builder, l, reduce<ReduceSumOp>(e, axes, keep, l));
+  Value m = keep ? mKept : finiteOr0(reduce<ReduceMaxOp>(x, axes, false, l));
+  return broadcastingBinary<AddOp>(s, m, l);
+}

@@ -1,0 +1,571 @@
+//===- MLIRGenExpr.cpp - Expressions to tfl ops
+//-----------------------------===//
+//
+// Constants, names, operators (with NumPy matmul), comparisons, subscripts,
+// attributes, calls of user functions and record constructions, and print.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::mlirgen;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::Value;
+
+Value MLIRGenImpl::castTo(Value v, mlir::Type elemType, mlir::Location l) {
+  auto type = cast<mlir::RankedTensorType>(v.getType());
+  if (type.getElementType() == elemType)
+    return v;
+  return mlir::tfl::CastOp::create(builder, l, type.clone(elemType), v);
+}
+
+/// Appends the leaf numbers of a (nested) list literal in row-major order.
+static void collectLeaves(const Expr *e, std::vector<double> &out) {
+  if (auto *list = dyn_cast<ListExpr>(e)) {
+    for (const ExprPtr &c : list->elements)
+      collectLeaves(c.get(), out);
+    return;
+  }
+  double sign = 1;
+  if (auto *u = dyn_cast<UnaryExpr>(e)) {
+    sign = u->op == UnaryOp::Minus ? -1 : 1;
+    e = u->operand.get();
+  }
+  if (auto *i = dyn_cast<IntExpr>(e))
+    out.push_back(sign * static_cast<double>(i->value));
+  else if (auto *f = dyn_cast<FloatExpr>(e))
+    out.push_back(sign * f->value);
+  else
+    out.push_back(cast<BoolExpr>(e)->value ? 1 : 0);
+}
+
+/// Integer leaves, exactly (doubles lose int64 precision past 2^53).
+static void collectIntLeaves(const Expr *e, std::vector<int64_t> &out) {
+  if (auto *list = dyn_cast<ListExpr>(e)) {
+    for (const ExprPtr &c : list->elements)
+      collectIntLeaves(c.get(), out);
+    return;
+  }
+  int64_t sign = 1;
+  if (auto *u = dyn_cast<UnaryExpr>(e)) {
+    sign = u->op == UnaryOp::Minus ? -1 : 1;
+    e = u->operand.get();
+  }
+  if (auto *i = dyn_cast<IntExpr>(e))
+    out.push_back(sign * i->value);
+  else if (auto *f = dyn_cast<FloatExpr>(e))
+    out.push_back(static_cast<int64_t>(sign * f->value));
+  else
+    out.push_back(cast<BoolExpr>(e)->value ? 1 : 0);
+}
+
+Value MLIRGenImpl::genConstant(const Expr *expr) {
+  return genConstant(expr, typeOf(expr));
+}
+
+Value MLIRGenImpl::genConstant(const Expr *expr, const Type &t) {
+  mlir::RankedTensorType type = tensorType(t);
+  mlir::DenseElementsAttr attr;
+  if (isFloat(t.dtype)) {
+    std::vector<double> leaves;
+    collectLeaves(expr, leaves);
+    if (t.dtype == DType::F32) {
+      std::vector<float> f(leaves.begin(), leaves.end());
+      attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(f));
+    } else {
+      attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<double>(leaves));
+    }
+  } else {
+    std::vector<int64_t> leaves;
+    collectIntLeaves(expr, leaves);
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    llvm::SmallVector<llvm::APInt> values;
+    for (int64_t v : leaves)
+      values.push_back(llvm::APInt(width, static_cast<uint64_t>(v),
+                                   /*isSigned=*/width > 1,
+                                   /*implicitTrunc=*/true));
+    attr = mlir::DenseElementsAttr::get(type, values);
+  }
+  return mlir::tfl::ConstantOp::create(builder, loc(expr->getBegin()), attr);
+}
+
+Values MLIRGenImpl::genExpr(const Expr *expr) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  switch (expr->getKind()) {
+  case Expr::Kind::Int:
+  case Expr::Kind::Float:
+  case Expr::Kind::Bool:
+  case Expr::Kind::List:
+    return {genConstant(expr)};
+  case Expr::Kind::Name: {
+    // A name holding a number literal (a module constant, or a variable
+    // bound to one) is re-emitted in the dtype this use needs.
+    const std::string &name = cast<NameExpr>(expr)->name;
+    const Expr *literal = nullptr;
+    auto constant = spec->constantUses.find(expr);
+    if (constant != spec->constantUses.end())
+      literal = constant->second;
+    else
+      literal = literalOf.lookup(name);
+    if (constant != spec->constantUses.end())
+      return genConstantUse(literal, t, l);
+    if (literal && t.isTensor() && isNumberLiteral(literal))
+      return {genConstant(literal, t)};
+    Values values = env.lookup(name);
+    if (t.isTensor() && values.size() == 1)
+      values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
+    return values;
+  }
+  case Expr::Kind::Tuple: {
+    Values values;
+    for (const ExprPtr &e : cast<TupleExpr>(expr)->elements)
+      llvm::append_range(values, genExpr(e.get()));
+    return values;
+  }
+  case Expr::Kind::Unary: {
+    auto *u = cast<UnaryExpr>(expr);
+    // A negative literal is one constant, as Python folds `-1`.
+    if (isa<IntExpr, FloatExpr>(u->operand.get()) && t.isTensor())
+      return {genConstant(expr)};
+    Value v = genExpr(u->operand.get())[0];
+    if (u->op == UnaryOp::Plus)
+      return {v};
+    return {mlir::tfl::NegOp::create(builder, l, v)};
+  }
+  case Expr::Kind::Binary:
+    return {genBinary(cast<BinaryExpr>(expr))};
+  case Expr::Kind::Compare:
+    return {genCompare(cast<CompareExpr>(expr))};
+  case Expr::Kind::Subscript:
+    return genSubscript(cast<SubscriptExpr>(expr));
+  case Expr::Kind::Attribute:
+    return genAttribute(cast<AttributeExpr>(expr));
+  case Expr::Kind::Lambda: {
+    auto closure = spec->closures.find(cast<LambdaExpr>(expr)->def.get());
+    return capturedValues(closure->second);
+  }
+  case Expr::Kind::Not:
+    return {mlir::tfl::NotOp::create(
+        builder, l, genExpr(cast<NotExpr>(expr)->operand.get())[0])};
+  case Expr::Kind::BoolOp: {
+    // Short-circuit, as Python: the right operand runs only when needed.
+    auto *b = cast<BoolOpExpr>(expr);
+    Value lhs = genExpr(b->lhs.get())[0];
+    auto rhs = [&] { return genExpr(b->rhs.get())[0]; };
+    auto constant = [&] { return boolConstant(!b->isAnd, l); };
+    if (b->isAnd)
+      return {genSelect(lhs, lhs.getType(), l, rhs, constant)};
+    return {genSelect(lhs, lhs.getType(), l, constant, rhs)};
+  }
+  case Expr::Kind::Cond: {
+    auto *c = cast<CondExpr>(expr);
+    Value cond = genExpr(c->cond.get())[0];
+    mlir::Type elem = elementType(&ctx, t.dtype);
+    return {genSelect(
+        cond, tensorType(t), l,
+        [&] { return castTo(genExpr(c->thenExpr.get())[0], elem, l); },
+        [&] { return castTo(genExpr(c->elseExpr.get())[0], elem, l); })};
+  }
+  case Expr::Kind::Call:
+    return genCall(cast<CallExpr>(expr));
+  default:
+    // Strings, functions, None: compile-time values with no SSA form.
+    return {};
+  }
+}
+
+Value MLIRGenImpl::genBinary(const BinaryExpr *expr) {
+  Value lhs = genExpr(expr->lhs.get())[0];
+  Value rhs = genExpr(expr->rhs.get())[0];
+  return emitBinary(expr->op, lhs, rhs, typeOf(expr), loc(expr->opPos));
+}
+
+Value MLIRGenImpl::emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &t,
+                              mlir::Location l) {
+  mlir::Type elem = elementType(&ctx, t.dtype);
+  lhs = castTo(lhs, elem, l);
+  rhs = castTo(rhs, elem, l);
+  mlir::RankedTensorType type = tensorType(t);
+  switch (op) {
+  case BinaryOp::Add:
+    return mlir::tfl::AddOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Sub:
+    return mlir::tfl::SubOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Mul:
+    return mlir::tfl::MulOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Div:
+    return mlir::tfl::DivOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::FloorDiv:
+    return mlir::tfl::FloorDivOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Mod:
+    return mlir::tfl::ModOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::Pow:
+    return mlir::tfl::PowOp::create(builder, l, type, lhs, rhs);
+  case BinaryOp::MatMul:
+    return emitMatmul(lhs, rhs, type, l);
+  }
+  llvm_unreachable("every binary operator is handled");
+}
+
+Value MLIRGenImpl::emitMatmul(Value lhs, Value rhs,
+                              mlir::RankedTensorType resultType,
+                              mlir::Location l) {
+  using namespace mlir::tfl;
+  auto reshape = [&](Value v, llvm::ArrayRef<int64_t> shape) -> Value {
+    auto t = cast<mlir::RankedTensorType>(v.getType());
+    if (t.getShape() == shape)
+      return v;
+    return ReshapeOp::create(builder, l, t.clone(shape), v);
+  };
+  auto shapeOf = [](Value v) {
+    return llvm::SmallVector<int64_t>(
+        cast<mlir::RankedTensorType>(v.getType()).getShape());
+  };
+  llvm::SmallVector<int64_t> a = shapeOf(lhs), b = shapeOf(rhs);
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  lhs = reshape(lhs, a);
+  rhs = reshape(rhs, b);
+  llvm::SmallVector<int64_t> batch =
+      *broadcastShapes(llvm::ArrayRef<int64_t>(a).drop_back(2),
+                       llvm::ArrayRef<int64_t>(b).drop_back(2));
+  int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  mlir::Type elem = resultType.getElementType();
+  Value product;
+  if (batch.empty()) {
+    product = MatmulOp::create(
+        builder, l, mlir::RankedTensorType::get({m, n}, elem), lhs, rhs);
+  } else {
+    int64_t flat = 1;
+    for (int64_t d : batch)
+      flat *= d;
+    auto full = [&](Value v, int64_t r, int64_t c) {
+      llvm::SmallVector<int64_t> shape(batch);
+      shape.append({r, c});
+      auto t = cast<mlir::RankedTensorType>(v.getType());
+      if (t.getShape() != llvm::ArrayRef<int64_t>(shape))
+        v = BroadcastToOp::create(builder, l, t.clone(shape), v);
+      return reshape(v, {flat, r, c});
+    };
+    Value c = MatmulOp::create(builder, l,
+                               mlir::RankedTensorType::get({flat, m, n}, elem),
+                               full(lhs, m, k), full(rhs, k, n));
+    llvm::SmallVector<int64_t> shape(batch);
+    shape.append({m, n});
+    product = reshape(c, shape);
+  }
+  return reshape(product, resultType.getShape());
+}
+
+static mlir::tfl::ComparePredicate predicate(CompareOp op) {
+  switch (op) {
+  case CompareOp::Lt:
+    return mlir::tfl::ComparePredicate::lt;
+  case CompareOp::Le:
+    return mlir::tfl::ComparePredicate::le;
+  case CompareOp::Gt:
+    return mlir::tfl::ComparePredicate::gt;
+  case CompareOp::Ge:
+    return mlir::tfl::ComparePredicate::ge;
+  case CompareOp::Eq:
+    return mlir::tfl::ComparePredicate::eq;
+  case CompareOp::Ne:
+    return mlir::tfl::ComparePredicate::ne;
+  }
+  return mlir::tfl::ComparePredicate::eq;
+}
+
+Value MLIRGenImpl::genSelect(Value cond, mlir::Type type, mlir::Location l,
+                             llvm::function_ref<Value()> thenFn,
+                             llvm::function_ref<Value()> elseFn) {
+  auto ifOp = mlir::scf::IfOp::create(builder, l, mlir::TypeRange{type},
+                                      extract(cond, l), true, true);
+  auto branch = [&](mlir::Block &block, llvm::function_ref<Value()> fn) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&block);
+    mlir::scf::YieldOp::create(builder, l, mlir::ValueRange{fn()});
+  };
+  branch(ifOp.getThenRegion().front(), thenFn);
+  branch(ifOp.getElseRegion().front(), elseFn);
+  return ifOp.getResult(0);
+}
+
+Values MLIRGenImpl::genConstantUse(const Expr *literal, const Type &t,
+                                   mlir::Location l) {
+  if (t.isTensor() && isNumberLiteral(literal))
+    return {genConstant(literal, t)};
+  Values values = genExpr(literal);
+  if (t.isTensor() && values.size() == 1)
+    values[0] = castTo(values[0], elementType(&ctx, t.dtype), l);
+  return values;
+}
+
+Values MLIRGenImpl::castLeaves(const Values &values, const Type &type,
+                               mlir::Location l) {
+  llvm::SmallVector<mlir::Type> expected;
+  flatTypes(type, expected);
+  Values out;
+  for (size_t j = 0; j < values.size(); ++j)
+    out.push_back(
+        castTo(values[j],
+               cast<mlir::RankedTensorType>(expected[j]).getElementType(), l));
+  return out;
+}
+
+Values MLIRGenImpl::element(const Values &leaves, const Type &tree,
+                            size_t index) {
+  // Skip the leaves of the elements before the selected one.
+  size_t first = 0;
+  for (size_t k = 0; k < index; ++k) {
+    llvm::SmallVector<mlir::Type> types;
+    flatTypes(tree.elements[k], types);
+    first += types.size();
+  }
+  llvm::SmallVector<mlir::Type> types;
+  flatTypes(tree.elements[index], types);
+  return Values(leaves.begin() + first, leaves.begin() + first + types.size());
+}
+
+Values MLIRGenImpl::genAttribute(const AttributeExpr *expr) {
+  mlir::Location l = loc(expr->getBegin());
+  auto constant = spec->constantUses.find(expr);
+  if (constant != spec->constantUses.end())
+    return genConstantUse(constant->second, typeOf(expr), l);
+  auto field = spec->tupleIndices.find(expr);
+  if (field != spec->tupleIndices.end())
+    return element(genExpr(expr->value.get()), typeOf(expr->value.get()),
+                   field->second);
+  // A bound method's leaves are its receiver's.
+  if (typeOf(expr).boundSelf)
+    return genExpr(expr->value.get());
+  return {}; // a module's function or class: no run-time value
+}
+
+Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
+  mlir::Location l = loc(expr->getBegin());
+  Values values = genExpr(expr->value.get());
+  auto tupleIndex = spec->tupleIndices.find(expr);
+  if (tupleIndex != spec->tupleIndices.end()) {
+    return element(values, typeOf(expr->value.get()), tupleIndex->second);
+  }
+  const SubscriptPlan &plan = spec->subscripts.find(expr)->second;
+  Value x = values[0];
+  auto inType = cast<mlir::RankedTensorType>(x.getType());
+  mlir::Type i64 = builder.getI64Type();
+  auto scalarType = mlir::RankedTensorType::get({}, i64);
+  auto i64Scalar = [&](int64_t v) -> Value {
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(scalarType, builder.getI64IntegerAttr(v)));
+  };
+  llvm::SmallVector<int64_t> staticStarts, strides, sizes;
+  llvm::SmallVector<Value> dynamicStarts;
+  for (auto [d, dim] : llvm::enumerate(plan.dims)) {
+    sizes.push_back(dim.size);
+    strides.push_back(dim.stride);
+    if (!dim.dynStart) {
+      staticStarts.push_back(dim.start);
+      continue;
+    }
+    staticStarts.push_back(mlir::ShapedType::kDynamic);
+    Value start = castTo(genExpr(dim.dynStart)[0], i64, l);
+    if (dim.wrapNegative) {
+      // x[i] with i < 0 counts from the end, as in Python.
+      Value negative = mlir::tfl::CompareOp::create(
+          builder, l, scalarType.clone(builder.getI1Type()),
+          mlir::tfl::ComparePredicate::lt, start, i64Scalar(0));
+      Value wrapped = mlir::tfl::AddOp::create(builder, l, scalarType, start,
+                                               i64Scalar(inType.getDimSize(d)));
+      start = mlir::tfl::WhereOp::create(builder, l, scalarType, negative,
+                                         wrapped, start);
+    }
+    dynamicStarts.push_back(start);
+  }
+  Value sliced = mlir::tfl::SliceOp::create(
+      builder, l, inType.clone(sizes), x, dynamicStarts,
+      builder.getDenseI64ArrayAttr(staticStarts),
+      builder.getDenseI64ArrayAttr(strides));
+  mlir::RankedTensorType resultType = tensorType(typeOf(expr));
+  if (resultType.getShape() == llvm::ArrayRef<int64_t>(sizes))
+    return {sliced};
+  return {mlir::tfl::ReshapeOp::create(builder, l, resultType, sliced)};
+}
+
+Value MLIRGenImpl::genCompare(const CompareExpr *expr) {
+  // `a < b < c` is `a < b and b < c`, each operand evaluated once.
+  Values operands;
+  auto operand = [&](size_t i) {
+    while (operands.size() <= i)
+      operands.push_back(genExpr(expr->operands[operands.size()].get())[0]);
+    return operands[i];
+  };
+  mlir::Type boolType = tensorType(typeOf(expr));
+  std::function<Value(size_t)> pair = [&](size_t i) -> Value {
+    mlir::Location l = loc(expr->operands[i]->getBegin());
+    Value lhs = operand(i), rhs = operand(i + 1);
+    Value result = mlir::tfl::CompareOp::create(
+        builder, l, boolType, predicate(expr->ops[i]), lhs, rhs);
+    if (i + 1 == expr->ops.size())
+      return result;
+    return genSelect(
+        result, boolType, l, [&] { return pair(i + 1); },
+        [&] { return boolConstant(false, l); });
+  };
+  return pair(0);
+}
+
+Values MLIRGenImpl::genCall(const CallExpr *expr) {
+  auto builtin = spec->builtinCalls.find(expr);
+  if (builtin != spec->builtinCalls.end()) {
+    if (builtin->second == "shape") {
+      // A tuple of compile-time sizes.
+      Values sizes;
+      auto type = mlir::RankedTensorType::get({}, builder.getI64Type());
+      for (int64_t d : typeOf(expr->args[0].get()).shape)
+        sizes.push_back(mlir::tfl::ConstantOp::create(
+            builder, loc(expr->getBegin()),
+            mlir::DenseElementsAttr::get(type, builder.getI64IntegerAttr(d))));
+      return sizes;
+    }
+    if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
+                            "arange", "eye", "broadcast_to", "reshape",
+                            "transpose", "expand_dims", "squeeze", "concat",
+                            "stack", "size", "tile"},
+                           builtin->second))
+      return {genShapeBuiltin(expr, builtin->second)};
+    if (llvm::is_contained(
+            {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
+            builtin->second))
+      return genIO(expr, builtin->second);
+    Value v = genBuiltin(expr, builtin->second);
+    return v ? Values{v} : Values{}; // seed(...) has no value
+  }
+  auto construction = spec->constructions.find(expr);
+  if (construction != spec->constructions.end()) {
+    const Type &record = typeOf(expr);
+    Values leaves;
+    for (size_t i = 0; i < construction->second.size(); ++i)
+      llvm::append_range(leaves,
+                         castLeaves(genExpr(construction->second[i]),
+                                    record.elements[i], loc(expr->getBegin())));
+    return leaves;
+  }
+  auto replacement = spec->replacements.find(expr);
+  if (replacement != spec->replacements.end()) {
+    auto *attr = cast<AttributeExpr>(expr->callee.get());
+    const Type &before = typeOf(attr->value.get());
+    const Type &after = typeOf(expr);
+    Values old = genExpr(attr->value.get());
+    Values leaves;
+    for (size_t i = 0; i < replacement->second.size(); ++i) {
+      const Expr *value = replacement->second[i];
+      llvm::append_range(leaves,
+                         value ? castLeaves(genExpr(value), after.elements[i],
+                                            loc(value->getBegin()))
+                               : element(old, before, i));
+    }
+    return leaves;
+  }
+  auto calleeIt = spec->callees.find(expr);
+  if (calleeIt == spec->callees.end()) {
+    genPrint(expr);
+    return {};
+  }
+  const Specialization *callee = calleeIt->second;
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  mlir::Location l = loc(expr->getBegin());
+  Values operands;
+  auto pass = [&](const Values &values, const Type &type) {
+    llvm::append_range(operands, castLeaves(values, type, l));
+  };
+  // The callee value's leaves: a bound method's receiver (its first
+  // argument), or a closure's captures (after the arguments).
+  const Type &calleeType = typeOf(expr->callee.get());
+  bool bound = calleeType.kind == Type::Kind::Record || calleeType.boundSelf;
+  Values calleeLeaves = genExpr(expr->callee.get());
+  if (bound)
+    pass(calleeLeaves, callee->argTypes.front());
+  for (size_t i = 0; i < args.size(); ++i)
+    pass(genExpr(args[i]), callee->argTypes[i + (bound ? 1 : 0)]);
+  if (!bound)
+    pass(calleeLeaves, Type::tuple(callee->captureTypes));
+  llvm::SmallVector<mlir::Type> resultTypes;
+  flatTypes(callee->resultType, resultTypes);
+  auto call = mlir::func::CallOp::create(builder, l, callee->symbol,
+                                         resultTypes, operands);
+  return Values(call.getResults().begin(), call.getResults().end());
+}
+
+/// Escapes text for a tfl.print format (braces are doubled).
+static std::string escapeFormat(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '{' || c == '}')
+      out += c;
+  }
+  return out;
+}
+
+void MLIRGenImpl::genPrint(const CallExpr *expr) {
+  std::string sep = " ", end = "\n";
+  for (const Keyword &kw : expr->keywords)
+    (kw.name == "sep" ? sep : end) = typeOf(kw.value.get()).name;
+  std::string format;
+  Values inputs;
+  for (size_t i = 0; i < expr->args.size(); ++i) {
+    if (i)
+      format += escapeFormat(sep);
+    if (auto *f = dyn_cast<FStringExpr>(expr->args[i].get())) {
+      for (const FStringExpr::Part &part : f->parts) {
+        if (!part.expr) {
+          format += escapeFormat(part.text);
+          continue;
+        }
+        const Type &pt = typeOf(part.expr.get());
+        if (pt.kind == Type::Kind::String) {
+          format += escapeFormat(pt.name);
+          continue;
+        }
+        inputs.push_back(genExpr(part.expr.get())[0]);
+        format += part.spec.empty() ? "{}" : "{:" + part.spec + "}";
+      }
+      continue;
+    }
+    const Type &t = typeOf(expr->args[i].get());
+    if (t.kind == Type::Kind::String) {
+      format += escapeFormat(t.name);
+      continue;
+    }
+    Values values = genExpr(expr->args[i].get());
+    if (t.kind == Type::Kind::Tuple) {
+      // As Python shows a tuple: "(a, b)", "(a,)".
+      format += "(";
+      size_t next = 0;
+      for (size_t k = 0; k < t.elements.size(); ++k) {
+        if (k)
+          format += ", ";
+        if (t.elements[k].kind == Type::Kind::String) {
+          format += escapeFormat("'" + t.elements[k].name + "'");
+          continue;
+        }
+        inputs.push_back(values[next++]);
+        format += "{}";
+      }
+      format += t.elements.size() == 1 ? ",)" : ")";
+      continue;
+    }
+    inputs.push_back(values[0]);
+    format += "{}";
+  }
+  format += escapeFormat(end);
+  mlir::tfl::PrintOp::create(builder, loc(expr->getBegin()), inputs,
+                             builder.getStringAttr(format));
+}

@@ -1,0 +1,231 @@
+//===- MLIRGenImpl.h - The emitter behind MLIRGen, shared by its files -*- C++
+//-*-===//
+//
+// MLIRGen's state and methods, split by concept over MLIRGen.cpp (functions,
+// statements and control flow), MLIRGenExpr.cpp (expressions, calls and
+// print) and MLIRGenBuiltins.cpp (built-in functions). Private to the
+// frontend library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_FRONTEND_MLIRGENIMPL_H
+#define TFL_FRONTEND_MLIRGENIMPL_H
+
+#include "tfl/Frontend/MLIRGen.h"
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <functional>
+
+namespace tfl::mlirgen {
+
+using ast::AnnAssignStmt;
+using ast::AttributeExpr;
+using ast::BinaryExpr;
+using ast::BinaryOp;
+using ast::Block;
+using ast::CallExpr;
+using ast::CompareExpr;
+using ast::Expr;
+using ast::ForStmt;
+using ast::IfStmt;
+using ast::Module;
+using ast::Position;
+using ast::Stmt;
+using ast::SubscriptExpr;
+using ast::WhileStmt;
+using llvm::cast;
+using mlir::Value;
+
+using Values = llvm::SmallVector<Value, 1>;
+
+/// True for a number literal (possibly negated) or a nested list of them.
+bool isNumberLiteral(const Expr *e);
+
+class MLIRGenImpl {
+public:
+  MLIRGenImpl(mlir::MLIRContext &ctx, const Program &program)
+      : ctx(ctx), program(program), builder(&ctx) {}
+
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+private:
+  mlir::Location loc(Position p) {
+    const Module *file = spec && spec->module ? spec->module : program.module;
+    return mlir::FileLineColLoc::get(&ctx, file->fileName, p.line, p.col);
+  }
+  mlir::RankedTensorType tensorType(const Type &t) {
+    llvm::SmallVector<int64_t> shape;
+    for (int64_t d : t.shape)
+      shape.push_back(d == kDynamicDim ? mlir::ShapedType::kDynamic : d);
+    return mlir::RankedTensorType::get(shape, elementType(&ctx, t.dtype));
+  }
+  /// The flattened MLIR types of a value of type `t`.
+  void flatTypes(const Type &t, llvm::SmallVectorImpl<mlir::Type> &out) {
+    if (t.isTensor())
+      out.push_back(tensorType(t));
+    else if (t.isTree() || t.kind == Type::Kind::Function)
+      for (const Type &e : t.elements) // a closure's leaves: its captures
+        flatTypes(e, out);
+  }
+  const Type &typeOf(const Expr *e) { return spec->types.find(e)->second; }
+  /// The type of what a `for` iterates over, or null for range(...).
+  const Type *iterType(const ForStmt *stmt) {
+    auto it = spec->types.find(stmt->iter.get());
+    return it == spec->types.end() ? nullptr : &it->second;
+  }
+
+  void genFunction(const Specialization &s);
+  /// Emits a block from statement `from` on; returns true when it ended in
+  /// a `return`.
+  bool genBlock(const Block &block, size_t from = 0);
+  /// Emits statements `from`.. of `block` under a guard: they run only when
+  /// the loop did not `break` or `continue` before them.
+  void genGuard(const Block &block, size_t from,
+                llvm::ArrayRef<CarriedVar> vars, mlir::Location l);
+  /// The loop's exit flags in the environment ($break when the loop has a
+  /// break, $continue), as carried variables.
+  std::vector<CarriedVar> exitFlags();
+  Value boolValue(const std::string &name, mlir::Location l);
+  /// A loop with a `break` as an scf.while carrying the break flag (and, for
+  /// a `for`, the iteration count).
+  void genLoopWithBreak(const Stmt *stmt, const Block &body, const Expr *cond,
+                        const ForStmt *forStmt);
+  struct RangeBounds {
+    Value start, step, count; // i64 scalars
+  };
+  RangeBounds rangeBounds(const ForStmt *stmt, mlir::Location l);
+  /// The bounds of each range loop being generated.
+  llvm::DenseMap<const ForStmt *, RangeBounds> rangeOf;
+  bool genStmt(const Stmt *stmt);
+  void bindTarget(const Expr *target, const Type &type,
+                  llvm::ArrayRef<Value> values);
+  Values genExpr(const Expr *expr);
+  Value genConstant(const Expr *expr);
+  /// The literal `expr` emitted directly as `type` (a literal keeps full
+  /// precision when promotion gives it a wider dtype than it was first
+  /// given).
+  Value genConstant(const Expr *expr, const Type &type);
+  Value genBinary(const BinaryExpr *expr);
+  /// NumPy's matmul on tfl.matmul: 1-D operands promoted, batch dims
+  /// broadcast and flattened into one.
+  Value emitMatmul(Value lhs, Value rhs, mlir::RankedTensorType resultType,
+                   mlir::Location l);
+  /// The values of captured names, flattened.
+  Values capturedValues(llvm::ArrayRef<std::string> names) {
+    Values values;
+    for (const std::string &name : names)
+      llvm::append_range(values, env.lookup(name));
+    return values;
+  }
+  Value emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &type,
+                   mlir::Location l);
+  Value genCompare(const CompareExpr *expr);
+  Values genSubscript(const SubscriptExpr *expr);
+  /// A field of a record, a module's constant, or a method's receiver.
+  Values genAttribute(const AttributeExpr *expr);
+  /// The leaves of element `index` of a tuple or record of type `tree`.
+  Values element(const Values &leaves, const Type &tree, size_t index);
+  /// A module constant `literal` read at `use` (of type `t`).
+  Values genConstantUse(const Expr *literal, const Type &t, mlir::Location l);
+  /// `values` cast leaf by leaf to the dtypes of `type`.
+  Values castLeaves(const Values &values, const Type &type, mlir::Location l);
+  /// `cond ? thenFn() : elseFn()` as an scf.if yielding one tensor.
+  Value genSelect(Value cond, mlir::Type type, mlir::Location l,
+                  llvm::function_ref<Value()> thenFn,
+                  llvm::function_ref<Value()> elseFn);
+  void genIf(const IfStmt *stmt);
+  void genFor(const ForStmt *stmt);
+  void genWhile(const WhileStmt *stmt);
+  /// `for x in (a, b, c)`: the body once per element (elements share one
+  /// type).
+  void genForTuple(const ForStmt *stmt);
+  /// The loop variable of iteration `k` (an i64 scalar) of a `for`.
+  Values loopValue(const ForStmt *stmt, Value k, mlir::Location l);
+  /// The values of `vars` in the environment, cast to their carried types.
+  Values carriedValues(llvm::ArrayRef<CarriedVar> vars, mlir::Location l);
+  void bindCarried(llvm::ArrayRef<CarriedVar> vars, mlir::ValueRange values);
+  /// The scalar in a 0-d tensor, and back.
+  Value extract(Value tensor, mlir::Location l);
+  Value fromScalar(Value scalar, mlir::Location l);
+  Values genCall(const CallExpr *expr);
+  Value genBuiltin(const CallExpr *expr, llvm::StringRef name);
+  Value genReduction(const CallExpr *expr, llvm::StringRef name);
+  Value genNN(const CallExpr *expr, llvm::StringRef name);
+  /// seed, shuffle_indices, and random_normal/uniform as a standard draw
+  /// scaled by tfl ops (which fuse with their users).
+  Value genRandom(const CallExpr *expr, llvm::StringRef name);
+  /// The file built-ins (load and save functions, log_scalar).
+  Values genIO(const CallExpr *expr, llvm::StringRef name);
+  Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
+  /// A reduction op of `x` over `axes`.
+  template <typename OpTy>
+  Value reduce(Value x, llvm::ArrayRef<int64_t> axes, bool keepdims,
+               mlir::Location l) {
+    auto type = cast<mlir::RankedTensorType>(x.getType());
+    auto resultType =
+        type.clone(mlir::tfl::reducedShape(type.getShape(), axes, keepdims));
+    return OpTy::create(builder, l, resultType, x,
+                        builder.getDenseI64ArrayAttr(axes),
+                        builder.getBoolAttr(keepdims));
+  }
+  template <typename OpTy> Value unary(Value x, mlir::Location l) {
+    return OpTy::create(builder, l, x);
+  }
+  /// An elementwise binary tfl op whose result type is the broadcast of the
+  /// operands' (both of one element type).
+  template <typename OpTy>
+  Value broadcastingBinary(Value lhs, Value rhs, mlir::Location l);
+  void genPrint(const CallExpr *expr);
+  Value castTo(Value v, mlir::Type elemType, mlir::Location l);
+
+  Value boolConstant(bool v, mlir::Location l) {
+    auto type = mlir::RankedTensorType::get({}, builder.getI1Type());
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(v)));
+  }
+
+  mlir::MLIRContext &ctx;
+  const Program &program;
+  mlir::OpBuilder builder;
+  mlir::ModuleOp module;
+  const Specialization *spec = nullptr;
+  llvm::StringMap<Values> env;
+  /// Whether the function being emitted returns from inside an if or a
+  /// loop: then every return stores $retval and sets $returned, and the
+  /// function ends by returning $retval.
+  bool nestedReturns = false;
+  /// The tensor each `for x in t` iterates over.
+  llvm::DenseMap<const ForStmt *, Value> iterValues;
+  /// Names currently bound to a number literal, with the literal.
+  llvm::StringMap<const Expr *> literalOf;
+
+  /// Binds `name` to `values` (no longer to a literal).
+  void bind(llvm::StringRef name, Values values) {
+    env[name] = std::move(values);
+    literalOf.erase(name);
+  }
+};
+
+template <typename OpTy>
+Value MLIRGenImpl::broadcastingBinary(Value lhs, Value rhs, mlir::Location l) {
+  auto a = cast<mlir::RankedTensorType>(lhs.getType());
+  auto b = cast<mlir::RankedTensorType>(rhs.getType());
+  llvm::SmallVector<int64_t> shape =
+      *mlir::tfl::broadcastShapes(a.getShape(), b.getShape());
+  return OpTy::create(builder, l, a.clone(shape), lhs, rhs);
+}
+
+} // namespace tfl::mlirgen
+
+#endif // TFL_FRONTEND_MLIRGENIMPL_H
