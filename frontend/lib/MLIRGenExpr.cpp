@@ -514,6 +514,37 @@ static std::string escapeFormat(llvm::StringRef text) {
   return out;
 }
 
+/// Appends how print shows a value of type `t` (leaves from `values`, from
+/// `next` on): a tensor as NumPy does, a tuple as Python does ("(a, b)",
+/// "(a,)"), a record as a dataclass does ("Dense(w=..., b=...)"), a string
+/// inside a tree quoted.
+static void formatTree(const Type &t, const Values &values, size_t &next,
+                       std::string &format, Values &inputs) {
+  if (t.kind == Type::Kind::String) {
+    format += escapeFormat("'" + t.name + "'");
+    return;
+  }
+  if (t.isTensor()) {
+    inputs.push_back(values[next++]);
+    format += "{}";
+    return;
+  }
+  std::vector<const AnnAssignStmt *> fields;
+  if (t.kind == Type::Kind::Record) {
+    fields = fieldsOf(*t.cls);
+    format += escapeFormat(t.cls->name);
+  }
+  format += "(";
+  for (size_t k = 0; k < t.elements.size(); ++k) {
+    if (k)
+      format += ", ";
+    if (!fields.empty())
+      format += cast<NameExpr>(fields[k]->target.get())->name + "=";
+    formatTree(t.elements[k], values, next, format, inputs);
+  }
+  format += t.kind == Type::Kind::Tuple && t.elements.size() == 1 ? ",)" : ")";
+}
+
 void MLIRGenImpl::genPrint(const CallExpr *expr) {
   std::string sep = " ", end = "\n";
   for (const Keyword &kw : expr->keywords)
@@ -545,25 +576,8 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
       continue;
     }
     Values values = genExpr(expr->args[i].get());
-    if (t.kind == Type::Kind::Tuple) {
-      // As Python shows a tuple: "(a, b)", "(a,)".
-      format += "(";
-      size_t next = 0;
-      for (size_t k = 0; k < t.elements.size(); ++k) {
-        if (k)
-          format += ", ";
-        if (t.elements[k].kind == Type::Kind::String) {
-          format += escapeFormat("'" + t.elements[k].name + "'");
-          continue;
-        }
-        inputs.push_back(values[next++]);
-        format += "{}";
-      }
-      format += t.elements.size() == 1 ? ",)" : ")";
-      continue;
-    }
-    inputs.push_back(values[0]);
-    format += "{}";
+    size_t next = 0;
+    formatTree(t, values, next, format, inputs);
   }
   format += escapeFormat(end);
   mlir::tfl::PrintOp::create(builder, loc(expr->getBegin()), inputs,

@@ -691,12 +691,11 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
     FailureOr<Type> t = analyzeExpr(arg.get());
     if (failed(t))
       return failure();
-    bool printable = t->isTensor() || t->kind == Type::Kind::String;
-    if (t->kind == Type::Kind::Tuple)
-      printable = llvm::all_of(t->elements, [](const Type &e) {
-        return e.isTensor() || e.kind == Type::Kind::String;
-      });
-    if (!printable) {
+    std::function<bool(const Type &)> printable = [&](const Type &x) {
+      return x.isTensor() || x.kind == Type::Kind::String ||
+             (x.isTree() && llvm::all_of(x.elements, printable));
+    };
+    if (!printable(*t)) {
       error(arg->getBegin())
           << "print(...) cannot show a value of type " << t->str();
       return failure();
