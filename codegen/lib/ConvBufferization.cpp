@@ -10,6 +10,7 @@
 
 #include "tfl/Codegen/Registration.h"
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/Codegen/RuntimeCallModel.h"
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,40 +23,20 @@ namespace {
 
 template <typename OpTy>
 struct WindowOpBufferization
-    : bufferization::BufferizableOpInterface::ExternalModel<
-          WindowOpBufferization<OpTy>, OpTy> {
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const bufferization::AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bufferization::AliasingValueList
-  getAliasingValues(Operation *, OpOperand &,
-                    const bufferization::AnalysisState &) const {
-    return {};
-  }
+    : RuntimeCallModel<WindowOpBufferization<OpTy>, OpTy> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
     auto window = cast<OpTy>(op);
     Location loc = op->getLoc();
-    SmallVector<Value> args;
-    for (Value input : op->getOperands()) {
-      FailureOr<Value> buffer =
-          bufferization::getBuffer(rewriter, input, options, state);
-      if (failed(buffer))
-        return failure();
-      args.push_back(*buffer);
-    }
+    FailureOr<SmallVector<Value>> inputs =
+        getBuffers(rewriter, op->getOperands(), options, state);
+    if (failed(inputs))
+      return failure();
+    SmallVector<Value> args = *inputs;
     rewriter.setInsertionPoint(op);
-    auto type = cast<RankedTensorType>(window.getType());
-    FailureOr<Value> out = options.createAlloc(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        ValueRange{});
+    FailureOr<Value> out =
+        allocateBuffer(rewriter, loc, window.getType(), options);
     if (failed(out))
       return failure();
     args.push_back(*out);
@@ -69,12 +50,8 @@ struct WindowOpBufferization
     for (int64_t v : ints)
       args.push_back(arith::ConstantOp::create(rewriter, loc,
                                                rewriter.getI64IntegerAttr(v)));
-    SmallVector<Type> types(ValueRange(args).getTypes());
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, op->getParentOfType<ModuleOp>(),
-        ("tflrt_" + op->getName().stripDialect() + "_f32").str(),
-        rewriter.getFunctionType(types, {}));
-    func::CallOp::create(rewriter, loc, fn, args);
+    callRuntime(rewriter, op,
+                ("tflrt_" + op->getName().stripDialect() + "_f32").str(), args);
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
   }

@@ -14,6 +14,7 @@
 
 #include "tfl/Codegen/Registration.h"
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/Codegen/RuntimeCallModel.h"
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -24,92 +25,51 @@ namespace mlir::tfl {
 
 namespace {
 
-/// Calls `@name(args...)`, declaring it from the arguments' types.
-void callRuntime(OpBuilder &b, Operation *op, StringRef name, ValueRange args) {
-  SmallVector<Type> types(args.getTypes());
-  func::FuncOp fn = getOrInsertRuntimeFunction(
-      b, op->getParentOfType<ModuleOp>(), name, b.getFunctionType(types, {}));
-  func::CallOp::create(b, op->getLoc(), fn, args);
-}
-
-Value text(OpBuilder &b, Operation *op, StringRef value) {
-  return getOrCreateStringPointer(b, op->getLoc(),
-                                  op->getParentOfType<ModuleOp>(), value);
-}
-
 std::string suffixed(StringRef prefix, Value memref) {
   Type elem = cast<BaseMemRefType>(memref.getType()).getElementType();
   return (prefix + runtimeTypeSuffix(elem)).str();
 }
 
-/// A fresh buffer of `type`.
-FailureOr<Value> allocate(RewriterBase &rewriter, Location loc, Type type,
-                          const bufferization::BufferizationOptions &options) {
-  auto tensor = cast<RankedTensorType>(type);
-  return options.createAlloc(
-      rewriter, loc,
-      MemRefType::get(tensor.getShape(), tensor.getElementType()),
-      ValueRange{});
-}
-
-/// Shared by the ops: which operands are read, and that results are fresh.
-template <typename Concrete, typename OpTy>
-struct FileOpModel
-    : bufferization::BufferizableOpInterface::ExternalModel<Concrete, OpTy> {
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const bufferization::AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bufferization::AliasingValueList
-  getAliasingValues(Operation *, OpOperand &,
-                    const bufferization::AnalysisState &) const {
-    return {};
-  }
-};
-
-struct LoadDataModel : FileOpModel<LoadDataModel, LoadDataOp> {
+struct LoadDataModel : RuntimeCallModel<LoadDataModel, LoadDataOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &) const {
     auto load = cast<LoadDataOp>(op);
     rewriter.setInsertionPoint(op);
     FailureOr<Value> buffer =
-        allocate(rewriter, op->getLoc(), load.getType(), options);
+        allocateBuffer(rewriter, op->getLoc(), load.getType(), options);
     if (failed(buffer))
       return failure();
     Value unranked = castToUnranked(rewriter, op->getLoc(), *buffer);
     callRuntime(
         rewriter, op,
         suffixed(("tflrt_load_" + load.getFormat() + "_").str(), *buffer),
-        {text(rewriter, op, load.getPath()), unranked,
-         text(rewriter, op, locationText(op->getLoc()))});
+        {textPointer(rewriter, op, load.getPath()), unranked,
+         textPointer(rewriter, op, locationText(op->getLoc()))});
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
     return success();
   }
 };
 
-struct LoadModel : FileOpModel<LoadModel, LoadOp> {
+struct LoadModel : RuntimeCallModel<LoadModel, LoadOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &) const {
     auto load = cast<LoadOp>(op);
     rewriter.setInsertionPoint(op);
-    Value path = text(rewriter, op, load.getPath());
-    Value where = text(rewriter, op, locationText(op->getLoc()));
+    Value path = textPointer(rewriter, op, load.getPath());
+    Value where = textPointer(rewriter, op, locationText(op->getLoc()));
     SmallVector<Value> buffers;
     for (auto [type, name] :
          llvm::zip(load.getResultTypes(), load.getNames())) {
-      FailureOr<Value> buffer = allocate(rewriter, op->getLoc(), type, options);
+      FailureOr<Value> buffer =
+          allocateBuffer(rewriter, op->getLoc(), type, options);
       if (failed(buffer))
         return failure();
       Value unranked = castToUnranked(rewriter, op->getLoc(), *buffer);
       callRuntime(rewriter, op, suffixed("tflrt_checkpoint_read_", *buffer),
-                  {path, text(rewriter, op, cast<StringAttr>(name).getValue()),
+                  {path,
+                   textPointer(rewriter, op, cast<StringAttr>(name).getValue()),
                    unranked, where});
       buffers.push_back(*buffer);
     }
@@ -118,7 +78,7 @@ struct LoadModel : FileOpModel<LoadModel, LoadOp> {
   }
 };
 
-struct SaveNpyModel : FileOpModel<SaveNpyModel, SaveNpyOp> {
+struct SaveNpyModel : RuntimeCallModel<SaveNpyModel, SaveNpyOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
@@ -130,36 +90,32 @@ struct SaveNpyModel : FileOpModel<SaveNpyModel, SaveNpyOp> {
     rewriter.setInsertionPoint(op);
     Value unranked = castToUnranked(rewriter, op->getLoc(), *buffer);
     callRuntime(rewriter, op, suffixed("tflrt_save_npy_", *buffer),
-                {text(rewriter, op, save.getPath()), unranked,
-                 text(rewriter, op, locationText(op->getLoc()))});
+                {textPointer(rewriter, op, save.getPath()), unranked,
+                 textPointer(rewriter, op, locationText(op->getLoc()))});
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct SaveModel : FileOpModel<SaveModel, SaveOp> {
+struct SaveModel : RuntimeCallModel<SaveModel, SaveOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
     auto save = cast<SaveOp>(op);
-    SmallVector<Value> buffers;
-    for (Value input : save.getInputs()) {
-      FailureOr<Value> buffer =
-          bufferization::getBuffer(rewriter, input, options, state);
-      if (failed(buffer))
-        return failure();
-      buffers.push_back(*buffer);
-    }
+    FailureOr<SmallVector<Value>> buffers =
+        getBuffers(rewriter, save.getInputs(), options, state);
+    if (failed(buffers))
+      return failure();
     rewriter.setInsertionPoint(op);
-    for (auto [buffer, name] : llvm::zip(buffers, save.getNames())) {
+    for (auto [buffer, name] : llvm::zip(*buffers, save.getNames())) {
       Value unranked = castToUnranked(rewriter, op->getLoc(), buffer);
-      callRuntime(
-          rewriter, op, suffixed("tflrt_checkpoint_add_", buffer),
-          {text(rewriter, op, cast<StringAttr>(name).getValue()), unranked});
+      callRuntime(rewriter, op, suffixed("tflrt_checkpoint_add_", buffer),
+                  {textPointer(rewriter, op, cast<StringAttr>(name).getValue()),
+                   unranked});
     }
     callRuntime(rewriter, op, "tflrt_checkpoint_write",
-                {text(rewriter, op, save.getPath()),
-                 text(rewriter, op, locationText(op->getLoc()))});
+                {textPointer(rewriter, op, save.getPath()),
+                 textPointer(rewriter, op, locationText(op->getLoc()))});
     rewriter.eraseOp(op);
     return success();
   }

@@ -14,6 +14,7 @@
 
 #include "tfl/Codegen/Registration.h"
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/Codegen/RuntimeCallModel.h"
 #include "tfl/IR/TflDialect.h"
 #include "tfl/IR/TflOps.h"
 
@@ -53,36 +54,17 @@ void emitPrintCalls(OpBuilder &builder, PrintOp op, ValueRange buffers) {
 
 namespace {
 
-struct PrintOpBufferization
-    : bufferization::BufferizableOpInterface::ExternalModel<
-          PrintOpBufferization, PrintOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const bufferization::AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bufferization::AliasingValueList
-  getAliasingValues(Operation *, OpOperand &,
-                    const bufferization::AnalysisState &) const {
-    return {};
-  }
+struct PrintOpBufferization : RuntimeCallModel<PrintOpBufferization, PrintOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
     auto print = cast<PrintOp>(op);
-    SmallVector<Value> buffers;
-    for (Value input : print.getInputs()) {
-      FailureOr<Value> buffer =
-          bufferization::getBuffer(rewriter, input, options, state);
-      if (failed(buffer))
-        return failure();
-      buffers.push_back(*buffer);
-    }
+    FailureOr<SmallVector<Value>> buffers =
+        getBuffers(rewriter, print.getInputs(), options, state);
+    if (failed(buffers))
+      return failure();
     rewriter.setInsertionPoint(op);
-    emitPrintCalls(rewriter, print, buffers);
+    emitPrintCalls(rewriter, print, *buffers);
     rewriter.eraseOp(op);
     return success();
   }

@@ -11,6 +11,7 @@
 
 #include "tfl/Codegen/Registration.h"
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/Codegen/RuntimeCallModel.h"
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -34,38 +35,17 @@ std::string fillFunction(Operation *op) {
 
 template <typename OpTy>
 struct RandomOpBufferization
-    : bufferization::BufferizableOpInterface::ExternalModel<
-          RandomOpBufferization<OpTy>, OpTy> {
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const bufferization::AnalysisState &) const {
-    return false;
-  }
-  bufferization::AliasingValueList
-  getAliasingValues(Operation *, OpOperand &,
-                    const bufferization::AnalysisState &) const {
-    return {};
-  }
+    : RuntimeCallModel<RandomOpBufferization<OpTy>, OpTy> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &) const {
-    Location loc = op->getLoc();
-    auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
     rewriter.setInsertionPoint(op);
-    FailureOr<Value> buffer =
-        options.createAlloc(rewriter, loc, memrefType, ValueRange{});
+    FailureOr<Value> buffer = allocateBuffer(
+        rewriter, op->getLoc(), op->getResult(0).getType(), options);
     if (failed(buffer))
       return failure();
-    Value unranked = castToUnranked(rewriter, loc, *buffer);
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, op->getParentOfType<ModuleOp>(), fillFunction(op),
-        rewriter.getFunctionType({unranked.getType()}, {}));
-    func::CallOp::create(rewriter, loc, fn, ValueRange{unranked});
+    callRuntime(rewriter, op, fillFunction(op),
+                {castToUnranked(rewriter, op->getLoc(), *buffer)});
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
     return success();
   }

@@ -1,6 +1,7 @@
 //===- RuntimeAbi.cpp - How compiled code calls libtflrt ------------------===//
 
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/Codegen/RuntimeCallModel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -36,6 +37,45 @@ Value getOrCreateStringPointer(OpBuilder &builder, Location loc,
                                     builder.getStringAttr(data));
   }
   return LLVM::AddressOfOp::create(builder, loc, global);
+}
+
+Value textPointer(OpBuilder &builder, Operation *op, StringRef text) {
+  return getOrCreateStringPointer(builder, op->getLoc(),
+                                  op->getParentOfType<ModuleOp>(), text);
+}
+
+void callRuntime(OpBuilder &builder, Operation *op, StringRef name,
+                 ValueRange args) {
+  SmallVector<Type> types(args.getTypes());
+  func::FuncOp fn =
+      getOrInsertRuntimeFunction(builder, op->getParentOfType<ModuleOp>(), name,
+                                 builder.getFunctionType(types, {}));
+  func::CallOp::create(builder, op->getLoc(), fn, args);
+}
+
+FailureOr<SmallVector<Value>>
+getBuffers(RewriterBase &rewriter, ValueRange values,
+           const bufferization::BufferizationOptions &options,
+           bufferization::BufferizationState &state) {
+  SmallVector<Value> buffers;
+  for (Value v : values) {
+    FailureOr<Value> buffer =
+        bufferization::getBuffer(rewriter, v, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  return buffers;
+}
+
+FailureOr<Value>
+allocateBuffer(RewriterBase &rewriter, Location loc, Type type,
+               const bufferization::BufferizationOptions &options) {
+  auto tensor = cast<RankedTensorType>(type);
+  return options.createAlloc(
+      rewriter, loc,
+      MemRefType::get(tensor.getShape(), tensor.getElementType()),
+      ValueRange{});
 }
 
 Value castToUnranked(OpBuilder &builder, Location loc, Value memref) {

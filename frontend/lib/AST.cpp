@@ -92,6 +92,15 @@ static bool anyReturn(const Block &block) {
   return false;
 }
 
+const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name) {
+  if (index < call->args.size())
+    return call->args[index].get();
+  for (const Keyword &kw : call->keywords)
+    if (kw.name == name)
+      return kw.value.get();
+  return nullptr;
+}
+
 std::vector<const AnnAssignStmt *> fieldsOf(const ClassDef &cls) {
   std::vector<const AnnAssignStmt *> fields;
   for (const StmtPtr &s : cls.body)

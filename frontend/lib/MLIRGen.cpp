@@ -13,10 +13,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::mlirgen;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::Value;
 
 mlir::Type tfl::elementType(mlir::MLIRContext *ctx, DType dtype) {
   mlir::Builder b(ctx);

@@ -11,10 +11,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::mlirgen;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::Value;
 
 /// The names of a tree's leaves in a checkpoint: record fields by name,
 /// tuple elements by index, joined with "." (`layer.w`, `0.1`); a lone
@@ -129,13 +125,8 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return genNN(expr, name);
   if (name == "gather") {
-    auto arg = [&](size_t i, llvm::StringRef kw) -> const Expr * {
-      if (i < expr->args.size())
-        return expr->args[i].get();
-      for (const Keyword &k : expr->keywords)
-        if (k.name == kw)
-          return k.value.get();
-      return nullptr;
+    auto arg = [&](size_t i, llvm::StringRef kw) {
+      return argument(expr, i, kw);
     };
     Value x = genExpr(arg(0, "x"))[0];
     Value idx = genExpr(arg(1, "indices"))[0];
@@ -226,13 +217,8 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
   mlir::Location l = loc(expr->getBegin());
   mlir::RankedTensorType type = tensorType(t);
   mlir::Type elem = type.getElementType();
-  auto arg = [&](size_t i, llvm::StringRef kw) -> const Expr * {
-    if (i < expr->args.size())
-      return expr->args[i].get();
-    for (const Keyword &k : expr->keywords)
-      if (k.name == kw)
-        return k.value.get();
-    return nullptr;
+  auto arg = [&](size_t i, llvm::StringRef kw) {
+    return argument(expr, i, kw);
   };
   auto splat = [&](double v) -> Value {
     mlir::TypedAttr value = isa<mlir::FloatType>(elem)

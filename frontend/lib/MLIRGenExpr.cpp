@@ -11,10 +11,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::mlirgen;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::Value;
 
 Value MLIRGenImpl::castTo(Value v, mlir::Type elemType, mlir::Location l) {
   auto type = cast<mlir::RankedTensorType>(v.getType());

@@ -44,6 +44,8 @@ using ast::Stmt;
 using ast::SubscriptExpr;
 using ast::WhileStmt;
 using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
 using mlir::Value;
 
 using Values = llvm::SmallVector<Value, 1>;

@@ -28,13 +28,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::failure;
-using mlir::FailureOr;
-using mlir::LogicalResult;
-using mlir::success;
 
 //===----------------------------------------------------------------------===//
 // Shared helpers
@@ -178,16 +171,6 @@ std::optional<int64_t> intLiteral(const Expr *e) {
     if (auto *i = dyn_cast<IntExpr>(u->operand.get()))
       return u->op == UnaryOp::Minus ? -i->value : i->value;
   return std::nullopt;
-}
-
-/// Argument `index` of a call, given by position or as keyword `name`.
-const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name) {
-  if (index < call->args.size())
-    return call->args[index].get();
-  for (const Keyword &kw : call->keywords)
-    if (kw.name == name)
-      return kw.value.get();
-  return nullptr;
 }
 
 } // namespace tfl::sema

@@ -18,13 +18,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::failure;
-using mlir::FailureOr;
-using mlir::LogicalResult;
-using mlir::success;
 
 FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
   FailureOr<Type> callee = analyzeExpr(expr->callee.get());

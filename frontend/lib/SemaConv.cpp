@@ -15,10 +15,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
-using mlir::failure;
-using mlir::FailureOr;
-using mlir::LogicalResult;
-using mlir::success;
 
 /// One or two positive ints known at compile time (`2` or `(2, 3)`).
 FailureOr<std::array<int64_t, 2>> SemaImpl::pairArgument(const Expr *e,

@@ -45,8 +45,13 @@ using ast::Position;
 using ast::Stmt;
 using ast::SubscriptExpr;
 using ast::UnaryExpr;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+using mlir::failure;
 using mlir::FailureOr;
 using mlir::LogicalResult;
+using mlir::success;
 
 /// Built-in functions by family, and all of them.
 const llvm::StringSet<> &floatMathBuiltins();
@@ -66,8 +71,7 @@ std::optional<int64_t> intLiteral(const Expr *e);
 bool isLiteral(const Expr *e);
 /// Adds every name a block may (re)bind, nested blocks included.
 void collectAssigned(const Block &block, llvm::StringSet<> &out);
-/// Argument `index` of a call, given by position or as keyword `name`.
-const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name);
+using ast::argument;
 
 /// What one file defines at its top level, and the names it imports.
 struct Scope {

@@ -16,13 +16,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::failure;
-using mlir::FailureOr;
-using mlir::LogicalResult;
-using mlir::success;
 
 void SemaImpl::collectMainConstants(Scope &scope) {
   llvm::StringMap<int> bindings;

@@ -20,13 +20,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::failure;
-using mlir::FailureOr;
-using mlir::LogicalResult;
-using mlir::success;
 
 FailureOr<std::vector<const Expr *>>
 SemaImpl::matchBuiltinArgs(const CallExpr *expr, llvm::StringRef name,

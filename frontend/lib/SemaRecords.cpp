@@ -18,13 +18,6 @@
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
-using llvm::cast;
-using llvm::dyn_cast;
-using llvm::isa;
-using mlir::failure;
-using mlir::FailureOr;
-using mlir::LogicalResult;
-using mlir::success;
 
 FailureOr<Type> SemaImpl::analyzeAttribute(const AttributeExpr *expr) {
   FailureOr<Type> value = analyzeExpr(expr->value.get());
@@ -80,6 +73,16 @@ static llvm::StringRef fieldName(const AnnAssignStmt *field) {
   return cast<NameExpr>(field->target.get())->name;
 }
 
+/// The position of the field named `name`, if there is one.
+static std::optional<size_t>
+fieldIndex(const std::vector<const AnnAssignStmt *> &fields,
+           llvm::StringRef name) {
+  for (size_t i = 0; i < fields.size(); ++i)
+    if (fieldName(fields[i]) == name)
+      return i;
+  return std::nullopt;
+}
+
 FailureOr<Type> SemaImpl::analyzeConstruct(const CallExpr *expr,
                                            const ClassDef *cls) {
   std::vector<const AnnAssignStmt *> fields = fieldsOf(*cls);
@@ -94,20 +97,17 @@ FailureOr<Type> SemaImpl::analyzeConstruct(const CallExpr *expr,
   for (size_t i = 0; i < expr->args.size(); ++i)
     values[i] = expr->args[i].get();
   for (const Keyword &kw : expr->keywords) {
-    auto it = llvm::find_if(fields, [&](const AnnAssignStmt *f) {
-      return fieldName(f) == kw.name;
-    });
-    if (it == fields.end()) {
+    std::optional<size_t> index = fieldIndex(fields, kw.name);
+    if (!index) {
       error(kw.range.begin) << cls->name << " has no field '" << kw.name << "'";
       return failure();
     }
-    size_t index = it - fields.begin();
-    if (values[index]) {
+    if (values[*index]) {
       error(kw.range.begin) << cls->name << "() got multiple values for field '"
                             << kw.name << "'";
       return failure();
     }
-    values[index] = kw.value.get();
+    values[*index] = kw.value.get();
   }
   for (size_t i = 0; i < fields.size(); ++i) {
     if (values[i])
@@ -171,23 +171,20 @@ FailureOr<Type> SemaImpl::analyzeReplace(const CallExpr *expr,
   std::vector<const Expr *> changed(fields.size(), nullptr);
   std::vector<Type> types = record.elements;
   for (const Keyword &kw : expr->keywords) {
-    auto it = llvm::find_if(fields, [&](const AnnAssignStmt *f) {
-      return fieldName(f) == kw.name;
-    });
-    if (it == fields.end()) {
+    std::optional<size_t> index = fieldIndex(fields, kw.name);
+    if (!index) {
       error(kw.range.begin) << cls->name << " has no field '" << kw.name << "'";
       return failure();
     }
-    size_t index = it - fields.begin();
-    if (changed[index]) {
+    if (changed[*index]) {
       error(kw.range.begin) << "replace() got field '" << kw.name << "' twice";
       return failure();
     }
     FailureOr<Type> t = analyzeExpr(kw.value.get());
     if (failed(t))
       return failure();
-    changed[index] = kw.value.get();
-    types[index] = *t;
+    changed[*index] = kw.value.get();
+    types[*index] = *t;
   }
   // Unchanged fields keep their value; errors point at the call.
   std::vector<const Expr *> at(fields.size(), expr);

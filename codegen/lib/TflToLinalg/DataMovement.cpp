@@ -27,6 +27,16 @@
 namespace mlir::tfl {
 namespace {
 
+/// The element of a 0-d tensor.
+Value scalarOf(OpBuilder &b, Location loc, Value tensor) {
+  return tensor::ExtractOp::create(b, loc, tensor, ValueRange{});
+}
+
+/// A 0-d i1 tensor as the byte the C ABI takes for a flag.
+Value byteOf(OpBuilder &b, Location loc, Value flag) {
+  return arith::ExtUIOp::create(b, loc, b.getI8Type(), scalarOf(b, loc, flag));
+}
+
 /// All dims of a rank-`rank` tensor in one group.
 SmallVector<ReassociationIndices> oneGroup(int64_t rank) {
   if (rank == 0)
@@ -192,21 +202,10 @@ struct AssertToRuntime : OpConversionPattern<AssertOp> {
   LogicalResult
   matchAndRewrite(AssertOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
-    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    Type i8 = rewriter.getI8Type();
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, module, "tflrt_assert",
-        rewriter.getFunctionType({i8, ptr, ptr}, {}));
-    Value cond = tensor::ExtractOp::create(rewriter, loc, adaptor.getCond(),
-                                           ValueRange{});
-    Value byte = arith::ExtUIOp::create(rewriter, loc, i8, cond);
-    Value message =
-        getOrCreateStringPointer(rewriter, loc, module, op.getMessage());
-    Value where =
-        getOrCreateStringPointer(rewriter, loc, module, locationText(loc));
-    func::CallOp::create(rewriter, loc, fn, ValueRange{byte, message, where});
+    callRuntime(rewriter, op, "tflrt_assert",
+                {byteOf(rewriter, op.getLoc(), adaptor.getCond()),
+                 textPointer(rewriter, op, op.getMessage()),
+                 textPointer(rewriter, op, locationText(op.getLoc()))});
     rewriter.eraseOp(op);
     return success();
   }
@@ -221,7 +220,6 @@ struct CheckNumericsToRuntime : OpConversionPattern<CheckNumericsOp> {
   matchAndRewrite(CheckNumericsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
     auto type = cast<RankedTensorType>(op.getInput().getType());
     Type i1 = rewriter.getI1Type();
     Value empty =
@@ -252,18 +250,10 @@ struct CheckNumericsToRuntime : OpConversionPattern<CheckNumericsOp> {
                                   ValueRange{adaptor.getInput()},
                                   ValueRange{init}, maps, iterators, body)
             .getResult(0);
-    Value flag = tensor::ExtractOp::create(rewriter, loc, finite, ValueRange{});
-    Type i8 = rewriter.getI8Type();
-    Value byte = arith::ExtUIOp::create(rewriter, loc, i8, flag);
-    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, module, "tflrt_check_numerics",
-        rewriter.getFunctionType({i8, ptr, ptr}, {}));
-    Value message =
-        getOrCreateStringPointer(rewriter, loc, module, op.getMessage());
-    Value where =
-        getOrCreateStringPointer(rewriter, loc, module, locationText(loc));
-    func::CallOp::create(rewriter, loc, fn, ValueRange{byte, message, where});
+    callRuntime(rewriter, op, "tflrt_check_numerics",
+                {byteOf(rewriter, loc, finite),
+                 textPointer(rewriter, op, op.getMessage()),
+                 textPointer(rewriter, op, locationText(loc))});
     rewriter.replaceOp(op, adaptor.getInput());
     return success();
   }
@@ -302,12 +292,8 @@ struct SeedToRuntime : OpConversionPattern<SeedOp> {
   LogicalResult
   matchAndRewrite(SeedOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, op->getParentOfType<ModuleOp>(), "tflrt_seed",
-        rewriter.getFunctionType({rewriter.getI64Type()}, {}));
-    Value seed = tensor::ExtractOp::create(rewriter, op.getLoc(),
-                                           adaptor.getSeed(), ValueRange{});
-    func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{seed});
+    callRuntime(rewriter, op, "tflrt_seed",
+                {scalarOf(rewriter, op.getLoc(), adaptor.getSeed())});
     rewriter.eraseOp(op);
     return success();
   }
@@ -320,23 +306,11 @@ struct LogScalarToRuntime : OpConversionPattern<LogScalarOp> {
   matchAndRewrite(LogScalarOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
-    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, module, "tflrt_log_scalar",
-        rewriter.getFunctionType(
-            {ptr, rewriter.getF64Type(), rewriter.getI64Type(), ptr}, {}));
-    Value value = tensor::ExtractOp::create(rewriter, loc, adaptor.getValue(),
-                                            ValueRange{});
-    Value step = tensor::ExtractOp::create(rewriter, loc, adaptor.getStep(),
-                                           ValueRange{});
-    func::CallOp::create(
-        rewriter, loc, fn,
-        ValueRange{
-            getOrCreateStringPointer(rewriter, loc, module, op.getName()),
-            value, step,
-            getOrCreateStringPointer(rewriter, loc, module,
-                                     locationText(loc))});
+    callRuntime(rewriter, op, "tflrt_log_scalar",
+                {textPointer(rewriter, op, op.getName()),
+                 scalarOf(rewriter, loc, adaptor.getValue()),
+                 scalarOf(rewriter, loc, adaptor.getStep()),
+                 textPointer(rewriter, op, locationText(loc))});
     rewriter.eraseOp(op);
     return success();
   }

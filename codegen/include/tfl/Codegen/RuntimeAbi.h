@@ -25,6 +25,14 @@ func::FuncOp getOrInsertRuntimeFunction(OpBuilder &builder, ModuleOp module,
 Value getOrCreateStringPointer(OpBuilder &builder, Location loc,
                                ModuleOp module, StringRef text);
 
+/// Calls `@name(args...)` before the insertion point, declaring the function
+/// from the arguments' types.
+void callRuntime(OpBuilder &builder, Operation *op, StringRef name,
+                 ValueRange args);
+
+/// getOrCreateStringPointer at `op`, in its module.
+Value textPointer(OpBuilder &builder, Operation *op, StringRef text);
+
 /// `value` (a ranked memref) cast to the unranked memref the C ABI takes.
 Value castToUnranked(OpBuilder &builder, Location loc, Value memref);
 

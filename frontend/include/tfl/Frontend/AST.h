@@ -437,6 +437,10 @@ struct Module {
   Block body;
 };
 
+/// Argument `index` of a call, given by position or as keyword `name`; null
+/// when it is not given.
+const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name);
+
 /// The fields of a record class: its annotated names (`w: f32[3, 4]`), in
 /// order.
 std::vector<const AnnAssignStmt *> fieldsOf(const ClassDef &cls);
