@@ -2,6 +2,7 @@
 
 #include "tfl/Codegen/Pipelines.h"
 #include "tfl/Codegen/Passes.h"
+#include "tfl/Passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -15,6 +16,8 @@ namespace mlir::tfl {
 namespace {
 
 /// tfl -> tfl clean-up; the IR after it is what eager mode interprets.
+void buildAutodiffStage(OpPassManager &pm) { pm.addPass(createTflAutodiff()); }
+
 void buildSimplifyStage(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -63,6 +66,8 @@ void buildLLVMStage(OpPassManager &pm) {
 }
 
 const PipelineStage kCpuStages[] = {
+    {"autodiff", "build the gradient functions tfl.grad asks for",
+     buildAutodiffStage},
     {"simplify", "canonicalize and CSE the tfl program", buildSimplifyStage},
     {"linalg", "inline, lower tfl to linalg and fuse elementwise ops",
      buildLinalgStage},

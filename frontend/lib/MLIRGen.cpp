@@ -79,9 +79,22 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   builder.setInsertionPointToEnd(module.getBody());
   auto fn = mlir::func::FuncOp::create(
       builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
-  if (s.def)
+  if (s.def || s.gradOf)
     fn.setPrivate();
   mlir::Block *entry = fn.addEntryBlock();
+  if (s.gradOf) {
+    // A gradient function: tfl.grad of the differentiated specialization,
+    // which the autodiff pass turns into generated code.
+    builder.setInsertionPointToStart(entry);
+    mlir::Location l = s.gradOf->def ? loc(s.gradOf->def->namePos) : fnLoc;
+    auto grad = mlir::tfl::GradOp::create(
+        builder, l, resultTypes,
+        mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),
+        entry->getArguments(), builder.getDenseI64ArrayAttr(s.gradArgnums),
+        builder.getBoolAttr(s.gradWithValue));
+    mlir::func::ReturnOp::create(builder, l, grad.getResults());
+    return;
+  }
   builder.setInsertionPointToStart(entry);
 
   // Block arguments: the arguments' leaves, then the captures' leaves.

@@ -440,6 +440,14 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
             {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
             builtin->second))
       return genIO(expr, builtin->second);
+    // grad(f): a function value, whose leaves are f's captures.
+    if (builtin->second == "grad" || builtin->second == "value_and_grad")
+      return genExpr(expr->args[0].get());
+    if (builtin->second == "stop_gradient") {
+      const Expr *x = spec->callArgs.find(expr)->second.front();
+      return {mlir::tfl::StopGradientOp::create(builder, loc(expr->getBegin()),
+                                                genExpr(x)[0])};
+    }
     Value v = genBuiltin(expr, builtin->second);
     return v ? Values{v} : Values{}; // seed(...) has no value
   }

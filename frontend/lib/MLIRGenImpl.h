@@ -75,7 +75,8 @@ private:
   void flatTypes(const Type &t, llvm::SmallVectorImpl<mlir::Type> &out) {
     if (t.isTensor())
       out.push_back(tensorType(t));
-    else if (t.isTree() || t.kind == Type::Kind::Function)
+    else if (t.isTree() || t.kind == Type::Kind::Function ||
+             t.kind == Type::Kind::Grad)
       for (const Type &e : t.elements) // a closure's leaves: its captures
         flatTypes(e, out);
   }

@@ -104,7 +104,10 @@ const llvm::StringSet<> &builtinNames() {
                              "log_scalar",
                              "conv2d",
                              "max_pool2d",
-                             "avg_pool2d"};
+                             "avg_pool2d",
+                             "grad",
+                             "value_and_grad",
+                             "stop_gradient"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())

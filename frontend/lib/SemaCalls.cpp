@@ -37,7 +37,7 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     frame->spec->builtinCalls[expr] = callee->name;
     return analyzeBuiltin(expr, callee->name);
   }
-  if (callee->kind == Type::Kind::Function)
+  if (callee->kind == Type::Kind::Function || callee->kind == Type::Kind::Grad)
     return analyzeUserCall(expr, *callee);
   if (callee->kind == Type::Kind::Class)
     return analyzeConstruct(expr, callee->cls);
@@ -144,6 +144,20 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
 
 FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
                                           const Type &callee) {
+  std::vector<const Expr *> args;
+  FailureOr<Specialization *> spec = resolveUserCall(expr, callee, args);
+  if (failed(spec))
+    return failure();
+  frame->spec->callees[expr] = *spec;
+  frame->spec->callArgs[expr] = std::move(args);
+  return (*spec)->resultType;
+}
+
+FailureOr<Specialization *>
+SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
+                          std::vector<const Expr *> &resolved) {
+  if (callee.kind == Type::Kind::Grad)
+    return resolveGradCall(expr, callee, resolved);
   const FuncDef *def = callee.func;
   // Match arguments to parameters (positional, keywords, defaults). A bound
   // method's receiver is its first parameter.
@@ -212,7 +226,8 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
     FailureOr<Type> t = analyzeArg(i);
     if (failed(t))
       return failure();
-    if (!t->hasValues() && t->kind != Type::Kind::Function) {
+    if (!t->hasValues() && t->kind != Type::Kind::Function &&
+        t->kind != Type::Kind::Grad) {
       error(args[i]->getBegin())
           << "argument '" << params[i].name << "' of " << def->name << "() is "
           << t->str() << "; passing non-tensor values is not supported yet";
@@ -241,13 +256,102 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
     argTypes.insert(argTypes.begin(), callee.elements.front());
     target = Type::function(def);
   }
-  FailureOr<Specialization *> spec =
-      specialize(target, std::move(argTypes), expr->getBegin());
-  if (failed(spec))
+  resolved = std::move(args);
+  return specialize(target, std::move(argTypes), expr->getBegin());
+}
+
+/// True when every leaf of `t` is a float tensor.
+static bool allFloat(const Type &t) {
+  if (t.isTensor())
+    return isFloat(t.dtype);
+  return t.isTree() && llvm::all_of(t.elements, allFloat);
+}
+
+/// How many tensors a value of type `t` flattens to.
+static size_t leafCount(const Type &t) {
+  if (t.isTensor())
+    return 1;
+  size_t n = 0;
+  for (const Type &e : t.elements)
+    n += leafCount(e);
+  return n;
+}
+
+FailureOr<Specialization *>
+SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
+                          std::vector<const Expr *> &resolved) {
+  const Type &inner = grad.elements.front();
+  if (inner.boundSelf) {
+    error(expr->getBegin()) << "grad() of a bound method is not supported "
+                               "yet; differentiate a function of the record";
     return failure();
-  frame->spec->callees[expr] = *spec;
-  frame->spec->callArgs[expr] = std::move(args);
-  return (*spec)->resultType;
+  }
+  FailureOr<Specialization *> innerSpec =
+      resolveUserCall(expr, inner, resolved);
+  if (failed(innerSpec))
+    return failure();
+  Specialization *f = *innerSpec;
+  const Type &value = f->resultType;
+  std::string name = grad.withValue ? "value_and_grad" : "grad";
+  if (!value.isScalar() || !isFloat(value.dtype)) {
+    error(expr->getBegin()) << name << "() needs a function returning a float "
+                            << "scalar, but it returns " << value.str();
+    return failure();
+  }
+  // The flattened operands of each argument.
+  std::vector<size_t> firstLeaf;
+  size_t next = 0;
+  for (const Type &t : f->argTypes) {
+    firstLeaf.push_back(next);
+    next += leafCount(t);
+  }
+  std::vector<int64_t> flat;
+  std::vector<Type> grads;
+  for (int64_t a : grad.argnums) {
+    if (a < 0 || a >= static_cast<int64_t>(f->argTypes.size())) {
+      error(expr->getBegin())
+          << name << "()'s argnum " << a << " is out of range for a call with "
+          << f->argTypes.size() << " arguments";
+      return failure();
+    }
+    const Type &t = f->argTypes[a];
+    if (!allFloat(t)) {
+      error(resolved[a]->getBegin())
+          << name << "() with respect to an argument of type " << t.str()
+          << ": gradients are taken with respect to float tensors only";
+      return failure();
+    }
+    for (size_t k = 0; k < leafCount(t); ++k)
+      flat.push_back(static_cast<int64_t>(firstLeaf[a] + k));
+    grads.push_back(t.strong());
+  }
+  Type result = grad.argnumsTuple ? Type::tuple(grads) : grads.front();
+  if (grad.withValue)
+    result = Type::tuple({value.strong(), result});
+
+  std::string key = "grad:" + f->symbol + ":" + (grad.withValue ? "v" : "") +
+                    (grad.argnumsTuple ? "t" : "");
+  for (int64_t a : grad.argnums)
+    key += "_" + std::to_string(a);
+  auto cached = gradCache.find(key);
+  if (cached != gradCache.end())
+    return cached->second;
+  auto spec = std::make_unique<Specialization>();
+  Specialization *s = spec.get();
+  s->module = f->module;
+  s->symbol = f->symbol + (grad.withValue ? ".value_and_grad" : ".grad");
+  for (int64_t a : grad.argnums)
+    s->symbol += "_" + std::to_string(a);
+  s->argTypes = f->argTypes;
+  s->captureNames = f->captureNames;
+  s->captureTypes = f->captureTypes;
+  s->resultType = result;
+  s->gradOf = f;
+  s->gradArgnums = std::move(flat);
+  s->gradWithValue = grad.withValue;
+  program->specializations.push_back(std::move(spec));
+  gradCache[key] = s;
+  return s;
 }
 
 FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
@@ -326,4 +430,49 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
       return failure();
   }
   return s;
+}
+
+FailureOr<Type> SemaImpl::analyzeGradBuiltin(const CallExpr *expr,
+                                             llvm::StringRef name) {
+  if (name == "stop_gradient") {
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"x"}, 1);
+    if (failed(args))
+      return failure();
+    FailureOr<Type> x = analyzeExpr(args->front());
+    if (failed(x))
+      return failure();
+    if (!x->isTensor()) {
+      error(args->front()->getBegin())
+          << "stop_gradient() takes a tensor, got " << x->str();
+      return failure();
+    }
+    coerce(args->front(), x->dtype);
+    return x->strong();
+  }
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, name, {"f", "argnums"}, 1);
+  if (failed(args))
+    return failure();
+  FailureOr<Type> f = analyzeExpr(args->front());
+  if (failed(f))
+    return failure();
+  if (f->kind != Type::Kind::Function && f->kind != Type::Kind::Grad) {
+    error(args->front()->getBegin())
+        << name << "() differentiates a function, got " << f->str();
+    return failure();
+  }
+  std::vector<int64_t> argnums = {0};
+  bool tuple = false;
+  if (const Expr *a = (*args)[1]) {
+    tuple = isa<TupleExpr, ListExpr>(a);
+    std::optional<std::vector<int64_t>> v = constInts(a);
+    if (!v || v->empty()) {
+      error(a->getBegin()) << name << "()'s argnums must be an integer known "
+                           << "at compile time, or a tuple of them";
+      return failure();
+    }
+    argnums = *v;
+  }
+  return Type::grad(*f, argnums, tuple, name == "value_and_grad");
 }

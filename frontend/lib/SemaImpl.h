@@ -207,6 +207,19 @@ private:
                                       llvm::StringRef name,
                                       llvm::ArrayRef<Type> types);
   FailureOr<Type> analyzeUserCall(const CallExpr *expr, const Type &callee);
+  /// The specialization a call of `callee` reaches, and its arguments in
+  /// parameter order (`resolved`).
+  FailureOr<Specialization *>
+  resolveUserCall(const CallExpr *expr, const Type &callee,
+                  std::vector<const Expr *> &resolved);
+  /// A call of `grad(f)`'s value: a generated specialization whose body is
+  /// the gradient of f's specialization for these arguments.
+  FailureOr<Specialization *>
+  resolveGradCall(const CallExpr *expr, const Type &grad,
+                  std::vector<const Expr *> &resolved);
+  /// grad(f, argnums), value_and_grad(f, argnums) and stop_gradient(x).
+  FailureOr<Type> analyzeGradBuiltin(const CallExpr *expr,
+                                     llvm::StringRef name);
   /// Checks `actual` against the type annotation `ann` (`f32`,
   /// `f32[N, 28, ?]`, a tuple of these); named dims bind in `dims`. A weak
   /// literal takes the annotated dtype (`adjusted`).
@@ -246,6 +259,8 @@ private:
   llvm::DenseMap<const FuncDef *, const ClassDef *> methodClass;
   std::map<std::pair<const FuncDef *, std::string>, Specialization *> cache;
   std::vector<Specialization *> inProgress;
+  /// The gradient specializations, by differentiated symbol and argnums.
+  std::map<std::string, Specialization *> gradCache;
   Frame *frame = nullptr;
 };
 

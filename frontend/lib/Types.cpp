@@ -113,6 +113,17 @@ Type Type::knownInt(int64_t value, bool weak) {
   return t;
 }
 
+Type Type::grad(Type function, std::vector<int64_t> argnums, bool argnumsTuple,
+                bool withValue) {
+  Type t;
+  t.kind = Kind::Grad;
+  t.elements = {std::move(function)};
+  t.argnums = std::move(argnums);
+  t.argnumsTuple = argnumsTuple;
+  t.withValue = withValue;
+  return t;
+}
+
 Type Type::strong() const {
   Type t = *this;
   t.weak = false;
@@ -165,6 +176,9 @@ std::string Type::str() const {
     return "class '" + cls->name + "'";
   case Kind::Module:
     return "module '" + module->name + "'";
+  case Kind::Grad:
+    return (withValue ? "value_and_grad of " : "grad of ") +
+           elements.front().str();
   }
   return "?";
 }
@@ -199,6 +213,12 @@ std::string Type::mangle() const {
       s += "_" + e.mangle();
     return s + "E";
   }
+  case Kind::Grad: {
+    std::string s = withValue ? "VG" : "G";
+    for (int64_t a : argnums)
+      s += std::to_string(a) + "_";
+    return s + (argnumsTuple ? "t" : "") + elements.front().mangle() + "E";
+  }
   case Kind::Record: {
     std::string s = "R" + cls->name + "_";
     for (const Type &e : elements)
@@ -215,7 +235,9 @@ bool Type::operator==(const Type &other) const {
          weak == other.weak && known == other.known && func == other.func &&
          name == other.name && elements == other.elements &&
          captureNames == other.captureNames && boundSelf == other.boundSelf &&
-         cls == other.cls && module == other.module;
+         cls == other.cls && module == other.module &&
+         argnums == other.argnums && argnumsTuple == other.argnumsTuple &&
+         withValue == other.withValue;
 }
 
 } // namespace tfl

@@ -474,6 +474,23 @@ LogicalResult AvgPool2DOp::verify() {
                       getPadding());
 }
 
+LogicalResult GradOp::verify() {
+  int64_t n = static_cast<int64_t>(getOperands().size());
+  for (int64_t a : getArgnums())
+    if (a < 0 || a >= n)
+      return emitOpError("argnum ") << a << " is not an operand index";
+  size_t expected = getArgnums().size() + (getWithValue() ? 1 : 0);
+  if (getResults().size() != expected)
+    return emitOpError("has ")
+           << getResults().size() << " results, expected " << expected;
+  for (auto [i, a] : llvm::enumerate(getArgnums()))
+    if (getResult(i + (getWithValue() ? 1 : 0)).getType() !=
+        getOperand(a).getType())
+      return emitOpError("gradient ") << i << " does not have the type of "
+                                      << "operand " << a;
+  return success();
+}
+
 LogicalResult LoadDataOp::verify() {
   if (getFormat() != "idx" && getFormat() != "npy")
     return emitOpError("format must be \"idx\" or \"npy\", got \"")
@@ -504,6 +521,7 @@ LogicalResult RandomUniformOp::verify() { return verifyRandom(*this); }
 LogicalResult RandomNormalOp::verify() { return verifyRandom(*this); }
 LogicalResult ShuffleIndicesOp::verify() { return verifyRandom(*this); }
 
+#include "tfl/IR/TflInterfaces.cpp.inc"
 #include "tfl/IR/TflOpsEnums.cpp.inc"
 
 #define GET_OP_CLASSES

@@ -8,6 +8,7 @@
 #include "tfl/Codegen/Passes.h"
 #include "tfl/Codegen/Pipelines.h"
 #include "tfl/Codegen/Registration.h"
+#include "tfl/Passes/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::tfl::registerCompilerDialects(registry);
   mlir::registerAllPasses();
   mlir::tfl::registerTflCodegenPasses();
+  mlir::tfl::registerTflPassesPasses();
   mlir::tfl::registerTflPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "TFL optimizer driver\n", registry));

@@ -62,12 +62,11 @@ cl::opt<bool>
                   cl::cat(tflcCategory));
 cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
                                 cl::value_desc("path"), cl::cat(tflcCategory));
-cl::opt<std::string>
-    afterStage("after",
-               cl::desc("emit mlir: show the IR after this stage "
-                        "(mlirgen, simplify, linalg, bufferize, llvm)"),
-               cl::value_desc("stage"), cl::init("mlirgen"),
-               cl::cat(tflcCategory));
+cl::opt<std::string> afterStage(
+    "after",
+    cl::desc("emit mlir: show the IR after this stage "
+             "(mlirgen, autodiff, simplify, linalg, bufferize, llvm)"),
+    cl::value_desc("stage"), cl::init("mlirgen"), cl::cat(tflcCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check diagnostics against `expected-error {{...}}` markers"),

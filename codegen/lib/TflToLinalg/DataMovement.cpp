@@ -316,6 +316,17 @@ struct LogScalarToRuntime : OpConversionPattern<LogScalarOp> {
   }
 };
 
+/// stop_gradient: the identity once gradients are built.
+struct StopGradientToInput : OpConversionPattern<StopGradientOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
 /// now: a libtflrt call reading the clock.
 struct NowToRuntime : OpConversionPattern<NowOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -446,11 +457,10 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
-           AssertToRuntime, CheckNumericsToRuntime, FlagToRuntime,
-           LogScalarToRuntime, NowToRuntime, SeedToRuntime, GatherToLinalg>(
-          patterns.getContext());
+  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
+               ConcatToTensor, AssertToRuntime, CheckNumericsToRuntime,
+               FlagToRuntime, LogScalarToRuntime, NowToRuntime, SeedToRuntime,
+               StopGradientToInput, GatherToLinalg>(patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -174,6 +174,9 @@ void registerTflKernels(KernelRegistry &registry) {
         out.push_back(in[0]);
       });
   registerFileKernels(registry);
+  registry.add(mlir::tfl::StopGradientOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
   registry.add(
       mlir::tfl::Conv2DOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {

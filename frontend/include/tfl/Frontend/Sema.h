@@ -66,7 +66,13 @@ struct WindowInfo {
 struct Specialization {
   const ast::FuncDef *def = nullptr;   // null for the script body
   const ast::Module *module = nullptr; // the file `def` is in
-  std::string symbol;                  // the func.func's name
+  /// A generated gradient function (no `def`): the specialization it
+  /// differentiates, with respect to which of its flattened operands, and
+  /// whether it also returns the value.
+  const Specialization *gradOf = nullptr;
+  std::vector<int64_t> gradArgnums;
+  bool gradWithValue = false;
+  std::string symbol; // the func.func's name
   std::vector<Type> argTypes;
   /// A closure's captured variables, passed after the arguments.
   std::vector<std::string> captureNames;

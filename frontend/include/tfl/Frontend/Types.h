@@ -51,7 +51,8 @@ struct Type {
     DType,
     Record,
     Class,
-    Module
+    Module,
+    Grad
   };
 
   Kind kind = Kind::None;
@@ -70,6 +71,12 @@ struct Type {
   bool boundSelf = false;
   const ast::ClassDef *cls = nullptr;  // Record (fields are `elements`), Class
   const ast::Module *module = nullptr; // Module
+  /// Grad: the gradient of the function `elements[0]` with respect to its
+  /// arguments `argnums` (a tuple of gradients when `argnumsTuple`), and its
+  /// value too when `withValue`.
+  std::vector<int64_t> argnums;
+  bool argnumsTuple = false;
+  bool withValue = false;
   /// A function value's captured variables (a nested def or a lambda
   /// closing over its enclosing values); their types are `elements`.
   std::vector<std::string> captureNames;
@@ -93,6 +100,8 @@ struct Type {
   static Type classValue(const ast::ClassDef *cls);
   static Type moduleValue(const ast::Module *module);
   static Type boundMethod(const ast::FuncDef *def, Type self);
+  static Type grad(Type function, std::vector<int64_t> argnums,
+                   bool argnumsTuple, bool withValue);
 
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isScalar() const { return isTensor() && shape.empty(); }

@@ -8,6 +8,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tfl/IR/ReverseBuilder.h"
 #include "tfl/IR/TflDialect.h"
 
 #include "tfl/IR/TflOpsEnums.h.inc"
@@ -21,6 +22,8 @@ struct RandomStateResource
 } // namespace mlir::tfl
 
 #include <optional>
+
+#include "tfl/IR/TflInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tfl/IR/TflOps.h.inc"

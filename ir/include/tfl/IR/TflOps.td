@@ -9,6 +9,7 @@
 #define TFL_OPS_TD
 
 include "tfl/IR/TflDialect.td"
+include "tfl/IR/TflInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -43,9 +44,31 @@ def Tfl_ConstantOp : Tfl_Op<"constant",
 // aligned on the right, and a dim of size 1 stretches to the other's size.
 // Both operands and the result share one element type (the frontend inserts
 // casts and gives literals the type of their partner).
+//
+// Reverse rules: `lhsPullback` and `rhsPullback` are C++ expressions over a
+// ReverseBuilder `r`, the operands `l` and `rr`, the result `y` and its
+// cotangent `dy` (see TflInterfaces.td); cotangents are summed back to the
+// operand's shape (`r.sumTo`).
 class Tfl_BroadcastingBinaryOp<string mnemonic, Type operandType,
-                               list<Trait> traits = []>
-    : Tfl_Op<mnemonic, !listconcat(traits, [Pure])> {
+                               list<Trait> traits = [],
+                               code lhsPullback = "", code rhsPullback = "">
+    : Tfl_Op<mnemonic, !listconcat(traits, [Pure],
+          !if(!empty(lhsPullback), [],
+              [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]))> {
+  let extraClassDefinition = !if(!empty(lhsPullback), "", [{
+    ::mlir::LogicalResult $cppClass::reverse(::mlir::OpBuilder &b,
+        ::mlir::ValueRange dResults,
+        ::llvm::SmallVectorImpl<::mlir::Value> &dOperands) {
+      ::mlir::tfl::ReverseBuilder r(b, getLoc());
+      ::mlir::Value l = getLhs(), rr = getRhs(), y = getResult(),
+                    dy = dResults[0];
+      (void)y;
+      (void)dy;
+      dOperands.push_back(r.sumTo(}] # lhsPullback # [{, l));
+      dOperands.push_back(r.sumTo(}] # rhsPullback # [{, rr));
+      return ::mlir::success();
+    }
+  }]);
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
   let assemblyFormat = [{
@@ -54,7 +77,9 @@ class Tfl_BroadcastingBinaryOp<string mnemonic, Type operandType,
   let hasVerifier = 1;
 }
 
-def Tfl_AddOp : Tfl_BroadcastingBinaryOp<"add", Tfl_Tensor, [Commutative]> {
+def Tfl_AddOp : Tfl_BroadcastingBinaryOp<"add", Tfl_Tensor, [Commutative],
+    [{dy}],
+    [{dy}]> {
   let summary = "elementwise addition with broadcasting";
   let description = [{
     `lhs + rhs`, elementwise, after NumPy broadcasting.
@@ -65,7 +90,9 @@ def Tfl_AddOp : Tfl_BroadcastingBinaryOp<"add", Tfl_Tensor, [Commutative]> {
   }];
 }
 
-def Tfl_SubOp : Tfl_BroadcastingBinaryOp<"sub", Tfl_Tensor> {
+def Tfl_SubOp : Tfl_BroadcastingBinaryOp<"sub", Tfl_Tensor, [],
+    [{dy}],
+    [{r.neg(dy)}]> {
   let summary = "elementwise subtraction with broadcasting";
   let description = [{
     `lhs - rhs`, elementwise, after NumPy broadcasting.
@@ -76,7 +103,9 @@ def Tfl_SubOp : Tfl_BroadcastingBinaryOp<"sub", Tfl_Tensor> {
   }];
 }
 
-def Tfl_MulOp : Tfl_BroadcastingBinaryOp<"mul", Tfl_Tensor, [Commutative]> {
+def Tfl_MulOp : Tfl_BroadcastingBinaryOp<"mul", Tfl_Tensor, [Commutative],
+    [{r.mul(dy, rr)}],
+    [{r.mul(dy, l)}]> {
   let summary = "elementwise multiplication with broadcasting";
   let description = [{
     `lhs * rhs`, elementwise, after NumPy broadcasting.
@@ -87,7 +116,9 @@ def Tfl_MulOp : Tfl_BroadcastingBinaryOp<"mul", Tfl_Tensor, [Commutative]> {
   }];
 }
 
-def Tfl_DivOp : Tfl_BroadcastingBinaryOp<"div", Tfl_FloatTensor> {
+def Tfl_DivOp : Tfl_BroadcastingBinaryOp<"div", Tfl_FloatTensor, [],
+    [{r.div(dy, rr)}],
+    [{r.neg(r.div(r.mul(dy, y), rr))}]> {
   let summary = "elementwise true division with broadcasting";
   let description = [{
     `lhs / rhs` on floats, elementwise, after NumPy broadcasting. (`/` on
@@ -99,7 +130,9 @@ def Tfl_DivOp : Tfl_BroadcastingBinaryOp<"div", Tfl_FloatTensor> {
   }];
 }
 
-def Tfl_FloorDivOp : Tfl_BroadcastingBinaryOp<"floordiv", Tfl_Tensor> {
+def Tfl_FloorDivOp : Tfl_BroadcastingBinaryOp<"floordiv", Tfl_Tensor, [],
+    [{r.zeros(y)}],
+    [{r.zeros(y)}]> {
   let summary = "elementwise floor division with broadcasting";
   let description = [{
     `lhs // rhs`: the quotient rounded toward negative infinity, as Python
@@ -112,7 +145,9 @@ def Tfl_FloorDivOp : Tfl_BroadcastingBinaryOp<"floordiv", Tfl_Tensor> {
   }];
 }
 
-def Tfl_ModOp : Tfl_BroadcastingBinaryOp<"mod", Tfl_Tensor> {
+def Tfl_ModOp : Tfl_BroadcastingBinaryOp<"mod", Tfl_Tensor, [],
+    [{dy}],
+    [{r.neg(r.mul(dy, r.floor(r.div(l, rr))))}]> {
   let summary = "elementwise remainder with the divisor's sign";
   let description = [{
     `lhs % rhs` as Python and NumPy's `remainder`: the result has the sign
@@ -125,7 +160,9 @@ def Tfl_ModOp : Tfl_BroadcastingBinaryOp<"mod", Tfl_Tensor> {
   }];
 }
 
-def Tfl_PowOp : Tfl_BroadcastingBinaryOp<"pow", Tfl_Tensor> {
+def Tfl_PowOp : Tfl_BroadcastingBinaryOp<"pow", Tfl_Tensor, [],
+    [{r.mul(dy, r.mul(rr, r.pow(l, r.sub(rr, r.scalar(l, 1)))))}],
+    [{r.select(r.gt(l, r.scalar(l, 0)), r.mul(dy, r.mul(y, r.log(l))), r.scalar(l, 0))}]> {
   let summary = "elementwise power with broadcasting";
   let description = [{
     `lhs ** rhs`. Floats follow C's `pow`; integers raise exactly, and a
@@ -138,7 +175,7 @@ def Tfl_PowOp : Tfl_BroadcastingBinaryOp<"pow", Tfl_Tensor> {
   }];
 }
 
-def Tfl_NegOp : Tfl_Op<"neg", [Pure, SameOperandsAndResultType]> {
+def Tfl_NegOp : Tfl_Op<"neg", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise negation";
   let description = [{
     `-x`, elementwise.
@@ -152,7 +189,7 @@ def Tfl_NegOp : Tfl_Op<"neg", [Pure, SameOperandsAndResultType]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Tfl_CastOp : Tfl_Op<"cast", [Pure]> {
+def Tfl_CastOp : Tfl_Op<"cast", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts each element to the result's element type, as NumPy's
@@ -217,8 +254,24 @@ def Tfl_NotOp : Tfl_Op<"not", [Pure, SameOperandsAndResultType]> {
 // Elementwise math built-ins
 //===----------------------------------------------------------------------===//
 
-class Tfl_UnaryOp<string mnemonic, Type type, string what>
-    : Tfl_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+// `pullback`: the input's cotangent, a C++ expression over a ReverseBuilder
+// `r`, the input `x`, the result `y` and its cotangent `dy`.
+class Tfl_UnaryOp<string mnemonic, Type type, string what,
+                  code pullback = "">
+    : Tfl_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType],
+          !if(!empty(pullback), [],
+              [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]))> {
+  let extraClassDefinition = !if(!empty(pullback), "", [{
+    ::mlir::LogicalResult $cppClass::reverse(::mlir::OpBuilder &b,
+        ::mlir::ValueRange dResults,
+        ::llvm::SmallVectorImpl<::mlir::Value> &dOperands) {
+      ::mlir::tfl::ReverseBuilder r(b, getLoc());
+      ::mlir::Value x = getInput(), y = getResult(), dy = dResults[0];
+      (void)x; (void)y; (void)dy;
+      dOperands.push_back(}] # pullback # [{);
+      return ::mlir::success();
+    }
+  }]);
   let summary = "elementwise " # what;
   let description = "`" # mnemonic # "(x)`: " # what # ", elementwise.\n\n"
       "```mlir\n%1 = tfl." # mnemonic # " %0 : tensor<3xf32>\n```";
@@ -227,25 +280,42 @@ class Tfl_UnaryOp<string mnemonic, Type type, string what>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Tfl_ExpOp : Tfl_UnaryOp<"exp", Tfl_FloatTensor, "e to the power of x">;
-def Tfl_LogOp : Tfl_UnaryOp<"log", Tfl_FloatTensor, "the natural logarithm">;
-def Tfl_Log1pOp : Tfl_UnaryOp<"log1p", Tfl_FloatTensor, "log(1 + x), accurate for small x">;
-def Tfl_Expm1Op : Tfl_UnaryOp<"expm1", Tfl_FloatTensor, "exp(x) - 1, accurate for small x">;
-def Tfl_SqrtOp : Tfl_UnaryOp<"sqrt", Tfl_FloatTensor, "the square root">;
-def Tfl_RsqrtOp : Tfl_UnaryOp<"rsqrt", Tfl_FloatTensor, "1 / sqrt(x)">;
-def Tfl_TanhOp : Tfl_UnaryOp<"tanh", Tfl_FloatTensor, "the hyperbolic tangent">;
-def Tfl_SigmoidOp : Tfl_UnaryOp<"sigmoid", Tfl_FloatTensor, "1 / (1 + exp(-x))">;
-def Tfl_SinOp : Tfl_UnaryOp<"sin", Tfl_FloatTensor, "the sine">;
-def Tfl_CosOp : Tfl_UnaryOp<"cos", Tfl_FloatTensor, "the cosine">;
-def Tfl_FloorOp : Tfl_UnaryOp<"floor", Tfl_FloatTensor, "the largest integer not above x">;
-def Tfl_RoundOp : Tfl_UnaryOp<"round", Tfl_FloatTensor, "x rounded to the nearest integer, halves to even (as NumPy)">;
-def Tfl_AbsOp : Tfl_UnaryOp<"abs", Tfl_Tensor, "the absolute value">;
-def Tfl_SignOp : Tfl_UnaryOp<"sign", Tfl_Tensor, "-1, 0 or 1 by the sign of x (NaN and zeros pass through)">;
-def Tfl_SquareOp : Tfl_UnaryOp<"square", Tfl_Tensor, "x * x">;
-def Tfl_ReluOp : Tfl_UnaryOp<"relu", Tfl_Tensor, "max(x, 0), NaN propagating">;
+def Tfl_ExpOp : Tfl_UnaryOp<"exp", Tfl_FloatTensor, "e to the power of x",
+    [{r.mul(dy, y)}]>;
+def Tfl_LogOp : Tfl_UnaryOp<"log", Tfl_FloatTensor, "the natural logarithm",
+    [{r.div(dy, x)}]>;
+def Tfl_Log1pOp : Tfl_UnaryOp<"log1p", Tfl_FloatTensor, "log(1 + x), accurate for small x",
+    [{r.div(dy, r.add(x, r.scalar(x, 1)))}]>;
+def Tfl_Expm1Op : Tfl_UnaryOp<"expm1", Tfl_FloatTensor, "exp(x) - 1, accurate for small x",
+    [{r.mul(dy, r.add(y, r.scalar(x, 1)))}]>;
+def Tfl_SqrtOp : Tfl_UnaryOp<"sqrt", Tfl_FloatTensor, "the square root",
+    [{r.div(dy, r.mul(r.scalar(x, 2), y))}]>;
+def Tfl_RsqrtOp : Tfl_UnaryOp<"rsqrt", Tfl_FloatTensor, "1 / sqrt(x)",
+    [{r.mul(dy, r.mul(r.scalar(x, -0.5), r.div(y, x)))}]>;
+def Tfl_TanhOp : Tfl_UnaryOp<"tanh", Tfl_FloatTensor, "the hyperbolic tangent",
+    [{r.mul(dy, r.sub(r.scalar(x, 1), r.mul(y, y)))}]>;
+def Tfl_SigmoidOp : Tfl_UnaryOp<"sigmoid", Tfl_FloatTensor, "1 / (1 + exp(-x))",
+    [{r.mul(dy, r.mul(y, r.sub(r.scalar(x, 1), y)))}]>;
+def Tfl_SinOp : Tfl_UnaryOp<"sin", Tfl_FloatTensor, "the sine",
+    [{r.mul(dy, r.cos(x))}]>;
+def Tfl_CosOp : Tfl_UnaryOp<"cos", Tfl_FloatTensor, "the cosine",
+    [{r.neg(r.mul(dy, r.sin(x)))}]>;
+def Tfl_FloorOp : Tfl_UnaryOp<"floor", Tfl_FloatTensor, "the largest integer not above x",
+    [{r.zeros(x)}]>;
+def Tfl_RoundOp : Tfl_UnaryOp<"round", Tfl_FloatTensor, "x rounded to the nearest integer, halves to even (as NumPy)",
+    [{r.zeros(x)}]>;
+def Tfl_AbsOp : Tfl_UnaryOp<"abs", Tfl_Tensor, "the absolute value",
+    [{r.mul(dy, r.sign(x))}]>;
+def Tfl_SignOp : Tfl_UnaryOp<"sign", Tfl_Tensor, "-1, 0 or 1 by the sign of x (NaN and zeros pass through)",
+    [{r.zeros(x)}]>;
+def Tfl_SquareOp : Tfl_UnaryOp<"square", Tfl_Tensor, "x * x",
+    [{r.mul(dy, r.mul(r.scalar(x, 2), x))}]>;
+def Tfl_ReluOp : Tfl_UnaryOp<"relu", Tfl_Tensor, "max(x, 0), NaN propagating",
+    [{r.select(r.gt(x, r.scalar(x, 0)), dy, r.scalar(x, 0))}]>;
 
 def Tfl_MaximumOp : Tfl_BroadcastingBinaryOp<"maximum", Tfl_Tensor,
-                                             [Commutative]> {
+    [Commutative], [{r.mul(dy, r.winMask(l, rr))}],
+    [{r.mul(dy, r.winMask(rr, l))}]> {
   let summary = "elementwise maximum with broadcasting";
   let description = [{
     `maximum(a, b)` as NumPy's: NaN propagates, and +0.0 is above -0.0.
@@ -257,7 +327,8 @@ def Tfl_MaximumOp : Tfl_BroadcastingBinaryOp<"maximum", Tfl_Tensor,
 }
 
 def Tfl_MinimumOp : Tfl_BroadcastingBinaryOp<"minimum", Tfl_Tensor,
-                                             [Commutative]> {
+    [Commutative], [{r.mul(dy, r.winMask(rr, l))}],
+    [{r.mul(dy, r.winMask(l, rr))}]> {
   let summary = "elementwise minimum with broadcasting";
   let description = [{
     `minimum(a, b)` as NumPy's: NaN propagates, and -0.0 is below +0.0.
@@ -268,7 +339,7 @@ def Tfl_MinimumOp : Tfl_BroadcastingBinaryOp<"minimum", Tfl_Tensor,
   }];
 }
 
-def Tfl_WhereOp : Tfl_Op<"where", [Pure]> {
+def Tfl_WhereOp : Tfl_Op<"where", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "elementwise choice between two tensors, with broadcasting";
   let description = [{
     `where(cond, a, b)`: `a` where `cond` is true, `b` elsewhere. The three
@@ -295,8 +366,8 @@ def Tfl_WhereOp : Tfl_Op<"where", [Pure]> {
 // Reductions over a sorted set of distinct axes; `keepdims` keeps each
 // reduced axis as a dim of size 1. The result's element type is the
 // input's.
-class Tfl_ReductionOp<string mnemonic, string what>
-    : Tfl_Op<mnemonic, [Pure]> {
+class Tfl_ReductionOp<string mnemonic, string what, list<Trait> traits = []>
+    : Tfl_Op<mnemonic, !listconcat([Pure], traits)> {
   let summary = what # " over axes";
   let description = "The " # what # " of `input` over `axes` (NumPy's `" #
       mnemonic # "(x, axis=axes, keepdims=keepdims)`).\n\n"
@@ -312,10 +383,15 @@ class Tfl_ReductionOp<string mnemonic, string what>
   let hasVerifier = 1;
 }
 
-def Tfl_ReduceSumOp : Tfl_ReductionOp<"reduce_sum", "the sum">;
+def Tfl_ReduceSumOp : Tfl_ReductionOp<"reduce_sum", "the sum",
+    [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]>;
 def Tfl_ReduceProdOp : Tfl_ReductionOp<"reduce_prod", "the product">;
-def Tfl_ReduceMaxOp : Tfl_ReductionOp<"reduce_max", "the maximum (NaN propagating)">;
-def Tfl_ReduceMinOp : Tfl_ReductionOp<"reduce_min", "the minimum (NaN propagating)">;
+def Tfl_ReduceMaxOp : Tfl_ReductionOp<"reduce_max",
+    "the maximum (NaN propagating)",
+    [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]>;
+def Tfl_ReduceMinOp : Tfl_ReductionOp<"reduce_min",
+    "the minimum (NaN propagating)",
+    [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]>;
 
 class Tfl_ArgReductionOp<string mnemonic, string what>
     : Tfl_Op<mnemonic, [Pure]> {
@@ -343,7 +419,7 @@ def Tfl_ArgminOp : Tfl_ArgReductionOp<"argmin", "the minimum">;
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [Pure]> {
+def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "broadcast a tensor to a shape";
   let description = [{
     NumPy's `broadcast_to(x, shape)`: the result's shape, with `x`'s dims
@@ -359,7 +435,7 @@ def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfl_ReshapeOp : Tfl_Op<"reshape", [Pure]> {
+def Tfl_ReshapeOp : Tfl_Op<"reshape", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "the same elements, in row-major order, in another shape";
   let description = [{
     NumPy's `reshape`: the result has the input's elements in row-major
@@ -375,7 +451,7 @@ def Tfl_ReshapeOp : Tfl_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfl_TransposeOp : Tfl_Op<"transpose", [Pure]> {
+def Tfl_TransposeOp : Tfl_Op<"transpose", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "permute the dims of a tensor";
   let description = [{
     NumPy's `transpose(x, perm)`: result dim `i` is input dim `perm[i]`.
@@ -438,7 +514,7 @@ def Tfl_GatherOp : Tfl_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfl_ConcatOp : Tfl_Op<"concat", [Pure]> {
+def Tfl_ConcatOp : Tfl_Op<"concat", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "join tensors along an axis";
   let description = [{
     NumPy's `concatenate(inputs, axis)`: inputs of one rank and element type
@@ -460,7 +536,7 @@ def Tfl_ConcatOp : Tfl_Op<"concat", [Pure]> {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Tfl_MatmulOp : Tfl_Op<"matmul", [Pure]> {
+def Tfl_MatmulOp : Tfl_Op<"matmul", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "matrix product";
   let description = [{
     `lhs @ rhs` for 2-D operands of one element type: `[M, K] @ [K, N]`
@@ -499,6 +575,49 @@ def Tfl_FlagOp : Tfl_Op<"flag", [Pure]> {
   let arguments = (ins StrAttr:$name);
   let results = (outs RankedTensorOf<[I64, F32, F64, I1]>:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Autodiff
+//===----------------------------------------------------------------------===//
+
+def Tfl_GradOp : Tfl_Op<"grad"> {
+  let summary = "the gradient of a function, built by the autodiff pass";
+  let description = [{
+    `grad(f, argnums)(args)` and `value_and_grad(...)`: calls `callee` on
+    `operands` (its scalar float result, with `with_value`) and gives the
+    gradient with respect to the operands at `argnums`. The `tfl-autodiff`
+    pass replaces it by a call of a generated function (reverse mode, at
+    compile time); no later pass or the eager interpreter sees it.
+
+    ```mlir
+    %g = tfl.grad @loss(%w, %x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Tfl_Tensor>:$operands,
+                   DenseI64ArrayAttr:$argnums, BoolAttr:$with_value);
+  let results = (outs Variadic<Tfl_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
+    [Pure, SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "the identity, through which no gradient flows";
+  let description = [{
+    `stop_gradient(x)`: `x`, with a zero derivative (its pullback gives its
+    operand no cotangent).
+
+    ```mlir
+    %1 = tfl.stop_gradient %0 : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
 //===----------------------------------------------------------------------===//
@@ -730,7 +849,7 @@ def Tfl_NowOp : Tfl_Op<"now", [MemoryEffects<[MemWrite]>]> {
 }
 
 def Tfl_CheckNumericsOp : Tfl_Op<"check_numerics",
-    [MemoryEffects<[MemWrite]>, AllTypesMatch<["input", "result"]>]> {
+    [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, MemoryEffects<[MemWrite]>, AllTypesMatch<["input", "result"]>]> {
   let summary = "stop the program when a tensor holds a NaN or an Inf";
   let description = [{
     `check_numerics(x, "message")`: the result is `x`; when `x` holds a NaN

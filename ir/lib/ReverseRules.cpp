@@ -1,0 +1,165 @@
+//===- ReverseRules.cpp - Reverse rules of structural tfl ops -------------===//
+//
+// The pullbacks of the ops whose rule is more than one expression: data
+// movement (reshape, transpose, broadcast, concat), reductions, matmul,
+// choice, casts, and the identities (stop_gradient, check_numerics). The
+// elementwise math rules are declared in TflOps.td. Each reads the op's own
+// operands and results and emits tfl ops (see TflInterfaces.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/IR/ReverseBuilder.h"
+#include "tfl/IR/TflOps.h"
+
+namespace mlir::tfl {
+
+static bool isFloatTensor(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+LogicalResult NegOp::reverse(OpBuilder &b, ValueRange dResults,
+                             SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(ReverseBuilder(b, getLoc()).neg(dResults[0]));
+  return success();
+}
+
+LogicalResult CastOp::reverse(OpBuilder &b, ValueRange dResults,
+                              SmallVectorImpl<Value> &dOperands) {
+  // Only float-to-float casts carry a gradient.
+  if (!isFloatTensor(getInput()) || !isFloatTensor(getResult())) {
+    dOperands.push_back(nullptr);
+    return success();
+  }
+  dOperands.push_back(
+      ReverseBuilder(b, getLoc()).castLike(dResults[0], getInput()));
+  return success();
+}
+
+LogicalResult WhereOp::reverse(OpBuilder &b, ValueRange dResults,
+                               SmallVectorImpl<Value> &dOperands) {
+  // The branch not taken gets a zero (never 0 * inf: the cotangent is
+  // selected, not multiplied by a mask).
+  ReverseBuilder r(b, getLoc());
+  Value dy = dResults[0], zero = r.scalar(dy, 0.0);
+  dOperands.push_back(nullptr);
+  dOperands.push_back(r.sumTo(r.select(getCond(), dy, zero), getLhs()));
+  dOperands.push_back(r.sumTo(r.select(getCond(), zero, dy), getRhs()));
+  return success();
+}
+
+LogicalResult BroadcastToOp::reverse(OpBuilder &b, ValueRange dResults,
+                                     SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(
+      ReverseBuilder(b, getLoc()).sumTo(dResults[0], getInput()));
+  return success();
+}
+
+LogicalResult ReshapeOp::reverse(OpBuilder &b, ValueRange dResults,
+                                 SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(
+      ReverseBuilder(b, getLoc())
+          .reshape(dResults[0], getInput().getType().getShape()));
+  return success();
+}
+
+LogicalResult TransposeOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  ArrayRef<int64_t> perm = getPerm();
+  SmallVector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[perm[i]] = static_cast<int64_t>(i);
+  dOperands.push_back(
+      ReverseBuilder(b, getLoc()).transpose(dResults[0], inverse));
+  return success();
+}
+
+LogicalResult ConcatOp::reverse(OpBuilder &b, ValueRange dResults,
+                                SmallVectorImpl<Value> &dOperands) {
+  // Each input's cotangent is its window of the result's.
+  auto out = cast<RankedTensorType>(getType());
+  int64_t offset = 0;
+  for (Value input : getInputs()) {
+    auto in = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> starts(out.getRank(), 0), strides(out.getRank(), 1);
+    starts[getAxis()] = offset;
+    offset += in.getDimSize(getAxis());
+    dOperands.push_back(SliceOp::create(
+        b, getLoc(), in.clone(out.getElementType()), dResults[0], ValueRange{},
+        b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(strides)));
+  }
+  return success();
+}
+
+LogicalResult MatmulOp::reverse(OpBuilder &b, ValueRange dResults,
+                                SmallVectorImpl<Value> &dOperands) {
+  // dA = dC @ B^T, dB = A^T @ dC (per batch for 3-D operands).
+  ReverseBuilder r(b, getLoc());
+  int64_t rank = getLhs().getType().getRank();
+  SmallVector<int64_t> swap =
+      rank == 3 ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{1, 0};
+  Value dc = dResults[0];
+  dOperands.push_back(r.matmul(dc, r.transpose(getRhs(), swap)));
+  dOperands.push_back(r.matmul(r.transpose(getLhs(), swap), dc));
+  return success();
+}
+
+/// The axes a reduction removed from its result's shape (as unreduce takes
+/// them): all of them, as keepdims=True results have size 1 there.
+static Value reducedCotangent(ReverseBuilder &r, Value dy, Value input,
+                              ArrayRef<int64_t> axes) {
+  return r.unreduce(dy, input, axes);
+}
+
+LogicalResult ReduceSumOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  ReverseBuilder r(b, getLoc());
+  dOperands.push_back(reducedCotangent(r, dResults[0], getInput(), getAxes()));
+  return success();
+}
+
+/// max/min: the cotangent goes to the elements equal to the result, split
+/// evenly among ties.
+static LogicalResult extremumReverse(Operation *op, OpBuilder &b, Value input,
+                                     Value result, ArrayRef<int64_t> axes,
+                                     Value dy,
+                                     SmallVectorImpl<Value> &dOperands) {
+  ReverseBuilder r(b, op->getLoc());
+  Value spread = r.unreduce(result, input, axes);
+  Value hit =
+      r.select(r.eq(input, spread), r.scalar(input, 1.0), r.scalar(input, 0.0));
+  auto in = cast<RankedTensorType>(input.getType());
+  Value count = ReduceSumOp::create(
+      b, op->getLoc(),
+      in.clone(reducedShape(in.getShape(), axes, /*keepdims=*/false)), hit,
+      b.getDenseI64ArrayAttr(axes), b.getBoolAttr(false));
+  Value share = r.div(
+      r.reshape(dy, cast<RankedTensorType>(count.getType()).getShape()), count);
+  dOperands.push_back(r.mul(hit, r.unreduce(share, input, axes)));
+  return success();
+}
+
+LogicalResult ReduceMaxOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  return extremumReverse(*this, b, getInput(), getResult(), getAxes(),
+                         dResults[0], dOperands);
+}
+
+LogicalResult ReduceMinOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  return extremumReverse(*this, b, getInput(), getResult(), getAxes(),
+                         dResults[0], dOperands);
+}
+
+LogicalResult CheckNumericsOp::reverse(OpBuilder &, ValueRange dResults,
+                                       SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(dResults[0]);
+  return success();
+}
+
+LogicalResult StopGradientOp::reverse(OpBuilder &, ValueRange,
+                                      SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(nullptr);
+  return success();
+}
+
+} // namespace mlir::tfl
