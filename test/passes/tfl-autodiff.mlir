@@ -1,0 +1,90 @@
+// RUN: tfl-opt %s -split-input-file -tfl-autodiff | FileCheck %s
+// RUN: tfl-opt %s -split-input-file -tfl-autodiff -canonicalize -cse | FileCheck %s --check-prefix=CANON
+
+// Tests that tfl.grad becomes a call of the generated vjp with a seed of 1,
+// and that the vjp recomputes the forward, then pulls back through the
+// rules in reverse order: tanh (1 - y^2), the broadcast multiply (summed
+// back to the scalar), reduce_sum (reshape and broadcast).
+// CHECK-LABEL: func.func private @f.vjp
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[W:.*]]: tensor<f32>, %[[DY:.*]]: tensor<f32>) -> (tensor<f32>, tensor<3xf32>, tensor<f32>)
+// CHECK: %[[M:.*]] = tfl.mul %[[X]], %[[W]]
+// CHECK: %[[T:.*]] = tfl.tanh %[[M]]
+// CHECK: %[[S:.*]] = tfl.reduce_sum %[[T]]
+// CHECK: %[[DR:.*]] = tfl.reshape %[[DY]] : tensor<f32> -> tensor<1xf32>
+// CHECK: %[[DT:.*]] = tfl.broadcast_to %[[DR]] : tensor<1xf32> -> tensor<3xf32>
+// CHECK: %[[TT:.*]] = tfl.mul %[[T]], %[[T]]
+// CHECK: %[[ONE:.*]] = tfl.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[D1:.*]] = tfl.sub %[[ONE]], %[[TT]]
+// CHECK: %[[DM:.*]] = tfl.mul %[[DT]], %[[D1]]
+// CHECK: %[[DX:.*]] = tfl.mul %[[DM]], %[[W]]
+// CHECK: %[[DWX:.*]] = tfl.mul %[[DM]], %[[X]]
+// CHECK: %[[DW:.*]] = tfl.reduce_sum %[[DWX]] {axes = array<i64: 0>, keepdims = false}
+// CHECK: return %[[S]], %[[DX]], %[[DW]]
+// CHECK-LABEL: func.func @main
+// CHECK: %[[SEED:.*]] = tfl.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[R:.*]]:3 = call @f.vjp(%{{.*}}, %{{.*}}, %[[SEED]])
+// CHECK: return %[[R]]#0, %[[R]]#2
+// CHECK-NOT: tfl.grad
+func.func private @f(%x: tensor<3xf32>, %w: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.mul %x, %w : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+  %1 = tfl.tanh %0 : tensor<3xf32>
+  %2 = tfl.reduce_sum %1 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %2 : tensor<f32>
+}
+func.func @main(%x: tensor<3xf32>, %w: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %v, %gw = tfl.grad @f(%x, %w) {argnums = array<i64: 1>, with_value = true} : (tensor<3xf32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %v, %gw : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// Tests that a call is differentiated by calling the callee's own vjp
+// with the call's cotangent, that an unused argument gets zeros, and that
+// inactive values (integers, constants) get no adjoint work.
+// CHECK-LABEL: func.func private @inner.vjp
+// CHECK: tfl.exp
+// CHECK-LABEL: func.func private @outer.vjp
+// CHECK-SAME: (%[[A:.*]]: tensor<f32>, %[[B:.*]]: tensor<f32>, %[[DY:.*]]: tensor<f32>)
+// CHECK: %[[E:.*]] = call @inner(%[[A]])
+// CHECK: %[[R:.*]]:2 = call @inner.vjp(%[[A]], %[[DY]])
+// CHECK: %[[Z:.*]] = tfl.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: return %[[E]], %[[R]]#1, %[[Z]]
+// CANON-LABEL: func.func @caller
+// CANON: call @outer.vjp
+func.func private @inner(%a: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.exp %a : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @outer(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = call @inner(%a) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @caller(%a: tensor<f32>, %b: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %g:2 = tfl.grad @outer(%a, %b) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %g#0, %g#1 : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// Tests that a gradient of a gradient differentiates the generated code:
+// the inner tfl.grad is expanded first, then the outer one differentiates
+// through the call of the inner vjp.
+// CHECK-LABEL: func.func private @cube.vjp(
+// CHECK-LABEL: func.func private @cube.vjp.vjp(
+// CHECK-LABEL: func.func private @dcube.vjp(
+// CHECK: call @cube.vjp.vjp(
+// CHECK-LABEL: func.func @second
+// CHECK: call @dcube.vjp(
+func.func private @cube(%v: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.mul %v, %v : tensor<f32>, tensor<f32> -> tensor<f32>
+  %1 = tfl.mul %0, %v : tensor<f32>, tensor<f32> -> tensor<f32>
+  return %1 : tensor<f32>
+}
+func.func private @dcube(%v: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.grad @cube(%v) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @second(%v: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.grad @dcube(%v) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
