@@ -19,8 +19,10 @@
 // functions a vjp differentiates hold no tfl.grad; what they hold instead
 // (calls of other vjps) is differentiated like any call.
 //
-// Functions with control flow (scf) are not differentiated yet: the pass
-// reports the region op at its location.
+// Control flow: an scf.if's pullback is an scf.if on the same condition
+// whose branches recompute their forward ops and pull back through them.
+// Loops (scf.for, scf.while) are not differentiated yet: the pass reports
+// them at their location.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,10 +30,13 @@
 #include "tfl/IR/TflOps.h"
 #include "tfl/Passes/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::tfl {
 
@@ -52,6 +57,15 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
       DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType())));
 }
 
+/// Adds `cotangent` to the cotangent of `of`.
+void accumulate(OpBuilder &b, DenseMap<Value, Value> &adjoint, Value of,
+                Value cotangent, Location loc) {
+  auto [it, inserted] = adjoint.try_emplace(of, cotangent);
+  if (!inserted)
+    it->second =
+        AddOp::create(b, loc, cotangent.getType(), it->second, cotangent);
+}
+
 class VjpBuilder {
 public:
   explicit VjpBuilder(ModuleOp module) : module(module), symbols(module) {}
@@ -64,30 +78,169 @@ public:
 
 private:
   FailureOr<func::FuncOp> build(func::FuncOp f);
+  /// Marks the float values of `block` (and of the regions in it) that
+  /// depend on an active value.
+  void markActive(Block &block);
+  /// Emits at `b` the pullbacks of `block`'s ops, last to first; `map`
+  /// gives the recomputed forward value of each of the block's values, and
+  /// `adjoint` the cotangents of original values.
+  LogicalResult reverseBlock(OpBuilder &b, Block &block, IRMapping &map,
+                             DenseMap<Value, Value> &adjoint);
+  /// The pullback of one op with result cotangents `dResults`.
+  LogicalResult reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
+                          ArrayRef<Value> dResults,
+                          DenseMap<Value, Value> &adjoint);
+  /// scf.if: a reverse scf.if on the same condition; each branch recomputes
+  /// its forward ops, pulls its results' cotangents back through them, and
+  /// yields the cotangents of the active values it read from outside.
+  LogicalResult reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
+                          ArrayRef<Value> dResults,
+                          DenseMap<Value, Value> &adjoint);
 
   ModuleOp module;
   SymbolTable symbols;
   DenseMap<Operation *, func::FuncOp> vjps;
+  /// The active values of the function being differentiated.
+  DenseSet<Value> active;
 };
 
 FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f) {
   auto it = vjps.find(f);
   if (it != vjps.end())
     return it->second;
+  DenseSet<Value> outer = std::move(active);
   FailureOr<func::FuncOp> vjp = build(f);
+  active = std::move(outer);
   if (succeeded(vjp))
     vjps[f] = *vjp;
   return vjp;
+}
+
+void VjpBuilder::markActive(Block &block) {
+  auto isActive = [&](Value v) { return active.contains(v); };
+  for (Operation &op : block) {
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        markActive(inner);
+    bool any = llvm::any_of(op.getOperands(), isActive);
+    // A region op's results are active when a yielded value is.
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        if (Operation *term = inner.getTerminator())
+          any |= llvm::any_of(term->getOperands(), isActive);
+    if (any)
+      for (Value r : op.getResults())
+        if (isFloatTensor(r.getType()))
+          active.insert(r);
+  }
+}
+
+LogicalResult VjpBuilder::reverseBlock(OpBuilder &b, Block &block,
+                                       IRMapping &map,
+                                       DenseMap<Value, Value> &adjoint) {
+  for (Operation &op : llvm::reverse(block.without_terminator())) {
+    SmallVector<Value> dResults;
+    bool any = false;
+    for (Value r : op.getResults()) {
+      dResults.push_back(adjoint.lookup(r));
+      any |= dResults.back() != nullptr;
+    }
+    if (!any)
+      continue;
+    if (failed(reverseOp(b, op, map, dResults, adjoint)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
+                                    ArrayRef<Value> dResults,
+                                    DenseMap<Value, Value> &adjoint) {
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return reverseIf(b, ifOp, map, dResults, adjoint);
+  if (op.getNumRegions() > 0)
+    return op.emitError("differentiating through '")
+           << op.getName() << "' is not supported yet";
+  if (llvm::none_of(op.getOperands(),
+                    [&](Value v) { return active.contains(v); }))
+    return success();
+  Operation *clone = map.lookup(op.getResult(0)).getDefiningOp();
+  SmallVector<Value> dOperands;
+  if (auto call = dyn_cast<func::CallOp>(clone)) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    FailureOr<func::FuncOp> calleeVjp = vjpOf(callee);
+    if (failed(calleeVjp))
+      return failure();
+    SmallVector<Value> args(call.getOperands());
+    for (auto [r, d] : llvm::zip(call.getResults(), dResults))
+      args.push_back(d ? d : zerosOf(b, op.getLoc(), r.getType()));
+    auto reverse = func::CallOp::create(b, op.getLoc(), *calleeVjp, args);
+    llvm::append_range(dOperands,
+                       reverse.getResults().drop_front(call.getNumResults()));
+  } else {
+    auto rule = dyn_cast<ReverseOpInterface>(clone);
+    if (!rule)
+      return op.emitError("no gradient rule for '")
+             << op.getName() << "'; it cannot be differentiated";
+    if (failed(rule.reverse(b, dResults, dOperands)))
+      return failure();
+  }
+  for (auto [operand, d] : llvm::zip(op.getOperands(), dOperands))
+    if (d && active.contains(operand))
+      accumulate(b, adjoint, operand, d, op.getLoc());
+  return success();
+}
+
+LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
+                                    ArrayRef<Value> dResults,
+                                    DenseMap<Value, Value> &adjoint) {
+  // The active values the branches read from outside: their cotangents
+  // are the reverse if's results.
+  SetVector<Value> used;
+  getUsedValuesDefinedAbove(op->getRegions(), used);
+  SmallVector<Value> outside;
+  for (Value v : used)
+    if (active.contains(v))
+      outside.push_back(v);
+  if (outside.empty())
+    return success();
+  SmallVector<Type> types;
+  for (Value v : outside)
+    types.push_back(v.getType());
+  Location loc = op.getLoc();
+  auto reverse = scf::IfOp::create(b, loc, types, map.lookup(op.getCondition()),
+                                   /*withElseRegion=*/true);
+  for (unsigned i = 0; i < 2; ++i) {
+    Block &forward = op->getRegion(i).front();
+    Block &target = reverse->getRegion(i).front();
+    OpBuilder rb = OpBuilder::atBlockEnd(&target);
+    // Recompute the branch, then pull back from what it yielded.
+    IRMapping local = map;
+    for (Operation &inner : forward.without_terminator())
+      rb.clone(inner, local);
+    DenseMap<Value, Value> branchAdjoint;
+    for (auto [v, d] :
+         llvm::zip(forward.getTerminator()->getOperands(), dResults))
+      if (d && active.contains(v))
+        accumulate(rb, branchAdjoint, v, d, loc);
+    if (failed(reverseBlock(rb, forward, local, branchAdjoint)))
+      return failure();
+    SmallVector<Value> yields;
+    for (Value v : outside) {
+      Value d = branchAdjoint.lookup(v);
+      yields.push_back(d ? d : zerosOf(rb, loc, v.getType()));
+    }
+    scf::YieldOp::create(rb, loc, yields);
+  }
+  for (auto [v, d] : llvm::zip(outside, reverse.getResults()))
+    accumulate(b, adjoint, v, d, loc);
+  return success();
 }
 
 FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("autodiff needs a function of one block");
   Block &body = f.getBody().front();
-  for (Operation &op : body.without_terminator())
-    if (op.getNumRegions() > 0)
-      return op.emitError("differentiating through '")
-             << op.getName() << "' is not supported yet";
 
   // The vjp's signature: (args, result cotangents) -> (results, arg
   // cotangents).
@@ -108,71 +261,26 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f) {
 
   // 1-2. The forward sweep, and which values are active.
   IRMapping map;
-  DenseSet<Value> active;
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     map.map(arg, entry->getArgument(i));
     if (isFloatTensor(arg.getType()))
       active.insert(arg);
   }
-  for (Operation &op : body.without_terminator()) {
+  markActive(body);
+  for (Operation &op : body.without_terminator())
     b.clone(op, map);
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return active.contains(v); }))
-      for (Value r : op.getResults())
-        if (isFloatTensor(r.getType()))
-          active.insert(r);
-  }
 
   // 3. Seeds.
   DenseMap<Value, Value> adjoint;
-  auto accumulate = [&](Value of, Value cotangent, Location loc) {
-    auto [it, inserted] = adjoint.try_emplace(of, cotangent);
-    if (!inserted)
-      it->second =
-          AddOp::create(b, loc, cotangent.getType(), it->second, cotangent);
-  };
   Operation *ret = body.getTerminator();
   size_t numArgs = type.getNumInputs();
   for (auto [i, v] : llvm::enumerate(ret->getOperands()))
     if (active.contains(v))
-      accumulate(v, entry->getArgument(numArgs + i), ret->getLoc());
+      accumulate(b, adjoint, v, entry->getArgument(numArgs + i), ret->getLoc());
 
   // 4. The reverse sweep.
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    SmallVector<Value> dResults;
-    bool any = false;
-    for (Value r : op.getResults()) {
-      dResults.push_back(adjoint.lookup(r));
-      any |= dResults.back() != nullptr;
-    }
-    if (!any || llvm::none_of(op.getOperands(),
-                              [&](Value v) { return active.contains(v); }))
-      continue;
-    Operation *clone = map.lookup(op.getResult(0)).getDefiningOp();
-    SmallVector<Value> dOperands;
-    if (auto call = dyn_cast<func::CallOp>(clone)) {
-      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      FailureOr<func::FuncOp> calleeVjp = vjpOf(callee);
-      if (failed(calleeVjp))
-        return failure();
-      SmallVector<Value> args(call.getOperands());
-      for (auto [r, d] : llvm::zip(call.getResults(), dResults))
-        args.push_back(d ? d : zerosOf(b, op.getLoc(), r.getType()));
-      auto reverse = func::CallOp::create(b, op.getLoc(), *calleeVjp, args);
-      llvm::append_range(dOperands,
-                         reverse.getResults().drop_front(call.getNumResults()));
-    } else {
-      auto rule = dyn_cast<ReverseOpInterface>(clone);
-      if (!rule)
-        return op.emitError("no gradient rule for '")
-               << op.getName() << "'; it cannot be differentiated";
-      if (failed(rule.reverse(b, dResults, dOperands)))
-        return failure();
-    }
-    for (auto [operand, d] : llvm::zip(op.getOperands(), dOperands))
-      if (d && active.contains(operand))
-        accumulate(operand, d, op.getLoc());
-  }
+  if (failed(reverseBlock(b, body, map, adjoint)))
+    return failure();
 
   // 5. Results and argument cotangents.
   SmallVector<Value> results;

@@ -88,3 +88,37 @@ func.func @second(%v: tensor<f32>) -> tensor<f32> {
   %0 = tfl.grad @dcube(%v) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Tests that an scf.if is pulled back by an scf.if on the same condition
+// whose branches recompute their forward ops and yield the cotangents of
+// the active values they read from outside (zeros from a branch that does
+// not read one).
+// CHECK-LABEL: func.func private @branchy.vjp
+// CHECK-SAME: (%[[X:.*]]: tensor<f32>, %[[CT:.*]]: tensor<i1>, %[[DY:.*]]: tensor<f32>)
+// CHECK: %[[C:.*]] = tensor.extract %[[CT]][]
+// CHECK: %[[FWD:.*]] = scf.if %[[C]] -> (tensor<f32>)
+// CHECK: %[[REV:.*]] = scf.if %[[C]] -> (tensor<f32>) {
+// CHECK:   %[[E:.*]] = tfl.exp %[[X]]
+// CHECK:   %[[D:.*]] = tfl.mul %[[DY]], %[[E]]
+// CHECK:   scf.yield %[[D]]
+// CHECK: } else {
+// CHECK:   %[[Z:.*]] = tfl.constant dense<0.000000e+00>
+// CHECK:   scf.yield %[[Z]]
+// CHECK: return %[[FWD]], %[[REV]]
+func.func private @branchy(%x: tensor<f32>, %ct: tensor<i1>) -> tensor<f32> {
+  %c = tensor.extract %ct[] : tensor<i1>
+  %0 = scf.if %c -> (tensor<f32>) {
+    %1 = tfl.exp %x : tensor<f32>
+    scf.yield %1 : tensor<f32>
+  } else {
+    %2 = tfl.constant dense<1.0> : tensor<f32>
+    scf.yield %2 : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @use_branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {
+  %0 = tfl.grad @branchy(%x, %c) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>, tensor<i1>) -> tensor<f32>
+  return %0 : tensor<f32>
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""Writes a TFL program differentiating functions with `if`/`elif`/`else`
+(nested, in called functions, with early returns, reading values from
+outside the branches), and the gradients central finite differences give.
+Each function's source is both TFL and Python: the generator runs it with
+NumPy standing in for the built-ins.
+
+Usage: gen_grad_control_cases.py OUT.tfl OUT.expected
+"""
+import sys
+import textwrap
+
+import numpy as np
+
+from tflgen import literal
+
+rng = np.random.default_rng(23)
+
+HELPERS = '''
+def helper(z, s):
+    if s > 0.0:
+        return z * s
+    return exp(z) - s
+'''
+
+CASES = [
+    ('''
+def f(x):
+    if sum(x) > 0.0:
+        y = x * x
+    else:
+        y = sin(x)
+    return sum(y * 3.0)
+''', [(3,)]),
+    ('''
+def f(x, w):
+    t = tanh(x @ w)
+    if max(t) > 0.5:
+        t = t * 2.0
+    elif min(t) < -0.5:
+        t = t - x @ w
+    else:
+        t = t * t
+    return sum(t)
+''', [(2, 3), (3, 2)]),
+    ('''
+def f(a, b):
+    c = a * b
+    if sum(a) > sum(b):
+        if sum(c) > 0.0:
+            return sum(c * a)
+        c = c + b
+    return sum(log(1.0 + c * c))
+''', [(4,), (4,)]),
+    ('''
+def f(x, s):
+    return sum(helper(x, s)) + sum(helper(x * 0.5, -s))
+''', [(3,), ()]),
+    ('''
+def f(x):
+    y = x
+    if sum(x) > 100.0:
+        y = x * 0.0
+    return sum(y * x)
+''', [(2, 2)]),
+]
+
+NUMPY = {"exp": np.exp, "log": np.log, "sin": np.sin, "tanh": np.tanh,
+         "sum": np.sum, "max": np.max, "min": np.min}
+
+
+def fd(f, args, i, h=1e-6):
+    g = np.zeros(np.shape(args[i]))
+    for k in np.ndindex(g.shape):
+        up = [np.array(a, dtype=np.float64) for a in args]
+        down = [np.array(a, dtype=np.float64) for a in args]
+        up[i][k] += h
+        down[i][k] -= h
+        g[k] = (f(*up) - f(*down)) / (2 * h)
+    return g
+
+
+def main():
+    tfl_path, expected_path = sys.argv[1:]
+    lines, expected = [textwrap.dedent(HELPERS)], []
+    scope = dict(NUMPY)
+    exec(textwrap.dedent(HELPERS), scope)
+    for k, (source, shapes) in enumerate(CASES):
+        source = textwrap.dedent(source).replace("def f(", f"def f{k}(")
+        exec(source, scope)
+        fn = scope[f"f{k}"]
+        for trial in range(2):
+            args = [np.asarray(rng.standard_normal(s)) for s in shapes]
+            if trial == 1:
+                args = [-a for a in args]  # the other branches
+            texts = [f"cast({literal(a)}, f64)" for a in args]
+            argnums = tuple(range(len(args)))
+            lines.append(f"print(grad(f{k}, argnums={argnums})"
+                         f"({', '.join(texts)}))")
+            grads = [fd(fn, args, i) for i in argnums]
+            expected.append("(" + ", ".join(str(g) for g in grads) +
+                            (",)" if len(grads) == 1 else ")"))
+        lines.append(source)
+    # Definitions first: functions see all of them.
+    defs = [l for l in lines if l.lstrip().startswith("def")]
+    calls = [l for l in lines if not l.lstrip().startswith("def")]
+    with open(tfl_path, "w") as out:
+        out.write("\n\n".join(defs) + "\n\n" + "\n".join(calls) + "\n")
+    with open(expected_path, "w") as out:
+        out.write("\n".join(expected) + "\n")
+
+
+if __name__ == "__main__":
+    main()
