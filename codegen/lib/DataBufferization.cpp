@@ -8,7 +8,9 @@
 //   tfl.save_npy   tflrt_save_npy_<dtype> on the input's buffer;
 //   tfl.save       tflrt_checkpoint_add_<dtype> per input, then
 //                  tflrt_checkpoint_write.
-// Each call gets the op's location text, for errors naming the file.
+//   tfl.tape_push  tflrt_tape_push_<dtype> on the input's buffer;
+//   tfl.tape_pop   a fresh buffer, filled by tflrt_tape_pop_<dtype>.
+// Each file call gets the op's location text, for errors naming the file.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,9 +123,43 @@ struct SaveModel : RuntimeCallModel<SaveModel, SaveOp> {
   }
 };
 
+struct TapePushModel : RuntimeCallModel<TapePushModel, TapePushOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    FailureOr<Value> buffer = bufferization::getBuffer(
+        rewriter, cast<TapePushOp>(op).getInput(), options, state);
+    if (failed(buffer))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    callRuntime(rewriter, op, suffixed("tflrt_tape_push_", *buffer),
+                {castToUnranked(rewriter, op->getLoc(), *buffer)});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TapePopModel : RuntimeCallModel<TapePopModel, TapePopOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &) const {
+    rewriter.setInsertionPoint(op);
+    FailureOr<Value> buffer = allocateBuffer(
+        rewriter, op->getLoc(), op->getResult(0).getType(), options);
+    if (failed(buffer))
+      return failure();
+    callRuntime(rewriter, op, suffixed("tflrt_tape_pop_", *buffer),
+                {castToUnranked(rewriter, op->getLoc(), *buffer)});
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
+    return success();
+  }
+};
+
 } // namespace
 
 void attachDataBufferizationModels(MLIRContext *ctx) {
+  TapePushOp::attachInterface<TapePushModel>(*ctx);
+  TapePopOp::attachInterface<TapePopModel>(*ctx);
   LoadDataOp::attachInterface<LoadDataModel>(*ctx);
   LoadOp::attachInterface<LoadModel>(*ctx);
   SaveNpyOp::attachInterface<SaveNpyModel>(*ctx);

@@ -150,6 +150,64 @@ LogicalResult ReduceMinOp::reverse(OpBuilder &b, ValueRange dResults,
                          dResults[0], dOperands);
 }
 
+LogicalResult SliceOp::reverse(OpBuilder &b, ValueRange dResults,
+                               SmallVectorImpl<Value> &dOperands) {
+  // Embed the cotangent into zeros at the window. A negative stride walks
+  // the window backwards: embed the reversed cotangent from its other end.
+  ReverseBuilder r(b, getLoc());
+  Value dy = dResults[0];
+  auto out = cast<RankedTensorType>(getType());
+  SmallVector<int64_t> starts(getStaticStarts()), strides(getStrides());
+  SmallVector<Value> dynamic(getStarts());
+  SmallVector<int64_t> flipStarts(out.getRank(), 0), flipStrides;
+  bool flip = false;
+  size_t next = 0;
+  for (int64_t d = 0; d < out.getRank(); ++d) {
+    bool isDynamic = ShapedType::isDynamic(starts[d]);
+    flipStrides.push_back(strides[d] < 0 ? -1 : 1);
+    if (strides[d] > 0) {
+      next += isDynamic;
+      continue;
+    }
+    flip = true;
+    int64_t span = strides[d] * (out.getDimSize(d) - 1);
+    flipStarts[d] = out.getDimSize(d) - 1;
+    strides[d] = -strides[d];
+    if (!isDynamic) {
+      starts[d] += span;
+      continue;
+    }
+    Value offset = ConstantOp::create(
+        b, getLoc(),
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                               b.getI64IntegerAttr(span)));
+    dynamic[next] = AddOp::create(b, getLoc(), dynamic[next].getType(),
+                                  dynamic[next], offset);
+    ++next;
+  }
+  if (flip)
+    dy = SliceOp::create(b, getLoc(), out, dy, ValueRange{},
+                         b.getDenseI64ArrayAttr(flipStarts),
+                         b.getDenseI64ArrayAttr(flipStrides));
+  dOperands.push_back(EmbedSliceOp::create(
+      b, getLoc(), getInput().getType(), dy, dynamic,
+      b.getDenseI64ArrayAttr(starts), b.getDenseI64ArrayAttr(strides)));
+  for (size_t i = 0; i < getStarts().size(); ++i)
+    dOperands.push_back(nullptr);
+  return success();
+}
+
+LogicalResult EmbedSliceOp::reverse(OpBuilder &b, ValueRange dResults,
+                                    SmallVectorImpl<Value> &dOperands) {
+  // The input's cotangent is the window of the result's.
+  dOperands.push_back(SliceOp::create(b, getLoc(), getInput().getType(),
+                                      dResults[0], getStarts(),
+                                      getStaticStartsAttr(), getStridesAttr()));
+  for (size_t i = 0; i < getStarts().size(); ++i)
+    dOperands.push_back(nullptr);
+  return success();
+}
+
 LogicalResult CheckNumericsOp::reverse(OpBuilder &, ValueRange dResults,
                                        SmallVectorImpl<Value> &dOperands) {
   dOperands.push_back(dResults[0]);

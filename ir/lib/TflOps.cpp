@@ -474,6 +474,23 @@ LogicalResult AvgPool2DOp::verify() {
                       getPadding());
 }
 
+LogicalResult EmbedSliceOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getType());
+  if (in.getRank() != out.getRank() ||
+      getStaticStarts().size() != static_cast<size_t>(in.getRank()) ||
+      getStrides().size() != static_cast<size_t>(in.getRank()))
+    return emitOpError("needs a start and a stride per dim of ") << out;
+  if (llvm::any_of(getStrides(), [](int64_t t) { return t < 1; }))
+    return emitOpError("needs positive strides");
+  size_t dynamic = llvm::count_if(
+      getStaticStarts(), [](int64_t s) { return ShapedType::isDynamic(s); });
+  if (dynamic != getStarts().size())
+    return emitOpError("has ") << getStarts().size() << " start operands for "
+                               << dynamic << " dynamic starts";
+  return success();
+}
+
 LogicalResult GradOp::verify() {
   int64_t n = static_cast<int64_t>(getOperands().size());
   for (int64_t a : getArgnums())

@@ -21,8 +21,10 @@
 //
 // Control flow: an scf.if's pullback is an scf.if on the same condition
 // whose branches recompute their forward ops and pull back through them.
-// Loops (scf.for, scf.while) are not differentiated yet: the pass reports
-// them at their location.
+// An scf.for's forward copy pushes each iteration's state on the tape; its
+// pullback is a loop over the same iterations in reverse that pops the
+// state, recomputes the iteration and pulls back through it. scf.while is
+// not differentiated yet: the pass reports it at its location.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,7 @@
 #include "tfl/IR/TflOps.h"
 #include "tfl/Passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/Builders.h"
@@ -50,8 +53,13 @@ bool isFloatTensor(Type t) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
+/// A zero of `type`: a tfl constant for a tensor, an arith one for a scalar
+/// (an index or integer a function takes besides its tensors).
 Value zerosOf(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return arith::ConstantOp::create(b, loc,
+                                     cast<TypedAttr>(b.getZeroAttr(type)));
   return ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType())));
@@ -90,6 +98,18 @@ private:
   LogicalResult reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
                           ArrayRef<Value> dResults,
                           DenseMap<Value, Value> &adjoint);
+  /// Clones `block`'s ops (not its terminator) at `b` through `map`. The
+  /// loops directly in the block push each iteration's state on the tape,
+  /// for the reverse loop that pairs with this copy (loops nested deeper
+  /// are recomputed, and instrumented, by their own reverse).
+  void cloneForward(OpBuilder &b, Block &block, IRMapping &map);
+  /// scf.for: a reverse loop over the same iterations, last first; each
+  /// pops the iteration's state, recomputes the body, and pulls the carried
+  /// values' cotangents back through it, accumulating those of the active
+  /// values the body reads from outside.
+  LogicalResult reverseFor(OpBuilder &b, scf::ForOp op, IRMapping &map,
+                           ArrayRef<Value> dResults,
+                           DenseMap<Value, Value> &adjoint);
   /// scf.if: a reverse scf.if on the same condition; each branch recomputes
   /// its forward ops, pulls its results' cotangents back through them, and
   /// yields the cotangents of the active values it read from outside.
@@ -119,6 +139,23 @@ FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f) {
 void VjpBuilder::markActive(Block &block) {
   auto isActive = [&](Value v) { return active.contains(v); };
   for (Operation &op : block) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // A carried value is active when its initial value or the value the
+      // body yields for it is: iterate to a fixed point.
+      Block &body = *loop.getBody();
+      for (bool changed = true; changed;) {
+        markActive(body);
+        changed = false;
+        for (auto [init, arg, yielded] :
+             llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(),
+                       body.getTerminator()->getOperands()))
+          if ((isActive(init) || isActive(yielded)) && !isActive(arg) &&
+              isFloatTensor(arg.getType())) {
+            active.insert(arg);
+            changed = true;
+          }
+      }
+    }
     for (Region &region : op.getRegions())
       for (Block &inner : region)
         markActive(inner);
@@ -145,7 +182,13 @@ LogicalResult VjpBuilder::reverseBlock(OpBuilder &b, Block &block,
       dResults.push_back(adjoint.lookup(r));
       any |= dResults.back() != nullptr;
     }
-    if (!any)
+    // A loop with an active result pushed its states on the tape in the
+    // forward sweep: its reverse must pop them even when no cotangent
+    // reaches it.
+    bool pushed = isa<scf::ForOp>(op) &&
+                  llvm::any_of(op.getResults(),
+                               [&](Value v) { return active.contains(v); });
+    if (!any && !pushed)
       continue;
     if (failed(reverseOp(b, op, map, dResults, adjoint)))
       return failure();
@@ -158,6 +201,8 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
                                     DenseMap<Value, Value> &adjoint) {
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return reverseIf(b, ifOp, map, dResults, adjoint);
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return reverseFor(b, forOp, map, dResults, adjoint);
   if (op.getNumRegions() > 0)
     return op.emitError("differentiating through '")
            << op.getName() << "' is not supported yet";
@@ -191,6 +236,109 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
   return success();
 }
 
+void VjpBuilder::cloneForward(OpBuilder &b, Block &block, IRMapping &map) {
+  for (Operation &op : block.without_terminator()) {
+    // A region op cloned before (by the forward sweep) left its blocks'
+    // arguments in the mapping; forget them, or the new copy's blocks would
+    // get none.
+    op.walk([&](Block *inner) {
+      for (BlockArgument arg : inner->getArguments())
+        map.erase(arg);
+    });
+    Operation *clone = b.clone(op, map);
+    // Instrument exactly the loops reverseFor will pop: those with an
+    // active result.
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop || llvm::none_of(loop.getResults(),
+                               [&](Value v) { return active.contains(v); }))
+      continue;
+    auto cloned = cast<scf::ForOp>(clone);
+    OpBuilder pb = OpBuilder::atBlockBegin(cloned.getBody());
+    for (Value state : cloned.getRegionIterArgs())
+      TapePushOp::create(pb, loop.getLoc(), state);
+  }
+}
+
+LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
+                                     IRMapping &map, ArrayRef<Value> dResults,
+                                     DenseMap<Value, Value> &adjoint) {
+  Location loc = op.getLoc();
+  Block &body = *op.getBody();
+  // Carried cotangents: those of the active carried values, then those of
+  // the active values the body reads from outside.
+  SmallVector<unsigned> carried;
+  for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
+    if (active.contains(arg))
+      carried.push_back(i);
+  SetVector<Value> used;
+  getUsedValuesDefinedAbove(op.getRegion(), used);
+  SmallVector<Value> outside;
+  for (Value v : used)
+    if (active.contains(v))
+      outside.push_back(v);
+  SmallVector<Value> inits;
+  for (unsigned i : carried)
+    inits.push_back(dResults[i] ? dResults[i]
+                                : zerosOf(b, loc, op.getResult(i).getType()));
+  for (Value v : outside)
+    inits.push_back(zerosOf(b, loc, v.getType()));
+
+  // j = 0 .. n-1 visits iteration lb + (n - 1 - j) * step.
+  Value lb = map.lookup(op.getLowerBound()),
+        ub = map.lookup(op.getUpperBound());
+  Value step = map.lookup(op.getStep());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value n = arith::MaxSIOp::create(
+      b, loc, arith::CeilDivSIOp::create(b, loc, span, step), zero);
+  auto reverse = scf::ForOp::create(b, loc, zero, n, one, inits);
+  Block *rbody = reverse.getBody();
+  OpBuilder rb = OpBuilder::atBlockBegin(rbody);
+  Value last =
+      arith::SubIOp::create(rb, loc, arith::SubIOp::create(rb, loc, n, one),
+                            reverse.getInductionVar());
+  Value iv = arith::AddIOp::create(rb, loc, lb,
+                                   arith::MulIOp::create(rb, loc, last, step));
+  IRMapping local = map;
+  local.map(op.getInductionVar(), iv);
+  // The state this iteration started from, popped in reverse push order.
+  SmallVector<Value> states(op.getNumRegionIterArgs());
+  for (unsigned i = op.getNumRegionIterArgs(); i-- > 0;)
+    states[i] = TapePopOp::create(rb, loc, op.getRegionIterArgs()[i].getType());
+  for (auto [arg, state] : llvm::zip(op.getRegionIterArgs(), states))
+    local.map(arg, state);
+  cloneForward(rb, body, local);
+  DenseMap<Value, Value> iterationAdjoint;
+  ValueRange carriedIn = reverse.getRegionIterArgs();
+  for (auto [k, i] : llvm::enumerate(carried)) {
+    Value yielded = body.getTerminator()->getOperand(i);
+    if (active.contains(yielded))
+      accumulate(rb, iterationAdjoint, yielded, carriedIn[k], loc);
+  }
+  if (failed(reverseBlock(rb, body, local, iterationAdjoint)))
+    return failure();
+  SmallVector<Value> yields;
+  for (unsigned i : carried) {
+    Value d = iterationAdjoint.lookup(op.getRegionIterArgs()[i]);
+    yields.push_back(d ? d
+                       : zerosOf(rb, loc, op.getRegionIterArgs()[i].getType()));
+  }
+  for (auto [k, v] : llvm::enumerate(outside)) {
+    Value sum = carriedIn[carried.size() + k];
+    if (Value d = iterationAdjoint.lookup(v))
+      sum = AddOp::create(rb, loc, d.getType(), sum, d);
+    yields.push_back(sum);
+  }
+  scf::YieldOp::create(rb, loc, yields);
+  for (auto [k, i] : llvm::enumerate(carried))
+    if (active.contains(op.getInitArgs()[i]))
+      accumulate(b, adjoint, op.getInitArgs()[i], reverse.getResult(k), loc);
+  for (auto [k, v] : llvm::enumerate(outside))
+    accumulate(b, adjoint, v, reverse.getResult(carried.size() + k), loc);
+  return success();
+}
+
 LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
                                     ArrayRef<Value> dResults,
                                     DenseMap<Value, Value> &adjoint) {
@@ -216,8 +364,7 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
     OpBuilder rb = OpBuilder::atBlockEnd(&target);
     // Recompute the branch, then pull back from what it yielded.
     IRMapping local = map;
-    for (Operation &inner : forward.without_terminator())
-      rb.clone(inner, local);
+    cloneForward(rb, forward, local);
     DenseMap<Value, Value> branchAdjoint;
     for (auto [v, d] :
          llvm::zip(forward.getTerminator()->getOperands(), dResults))
@@ -267,8 +414,7 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f) {
       active.insert(arg);
   }
   markActive(body);
-  for (Operation &op : body.without_terminator())
-    b.clone(op, map);
+  cloneForward(b, body, map);
 
   // 3. Seeds.
   DenseMap<Value, Value> adjoint;

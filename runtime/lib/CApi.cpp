@@ -146,6 +146,24 @@ TFLRT_FILE_FUNCTIONS(u8, U8)
 TFLRT_FILE_FUNCTIONS(bool, Bool)
 #undef TFLRT_FILE_FUNCTIONS
 
+#define TFLRT_TAPE_FUNCTIONS(T, DTYPE)                                         \
+  void tflrt_tape_push_##T(int64_t rank, void *desc) {                         \
+    tflrt::tapePush(                                                           \
+        tflrt::materialize(viewOf(tflrt::DType::DTYPE, rank, desc)));          \
+  }                                                                            \
+  void tflrt_tape_pop_##T(int64_t rank, void *desc) {                          \
+    tflrt::TensorView out = viewOf(tflrt::DType::DTYPE, rank, desc);           \
+    tflrt::Tensor t = tflrt::tapePop();                                        \
+    std::memcpy(const_cast<void *>(out.data), t.data(), t.byteSize());         \
+  }
+TFLRT_TAPE_FUNCTIONS(f32, F32)
+TFLRT_TAPE_FUNCTIONS(f64, F64)
+TFLRT_TAPE_FUNCTIONS(i32, I32)
+TFLRT_TAPE_FUNCTIONS(i64, I64)
+TFLRT_TAPE_FUNCTIONS(u8, U8)
+TFLRT_TAPE_FUNCTIONS(bool, Bool)
+#undef TFLRT_TAPE_FUNCTIONS
+
 void tflrt_checkpoint_write(const char *path, const char *where) {
   PendingCheckpoint pending = std::move(pendingCheckpoint());
   pendingCheckpoint() = {};

@@ -556,6 +556,54 @@ Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm) {
   return out;
 }
 
+Tensor embedSlice(const Tensor &a, const Shape &shape,
+                  const std::vector<int64_t> &starts,
+                  const std::vector<int64_t> &strides) {
+  Tensor out(a.dtype(), shape);
+  size_t elem = dtypeSize(a.dtype());
+  Shape outStrides = contiguousStrides(shape);
+  size_t rank = shape.size();
+  std::vector<int64_t> idx(rank, 0);
+  const char *from = static_cast<const char *>(a.data());
+  char *to = static_cast<char *>(out.data());
+  for (int64_t linear = 0, n = a.numElements(); linear < n; ++linear) {
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d)
+      off += (starts[d] + idx[d] * strides[d]) * outStrides[d];
+    std::memcpy(to + off * elem, from + linear * elem, elem);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < a.shape()[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor materialize(const TensorView &v) {
+  Tensor out(v.dtype, v.shape);
+  const char *base = static_cast<const char *>(v.data);
+  copyStrided(base, out.data(), v.shape, v.strides, 0, dtypeSize(v.dtype));
+  return out;
+}
+
+namespace {
+std::vector<Tensor> &tape() {
+  static std::vector<Tensor> t;
+  return t;
+}
+} // namespace
+
+void tapePush(const Tensor &t) { tape().push_back(t); }
+
+Tensor tapePop() {
+  if (tape().empty())
+    throw std::runtime_error("internal error: the autodiff tape is empty");
+  Tensor t = tape().back();
+  tape().pop_back();
+  return t;
+}
+
 bool allFinite(const Tensor &a) {
   int64_t n = a.numElements();
   if (a.dtype() == DType::F32)

@@ -45,3 +45,18 @@ func.func @load() -> (tensor<2xf32>, tensor<i64>) {
   %0:2 = tfl.load {names = ["x", "y"], path = "c.st"} : tensor<2xf32>, tensor<i64>
   return %0#0, %0#1 : tensor<2xf32>, tensor<i64>
 }
+
+// -----
+
+// Tests that the tape ops copy through libtflrt: push reads its input's
+// buffer, pop fills a fresh one.
+// CHECK-LABEL: func.func @tape
+func.func @tape(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // CHECK: call @tflrt_tape_push_f32(
+  tfl.tape_push %x : tensor<3xf32>
+  // CHECK: %[[B:.*]] = memref.alloc() {{.*}}: memref<3xf32>
+  // CHECK: call @tflrt_tape_pop_f32(
+  // CHECK: return %[[B]]
+  %0 = tfl.tape_pop : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

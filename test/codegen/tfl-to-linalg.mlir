@@ -361,3 +361,29 @@ func.func @log_scalar(%v: tensor<f64>, %s: tensor<i64>) {
   tfl.log_scalar %v, %s {name = "loss"} : tensor<f64>, tensor<i64>
   return
 }
+
+// -----
+
+// Tests that embed_slice writes its input into zeros with
+// tensor.insert_slice at the (dynamic) start.
+// CHECK-LABEL: func.func @embed_slice
+// CHECK-SAME: (%[[X:.*]]: tensor<2xf32>, %[[I:.*]]: tensor<i64>)
+func.func @embed_slice(%x: tensor<2xf32>, %i: tensor<i64>) -> tensor<5xf32> {
+  // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<5xf32>)
+  // CHECK: %[[S:.*]] = tensor.extract %[[I]][]
+  // CHECK: %[[O:.*]] = arith.index_cast %[[S]] : i64 to index
+  // CHECK: tensor.insert_slice %[[X]] into %[[Z]][%[[O]]] [2] [2]
+  %0 = tfl.embed_slice %x[%i] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 2>} : tensor<2xf32>, tensor<i64> -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// Tests that stop_gradient is the identity after autodiff.
+// CHECK-LABEL: func.func @stop_gradient
+// CHECK-SAME: (%[[X:.*]]: tensor<2xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @stop_gradient(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tfl.stop_gradient %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

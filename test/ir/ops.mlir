@@ -258,3 +258,22 @@ func.func @windows(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) {
   %2 = tfl.avg_pool2d %x {padding = array<i64: 0, 1, 0, 1>, size = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<2x8x8x3xf32> -> tensor<2x4x4x3xf32>
   return
 }
+
+// -----
+
+// Tests the autodiff ops: grad, stop_gradient, the tape, embed_slice.
+// CHECK-LABEL: func.func @autodiff_ops
+func.func @autodiff_ops(%x: tensor<3xf32>, %i: tensor<i64>) -> tensor<3xf32> {
+  // CHECK: tfl.grad @autodiff_ops(%{{.*}}, %{{.*}}) {argnums = array<i64: 0>, with_value = false}
+  %g = tfl.grad @autodiff_ops(%x, %i) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<i64>) -> tensor<3xf32>
+  // CHECK: tfl.stop_gradient %{{.*}} : tensor<3xf32>
+  %0 = tfl.stop_gradient %x : tensor<3xf32>
+  // CHECK: tfl.tape_push %{{.*}} : tensor<3xf32>
+  tfl.tape_push %0 : tensor<3xf32>
+  // CHECK: tfl.tape_pop : tensor<3xf32>
+  %1 = tfl.tape_pop : tensor<3xf32>
+  // CHECK: tfl.embed_slice %{{.*}}[%{{.*}}] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 2>} : tensor<2xf32>, tensor<i64> -> tensor<5xf32>
+  %s = tfl.slice %1[] {static_starts = array<i64: 0>, strides = array<i64: 1>} : tensor<3xf32> -> tensor<2xf32>
+  %2 = tfl.embed_slice %s[%i] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 2>} : tensor<2xf32>, tensor<i64> -> tensor<5xf32>
+  return %1 : tensor<3xf32>
+}

@@ -122,3 +122,38 @@ func.func @use_branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {
   %0 = tfl.grad @branchy(%x, %c) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>, tensor<i1>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Tests that an scf.for's forward copy pushes each iteration's state on the
+// tape, and that its pullback is a loop over the same iterations, last
+// first, that pops the state, recomputes the iteration and carries the
+// cotangent.
+// CHECK-LABEL: func.func private @loop.vjp
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
+// CHECK:   tfl.tape_push %[[S]] : tensor<f32>
+// CHECK:   tfl.mul %[[S]], %[[S]]
+// CHECK: %[[N:.*]] = arith.maxsi
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[D:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
+// CHECK:   %[[P:.*]] = tfl.tape_pop : tensor<f32>
+// CHECK:   tfl.mul %[[P]], %[[P]]
+// CHECK:   tfl.mul %[[D]], %[[P]]
+// CHECK:   scf.yield
+func.func private @loop(%x: tensor<f32>, %n: index) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %0 = scf.for %i = %c0 to %n step %c1 iter_args(%s = %x) -> (tensor<f32>) {
+    %1 = tfl.mul %s, %s : tensor<f32>, tensor<f32> -> tensor<f32>
+    scf.yield %1 : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @use_loop(%x: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.grad @loop2(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @loop2(%x: tensor<f32>) -> tensor<f32> {
+  %c3 = arith.constant 3 : index
+  %0 = call @loop(%x, %c3) : (tensor<f32>, index) -> tensor<f32>
+  return %0 : tensor<f32>
+}

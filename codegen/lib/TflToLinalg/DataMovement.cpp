@@ -195,6 +195,43 @@ struct SliceToTensor : OpConversionPattern<SliceOp> {
   }
 };
 
+/// embed_slice: tensor.insert_slice of the input into zeros (the starts
+/// were checked by the slice this reverses).
+struct EmbedSliceToTensor : OpConversionPattern<EmbedSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmbedSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getZeroAttr(out.getElementType()));
+    Value empty = tensor::EmptyOp::create(rewriter, loc, out.getShape(),
+                                          out.getElementType());
+    Value zeros = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                                         ValueRange{empty})
+                      .getResult(0);
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    size_t next = 0;
+    for (auto [d, s] : llvm::enumerate(op.getStaticStarts())) {
+      if (ShapedType::isDynamic(s)) {
+        Value start = tensor::ExtractOp::create(
+            rewriter, loc, adaptor.getStarts()[next++], ValueRange{});
+        offsets.push_back(Value(arith::IndexCastOp::create(
+            rewriter, loc, rewriter.getIndexType(), start)));
+      } else {
+        offsets.push_back(rewriter.getIndexAttr(s));
+      }
+      sizes.push_back(rewriter.getIndexAttr(in.getDimSize(d)));
+      strides.push_back(rewriter.getIndexAttr(op.getStrides()[d]));
+    }
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, adaptor.getInput(), zeros, offsets, sizes, strides);
+    return success();
+  }
+};
+
 /// assert: a libtflrt call that stops the program when the condition is
 /// false.
 struct AssertToRuntime : OpConversionPattern<AssertOp> {
@@ -460,7 +497,8 @@ void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
                ConcatToTensor, AssertToRuntime, CheckNumericsToRuntime,
                FlagToRuntime, LogScalarToRuntime, NowToRuntime, SeedToRuntime,
-               StopGradientToInput, GatherToLinalg>(patterns.getContext());
+               StopGradientToInput, EmbedSliceToTensor, GatherToLinalg>(
+      patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -174,6 +174,14 @@ void registerTflKernels(KernelRegistry &registry) {
         out.push_back(in[0]);
       });
   registerFileKernels(registry);
+  registry.add(mlir::tfl::TapePushOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+                 tflrt::tapePush(in[0]);
+               });
+  registry.add(mlir::tfl::TapePopOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+                 out.push_back(tflrt::tapePop());
+               });
   registry.add(mlir::tfl::StopGradientOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in,
                   SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
@@ -285,6 +293,23 @@ void registerTflKernels(KernelRegistry &registry) {
                                               type.getShape().end()),
                          std::vector<int64_t>(slice.getStrides().begin(),
                                               slice.getStrides().end())));
+      });
+  registry.add(
+      mlir::tfl::EmbedSliceOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto embed = cast<mlir::tfl::EmbedSliceOp>(op);
+        auto type = cast<RankedTensorType>(embed.getType());
+        std::vector<int64_t> starts;
+        size_t next = 1;
+        for (int64_t s : embed.getStaticStarts())
+          starts.push_back(ShapedType::isDynamic(s)
+                               ? in[next++].view().getAsInt(nullptr)
+                               : s);
+        out.push_back(tflrt::embedSlice(
+            in[0], tflrt::Shape(type.getShape().begin(), type.getShape().end()),
+            starts,
+            std::vector<int64_t>(embed.getStrides().begin(),
+                                 embed.getStrides().end())));
       });
   registry.add(
       mlir::tfl::ConcatOp::getOperationName(),

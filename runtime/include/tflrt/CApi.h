@@ -127,6 +127,19 @@ void tflrt_checkpoint_write(const char *path, const char *where);
 void tflrt_log_scalar(const char *name, double value, int64_t step,
                       const char *where);
 
+/* The autodiff tape (tflrt/Kernels.h): push copies a memref's elements,
+   pop copies the last pushed tensor into a fresh contiguous memref. */
+#define TFLRT_TAPE_FUNCTIONS(T)                                                \
+  void tflrt_tape_push_##T(int64_t rank, void *desc);                          \
+  void tflrt_tape_pop_##T(int64_t rank, void *desc);
+TFLRT_TAPE_FUNCTIONS(f32)
+TFLRT_TAPE_FUNCTIONS(f64)
+TFLRT_TAPE_FUNCTIONS(i32)
+TFLRT_TAPE_FUNCTIONS(i64)
+TFLRT_TAPE_FUNCTIONS(u8)
+TFLRT_TAPE_FUNCTIONS(bool)
+#undef TFLRT_TAPE_FUNCTIONS
+
 /* now(): seconds on a monotonic clock. */
 double tflrt_now(void);
 

@@ -96,6 +96,18 @@ Tensor slice(const Tensor &a, const std::vector<int64_t> &starts,
 /// for an axis of size 3", or the slice's bounds for a window of several.
 std::string outOfRangeMessage(int64_t start, int64_t size, int64_t stride,
                               int64_t dim);
+/// Zeros of `shape` with `a` written at `out[starts[d] + i * strides[d]]`
+/// (positive strides; the window lies inside `shape`): slice's adjoint.
+Tensor embedSlice(const Tensor &a, const Shape &shape,
+                  const std::vector<int64_t> &starts,
+                  const std::vector<int64_t> &strides);
+/// A contiguous copy of a (possibly strided) view.
+Tensor materialize(const TensorView &v);
+/// The autodiff tape shared by eager kernels and compiled code: a stack of
+/// tensors that differentiated loops push per iteration and pop in reverse.
+void tapePush(const Tensor &t);
+Tensor tapePop();
+
 /// True when every element of a float tensor is finite (no NaN, no Inf).
 bool allFinite(const Tensor &a);
 /// The error of check_numerics(x, message) on a tensor that is not.

@@ -75,6 +75,11 @@ UNARY = {  # TFL expression of x, NumPy function, domain
     "where(x > 0.0, x * 3.0, x * x)": (
         lambda x: np.where(x > 0, x * 3, x * x), "any"),
     "cast(cast(x, f32), f64)": (lambda x: x, "any"),
+    "x[1]": (lambda x: x[1], "any"), "x[:, 0]": (lambda x: x[:, 0], "any"),
+    "x[::-1, 1:]": (lambda x: x[::-1, 1:], "any"),
+    "x[0:2, ::2]": (lambda x: x[0:2, ::2], "any"),
+    "x[..., None]": (lambda x: x[..., None], "any"),
+    "x[-1, ::-2]": (lambda x: x[-1, ::-2], "any"),
     "stop_gradient(x) * x": (lambda x: None, "stop"),
 }
 

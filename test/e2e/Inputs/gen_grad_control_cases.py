@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Writes a TFL program differentiating functions with `if`/`elif`/`else`
 (nested, in called functions, with early returns, reading values from
-outside the branches), and the gradients central finite differences give.
+outside the branches) and `for` loops (nested, with ifs and calls inside,
+reading the loop variable), and the gradients central finite differences
+give.
 Each function's source is both TFL and Python: the generator runs it with
 NumPy standing in for the built-ins.
 
@@ -62,11 +64,50 @@ def f(x):
     if sum(x) > 100.0:
         y = x * 0.0
     return sum(y * x)
-''', [(2, 2)]),
+''', [(2, 2)]),    ('''
+def f(x, w):
+    for i in range(4):
+        x = tanh(x * w) + x * 0.5
+    return sum(x)
+''', [(3,), ()]),
+    ('''
+def f(x, w):
+    acc = x * 0.0
+    for i in range(3):
+        for j in range(2):
+            acc = acc + sin(x * w + cast(j, f64))
+        if sum(acc) > 0.0:
+            acc = acc * 0.5
+        x = x + acc * w
+    return sum(x * x)
+''', [(2,), ()]),
+    ('''
+def f(x, s):
+    total = 0.0
+    for i in range(3):
+        total = total + sum(helper(x, s)) * cast(i + 1, f64)
+    return total
+''', [(3,), ()]),
+    ('''
+def f(w):
+    for k in range(5):
+        w = w - 0.1 * (w * w - 2.0)
+    return sum(w)
+''', [(2,)]),
+    ('''
+def f(x):
+    unused = x
+    for i in range(3):
+        unused = unused * 2.0
+    for row in x:
+        x = x + row * 0.5
+    return sum(x * x)
+''', [(2,)]),
 ]
 
 NUMPY = {"exp": np.exp, "log": np.log, "sin": np.sin, "tanh": np.tanh,
-         "sum": np.sum, "max": np.max, "min": np.min}
+         "sum": np.sum, "max": np.max, "min": np.min,
+         "cast": lambda v, dtype: np.float64(v), "f64": np.float64}
 
 
 def fd(f, args, i, h=1e-6):

@@ -19,6 +19,10 @@ struct RandomStateResource
     : public SideEffects::Resource::Base<RandomStateResource> {
   llvm::StringRef getName() final { return "tfl.random_state"; }
 };
+/// The autodiff tape, which tape_push and tape_pop read and write.
+struct TapeResource : public SideEffects::Resource::Base<TapeResource> {
+  llvm::StringRef getName() final { return "tfl.tape"; }
+};
 } // namespace mlir::tfl
 
 #include <optional>

@@ -466,7 +466,8 @@ def Tfl_TransposeOp : Tfl_Op<"transpose", [DeclareOpInterfaceMethods<Tfl_Reverse
   let hasVerifier = 1;
 }
 
-def Tfl_SliceOp : Tfl_Op<"slice", [Pure]> {
+def Tfl_SliceOp : Tfl_Op<"slice",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "a strided window of a tensor, of static size";
   let description = [{
     Result element `[i0, i1, ...]` is `input[s0 + i0 * t0, s1 + i1 * t1,
@@ -480,6 +481,30 @@ def Tfl_SliceOp : Tfl_Op<"slice", [Pure]> {
 
     ```mlir
     %2 = tfl.slice %0[%1] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<10x3xf32>, tensor<i64> -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, Variadic<RankedTensorOf<[I64]>>:$starts,
+                       DenseI64ArrayAttr:$static_starts,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = [{
+    $input `[` $starts `]` attr-dict `:` type($input) (`,` type($starts)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_EmbedSliceOp : Tfl_Op<"embed_slice",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "zeros with a tensor written into a strided window";
+  let description = [{
+    The adjoint of `tfl.slice`: a tensor of the result's shape, zero
+    except `result[s0 + i0 * t0, ...] = input[i0, ...]`, with starts as in
+    `tfl.slice` (static, or the next of the `starts` operands) and positive
+    strides. The window lies inside the result (the slice it reverses was
+    checked).
+
+    ```mlir
+    %2 = tfl.embed_slice %0[%1] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<4x3xf32>, tensor<i64> -> tensor<10x3xf32>
     ```
   }];
   let arguments = (ins Tfl_Tensor:$input, Variadic<RankedTensorOf<[I64]>>:$starts,
@@ -601,6 +626,41 @@ def Tfl_GradOp : Tfl_Op<"grad"> {
     $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
   }];
   let hasVerifier = 1;
+}
+
+// The tape: a last-in first-out stack of tensors that the forward sweep of
+// a differentiated loop pushes its per-iteration state onto and the
+// reverse loop pops. Growable, so loops of any trip count (and while loops)
+// are reversed in time and memory linear in the iterations run.
+def Tfl_Tape : Resource<"::mlir::tfl::TapeResource">;
+
+def Tfl_TapePushOp : Tfl_Op<"tape_push",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "pushes a copy of a tensor on the autodiff tape";
+  let description = [{
+    Made by the autodiff pass in the forward sweep of a loop; popped by
+    the reverse loop in the opposite order.
+
+    ```mlir
+    tfl.tape_push %0 : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tfl_TapePopOp : Tfl_Op<"tape_pop",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "pops the tensor last pushed on the autodiff tape";
+  let description = [{
+    The result type must be the type that was pushed.
+
+    ```mlir
+    %0 = tfl.tape_pop : tensor<2xf32>
+    ```
+  }];
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
 }
 
 def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",

@@ -17,7 +17,8 @@ def TflAutodiff : Pass<"tfl-autodiff", "mlir::ModuleOp"> {
     `tfl.grad` is expanded once the functions it reaches hold none.
     An active op without a rule is an error at its `.tfl` location.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect", "mlir::scf::SCFDialect",
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::tfl::TflDialect"];
 }
 
