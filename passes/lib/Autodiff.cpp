@@ -23,8 +23,10 @@
 // whose branches recompute their forward ops and pull back through them.
 // An scf.for's forward copy pushes each iteration's state on the tape; its
 // pullback is a loop over the same iterations in reverse that pops the
-// state, recomputes the iteration and pulls back through it. scf.while is
-// not differentiated yet: the pass reports it at its location.
+// state, recomputes the iteration and pulls back through it. An
+// scf.while's copy pushes the state of each `before` execution and reads
+// the tape's size around the loop; its pullback goes through the last
+// `before`, then loops over the counted iterations in reverse.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -110,6 +113,16 @@ private:
   LogicalResult reverseFor(OpBuilder &b, scf::ForOp op, IRMapping &map,
                            ArrayRef<Value> dResults,
                            DenseMap<Value, Value> &adjoint);
+  /// scf.while: the forward copy pushes the state each `before` execution
+  /// starts from, and reads the tape's size around the loop to count them.
+  /// The pullback pulls back through the last `before` (the exit test),
+  /// then loops over the iterations, last first, through `after` and
+  /// `before`, recomputing each from its popped state.
+  LogicalResult reverseWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map,
+                             ArrayRef<Value> dResults,
+                             DenseMap<Value, Value> &adjoint);
+  /// Tape sizes read around each instrumented while loop's latest copy.
+  DenseMap<Operation *, std::pair<Value, Value>> whileTape;
   /// scf.if: a reverse scf.if on the same condition; each branch recomputes
   /// its forward ops, pulls its results' cotangents back through them, and
   /// yields the cotangents of the active values it read from outside.
@@ -156,6 +169,37 @@ void VjpBuilder::markActive(Block &block) {
           }
       }
     }
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      // Before's arguments take the initial values and after's yields;
+      // after's arguments take what the condition forwards.
+      Block &before = loop.getBefore().front(),
+            &after = loop.getAfter().front();
+      for (bool changed = true; changed;) {
+        markActive(before);
+        markActive(after);
+        changed = false;
+        auto mark = [&](Value v) {
+          if (!isActive(v) && isFloatTensor(v.getType())) {
+            active.insert(v);
+            changed = true;
+          }
+        };
+        for (auto [init, arg, yielded] :
+             llvm::zip(loop.getInits(), before.getArguments(),
+                       after.getTerminator()->getOperands()))
+          if (isActive(init) || isActive(yielded))
+            mark(arg);
+        for (auto [fwd, arg] :
+             llvm::zip(loop.getConditionOp().getArgs(), after.getArguments()))
+          if (isActive(fwd))
+            mark(arg);
+      }
+      for (auto [fwd, r] :
+           llvm::zip(loop.getConditionOp().getArgs(), loop.getResults()))
+        if (isActive(fwd) && isFloatTensor(r.getType()))
+          active.insert(r);
+      continue;
+    }
     for (Region &region : op.getRegions())
       for (Block &inner : region)
         markActive(inner);
@@ -185,7 +229,7 @@ LogicalResult VjpBuilder::reverseBlock(OpBuilder &b, Block &block,
     // A loop with an active result pushed its states on the tape in the
     // forward sweep: its reverse must pop them even when no cotangent
     // reaches it.
-    bool pushed = isa<scf::ForOp>(op) &&
+    bool pushed = isa<scf::ForOp, scf::WhileOp>(op) &&
                   llvm::any_of(op.getResults(),
                                [&](Value v) { return active.contains(v); });
     if (!any && !pushed)
@@ -203,6 +247,8 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
     return reverseIf(b, ifOp, map, dResults, adjoint);
   if (auto forOp = dyn_cast<scf::ForOp>(op))
     return reverseFor(b, forOp, map, dResults, adjoint);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return reverseWhile(b, whileOp, map, dResults, adjoint);
   if (op.getNumRegions() > 0)
     return op.emitError("differentiating through '")
            << op.getName() << "' is not supported yet";
@@ -245,6 +291,19 @@ void VjpBuilder::cloneForward(OpBuilder &b, Block &block, IRMapping &map) {
       for (BlockArgument arg : inner->getArguments())
         map.erase(arg);
     });
+    bool activeResult = llvm::any_of(
+        op.getResults(), [&](Value v) { return active.contains(v); });
+    if (auto loop = dyn_cast<scf::WhileOp>(op); loop && activeResult) {
+      auto sizeType = RankedTensorType::get({}, b.getI64Type());
+      Value before = TapeSizeOp::create(b, loop.getLoc(), sizeType);
+      auto cloned = cast<scf::WhileOp>(b.clone(op, map));
+      OpBuilder pb = OpBuilder::atBlockBegin(&cloned.getBefore().front());
+      for (Value state : cloned.getBefore().front().getArguments())
+        TapePushOp::create(pb, loop.getLoc(), state);
+      Value after = TapeSizeOp::create(b, loop.getLoc(), sizeType);
+      whileTape[loop] = {before, after};
+      continue;
+    }
     Operation *clone = b.clone(op, map);
     // Instrument exactly the loops reverseFor will pop: those with an
     // active result.
@@ -339,6 +398,114 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   return success();
 }
 
+LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
+                                       IRMapping &map, ArrayRef<Value> dResults,
+                                       DenseMap<Value, Value> &adjoint) {
+  Location loc = op.getLoc();
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  auto condition = op.getConditionOp();
+  size_t numState = before.getNumArguments();
+  if (numState == 0)
+    return op.emitError("differentiating a loop that carries no values is "
+                        "not supported");
+  SmallVector<unsigned> carried;
+  for (auto [i, arg] : llvm::enumerate(before.getArguments()))
+    if (active.contains(arg))
+      carried.push_back(i);
+  SetVector<Value> used;
+  getUsedValuesDefinedAbove(op->getRegions(), used);
+  SmallVector<Value> outside;
+  for (Value v : used)
+    if (active.contains(v))
+      outside.push_back(v);
+
+  // Pops the state one `before` execution started from and recomputes it.
+  auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local) {
+    SmallVector<Value> states(numState);
+    for (size_t i = numState; i-- > 0;)
+      states[i] = TapePopOp::create(rb, loc, before.getArgument(i).getType());
+    for (auto [arg, state] : llvm::zip(before.getArguments(), states))
+      local.map(arg, state);
+    cloneForward(rb, before, local);
+  };
+  // The cotangents of before's arguments (zeros where none).
+  auto stateCotangents = [&](OpBuilder &rb, DenseMap<Value, Value> &adj) {
+    SmallVector<Value> out;
+    for (unsigned i : carried) {
+      Value d = adj.lookup(before.getArgument(i));
+      out.push_back(d ? d : zerosOf(rb, loc, before.getArgument(i).getType()));
+    }
+    return out;
+  };
+
+  // 1. The last `before` execution: the exit test, forwarding the results.
+  IRMapping last = map;
+  recomputeBefore(b, last);
+  DenseMap<Value, Value> lastAdjoint;
+  for (auto [fwd, d] : llvm::zip(condition.getArgs(), dResults))
+    if (d && active.contains(fwd))
+      accumulate(b, lastAdjoint, fwd, d, loc);
+  if (failed(reverseBlock(b, before, last, lastAdjoint)))
+    return failure();
+  SmallVector<Value> inits = stateCotangents(b, lastAdjoint);
+  for (Value v : outside) {
+    Value d = lastAdjoint.lookup(v);
+    inits.push_back(d ? d : zerosOf(b, loc, v.getType()));
+  }
+
+  // 2. The iterations, last first: after, then the before that led to it.
+  auto [sizeBefore, sizeAfter] = whileTape.lookup(op);
+  Type i64 = b.getI64Type();
+  auto scalar = [&](Value t) {
+    return tensor::ExtractOp::create(b, loc, t, ValueRange{}).getResult();
+  };
+  Value pushes =
+      arith::SubIOp::create(b, loc, scalar(sizeAfter), scalar(sizeBefore));
+  Value perIteration = arith::ConstantOp::create(
+      b, loc, i64, b.getI64IntegerAttr(static_cast<int64_t>(numState)));
+  Value one64 = arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
+  Value iterations = arith::SubIOp::create(
+      b, loc, arith::CeilDivSIOp::create(b, loc, pushes, perIteration), one64);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value n = arith::IndexCastOp::create(b, loc, b.getIndexType(), iterations);
+  auto reverse = scf::ForOp::create(b, loc, zero, n, one, inits);
+  OpBuilder rb = OpBuilder::atBlockBegin(reverse.getBody());
+  IRMapping local = map;
+  recomputeBefore(rb, local);
+  for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
+    local.map(arg, local.lookupOrDefault(fwd));
+  cloneForward(rb, after, local);
+  DenseMap<Value, Value> iterationAdjoint;
+  ValueRange carriedIn = reverse.getRegionIterArgs();
+  for (auto [k, i] : llvm::enumerate(carried)) {
+    Value yielded = after.getTerminator()->getOperand(i);
+    if (active.contains(yielded))
+      accumulate(rb, iterationAdjoint, yielded, carriedIn[k], loc);
+  }
+  if (failed(reverseBlock(rb, after, local, iterationAdjoint)))
+    return failure();
+  for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
+    if (Value d = iterationAdjoint.lookup(arg); d && active.contains(fwd))
+      accumulate(rb, iterationAdjoint, fwd, d, loc);
+  if (failed(reverseBlock(rb, before, local, iterationAdjoint)))
+    return failure();
+  SmallVector<Value> yields = stateCotangents(rb, iterationAdjoint);
+  for (auto [k, v] : llvm::enumerate(outside)) {
+    Value sum = carriedIn[carried.size() + k];
+    if (Value d = iterationAdjoint.lookup(v))
+      sum = AddOp::create(rb, loc, d.getType(), sum, d);
+    yields.push_back(sum);
+  }
+  scf::YieldOp::create(rb, loc, yields);
+  for (auto [k, i] : llvm::enumerate(carried))
+    if (active.contains(op.getInits()[i]))
+      accumulate(b, adjoint, op.getInits()[i], reverse.getResult(k), loc);
+  for (auto [k, v] : llvm::enumerate(outside))
+    accumulate(b, adjoint, v, reverse.getResult(carried.size() + k), loc);
+  return success();
+}
+
 LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
                                     ArrayRef<Value> dResults,
                                     DenseMap<Value, Value> &adjoint) {
@@ -388,6 +555,15 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("autodiff needs a function of one block");
   Block &body = f.getBody().front();
+  // A generated gradient with loops keeps their states on the tape, which
+  // a second differentiation would not see through.
+  WalkResult tape = f.walk([](Operation *op) {
+    return isa<TapePushOp, TapePopOp>(op) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+  });
+  if (tape.wasInterrupted())
+    return f.emitError("a gradient of a gradient through a loop is not "
+                       "supported yet");
 
   // The vjp's signature: (args, result cotangents) -> (results, arg
   // cotangents).

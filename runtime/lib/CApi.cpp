@@ -164,6 +164,8 @@ TFLRT_TAPE_FUNCTIONS(u8, U8)
 TFLRT_TAPE_FUNCTIONS(bool, Bool)
 #undef TFLRT_TAPE_FUNCTIONS
 
+int64_t tflrt_tape_size(void) { return tflrt::tapeSize(); }
+
 void tflrt_checkpoint_write(const char *path, const char *where) {
   PendingCheckpoint pending = std::move(pendingCheckpoint());
   pendingCheckpoint() = {};

@@ -596,6 +596,8 @@ std::vector<Tensor> &tape() {
 
 void tapePush(const Tensor &t) { tape().push_back(t); }
 
+int64_t tapeSize() { return static_cast<int64_t>(tape().size()); }
+
 Tensor tapePop() {
   if (tape().empty())
     throw std::runtime_error("internal error: the autodiff tape is empty");

@@ -277,3 +277,13 @@ func.func @autodiff_ops(%x: tensor<3xf32>, %i: tensor<i64>) -> tensor<3xf32> {
   %2 = tfl.embed_slice %s[%i] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 2>} : tensor<2xf32>, tensor<i64> -> tensor<5xf32>
   return %1 : tensor<3xf32>
 }
+
+// -----
+
+// Tests tape_size.
+// CHECK-LABEL: func.func @tape_size
+func.func @tape_size() -> tensor<i64> {
+  // CHECK: tfl.tape_size : tensor<i64>
+  %0 = tfl.tape_size : tensor<i64>
+  return %0 : tensor<i64>
+}

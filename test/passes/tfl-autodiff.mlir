@@ -157,3 +157,42 @@ func.func private @loop2(%x: tensor<f32>) -> tensor<f32> {
   %0 = call @loop(%x, %c3) : (tensor<f32>, index) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Tests that an scf.while's forward copy pushes the state each `before`
+// starts from, between two reads of the tape's size; that its pullback
+// first pulls back through the last `before` (the exit test), then loops
+// over the counted iterations popping and recomputing each.
+// CHECK-LABEL: func.func private @doubling.vjp
+// CHECK: %[[S0:.*]] = tfl.tape_size : tensor<i64>
+// CHECK: scf.while (%[[A:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
+// CHECK:   tfl.tape_push %[[A]] : tensor<f32>
+// CHECK:   scf.condition
+// CHECK: %[[S1:.*]] = tfl.tape_size : tensor<i64>
+// CHECK: tfl.tape_pop : tensor<f32>
+// CHECK: tfl.compare lt
+// CHECK: arith.subi
+// CHECK: arith.ceildivsi
+// CHECK: scf.for
+// CHECK:   %[[P:.*]] = tfl.tape_pop : tensor<f32>
+// CHECK:   tfl.mul %[[P]], %{{.*}}
+// CHECK:   scf.yield
+func.func private @doubling(%x: tensor<f32>) -> tensor<f32> {
+  %0 = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
+    %ten = tfl.constant dense<10.0> : tensor<f32>
+    %lt = tfl.compare lt, %a, %ten : tensor<f32>, tensor<f32> -> tensor<i1>
+    %c = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%c) %a : tensor<f32>
+  } do {
+  ^bb0(%b: tensor<f32>):
+    %two = tfl.constant dense<2.0> : tensor<f32>
+    %m = tfl.mul %b, %two : tensor<f32>, tensor<f32> -> tensor<f32>
+    scf.yield %m : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @use_doubling(%x: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.grad @doubling(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}

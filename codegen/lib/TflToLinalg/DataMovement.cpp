@@ -364,6 +364,23 @@ struct StopGradientToInput : OpConversionPattern<StopGradientOp> {
   }
 };
 
+/// tape_size: a libtflrt call.
+struct TapeSizeToRuntime : OpConversionPattern<TapeSizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TapeSizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, op->getParentOfType<ModuleOp>(), "tflrt_tape_size",
+        rewriter.getFunctionType({}, {rewriter.getI64Type()}));
+    Value n = func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{})
+                  .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        ValueRange{n});
+    return success();
+  }
+};
+
 /// now: a libtflrt call reading the clock.
 struct NowToRuntime : OpConversionPattern<NowOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -494,11 +511,12 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
-               ConcatToTensor, AssertToRuntime, CheckNumericsToRuntime,
-               FlagToRuntime, LogScalarToRuntime, NowToRuntime, SeedToRuntime,
-               StopGradientToInput, EmbedSliceToTensor, GatherToLinalg>(
-      patterns.getContext());
+  patterns
+      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
+           AssertToRuntime, CheckNumericsToRuntime, FlagToRuntime,
+           LogScalarToRuntime, NowToRuntime, SeedToRuntime, StopGradientToInput,
+           EmbedSliceToTensor, TapeSizeToRuntime, GatherToLinalg>(
+          patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -178,6 +178,12 @@ void registerTflKernels(KernelRegistry &registry) {
                [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
                  tflrt::tapePush(in[0]);
                });
+  registry.add(mlir::tfl::TapeSizeOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+                 Tensor t(tflrt::DType::I64, {});
+                 t.data<int64_t>()[0] = tflrt::tapeSize();
+                 out.push_back(t);
+               });
   registry.add(mlir::tfl::TapePopOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
                  out.push_back(tflrt::tapePop());

@@ -139,6 +139,7 @@ TFLRT_TAPE_FUNCTIONS(i64)
 TFLRT_TAPE_FUNCTIONS(u8)
 TFLRT_TAPE_FUNCTIONS(bool)
 #undef TFLRT_TAPE_FUNCTIONS
+int64_t tflrt_tape_size(void);
 
 /* now(): seconds on a monotonic clock. */
 double tflrt_now(void);

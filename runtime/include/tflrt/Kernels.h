@@ -107,6 +107,7 @@ Tensor materialize(const TensorView &v);
 /// tensors that differentiated loops push per iteration and pop in reverse.
 void tapePush(const Tensor &t);
 Tensor tapePop();
+int64_t tapeSize();
 
 /// True when every element of a float tensor is finite (no NaN, no Inf).
 bool allFinite(const Tensor &a);

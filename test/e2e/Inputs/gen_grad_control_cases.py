@@ -2,8 +2,9 @@
 """Writes a TFL program differentiating functions with `if`/`elif`/`else`
 (nested, in called functions, with early returns, reading values from
 outside the branches) and `for` loops (nested, with ifs and calls inside,
-reading the loop variable), and the gradients central finite differences
-give.
+reading the loop variable), `while` loops with data-dependent exits, `break`
+and `continue`, and a backtracking line search, and the gradients central
+finite differences give.
 Each function's source is both TFL and Python: the generator runs it with
 NumPy standing in for the built-ins.
 
@@ -102,7 +103,34 @@ def f(x):
     for row in x:
         x = x + row * 0.5
     return sum(x * x)
+''', [(2, 2)]),
+    ('''
+def f(x, w):
+    while sum(x * x) < 20.0:
+        x = x * 1.5 + w
+    return sum(x * w)
+''', [(2,), (2,)]),
+    ('''
+def f(x):
+    for i in range(10):
+        x = sin(x) + x * 1.2
+        if sum(x) > 4.0:
+            break
+        if sum(x) < -4.0:
+            continue
+        x = x * 0.9
+    return sum(x)
 ''', [(2,)]),
+    ('''
+def f(w, x):
+    step = 1.0
+    value = sum((w * x - 1.0) * (w * x - 1.0))
+    g = x * 2.0 * (w * x - 1.0)
+    while sum(((w - step * g) * x - 1.0) * ((w - step * g) * x - 1.0)) > value - 0.5 * step * sum(g * g):
+        step = step * 0.5
+    w = w - step * g
+    return sum((w * x - 1.0) * (w * x - 1.0) * x)
+''', [(2,), (2,)]),
 ]
 
 NUMPY = {"exp": np.exp, "log": np.log, "sin": np.sin, "tanh": np.tanh,

@@ -663,6 +663,20 @@ def Tfl_TapePopOp : Tfl_Op<"tape_pop",
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+def Tfl_TapeSizeOp : Tfl_Op<"tape_size", [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
+  let summary = "how many tensors the autodiff tape holds";
+  let description = [{
+    Read before and after a `while` loop's forward sweep, it tells the
+    reverse loop how many iterations ran.
+
+    ```mlir
+    %0 = tfl.tape_size : tensor<i64>
+    ```
+  }];
+  let results = (outs 0DTensorOf<[I64]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
     [Pure, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {

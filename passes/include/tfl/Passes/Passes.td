@@ -18,6 +18,7 @@ def TflAutodiff : Pass<"tfl-autodiff", "mlir::ModuleOp"> {
     An active op without a rule is an error at its `.tfl` location.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+                           "mlir::tensor::TensorDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::tfl::TflDialect"];
 }
