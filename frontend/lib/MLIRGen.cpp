@@ -65,6 +65,32 @@ mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
   return module;
 }
 
+void MLIRGenImpl::markCustomGradient(mlir::func::FuncOp fn,
+                                     const Specialization &s) {
+  llvm::SmallVector<mlir::Type> value;
+  flatTypes(s.valueType, value);
+  const Type &g = s.customPullback->resultType;
+  std::vector<Type> grads =
+      s.argTypes.size() == 1 && g.kind != Type::Kind::Tuple
+          ? std::vector<Type>{g}
+          : g.elements;
+  llvm::SmallVector<int64_t> cotangents;
+  int64_t next = 0;
+  for (size_t i = 0; i < s.argTypes.size(); ++i) {
+    llvm::SmallVector<mlir::Type> leaves;
+    flatTypes(s.argTypes[i], leaves);
+    bool none = grads[i].kind == Type::Kind::None;
+    for (size_t k = 0; k < leaves.size(); ++k)
+      cotangents.push_back(none ? -1 : next++);
+  }
+  fn->setAttr("tfl.custom_pullback",
+              mlir::FlatSymbolRefAttr::get(&ctx, s.customPullback->symbol));
+  fn->setAttr("tfl.custom_value_leaves",
+              builder.getI64IntegerAttr(static_cast<int64_t>(value.size())));
+  fn->setAttr("tfl.custom_cotangents",
+              builder.getDenseI64ArrayAttr(cotangents));
+}
+
 void MLIRGenImpl::genFunction(const Specialization &s) {
   spec = &s;
   env.clear();
@@ -81,6 +107,8 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
       builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
   if (s.def || s.gradOf)
     fn.setPrivate();
+  if (s.customPullback)
+    markCustomGradient(fn, s);
   mlir::Block *entry = fn.addEntryBlock();
   if (s.gradOf) {
     // A gradient function: tfl.grad of the differentiated specialization,

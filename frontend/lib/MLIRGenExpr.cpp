@@ -504,7 +504,14 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
   flatTypes(callee->resultType, resultTypes);
   auto call = mlir::func::CallOp::create(builder, l, callee->symbol,
                                          resultTypes, operands);
-  return Values(call.getResults().begin(), call.getResults().end());
+  Values results(call.getResults().begin(), call.getResults().end());
+  if (callee->customPullback) {
+    // A @custom_gradient function also returns its residuals.
+    llvm::SmallVector<mlir::Type> value;
+    flatTypes(callee->valueType, value);
+    results.resize(value.size());
+  }
+  return results;
 }
 
 /// Escapes text for a tfl.print format (braces are doubled).

@@ -26,6 +26,8 @@
 
 #include <functional>
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace tfl::mlirgen {
 
 using ast::AnnAssignStmt;
@@ -88,6 +90,13 @@ private:
   }
 
   void genFunction(const Specialization &s);
+  /// Records on a @custom_gradient function's func.func how the autodiff
+  /// pass builds its vjp: `tfl.custom_pullback` (grad_fn's function, taking
+  /// the value's cotangent then the residuals), `tfl.custom_value_leaves`
+  /// (how many results are the value; the rest are residuals) and
+  /// `tfl.custom_cotangents` (per flattened argument, the pullback result
+  /// giving its cotangent, or -1 for none).
+  void markCustomGradient(mlir::func::FuncOp fn, const Specialization &s);
   /// Emits a block from statement `from` on; returns true when it ended in
   /// a `return`.
   bool genBlock(const Block &block, size_t from = 0);

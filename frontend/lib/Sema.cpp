@@ -571,12 +571,8 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::FuncDef: {
     auto *def = cast<FuncDef>(stmt);
-    if (!def->decorators.empty()) {
-      error(def->decorators.front().range.begin)
-          << "decorator '@" << def->decorators.front().name
-          << "' is not supported yet";
+    if (failed(checkDecorators(def)))
       return failure();
-    }
     // A top-level def sees module constants; a nested one closes over the
     // enclosing function's variables.
     defScope[def] = frame->scope;

@@ -133,6 +133,13 @@ private:
   LogicalResult buildScope(Scope &scope);
   LogicalResult bindImports(Scope &scope);
   void collectMainConstants(Scope &scope);
+  /// Checks a def's decorators (only @custom_gradient exists).
+  LogicalResult checkDecorators(const FuncDef *def,
+                                const Module *file = nullptr);
+  /// A @custom_gradient function's specialization `s` returned
+  /// `(value, grad_fn)`: checks it and specializes grad_fn on the value's
+  /// cotangent.
+  LogicalResult analyzeCustomGradient(Specialization *s, Position callPos);
   /// Checks a class's body: annotated fields (defaults last), methods.
   LogicalResult checkClass(const ClassDef *cls, const Module *file);
   /// The value a top-level name of `scope` denotes (a function, a class, a

@@ -106,7 +106,8 @@ LogicalResult SemaImpl::buildScope(Scope &scope) {
     collectMainConstants(scope);
   for (const StmtPtr &s : m.body) {
     if (auto *def = dyn_cast<FuncDef>(s.get())) {
-      if (failed(define(def->name, def->namePos)))
+      if (failed(define(def->name, def->namePos)) ||
+          failed(checkDecorators(def, &m)))
         return failure();
       scope.functions[def->name] = def;
       defScope[def] = &scope;
@@ -267,4 +268,21 @@ const ClassDef *SemaImpl::annotatedClass(const Expr *ann, const Scope &scope) {
   if (it == scope.imports.end() || !it->second.member.empty())
     return nullptr;
   return it->second.from->classes.lookup(attr->attr);
+}
+
+LogicalResult SemaImpl::checkDecorators(const FuncDef *def,
+                                        const Module *file) {
+  for (const ast::Decorator &d : def->decorators)
+    if (d.name != "custom_gradient") {
+      error(d.range.begin, file)
+          << "decorator '@" << d.name
+          << "' is not supported (TFL knows @custom_gradient)";
+      return failure();
+    }
+  if (def->decorators.size() > 1) {
+    error(def->decorators[1].range.begin, file)
+        << "@custom_gradient is given twice";
+    return failure();
+  }
+  return success();
 }

@@ -44,6 +44,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include <map>
+
 namespace mlir::tfl {
 
 #define GEN_PASS_DEF_TFLAUTODIFF
@@ -81,14 +83,24 @@ class VjpBuilder {
 public:
   explicit VjpBuilder(ModuleOp module) : module(module), symbols(module) {}
 
+  /// Which vjp of a function: the usual one (a @custom_gradient function's
+  /// uses its rule and ignores its residuals' cotangents), the reverse of
+  /// its body as written, or both (when residuals get cotangents, as in a
+  /// second derivative).
+  enum class VjpKind { Custom, Primal, Full };
   /// The vjp function of `f`, built on first use.
-  FailureOr<func::FuncOp> vjpOf(func::FuncOp f);
+  FailureOr<func::FuncOp> vjpOf(func::FuncOp f, VjpKind kind = VjpKind::Custom);
 
   /// Replaces `grad` by a call of its callee's vjp.
   LogicalResult expand(GradOp grad);
 
 private:
-  FailureOr<func::FuncOp> build(func::FuncOp f);
+  FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix);
+  FailureOr<func::FuncOp> buildFull(func::FuncOp f);
+  /// The vjp of a @custom_gradient function: its primal, then its
+  /// pullback (the user's grad_fn) on the value's cotangent and the
+  /// residuals the primal returned.
+  FailureOr<func::FuncOp> buildCustom(func::FuncOp f);
   /// Marks the float values of `block` (and of the regions in it) that
   /// depend on an active value.
   void markActive(Block &block);
@@ -132,20 +144,66 @@ private:
 
   ModuleOp module;
   SymbolTable symbols;
-  DenseMap<Operation *, func::FuncOp> vjps;
+  std::map<std::pair<Operation *, int>, func::FuncOp> vjps;
   /// The active values of the function being differentiated.
   DenseSet<Value> active;
 };
 
-FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f) {
-  auto it = vjps.find(f);
+FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind) {
+  auto key = std::make_pair(f.getOperation(), static_cast<int>(kind));
+  auto it = vjps.find(key);
   if (it != vjps.end())
     return it->second;
   DenseSet<Value> outer = std::move(active);
-  FailureOr<func::FuncOp> vjp = build(f);
+  FailureOr<func::FuncOp> vjp = failure();
+  if (kind == VjpKind::Full)
+    vjp = buildFull(f);
+  else if (kind == VjpKind::Custom && f->hasAttr("tfl.custom_pullback"))
+    vjp = buildCustom(f);
+  else
+    vjp = build(f, kind == VjpKind::Primal ? ".primal_vjp" : ".vjp");
   active = std::move(outer);
   if (succeeded(vjp))
-    vjps[f] = *vjp;
+    vjps[key] = *vjp;
+  return vjp;
+}
+
+FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
+  FailureOr<func::FuncOp> custom = vjpOf(f, VjpKind::Custom);
+  FailureOr<func::FuncOp> primal = vjpOf(f, VjpKind::Primal);
+  if (failed(custom) || failed(primal))
+    return failure();
+  FunctionType type = (*custom).getFunctionType();
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(f);
+  auto vjp = func::FuncOp::create(b, f.getLoc(),
+                                  (f.getSymName() + ".full_vjp").str(), type);
+  vjp.setPrivate();
+  symbols.insert(vjp);
+  Block *entry = vjp.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  // The user's rule for the value's cotangent, plus the ordinary reverse
+  // of the body for the residuals' (which a second derivative gives).
+  size_t numArgs = f.getFunctionType().getNumInputs();
+  size_t numResults = f.getFunctionType().getNumResults();
+  int64_t valueLeaves =
+      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt();
+  auto withRule =
+      func::CallOp::create(b, f.getLoc(), *custom, entry->getArguments());
+  SmallVector<Value> args(entry->getArguments());
+  for (size_t i = 0; i < static_cast<size_t>(valueLeaves); ++i)
+    args[numArgs + i] =
+        zerosOf(b, f.getLoc(), f.getFunctionType().getResult(i));
+  auto throughBody = func::CallOp::create(b, f.getLoc(), *primal, args);
+  SmallVector<Value> results(withRule.getResults().take_front(numResults));
+  for (size_t i = 0; i < numArgs; ++i) {
+    Value a = withRule.getResult(numResults + i);
+    Value c = throughBody.getResult(numResults + i);
+    results.push_back(isFloatTensor(a.getType())
+                          ? AddOp::create(b, f.getLoc(), a.getType(), a, c)
+                          : a);
+  }
+  func::ReturnOp::create(b, f.getLoc(), results);
   return vjp;
 }
 
@@ -259,7 +317,14 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
   SmallVector<Value> dOperands;
   if (auto call = dyn_cast<func::CallOp>(clone)) {
     auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-    FailureOr<func::FuncOp> calleeVjp = vjpOf(callee);
+    // A custom rule's residuals with cotangents need the body's reverse.
+    VjpKind kind = VjpKind::Custom;
+    if (auto leaves =
+            callee->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves"))
+      if (llvm::any_of(dResults.drop_front(leaves.getInt()),
+                       [](Value d) { return d != nullptr; }))
+        kind = VjpKind::Full;
+    FailureOr<func::FuncOp> calleeVjp = vjpOf(callee, kind);
     if (failed(calleeVjp))
       return failure();
     SmallVector<Value> args(call.getOperands());
@@ -551,7 +616,46 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
   return success();
 }
 
-FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f) {
+FailureOr<func::FuncOp> VjpBuilder::buildCustom(func::FuncOp f) {
+  auto pullbackName =
+      f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_pullback");
+  auto pullback = symbols.lookup<func::FuncOp>(pullbackName.getValue());
+  int64_t valueLeaves =
+      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt();
+  ArrayRef<int64_t> cotangents =
+      f->getAttrOfType<DenseI64ArrayAttr>("tfl.custom_cotangents").asArrayRef();
+  FunctionType type = f.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs());
+  llvm::append_range(inputs, type.getResults());
+  SmallVector<Type> outputs(type.getResults());
+  llvm::append_range(outputs, type.getInputs());
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(f);
+  auto vjp =
+      func::FuncOp::create(b, f.getLoc(), (f.getSymName() + ".vjp").str(),
+                           b.getFunctionType(inputs, outputs));
+  vjp.setPrivate();
+  symbols.insert(vjp);
+  Block *entry = vjp.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  size_t numArgs = type.getNumInputs();
+  // The primal (value and residuals), then grad_fn on the value's
+  // cotangent and the residuals.
+  auto primal = func::CallOp::create(b, f.getLoc(), f,
+                                     entry->getArguments().take_front(numArgs));
+  SmallVector<Value> pullbackArgs(
+      entry->getArguments().slice(numArgs, valueLeaves));
+  llvm::append_range(pullbackArgs, primal.getResults().drop_front(valueLeaves));
+  auto grads = func::CallOp::create(b, f.getLoc(), pullback, pullbackArgs);
+  SmallVector<Value> results(primal.getResults());
+  for (auto [i, c] : llvm::enumerate(cotangents))
+    results.push_back(c >= 0 ? grads.getResult(c)
+                             : zerosOf(b, f.getLoc(), type.getInput(i)));
+  func::ReturnOp::create(b, f.getLoc(), results);
+  return vjp;
+}
+
+FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("autodiff needs a function of one block");
   Block &body = f.getBody().front();
@@ -575,7 +679,7 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f) {
   OpBuilder b(module.getContext());
   b.setInsertionPointAfter(f);
   auto vjp =
-      func::FuncOp::create(b, f.getLoc(), (f.getSymName() + ".vjp").str(),
+      func::FuncOp::create(b, f.getLoc(), (f.getSymName() + suffix).str(),
                            b.getFunctionType(inputs, outputs));
   vjp.setPrivate();
   symbols.insert(vjp);
@@ -621,8 +725,11 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
   if (!callee)
     return grad.emitError("unknown function @") << grad.getCallee();
   FunctionType type = callee.getFunctionType();
-  if (type.getNumResults() != 1 || !isFloatTensor(type.getResult(0)) ||
-      cast<RankedTensorType>(type.getResult(0)).getRank() != 0)
+  // The first result is the value (a @custom_gradient function returns
+  // its residuals after it).
+  if (type.getNumResults() < 1 || !isFloatTensor(type.getResult(0)) ||
+      cast<RankedTensorType>(type.getResult(0)).getRank() != 0 ||
+      (type.getNumResults() > 1 && !callee->hasAttr("tfl.custom_pullback")))
     return grad.emitError("grad needs a function returning one float scalar");
   FailureOr<func::FuncOp> vjp = vjpOf(callee);
   if (failed(vjp))
@@ -635,12 +742,14 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
                              b.getFloatAttr(seedType.getElementType(), 1.0)));
   SmallVector<Value> args(grad.getOperands());
   args.push_back(seed);
+  for (Type t : type.getResults().drop_front())
+    args.push_back(zerosOf(b, grad.getLoc(), t));
   auto call = func::CallOp::create(b, grad.getLoc(), *vjp, args);
   SmallVector<Value> results;
   if (grad.getWithValue())
     results.push_back(call.getResult(0));
   for (int64_t a : grad.getArgnums())
-    results.push_back(call.getResult(1 + a));
+    results.push_back(call.getResult(type.getNumResults() + a));
   grad.replaceAllUsesWith(results);
   grad.erase();
   return success();

@@ -70,6 +70,12 @@ struct Specialization {
   /// differentiates, with respect to which of its flattened operands, and
   /// whether it also returns the value.
   const Specialization *gradOf = nullptr;
+  /// A @custom_gradient function: its body returns (value, grad_fn), so its
+  /// func.func returns the value's leaves then grad_fn's captured values
+  /// (the residuals); `customPullback` is grad_fn specialized on the
+  /// value's cotangent. Callers see `valueType`.
+  const Specialization *customPullback = nullptr;
+  Type valueType;
   std::vector<int64_t> gradArgnums;
   bool gradWithValue = false;
   std::string symbol; // the func.func's name
@@ -78,6 +84,11 @@ struct Specialization {
   std::vector<std::string> captureNames;
   std::vector<Type> captureTypes;
   Type resultType;
+  /// The type a call gives: resultType, or a @custom_gradient function's
+  /// value.
+  const Type &callType() const {
+    return customPullback ? valueType : resultType;
+  }
   /// The type of every expression of the body, after literal promotion.
   llvm::DenseMap<const ast::Expr *, Type> types;
   /// The specialization each user-function call reaches.
