@@ -43,7 +43,8 @@ struct WindowOpBufferization
     for (Value &arg : args)
       arg = castToUnranked(rewriter, loc, arg);
     SmallVector<int64_t> ints;
-    if constexpr (!std::is_same_v<OpTy, Conv2DOp>)
+    if constexpr (std::is_same_v<OpTy, MaxPool2DOp> ||
+                  std::is_same_v<OpTy, AvgPool2DOp>)
       llvm::append_range(ints, window.getSize());
     llvm::append_range(ints, window.getStrides());
     llvm::append_range(ints, window.getPadding());
@@ -61,6 +62,10 @@ struct WindowOpBufferization
 
 void attachConvBufferizationModels(MLIRContext *ctx) {
   Conv2DOp::attachInterface<WindowOpBufferization<Conv2DOp>>(*ctx);
+  Conv2DBackwardInputOp::attachInterface<
+      WindowOpBufferization<Conv2DBackwardInputOp>>(*ctx);
+  Conv2DBackwardFilterOp::attachInterface<
+      WindowOpBufferization<Conv2DBackwardFilterOp>>(*ctx);
   MaxPool2DOp::attachInterface<WindowOpBufferization<MaxPool2DOp>>(*ctx);
   AvgPool2DOp::attachInterface<WindowOpBufferization<AvgPool2DOp>>(*ctx);
 }

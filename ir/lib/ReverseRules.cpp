@@ -208,6 +208,18 @@ LogicalResult EmbedSliceOp::reverse(OpBuilder &b, ValueRange dResults,
   return success();
 }
 
+LogicalResult Conv2DOp::reverse(OpBuilder &b, ValueRange dResults,
+                                SmallVectorImpl<Value> &dOperands) {
+  Value dy = dResults[0];
+  dOperands.push_back(Conv2DBackwardInputOp::create(
+      b, getLoc(), getInput().getType(), dy, getFilter(), getStridesAttr(),
+      getPaddingAttr()));
+  dOperands.push_back(Conv2DBackwardFilterOp::create(
+      b, getLoc(), getFilter().getType(), getInput(), dy, getStridesAttr(),
+      getPaddingAttr()));
+  return success();
+}
+
 LogicalResult CheckNumericsOp::reverse(OpBuilder &, ValueRange dResults,
                                        SmallVectorImpl<Value> &dOperands) {
   dOperands.push_back(dResults[0]);

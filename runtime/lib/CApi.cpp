@@ -92,6 +92,30 @@ void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
                 {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
 }
 
+void tflrt_conv2d_backward_input_f32(int64_t rankDy, void *dy, int64_t rankW,
+                                     void *w, int64_t rankDx, void *dx,
+                                     int64_t strideH, int64_t strideW,
+                                     int64_t padTop, int64_t padBottom,
+                                     int64_t padLeft, int64_t padRight) {
+  tflrt::conv2dBackwardInput(
+      viewOf(tflrt::DType::F32, rankDy, dy),
+      viewOf(tflrt::DType::F32, rankW, w),
+      viewOf(tflrt::DType::F32, rankDx, dx),
+      {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
+}
+
+void tflrt_conv2d_backward_filter_f32(int64_t rankX, void *x, int64_t rankDy,
+                                      void *dy, int64_t rankDw, void *dw,
+                                      int64_t strideH, int64_t strideW,
+                                      int64_t padTop, int64_t padBottom,
+                                      int64_t padLeft, int64_t padRight) {
+  tflrt::conv2dBackwardFilter(
+      viewOf(tflrt::DType::F32, rankX, x),
+      viewOf(tflrt::DType::F32, rankDy, dy),
+      viewOf(tflrt::DType::F32, rankDw, dw),
+      {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
+}
+
 #define TFLRT_POOL(NAME, KIND)                                                 \
   void tflrt_##NAME##_f32(int64_t rankX, void *x, int64_t rankOut, void *out,  \
                           int64_t sizeH, int64_t sizeW, int64_t strideH,       \

@@ -11,6 +11,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstring>
 #include <map>
 #include <stdexcept>
 
@@ -89,6 +90,76 @@ void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
   it->second.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
                                 {DNNL_ARG_WEIGHTS, wrap(wd, w)},
                                 {DNNL_ARG_DST, wrap(od, out)}});
+  c.stream.wait();
+}
+
+/// The forward primitive descriptor oneDNN's backward ones are built from.
+static dnnl::convolution_forward::primitive_desc
+forwardHint(const memory::desc &xd, const memory::desc &wd,
+            const memory::desc &od, const Window &window) {
+  dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training,
+                                    dnnl::algorithm::convolution_direct, xd, wd,
+                                    od, {window.strides[0], window.strides[1]},
+                                    {window.padding[0], window.padding[2]},
+                                    {window.padding[1], window.padding[3]});
+  return dnnl::convolution_forward::primitive_desc(d, context().engine);
+}
+
+void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
+                         const TensorView &dx, const Window &window) {
+  if (empty(dx))
+    return;
+  if (empty(dy) || empty(w)) {
+    std::memset(const_cast<void *>(dx.data), 0,
+                numElements(dx.shape) * sizeof(float));
+    return;
+  }
+  Context &c = context();
+  memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
+  std::vector<int64_t> k = key(3, {&dy, &w, &dx}, window);
+  auto it = c.cache.find(k);
+  if (it == c.cache.end()) {
+    dnnl::convolution_backward_data::desc d(
+        dnnl::algorithm::convolution_direct, xd, wd, yd,
+        {window.strides[0], window.strides[1]},
+        {window.padding[0], window.padding[2]},
+        {window.padding[1], window.padding[3]});
+    dnnl::convolution_backward_data::primitive_desc pd(
+        d, c.engine, forwardHint(xd, wd, yd, window));
+    it = c.cache.emplace(k, dnnl::convolution_backward_data(pd)).first;
+  }
+  it->second.execute(c.stream, {{DNNL_ARG_DIFF_DST, wrap(yd, dy)},
+                                {DNNL_ARG_WEIGHTS, wrap(wd, w)},
+                                {DNNL_ARG_DIFF_SRC, wrap(xd, dx)}});
+  c.stream.wait();
+}
+
+void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
+                          const TensorView &dw, const Window &window) {
+  if (empty(dw))
+    return;
+  if (empty(dy) || empty(x)) {
+    std::memset(const_cast<void *>(dw.data), 0,
+                numElements(dw.shape) * sizeof(float));
+    return;
+  }
+  Context &c = context();
+  memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
+  std::vector<int64_t> k = key(4, {&x, &dy, &dw}, window);
+  auto it = c.cache.find(k);
+  if (it == c.cache.end()) {
+    dnnl::convolution_backward_weights::desc d(
+        dnnl::algorithm::convolution_direct, xd, wd, yd,
+        {window.strides[0], window.strides[1]},
+        {window.padding[0], window.padding[2]},
+        {window.padding[1], window.padding[3]});
+    dnnl::convolution_backward_weights::primitive_desc pd(
+        d, c.engine, forwardHint(xd, wd, yd, window));
+    it = c.cache.emplace(k, dnnl::convolution_backward_weights(pd)).first;
+  }
+  it->second.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
+                                {DNNL_ARG_DIFF_DST, wrap(yd, dy)},
+                                {DNNL_ARG_DIFF_WEIGHTS, wrap(wd, dw)}});
   c.stream.wait();
 }
 

@@ -34,3 +34,19 @@ func.func @pool(%x: tensor<1x8x8x3xf32>) -> tensor<1x4x4x3xf32> {
   %0 = tfl.max_pool2d %x {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x8x8x3xf32> -> tensor<1x4x4x3xf32>
   return %0 : tensor<1x4x4x3xf32>
 }
+
+// -----
+
+// Tests that conv2d's adjoints bufferize to oneDNN-backed libtflrt calls
+// with the same window arguments as the forward conv.
+// CHECK-LABEL: func.func @conv_backward
+func.func @conv_backward(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %dy: tensor<1x6x6x4xf32>) -> (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) {
+  // CHECK: %[[DX:.*]] = memref.alloc() {{.*}}: memref<1x8x8x3xf32>
+  // CHECK: call @tflrt_conv2d_backward_input_f32(
+  %0 = tfl.conv2d_backward_input %dy, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x6x6x4xf32>, tensor<3x3x3x4xf32> -> tensor<1x8x8x3xf32>
+  // CHECK: %[[DW:.*]] = memref.alloc() {{.*}}: memref<3x3x3x4xf32>
+  // CHECK: call @tflrt_conv2d_backward_filter_f32(
+  %1 = tfl.conv2d_backward_filter %x, %dy {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x8x3xf32>, tensor<1x6x6x4xf32> -> tensor<3x3x3x4xf32>
+  // CHECK: return %[[DX]], %[[DW]]
+  return %0, %1 : tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>
+}

@@ -287,3 +287,15 @@ func.func @tape_size() -> tensor<i64> {
   %0 = tfl.tape_size : tensor<i64>
   return %0 : tensor<i64>
 }
+
+// -----
+
+// Tests conv2d's adjoint ops.
+// CHECK-LABEL: func.func @conv_adjoints
+func.func @conv_adjoints(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %dy: tensor<1x6x6x4xf32>) {
+  // CHECK: tfl.conv2d_backward_input
+  %0 = tfl.conv2d_backward_input %dy, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x6x6x4xf32>, tensor<3x3x3x4xf32> -> tensor<1x8x8x3xf32>
+  // CHECK: tfl.conv2d_backward_filter
+  %1 = tfl.conv2d_backward_filter %x, %dy {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x8x3xf32>, tensor<1x6x6x4xf32> -> tensor<3x3x3x4xf32>
+  return
+}

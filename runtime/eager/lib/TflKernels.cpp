@@ -201,6 +201,24 @@ void registerTflKernels(KernelRegistry &registry) {
                       {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
         out.push_back(t);
       });
+  auto convBackward = [](Operation *op, ArrayRef<Tensor> in,
+                         SmallVectorImpl<Tensor> &out) {
+    auto get = [&](StringRef name) {
+      return cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef();
+    };
+    Tensor t = resultTensor(op->getResult(0).getType());
+    ArrayRef<int64_t> s = get("strides"), p = get("padding");
+    tflrt::Window window{{s[0], s[1]}, {p[0], p[1], p[2], p[3]}};
+    if (isa<mlir::tfl::Conv2DBackwardInputOp>(op))
+      tflrt::conv2dBackwardInput(in[0].view(), in[1].view(), t.view(), window);
+    else
+      tflrt::conv2dBackwardFilter(in[0].view(), in[1].view(), t.view(), window);
+    out.push_back(t);
+  };
+  registry.add(mlir::tfl::Conv2DBackwardInputOp::getOperationName(),
+               convBackward);
+  registry.add(mlir::tfl::Conv2DBackwardFilterOp::getOperationName(),
+               convBackward);
   auto pool = [](Operation *op, ArrayRef<Tensor> in,
                  SmallVectorImpl<Tensor> &out) {
     auto get = [&](StringRef name) {

@@ -28,6 +28,13 @@ struct Window {
 void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
             const Window &window);
 
+/// conv2d's adjoints: the input's cotangent `dx` from the result's `dy`
+/// and the filter, and the filter's `dw` from the input and `dy`.
+void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
+                         const TensorView &dx, const Window &window);
+void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
+                          const TensorView &dw, const Window &window);
+
 enum class PoolKind { Max, Avg };
 
 /// Max or average over `size` windows; padding is excluded from both (as

@@ -698,7 +698,8 @@ def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
 // Convolution and pooling
 //===----------------------------------------------------------------------===//
 
-def Tfl_Conv2DOp : Tfl_Op<"conv2d", [Pure]> {
+def Tfl_Conv2DOp : Tfl_Op<"conv2d",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "2-D convolution, NHWC input and HWIO filter";
   let description = [{
     TensorFlow's `conv2d` (a cross-correlation): `out[n, i, j, o]` sums
@@ -720,6 +721,44 @@ def Tfl_Conv2DOp : Tfl_Op<"conv2d", [Pure]> {
     type($result)
   }];
   let hasVerifier = 1;
+}
+
+def Tfl_Conv2DBackwardInputOp : Tfl_Op<"conv2d_backward_input", [Pure]> {
+  let summary = "conv2d's adjoint with respect to its input";
+  let description = [{
+    The cotangent of a `conv2d`'s input (the result's type) from its
+    result's cotangent `dy` and its filter, with that conv's strides and
+    padding (oneDNN's backward data, in both modes).
+
+    ```mlir
+    %dx = tfl.conv2d_backward_input %dy, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<8x28x28x16xf32>, tensor<3x3x1x16xf32> -> tensor<8x28x28x1xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$dy, RankedTensorOf<[F32]>:$filter,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $dy `,` $filter attr-dict `:` type($dy) `,` type($filter) `->` type($result)
+  }];
+}
+
+def Tfl_Conv2DBackwardFilterOp : Tfl_Op<"conv2d_backward_filter", [Pure]> {
+  let summary = "conv2d's adjoint with respect to its filter";
+  let description = [{
+    The cotangent of a `conv2d`'s filter (the result's type) from its input
+    and its result's cotangent `dy`, with that conv's strides and padding
+    (oneDNN's backward weights, in both modes).
+
+    ```mlir
+    %dw = tfl.conv2d_backward_filter %x, %dy {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<8x28x28x1xf32>, tensor<8x28x28x16xf32> -> tensor<3x3x1x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input, RankedTensorOf<[F32]>:$dy,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input `,` $dy attr-dict `:` type($input) `,` type($dy) `->` type($result)
+  }];
 }
 
 class Tfl_Pool2DOp<string mnemonic, string what>

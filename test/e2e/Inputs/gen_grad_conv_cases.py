@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""Writes a TFL program taking the gradient of sum(conv2d(x, w) * c) with
+respect to the input and the filter (f32, oneDNN's backward primitives),
+for strides and "valid"/"same" padding, and the gradients central finite
+differences of gen_conv_cases.py's NumPy conv2d give (in f64).
+
+Usage: gen_grad_conv_cases.py OUT.tfl OUT.expected
+"""
+import sys
+
+import numpy as np
+
+from gen_conv_cases import conv
+from tflgen import literal
+
+rng = np.random.default_rng(29)
+
+
+def fd(f, args, i, h=1e-6):
+    g = np.zeros(args[i].shape)
+    for k in np.ndindex(g.shape):
+        up = [np.array(a, dtype=np.float64) for a in args]
+        down = [np.array(a, dtype=np.float64) for a in args]
+        up[i][k] += h
+        down[i][k] -= h
+        g[k] = (f(*up) - f(*down)) / (2 * h)
+    return g
+
+
+def main():
+    tfl_path, expected_path = sys.argv[1:]
+    lines, expected = [], []
+    for k, (xs, ws, strides, padding) in enumerate([
+            ((2, 5, 5, 2), (3, 3, 2, 3), (1, 1), "valid"),
+            ((1, 6, 5, 1), (3, 2, 1, 2), (2, 2), "same"),
+            ((2, 4, 4, 3), (1, 1, 3, 2), (1, 2), "same")]):
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal(ws).astype(np.float32)
+        same = padding == "same"
+        c = rng.standard_normal(conv(x, w, strides, same).shape)
+        c = c.astype(np.float32)
+        lines += [f"def c{k}(x, w):",
+                  f"    return sum(conv2d(x, w, strides={strides}, "
+                  f'padding="{padding}") * {literal(c)})', "",
+                  f"gx, gw = grad(c{k}, argnums=(0, 1))"
+                  f"({literal(x)}, {literal(w)})", "print(gx)", "print(gw)"]
+        f = lambda x, w: np.sum(conv(x, w, strides, same) * c)
+        expected += [str(fd(f, [x, w], 0).astype(np.float32)),
+                     str(fd(f, [x, w], 1).astype(np.float32))]
+    with open(tfl_path, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    with open(expected_path, "w") as out:
+        out.write("\n".join(expected) + "\n")
+
+
+if __name__ == "__main__":
+    main()
