@@ -44,7 +44,9 @@ struct WindowOpBufferization
       arg = castToUnranked(rewriter, loc, arg);
     SmallVector<int64_t> ints;
     if constexpr (std::is_same_v<OpTy, MaxPool2DOp> ||
-                  std::is_same_v<OpTy, AvgPool2DOp>)
+                  std::is_same_v<OpTy, AvgPool2DOp> ||
+                  std::is_same_v<OpTy, MaxPool2DBackwardOp> ||
+                  std::is_same_v<OpTy, AvgPool2DBackwardOp>)
       llvm::append_range(ints, window.getSize());
     llvm::append_range(ints, window.getStrides());
     llvm::append_range(ints, window.getPadding());
@@ -62,6 +64,10 @@ struct WindowOpBufferization
 
 void attachConvBufferizationModels(MLIRContext *ctx) {
   Conv2DOp::attachInterface<WindowOpBufferization<Conv2DOp>>(*ctx);
+  MaxPool2DBackwardOp::attachInterface<
+      WindowOpBufferization<MaxPool2DBackwardOp>>(*ctx);
+  AvgPool2DBackwardOp::attachInterface<
+      WindowOpBufferization<AvgPool2DBackwardOp>>(*ctx);
   Conv2DBackwardInputOp::attachInterface<
       WindowOpBufferization<Conv2DBackwardInputOp>>(*ctx);
   Conv2DBackwardFilterOp::attachInterface<

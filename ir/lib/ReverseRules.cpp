@@ -220,6 +220,22 @@ LogicalResult Conv2DOp::reverse(OpBuilder &b, ValueRange dResults,
   return success();
 }
 
+LogicalResult MaxPool2DOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(MaxPool2DBackwardOp::create(
+      b, getLoc(), getInput().getType(), getInput(), dResults[0], getSizeAttr(),
+      getStridesAttr(), getPaddingAttr()));
+  return success();
+}
+
+LogicalResult AvgPool2DOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(AvgPool2DBackwardOp::create(
+      b, getLoc(), getInput().getType(), getInput(), dResults[0], getSizeAttr(),
+      getStridesAttr(), getPaddingAttr()));
+  return success();
+}
+
 LogicalResult CheckNumericsOp::reverse(OpBuilder &, ValueRange dResults,
                                        SmallVectorImpl<Value> &dOperands) {
   dOperands.push_back(dResults[0]);

@@ -130,6 +130,22 @@ TFLRT_POOL(max_pool2d, Max)
 TFLRT_POOL(avg_pool2d, Avg)
 #undef TFLRT_POOL
 
+#define TFLRT_POOL_BACKWARD(NAME, KIND)                                        \
+  void tflrt_##NAME##_backward_f32(                                            \
+      int64_t rankX, void *x, int64_t rankDy, void *dy, int64_t rankDx,        \
+      void *dx, int64_t sizeH, int64_t sizeW, int64_t strideH,                 \
+      int64_t strideW, int64_t padTop, int64_t padBottom, int64_t padLeft,     \
+      int64_t padRight) {                                                      \
+    tflrt::pool2dBackward(                                                     \
+        tflrt::PoolKind::KIND, viewOf(tflrt::DType::F32, rankX, x),            \
+        viewOf(tflrt::DType::F32, rankDy, dy),                                 \
+        viewOf(tflrt::DType::F32, rankDx, dx), {sizeH, sizeW},                 \
+        {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});         \
+  }
+TFLRT_POOL_BACKWARD(max_pool2d, Max)
+TFLRT_POOL_BACKWARD(avg_pool2d, Avg)
+#undef TFLRT_POOL_BACKWARD
+
 #define TFLRT_FILE_FUNCTIONS(T, DTYPE)                                         \
   void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \
                           const char *where) {                                 \

@@ -50,3 +50,16 @@ func.func @conv_backward(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %dy: 
   // CHECK: return %[[DX]], %[[DW]]
   return %0, %1 : tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>
 }
+
+// -----
+
+// Tests that pooling's adjoints bufferize to libtflrt calls taking the
+// input, the cotangent and the window.
+// CHECK-LABEL: func.func @pool_backward
+func.func @pool_backward(%x: tensor<1x8x8x3xf32>, %dy: tensor<1x4x4x3xf32>) -> tensor<1x8x8x3xf32> {
+  // CHECK: %[[DX:.*]] = memref.alloc() {{.*}}: memref<1x8x8x3xf32>
+  // CHECK: call @tflrt_max_pool2d_backward_f32(
+  // CHECK: return %[[DX]]
+  %0 = tfl.max_pool2d_backward %x, %dy {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x8x8x3xf32>, tensor<1x4x4x3xf32> -> tensor<1x8x8x3xf32>
+  return %0 : tensor<1x8x8x3xf32>
+}

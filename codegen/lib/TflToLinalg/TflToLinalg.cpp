@@ -70,7 +70,8 @@ struct ConvertTflToLinalgPass
     target.addLegalOp<PrintOp, RandomUniformOp, RandomNormalOp,
                       ShuffleIndicesOp, LoadDataOp, LoadOp, SaveNpyOp, SaveOp,
                       Conv2DOp, Conv2DBackwardInputOp, Conv2DBackwardFilterOp,
-                      MaxPool2DOp, AvgPool2DOp, TapePushOp, TapePopOp>();
+                      MaxPool2DOp, AvgPool2DOp, MaxPool2DBackwardOp,
+                      AvgPool2DBackwardOp, TapePushOp, TapePopOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

@@ -232,6 +232,24 @@ void registerTflKernels(KernelRegistry &registry) {
                   {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
     out.push_back(t);
   };
+  auto poolBackward = [](Operation *op, ArrayRef<Tensor> in,
+                         SmallVectorImpl<Tensor> &out) {
+    auto get = [&](StringRef name) {
+      return cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef();
+    };
+    Tensor t = resultTensor(op->getResult(0).getType());
+    ArrayRef<int64_t> k = get("size"), s = get("strides"), p = get("padding");
+    tflrt::pool2dBackward(isa<mlir::tfl::MaxPool2DBackwardOp>(op)
+                              ? tflrt::PoolKind::Max
+                              : tflrt::PoolKind::Avg,
+                          in[0].view(), in[1].view(), t.view(), {k[0], k[1]},
+                          {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
+    out.push_back(t);
+  };
+  registry.add(mlir::tfl::MaxPool2DBackwardOp::getOperationName(),
+               poolBackward);
+  registry.add(mlir::tfl::AvgPool2DBackwardOp::getOperationName(),
+               poolBackward);
   registry.add(mlir::tfl::MaxPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::AvgPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::SeedOp::getOperationName(),

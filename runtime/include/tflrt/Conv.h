@@ -42,6 +42,13 @@ enum class PoolKind { Max, Avg };
 void pool2d(PoolKind kind, const TensorView &x, const TensorView &out,
             std::array<int64_t, 2> size, const Window &window);
 
+/// Pooling's adjoint: `dy` routed back to `dx` (x's shape) through the
+/// windows: each to the first maximum of its window (max), or spread evenly
+/// over its unpadded elements (avg). Plain loops, the same in both modes.
+void pool2dBackward(PoolKind kind, const TensorView &x, const TensorView &dy,
+                    const TensorView &dx, std::array<int64_t, 2> size,
+                    const Window &window);
+
 } // namespace tflrt
 
 #endif // TFLRT_CONV_H

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Writes a TFL program taking the gradient of sum(conv2d(x, w) * c) with
 respect to the input and the filter (f32, oneDNN's backward primitives),
-for strides and "valid"/"same" padding, and the gradients central finite
-differences of gen_conv_cases.py's NumPy conv2d give (in f64).
+and of max and average pooling, for strides and "valid"/"same" padding,
+and the gradients central finite differences of gen_conv_cases.py's NumPy
+conv2d and pooling give (in f64).
 
 Usage: gen_grad_conv_cases.py OUT.tfl OUT.expected
 """
@@ -10,7 +11,7 @@ import sys
 
 import numpy as np
 
-from gen_conv_cases import conv
+from gen_conv_cases import conv, pool
 from tflgen import literal
 
 rng = np.random.default_rng(29)
@@ -47,6 +48,19 @@ def main():
         f = lambda x, w: np.sum(conv(x, w, strides, same) * c)
         expected += [str(fd(f, [x, w], 0).astype(np.float32)),
                      str(fd(f, [x, w], 1).astype(np.float32))]
+    for k, (kind, size, strides, padding) in enumerate([
+            ("max", (2, 2), (2, 2), "valid"), ("max", (3, 3), (2, 2), "same"),
+            ("avg", (2, 3), (1, 2), "valid"), ("avg", (3, 3), (2, 2), "same")]):
+        x = rng.standard_normal((2, 5, 6, 2)).astype(np.float32)
+        same = padding == "same"
+        c = rng.standard_normal(pool(x, size, strides, same, kind).shape)
+        c = c.astype(np.float32)
+        lines += [f"def p{k}(x):",
+                  f"    return sum({kind}_pool2d(x, {size}, strides={strides}, "
+                  f'padding="{padding}") * {literal(c)})', "",
+                  f"print(grad(p{k})({literal(x)}))"]
+        f = lambda x: np.sum(pool(x, size, strides, same, kind) * c)
+        expected.append(str(fd(f, [x], 0).astype(np.float32)))
     with open(tfl_path, "w") as out:
         out.write("\n".join(lines) + "\n")
     with open(expected_path, "w") as out:

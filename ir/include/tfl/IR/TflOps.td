@@ -762,7 +762,8 @@ def Tfl_Conv2DBackwardFilterOp : Tfl_Op<"conv2d_backward_filter", [Pure]> {
 }
 
 class Tfl_Pool2DOp<string mnemonic, string what>
-    : Tfl_Op<mnemonic, [Pure]> {
+    : Tfl_Op<mnemonic,
+             [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = what # " pooling over 2-D windows of an NHWC tensor";
   let description = [{
     Windows of `size` (h, w) every `strides` (h, w), with explicit
@@ -782,6 +783,31 @@ class Tfl_Pool2DOp<string mnemonic, string what>
 
 def Tfl_MaxPool2DOp : Tfl_Pool2DOp<"max_pool2d", "max">;
 def Tfl_AvgPool2DOp : Tfl_Pool2DOp<"avg_pool2d", "average">;
+
+class Tfl_Pool2DBackwardOp<string mnemonic, string what>
+    : Tfl_Op<mnemonic, [Pure]> {
+  let summary = what # " pooling's adjoint";
+  let description = [{
+    The cotangent of a pooling op's input (the result's type) from its
+    input and its result's cotangent `dy`, with that op's window: max
+    routes each window's cotangent to its first maximum, average spreads it
+    over the window's unpadded elements.
+
+    ```mlir
+    %dx = tfl.max_pool2d_backward %x, %dy {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x28x28x16xf32>, tensor<8x14x14x16xf32> -> tensor<8x28x28x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input, RankedTensorOf<[F32]>:$dy,
+                   DenseI64ArrayAttr:$size, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$padding);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input `,` $dy attr-dict `:` type($input) `,` type($dy) `->` type($result)
+  }];
+}
+
+def Tfl_MaxPool2DBackwardOp : Tfl_Pool2DBackwardOp<"max_pool2d_backward", "max">;
+def Tfl_AvgPool2DBackwardOp : Tfl_Pool2DBackwardOp<"avg_pool2d_backward", "average">;
 
 //===----------------------------------------------------------------------===//
 // Random numbers
