@@ -8,6 +8,7 @@
 //   tfl.save_npy   tflrt_save_npy_<dtype> on the input's buffer;
 //   tfl.save       tflrt_checkpoint_add_<dtype> per input, then
 //                  tflrt_checkpoint_write.
+//   tfl.scatter_add  a fresh buffer, filled by tflrt_scatter_add_<dtype>;
 //   tfl.tape_push  tflrt_tape_push_<dtype> on the input's buffer;
 //   tfl.tape_pop   a fresh buffer, filled by tflrt_tape_pop_<dtype>.
 // Each file call gets the op's location text, for errors naming the file.
@@ -19,6 +20,7 @@
 #include "tfl/Codegen/RuntimeCallModel.h"
 #include "tfl/IR/TflOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -123,6 +125,32 @@ struct SaveModel : RuntimeCallModel<SaveModel, SaveOp> {
   }
 };
 
+struct ScatterAddModel : RuntimeCallModel<ScatterAddModel, ScatterAddOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto scatter = cast<ScatterAddOp>(op);
+    FailureOr<SmallVector<Value>> inputs =
+        getBuffers(rewriter, op->getOperands(), options, state);
+    if (failed(inputs))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> out =
+        allocateBuffer(rewriter, loc, scatter.getType(), options);
+    if (failed(out))
+      return failure();
+    Value axis = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getI64IntegerAttr(scatter.getAxis()));
+    callRuntime(rewriter, op, suffixed("tflrt_scatter_add_", *out),
+                {castToUnranked(rewriter, loc, (*inputs)[0]),
+                 castToUnranked(rewriter, loc, (*inputs)[1]),
+                 castToUnranked(rewriter, loc, *out), axis});
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
+  }
+};
+
 struct TapePushModel : RuntimeCallModel<TapePushModel, TapePushOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
@@ -159,6 +187,7 @@ struct TapePopModel : RuntimeCallModel<TapePopModel, TapePopOp> {
 
 void attachDataBufferizationModels(MLIRContext *ctx) {
   TapePushOp::attachInterface<TapePushModel>(*ctx);
+  ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);
   TapePopOp::attachInterface<TapePopModel>(*ctx);
   LoadDataOp::attachInterface<LoadDataModel>(*ctx);
   LoadOp::attachInterface<LoadModel>(*ctx);

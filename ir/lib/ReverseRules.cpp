@@ -236,6 +236,28 @@ LogicalResult AvgPool2DOp::reverse(OpBuilder &b, ValueRange dResults,
   return success();
 }
 
+LogicalResult GatherOp::reverse(OpBuilder &b, ValueRange dResults,
+                                SmallVectorImpl<Value> &dOperands) {
+  Value indices = getIndices();
+  auto idxType = cast<RankedTensorType>(indices.getType());
+  if (!idxType.getElementType().isInteger(64))
+    indices =
+        CastOp::create(b, getLoc(), idxType.clone(b.getI64Type()), indices);
+  dOperands.push_back(ScatterAddOp::create(
+      b, getLoc(), getInput().getType(), dResults[0], indices, getAxisAttr()));
+  dOperands.push_back(nullptr);
+  return success();
+}
+
+LogicalResult ScatterAddOp::reverse(OpBuilder &b, ValueRange dResults,
+                                    SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(GatherOp::create(b, getLoc(), getDy().getType(),
+                                       dResults[0], getIndices(),
+                                       getAxisAttr()));
+  dOperands.push_back(nullptr);
+  return success();
+}
+
 LogicalResult CheckNumericsOp::reverse(OpBuilder &, ValueRange dResults,
                                        SmallVectorImpl<Value> &dOperands) {
   dOperands.push_back(dResults[0]);

@@ -130,6 +130,18 @@ TFLRT_POOL(max_pool2d, Max)
 TFLRT_POOL(avg_pool2d, Avg)
 #undef TFLRT_POOL
 
+#define TFLRT_SCATTER_ADD(T, DTYPE)                                            \
+  void tflrt_scatter_add_##T(int64_t rankDy, void *dy, int64_t rankIdx,        \
+                             void *idx, int64_t rankOut, void *out,            \
+                             int64_t axis) {                                   \
+    tflrt::scatterAdd(viewOf(tflrt::DType::DTYPE, rankDy, dy),                 \
+                      viewOf(tflrt::DType::I64, rankIdx, idx),                 \
+                      viewOf(tflrt::DType::DTYPE, rankOut, out), axis);        \
+  }
+TFLRT_SCATTER_ADD(f32, F32)
+TFLRT_SCATTER_ADD(f64, F64)
+#undef TFLRT_SCATTER_ADD
+
 #define TFLRT_POOL_BACKWARD(NAME, KIND)                                        \
   void tflrt_##NAME##_backward_f32(                                            \
       int64_t rankX, void *x, int64_t rankDy, void *dy, int64_t rankDx,        \

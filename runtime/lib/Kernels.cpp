@@ -692,6 +692,38 @@ Tensor gather(const Tensor &a, const Tensor &indices, int64_t axis) {
   return out;
 }
 
+namespace {
+template <typename T>
+void scatterAddTyped(const T *dy, const std::vector<int64_t> &picks, T *out,
+                     int64_t outer, int64_t n, int64_t inner) {
+  int64_t count = static_cast<int64_t>(picks.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < count; ++k)
+      for (int64_t i = 0; i < inner; ++i)
+        out[(o * n + picks[k]) * inner + i] += dy[(o * count + k) * inner + i];
+}
+} // namespace
+
+void scatterAdd(const TensorView &dy, const TensorView &indices,
+                const TensorView &out, int64_t axis) {
+  Tensor g = materialize(dy), idx = materialize(indices);
+  int64_t outer = 1, inner = 1, n = out.shape[axis];
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= out.shape[d];
+  for (size_t d = axis + 1; d < out.shape.size(); ++d)
+    inner *= out.shape[d];
+  std::vector<int64_t> picks(idx.data<int64_t>(),
+                             idx.data<int64_t>() + idx.numElements());
+  void *data = const_cast<void *>(out.data);
+  std::memset(data, 0, numElements(out.shape) * dtypeSize(out.dtype));
+  if (out.dtype == DType::F32)
+    scatterAddTyped(g.data<float>(), picks, static_cast<float *>(data), outer,
+                    n, inner);
+  else
+    scatterAddTyped(g.data<double>(), picks, static_cast<double *>(data), outer,
+                    n, inner);
+}
+
 Tensor concat(const std::vector<Tensor> &inputs, int64_t axis) {
   Shape shape = inputs.front().shape();
   shape[axis] = 0;

@@ -60,3 +60,17 @@ func.func @tape(%x: tensor<3xf32>) -> tensor<3xf32> {
   %0 = tfl.tape_pop : tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// Tests that scatter_add (gather's adjoint) fills a fresh buffer through
+// libtflrt, with the axis.
+// CHECK-LABEL: func.func @scatter_add
+func.func @scatter_add(%dy: tensor<3x4xf32>, %i: tensor<3xi64>) -> tensor<10x4xf32> {
+  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<10x4xf32>
+  // CHECK: %[[AXIS:.*]] = arith.constant 0 : i64
+  // CHECK: call @tflrt_scatter_add_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[AXIS]])
+  // CHECK: return %[[OUT]]
+  %0 = tfl.scatter_add %dy, %i {axis = 0 : i64} : tensor<3x4xf32>, tensor<3xi64> -> tensor<10x4xf32>
+  return %0 : tensor<10x4xf32>
+}

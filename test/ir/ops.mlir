@@ -299,3 +299,15 @@ func.func @conv_adjoints(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>, %dy: 
   %1 = tfl.conv2d_backward_filter %x, %dy {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x8x3xf32>, tensor<1x6x6x4xf32> -> tensor<3x3x3x4xf32>
   return
 }
+
+// -----
+
+// Tests scatter_add and pooling's adjoints.
+// CHECK-LABEL: func.func @adjoint_ops
+func.func @adjoint_ops(%dy: tensor<3x4xf32>, %i: tensor<3xi64>, %x: tensor<1x4x4x2xf32>, %dp: tensor<1x2x2x2xf32>) {
+  // CHECK: tfl.scatter_add %{{.*}}, %{{.*}} {axis = 0 : i64}
+  %0 = tfl.scatter_add %dy, %i {axis = 0 : i64} : tensor<3x4xf32>, tensor<3xi64> -> tensor<10x4xf32>
+  // CHECK: tfl.avg_pool2d_backward
+  %1 = tfl.avg_pool2d_backward %x, %dp {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
+  return
+}

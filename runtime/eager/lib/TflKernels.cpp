@@ -174,6 +174,15 @@ void registerTflKernels(KernelRegistry &registry) {
         out.push_back(in[0]);
       });
   registerFileKernels(registry);
+  registry.add(
+      mlir::tfl::ScatterAddOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto scatter = cast<mlir::tfl::ScatterAddOp>(op);
+        Tensor t = resultTensor(scatter.getType());
+        tflrt::scatterAdd(in[0].view(), in[1].view(), t.view(),
+                          scatter.getAxis());
+        out.push_back(t);
+      });
   registry.add(mlir::tfl::TapePushOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
                  tflrt::tapePush(in[0]);

@@ -72,6 +72,11 @@ void tflrt_conv2d_backward_filter_f32(int64_t rankX, void *x, int64_t rankDy,
                                       int64_t strideH, int64_t strideW,
                                       int64_t padTop, int64_t padBottom,
                                       int64_t padLeft, int64_t padRight);
+/* gather's adjoint (tflrt::scatterAdd), i64 indices. */
+void tflrt_scatter_add_f32(int64_t rankDy, void *dy, int64_t rankIdx, void *idx,
+                           int64_t rankOut, void *out, int64_t axis);
+void tflrt_scatter_add_f64(int64_t rankDy, void *dy, int64_t rankIdx, void *idx,
+                           int64_t rankOut, void *out, int64_t axis);
 void tflrt_max_pool2d_backward_f32(int64_t rankX, void *x, int64_t rankDy,
                                    void *dy, int64_t rankDx, void *dx,
                                    int64_t sizeH, int64_t sizeW,

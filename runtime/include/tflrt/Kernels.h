@@ -116,6 +116,11 @@ std::string checkNumericsMessage(const std::string &message);
 /// TensorFlow's gather along `axis`; throws std::out_of_range for an index
 /// outside the axis.
 Tensor gather(const Tensor &a, const Tensor &indices, int64_t axis);
+/// gather's adjoint: zeros of `out`'s shape, with each slice of `dy` added
+/// at its index along `axis` (repeated indices accumulate). `out` is a
+/// contiguous f32 or f64 view; `indices` are i64.
+void scatterAdd(const TensorView &dy, const TensorView &indices,
+                const TensorView &out, int64_t axis);
 /// NumPy's concatenate along `axis`.
 Tensor concat(const std::vector<Tensor> &inputs, int64_t axis);
 

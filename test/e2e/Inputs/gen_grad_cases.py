@@ -80,6 +80,9 @@ UNARY = {  # TFL expression of x, NumPy function, domain
     "x[0:2, ::2]": (lambda x: x[0:2, ::2], "any"),
     "x[..., None]": (lambda x: x[..., None], "any"),
     "x[-1, ::-2]": (lambda x: x[-1, ::-2], "any"),
+    "gather(x, [1, 0, 1])": (lambda x: x[[1, 0, 1]], "any"),
+    "gather(x, [[2, 0], [2, 2]], axis=1)": (
+        lambda x: x[:, [[2, 0], [2, 2]]], "any"),
     "stop_gradient(x) * x": (lambda x: None, "stop"),
 }
 

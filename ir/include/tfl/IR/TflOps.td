@@ -517,7 +517,28 @@ def Tfl_EmbedSliceOp : Tfl_Op<"embed_slice",
   let hasVerifier = 1;
 }
 
-def Tfl_GatherOp : Tfl_Op<"gather", [Pure]> {
+def Tfl_ScatterAddOp : Tfl_Op<"scatter_add",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "gather's adjoint: slices added into zeros at indices";
+  let description = [{
+    The cotangent of a `gather`'s input (the result's type): zeros, with
+    each slice of `dy` along the gathered dims added at its index along
+    `axis` (repeated indices accumulate). Runs in libtflrt in both modes.
+
+    ```mlir
+    %dx = tfl.scatter_add %dy, %idx {axis = 0 : i64} : tensor<3x4xf32>, tensor<3xi64> -> tensor<10x4xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F64]>:$dy,
+                   RankedTensorOf<[I64]>:$indices, I64Attr:$axis);
+  let results = (outs RankedTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = [{
+    $dy `,` $indices attr-dict `:` type($dy) `,` type($indices) `->` type($result)
+  }];
+}
+
+def Tfl_GatherOp : Tfl_Op<"gather",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "take slices of a tensor at integer indices along an axis";
   let description = [{
     TensorFlow's `gather(x, indices, axis)`: the result's shape is
