@@ -133,6 +133,16 @@ private:
   LogicalResult reverseWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map,
                              ArrayRef<Value> dResults,
                              DenseMap<Value, Value> &adjoint);
+  /// The active values a region op's regions read from outside.
+  SmallVector<Value> activeUsedAbove(Operation *op);
+  /// Ends a reverse loop: yields the cotangents of the carried `states` and
+  /// the running sums for `outside`, then adds the results to the
+  /// cotangents of the loop's `inits` and of `outside`.
+  void finishReverseLoop(OpBuilder &b, OpBuilder &rb, scf::ForOp reverse,
+                         ArrayRef<Value> states, ArrayRef<Value> inits,
+                         ArrayRef<Value> outside,
+                         DenseMap<Value, Value> &iterationAdjoint,
+                         DenseMap<Value, Value> &adjoint);
   /// Tape sizes read around each instrumented while loop's latest copy.
   DenseMap<Operation *, std::pair<Value, Value>> whileTape;
   /// scf.if: a reverse scf.if on the same condition; each branch recomputes
@@ -347,6 +357,43 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
   return success();
 }
 
+SmallVector<Value> VjpBuilder::activeUsedAbove(Operation *op) {
+  SetVector<Value> used;
+  getUsedValuesDefinedAbove(op->getRegions(), used);
+  SmallVector<Value> outside;
+  for (Value v : used)
+    if (active.contains(v))
+      outside.push_back(v);
+  return outside;
+}
+
+void VjpBuilder::finishReverseLoop(OpBuilder &b, OpBuilder &rb,
+                                   scf::ForOp reverse, ArrayRef<Value> states,
+                                   ArrayRef<Value> inits,
+                                   ArrayRef<Value> outside,
+                                   DenseMap<Value, Value> &iterationAdjoint,
+                                   DenseMap<Value, Value> &adjoint) {
+  Location loc = reverse.getLoc();
+  ValueRange carriedIn = reverse.getRegionIterArgs();
+  SmallVector<Value> yields;
+  for (Value state : states) {
+    Value d = iterationAdjoint.lookup(state);
+    yields.push_back(d ? d : zerosOf(rb, loc, state.getType()));
+  }
+  for (auto [k, v] : llvm::enumerate(outside)) {
+    Value sum = carriedIn[states.size() + k];
+    if (Value d = iterationAdjoint.lookup(v))
+      sum = AddOp::create(rb, loc, d.getType(), sum, d);
+    yields.push_back(sum);
+  }
+  scf::YieldOp::create(rb, loc, yields);
+  for (auto [k, init] : llvm::enumerate(inits))
+    if (active.contains(init))
+      accumulate(b, adjoint, init, reverse.getResult(k), loc);
+  for (auto [k, v] : llvm::enumerate(outside))
+    accumulate(b, adjoint, v, reverse.getResult(states.size() + k), loc);
+}
+
 void VjpBuilder::cloneForward(OpBuilder &b, Block &block, IRMapping &map) {
   for (Operation &op : block.without_terminator()) {
     // A region op cloned before (by the forward sweep) left its blocks'
@@ -394,12 +441,7 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   for (auto [i, arg] : llvm::enumerate(op.getRegionIterArgs()))
     if (active.contains(arg))
       carried.push_back(i);
-  SetVector<Value> used;
-  getUsedValuesDefinedAbove(op.getRegion(), used);
-  SmallVector<Value> outside;
-  for (Value v : used)
-    if (active.contains(v))
-      outside.push_back(v);
+  SmallVector<Value> outside = activeUsedAbove(op);
   SmallVector<Value> inits;
   for (unsigned i : carried)
     inits.push_back(dResults[i] ? dResults[i]
@@ -442,24 +484,13 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   }
   if (failed(reverseBlock(rb, body, local, iterationAdjoint)))
     return failure();
-  SmallVector<Value> yields;
+  SmallVector<Value> carriedArgs, carriedInits;
   for (unsigned i : carried) {
-    Value d = iterationAdjoint.lookup(op.getRegionIterArgs()[i]);
-    yields.push_back(d ? d
-                       : zerosOf(rb, loc, op.getRegionIterArgs()[i].getType()));
+    carriedArgs.push_back(op.getRegionIterArgs()[i]);
+    carriedInits.push_back(op.getInitArgs()[i]);
   }
-  for (auto [k, v] : llvm::enumerate(outside)) {
-    Value sum = carriedIn[carried.size() + k];
-    if (Value d = iterationAdjoint.lookup(v))
-      sum = AddOp::create(rb, loc, d.getType(), sum, d);
-    yields.push_back(sum);
-  }
-  scf::YieldOp::create(rb, loc, yields);
-  for (auto [k, i] : llvm::enumerate(carried))
-    if (active.contains(op.getInitArgs()[i]))
-      accumulate(b, adjoint, op.getInitArgs()[i], reverse.getResult(k), loc);
-  for (auto [k, v] : llvm::enumerate(outside))
-    accumulate(b, adjoint, v, reverse.getResult(carried.size() + k), loc);
+  finishReverseLoop(b, rb, reverse, carriedArgs, carriedInits, outside,
+                    iterationAdjoint, adjoint);
   return success();
 }
 
@@ -477,12 +508,7 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   for (auto [i, arg] : llvm::enumerate(before.getArguments()))
     if (active.contains(arg))
       carried.push_back(i);
-  SetVector<Value> used;
-  getUsedValuesDefinedAbove(op->getRegions(), used);
-  SmallVector<Value> outside;
-  for (Value v : used)
-    if (active.contains(v))
-      outside.push_back(v);
+  SmallVector<Value> outside = activeUsedAbove(op);
 
   // Pops the state one `before` execution started from and recomputes it.
   auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local) {
@@ -555,19 +581,13 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
       accumulate(rb, iterationAdjoint, fwd, d, loc);
   if (failed(reverseBlock(rb, before, local, iterationAdjoint)))
     return failure();
-  SmallVector<Value> yields = stateCotangents(rb, iterationAdjoint);
-  for (auto [k, v] : llvm::enumerate(outside)) {
-    Value sum = carriedIn[carried.size() + k];
-    if (Value d = iterationAdjoint.lookup(v))
-      sum = AddOp::create(rb, loc, d.getType(), sum, d);
-    yields.push_back(sum);
+  SmallVector<Value> states, initValues;
+  for (unsigned i : carried) {
+    states.push_back(before.getArgument(i));
+    initValues.push_back(op.getInits()[i]);
   }
-  scf::YieldOp::create(rb, loc, yields);
-  for (auto [k, i] : llvm::enumerate(carried))
-    if (active.contains(op.getInits()[i]))
-      accumulate(b, adjoint, op.getInits()[i], reverse.getResult(k), loc);
-  for (auto [k, v] : llvm::enumerate(outside))
-    accumulate(b, adjoint, v, reverse.getResult(carried.size() + k), loc);
+  finishReverseLoop(b, rb, reverse, states, initValues, outside,
+                    iterationAdjoint, adjoint);
   return success();
 }
 
@@ -576,12 +596,7 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
                                     DenseMap<Value, Value> &adjoint) {
   // The active values the branches read from outside: their cotangents
   // are the reverse if's results.
-  SetVector<Value> used;
-  getUsedValuesDefinedAbove(op->getRegions(), used);
-  SmallVector<Value> outside;
-  for (Value v : used)
-    if (active.contains(v))
-      outside.push_back(v);
+  SmallVector<Value> outside = activeUsedAbove(op);
   if (outside.empty())
     return success();
   SmallVector<Type> types;

@@ -10,22 +10,9 @@ import sys
 
 import numpy as np
 
-from tflgen import literal
+from tflgen import fd, literal
 
 rng = np.random.default_rng(17)
-
-
-def fd(f, args, i, h=1e-6):
-    """d f(args) / d args[i] by central differences."""
-    x = args[i]
-    g = np.zeros(np.shape(x))
-    for k in np.ndindex(x.shape):
-        up = [np.array(a, dtype=np.float64) for a in args]
-        down = [np.array(a, dtype=np.float64) for a in args]
-        up[i][k] += h
-        down[i][k] -= h
-        g[k] = (f(*up) - f(*down)) / (2 * h)
-    return g
 
 
 def sigmoid(x):

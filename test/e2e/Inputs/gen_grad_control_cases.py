@@ -15,7 +15,7 @@ import textwrap
 
 import numpy as np
 
-from tflgen import literal
+from tflgen import fd, literal
 
 rng = np.random.default_rng(23)
 
@@ -136,17 +136,6 @@ def f(w, x):
 NUMPY = {"exp": np.exp, "log": np.log, "sin": np.sin, "tanh": np.tanh,
          "sum": np.sum, "max": np.max, "min": np.min,
          "cast": lambda v, dtype: np.float64(v), "f64": np.float64}
-
-
-def fd(f, args, i, h=1e-6):
-    g = np.zeros(np.shape(args[i]))
-    for k in np.ndindex(g.shape):
-        up = [np.array(a, dtype=np.float64) for a in args]
-        down = [np.array(a, dtype=np.float64) for a in args]
-        up[i][k] += h
-        down[i][k] -= h
-        g[k] = (f(*up) - f(*down)) / (2 * h)
-    return g
 
 
 def main():

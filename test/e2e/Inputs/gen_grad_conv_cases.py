@@ -12,20 +12,9 @@ import sys
 import numpy as np
 
 from gen_conv_cases import conv, pool
-from tflgen import literal
+from tflgen import fd, literal
 
 rng = np.random.default_rng(29)
-
-
-def fd(f, args, i, h=1e-6):
-    g = np.zeros(args[i].shape)
-    for k in np.ndindex(g.shape):
-        up = [np.array(a, dtype=np.float64) for a in args]
-        down = [np.array(a, dtype=np.float64) for a in args]
-        up[i][k] += h
-        down[i][k] -= h
-        g[k] = (f(*up) - f(*down)) / (2 * h)
-    return g
 
 
 def main():

@@ -1,5 +1,7 @@
 """Shared helpers of the generators of NumPy-checked TFL programs."""
 
+import numpy as np
+
 
 def literal(a):
     """A NumPy array as a TFL nested list literal. Floats are written with
@@ -11,3 +13,15 @@ def literal(a):
             return "True" if v else "False"
         return repr(float(v)) if a.dtype.kind == "f" else str(int(v))
     return "[" + ", ".join(literal(x) for x in a) + "]"
+
+
+def fd(f, args, i, h=1e-6):
+    """d f(*args) / d args[i] by central differences, in float64."""
+    g = np.zeros(np.shape(args[i]))
+    for k in np.ndindex(g.shape):
+        up = [np.array(a, dtype=np.float64) for a in args]
+        down = [np.array(a, dtype=np.float64) for a in args]
+        up[i][k] += h
+        down[i][k] -= h
+        g[k] = (f(*up) - f(*down)) / (2 * h)
+    return g
