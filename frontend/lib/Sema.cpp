@@ -418,7 +418,12 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
               << " after";
           return failure();
         }
-        after = prior.weak && after.weak ? prior : after.strong();
+        if (prior != after) {
+          // A literal stays weak, but a value known before is not known
+          // after a rest that may not run.
+          after = prior.weak && after.weak ? prior : after.strong();
+          after.known.reset();
+        }
         frame->vars[name] = after;
       }
       if (after.hasValues())
@@ -741,7 +746,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
       if (after == c.type)
         continue;
       if (after.strong() == c.type.strong()) {
-        changed |= c.type.weak;
+        changed |= c.type.weak || c.type.known.has_value();
         c.type = c.type.strong();
         continue;
       }

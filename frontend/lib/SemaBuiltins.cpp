@@ -183,10 +183,9 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
 std::optional<int64_t> SemaImpl::knownInt(const Expr *e) {
   if (std::optional<int64_t> v = intLiteral(e))
     return v;
-  auto it = frame->spec->types.find(e);
-  FailureOr<Type> t = it != frame->spec->types.end()
-                          ? FailureOr<Type>(it->second)
-                          : analyzeExpr(e);
+  // Analyzed again, not looked up: a loop's body is analyzed until its
+  // carried types settle, and a value known in an earlier round may not be.
+  FailureOr<Type> t = analyzeExpr(e);
   if (failed(t) || !t->isScalar() || !isInteger(t->dtype))
     return std::nullopt;
   return t->known;
