@@ -117,7 +117,11 @@ private:
   /// loops directly in the block push each iteration's state on the tape,
   /// for the reverse loop that pairs with this copy (loops nested deeper
   /// are recomputed, and instrumented, by their own reverse).
-  void cloneForward(OpBuilder &b, Block &block, IRMapping &map);
+  /// In a `recompute` copy (a branch or an iteration the reverse runs
+  /// again), output and file writes are left out, and a random draw is an
+  /// error: drawing again would give other numbers.
+  LogicalResult cloneForward(OpBuilder &b, Block &block, IRMapping &map,
+                             bool recompute);
   /// scf.for: a reverse loop over the same iterations, last first; each
   /// pops the iteration's state, recomputes the body, and pulls the carried
   /// values' cotangents back through it, accumulating those of the active
@@ -394,8 +398,16 @@ void VjpBuilder::finishReverseLoop(OpBuilder &b, OpBuilder &rb,
     accumulate(b, adjoint, v, reverse.getResult(states.size() + k), loc);
 }
 
-void VjpBuilder::cloneForward(OpBuilder &b, Block &block, IRMapping &map) {
+LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
+                                       IRMapping &map, bool recompute) {
   for (Operation &op : block.without_terminator()) {
+    if (recompute && isa<PrintOp, LogScalarOp, SaveOp, SaveNpyOp, AssertOp>(op))
+      continue;
+    if (recompute &&
+        isa<RandomNormalOp, RandomUniformOp, ShuffleIndicesOp, SeedOp>(op))
+      return op.emitError("a random draw inside an if or a loop of a "
+                          "differentiated function is not supported yet "
+                          "(its reverse would draw again)");
     // A region op cloned before (by the forward sweep) left its blocks'
     // arguments in the mapping; forget them, or the new copy's blocks would
     // get none.
@@ -428,6 +440,7 @@ void VjpBuilder::cloneForward(OpBuilder &b, Block &block, IRMapping &map) {
     for (Value state : cloned.getRegionIterArgs())
       TapePushOp::create(pb, loop.getLoc(), state);
   }
+  return success();
 }
 
 LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
@@ -474,7 +487,8 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
     states[i] = TapePopOp::create(rb, loc, op.getRegionIterArgs()[i].getType());
   for (auto [arg, state] : llvm::zip(op.getRegionIterArgs(), states))
     local.map(arg, state);
-  cloneForward(rb, body, local);
+  if (failed(cloneForward(rb, body, local, /*recompute=*/true)))
+    return failure();
   DenseMap<Value, Value> iterationAdjoint;
   ValueRange carriedIn = reverse.getRegionIterArgs();
   for (auto [k, i] : llvm::enumerate(carried)) {
@@ -511,13 +525,13 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   SmallVector<Value> outside = activeUsedAbove(op);
 
   // Pops the state one `before` execution started from and recomputes it.
-  auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local) {
+  auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local) -> LogicalResult {
     SmallVector<Value> states(numState);
     for (size_t i = numState; i-- > 0;)
       states[i] = TapePopOp::create(rb, loc, before.getArgument(i).getType());
     for (auto [arg, state] : llvm::zip(before.getArguments(), states))
       local.map(arg, state);
-    cloneForward(rb, before, local);
+    return cloneForward(rb, before, local, /*recompute=*/true);
   };
   // The cotangents of before's arguments (zeros where none).
   auto stateCotangents = [&](OpBuilder &rb, DenseMap<Value, Value> &adj) {
@@ -531,7 +545,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
 
   // 1. The last `before` execution: the exit test, forwarding the results.
   IRMapping last = map;
-  recomputeBefore(b, last);
+  if (failed(recomputeBefore(b, last)))
+    return failure();
   DenseMap<Value, Value> lastAdjoint;
   for (auto [fwd, d] : llvm::zip(condition.getArgs(), dResults))
     if (d && active.contains(fwd))
@@ -563,10 +578,12 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   auto reverse = scf::ForOp::create(b, loc, zero, n, one, inits);
   OpBuilder rb = OpBuilder::atBlockBegin(reverse.getBody());
   IRMapping local = map;
-  recomputeBefore(rb, local);
+  if (failed(recomputeBefore(rb, local)))
+    return failure();
   for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
     local.map(arg, local.lookupOrDefault(fwd));
-  cloneForward(rb, after, local);
+  if (failed(cloneForward(rb, after, local, /*recompute=*/true)))
+    return failure();
   DenseMap<Value, Value> iterationAdjoint;
   ValueRange carriedIn = reverse.getRegionIterArgs();
   for (auto [k, i] : llvm::enumerate(carried)) {
@@ -611,7 +628,8 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
     OpBuilder rb = OpBuilder::atBlockEnd(&target);
     // Recompute the branch, then pull back from what it yielded.
     IRMapping local = map;
-    cloneForward(rb, forward, local);
+    if (failed(cloneForward(rb, forward, local, /*recompute=*/true)))
+      return failure();
     DenseMap<Value, Value> branchAdjoint;
     for (auto [v, d] :
          llvm::zip(forward.getTerminator()->getOperands(), dResults))
@@ -709,7 +727,8 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix) {
       active.insert(arg);
   }
   markActive(body);
-  cloneForward(b, body, map);
+  if (failed(cloneForward(b, body, map, /*recompute=*/false)))
+    return failure();
 
   // 3. Seeds.
   DenseMap<Value, Value> adjoint;
