@@ -886,6 +886,7 @@ Type SemaImpl::closureOf(const FuncDef *def) {
 }
 
 std::unique_ptr<Program> tfl::analyze(const SourceProgram &source,
-                                      mlir::MLIRContext *context) {
-  return SemaImpl(source, context).run();
+                                      mlir::MLIRContext *context,
+                                      SemaOptions options) {
+  return SemaImpl(source, context, options).run();
 }

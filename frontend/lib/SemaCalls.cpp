@@ -103,7 +103,9 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
   }
   if (!actual.isTensor())
     return mismatch(dtypeName->name);
-  if (actual.dtype != *dtype) {
+  bool widened = options.f64PassesF32 && *dtype == DType::F32 &&
+                 actual.dtype == DType::F64;
+  if (actual.dtype != *dtype && !widened) {
     bool literalFits =
         actual.weak && (isFloat(*dtype) || !isFloat(actual.dtype));
     if (!literalFits)

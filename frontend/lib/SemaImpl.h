@@ -94,8 +94,9 @@ struct Scope {
 
 class SemaImpl {
 public:
-  SemaImpl(const SourceProgram &source, mlir::MLIRContext *ctx)
-      : source(source), ctx(ctx) {}
+  SemaImpl(const SourceProgram &source, mlir::MLIRContext *ctx,
+           SemaOptions options)
+      : source(source), ctx(ctx), options(options) {}
 
   std::unique_ptr<Program> run();
 
@@ -257,6 +258,7 @@ private:
 
   const SourceProgram &source;
   mlir::MLIRContext *ctx;
+  SemaOptions options;
   std::unique_ptr<Program> program;
   std::map<const Module *, Scope> scopes;
   /// The file each function (top-level, method, nested, lambda) is in.

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CheckGrad.h"
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
 #include "tfl/Codegen/Registration.h"
@@ -41,7 +42,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Command { Run, Build, Emit };
+enum class Command { Run, Build, Emit, CheckGrad };
 enum class EmitKind { Ast, Mlir, Llvm };
 
 cl::OptionCategory tflcCategory("tflc options");
@@ -72,8 +73,19 @@ cl::opt<bool> verifyDiagnostics(
     cl::desc("check diagnostics against `expected-error {{...}}` markers"),
     cl::cat(tflcCategory));
 
+cl::opt<int64_t> checkSeed("seed",
+                           cl::desc("check-grad: the seed of the random point"),
+                           cl::init(0), cl::cat(tflcCategory));
+cl::opt<double> checkTolerance(
+    "tolerance",
+    cl::desc("check-grad: the largest error allowed, relative to the "
+             "gradient's largest element (at least 1)"),
+    cl::init(1e-6), cl::cat(tflcCategory));
+
 const char *kUsage = "usage: tflc run [--eager] prog.tfl [flags]\n"
                      "       tflc build prog.tfl -o prog\n"
+                     "       tflc check-grad prog.tfl FUNC [--seed=N] "
+                     "[--tolerance=T]\n"
                      "       tflc emit {ast,mlir,llvm} [--after=STAGE] "
                      "prog.tfl\n";
 
@@ -163,7 +175,10 @@ Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
       tfl::loadProgram(sourceMgr, bufferId, &context, tfl::stdlibPath());
   if (!source)
     return nullptr;
-  std::unique_ptr<tfl::Program> program = tfl::analyze(*source, &context);
+  tfl::SemaOptions options;
+  options.f64PassesF32 = command == Command::CheckGrad;
+  std::unique_ptr<tfl::Program> program =
+      tfl::analyze(*source, &context, options);
   if (!program)
     return nullptr;
   mlir::OwningOpRef<mlir::ModuleOp> module = tfl::genModule(context, *program);
@@ -244,6 +259,32 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     return 1;
   }
   unsigned bufferId = sourceMgr.AddNewSourceBuffer(std::move(buffer), {});
+  if (command == Command::CheckGrad) {
+    // The program's definitions and a checking driver, as one new buffer
+    // named like the file (its lines keep their numbers).
+    std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer =
+        std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr, &context);
+    std::unique_ptr<tfl::ast::Module> ast =
+        tfl::parseModule(sourceMgr, bufferId, &context);
+    if (!ast)
+      return 1;
+    if (programArgs.empty()) {
+      llvm::errs() << "error: check-grad needs a function name\n" << kUsage;
+      return 2;
+    }
+    llvm::Expected<std::string> text = tfl::makeGradCheck(
+        *ast, sourceMgr.getMemoryBuffer(bufferId)->getBuffer(),
+        programArgs.front(), checkSeed, checkTolerance);
+    if (!text) {
+      llvm::errs() << inputPath
+                   << ": error: " << llvm::toString(text.takeError()) << "\n";
+      return 1;
+    }
+    programArgs.clear();
+    bufferId = sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(*text, inputPath), {});
+    eager = true;
+  }
 
   // Diagnostics: printed with source and caret, or checked against markers.
   std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer;
@@ -275,7 +316,7 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     llvm::outs() << "\n";
     return finish(true);
   }
-  if (command == Command::Run && eager) {
+  if ((command == Command::Run && eager) || command == Command::CheckGrad) {
     if (failed(lower(*module, "simplify")))
       return finish(false);
     tfl::eager::KernelRegistry kernels;
@@ -338,6 +379,7 @@ int main(int argc, char **argv) {
           .Case("run", Command::Run)
           .Case("build", Command::Build)
           .Case("emit", Command::Emit)
+          .Case("check-grad", Command::CheckGrad)
           .Default(std::nullopt);
   if (!command) {
     llvm::errs() << "error: unknown command '" << argv[1] << "'\n" << kUsage;
@@ -374,6 +416,16 @@ int main(int argc, char **argv) {
       return 2;
     }
     args.erase(args.begin());
+  }
+  if (*command == Command::CheckGrad) {
+    // check-grad prog.tfl FUNC: the function goes to the driver.
+    if (args.size() != 2) {
+      llvm::errs() << "error: check-grad takes a .tfl file and a function\n"
+                   << kUsage;
+      return 2;
+    }
+    programArgs = {args.back()};
+    args.pop_back();
   }
   if (args.size() != 1) {
     llvm::errs() << "error: expected one .tfl file\n" << kUsage;

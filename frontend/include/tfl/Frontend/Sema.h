@@ -152,10 +152,18 @@ struct Program {
 /// The name of the entry function native executables call.
 constexpr llvm::StringLiteral kEntrySymbol = "tfl_main";
 
+/// Choices a tool makes about how strictly Sema checks.
+struct SemaOptions {
+  /// Let f64 values pass `f32` annotations (the gradient checker runs
+  /// functions written for f32 in f64).
+  bool f64PassesF32 = false;
+};
+
 /// Checks `source` (its main file and the files it imports). Returns null
 /// after reporting errors as MLIR diagnostics.
 std::unique_ptr<Program> analyze(const SourceProgram &source,
-                                 mlir::MLIRContext *context);
+                                 mlir::MLIRContext *context,
+                                 SemaOptions options = {});
 
 } // namespace tfl
 
