@@ -138,6 +138,34 @@ static LogicalResult extremumReverse(Operation *op, OpBuilder &b, Value input,
   return success();
 }
 
+LogicalResult ReduceProdOp::reverse(OpBuilder &b, ValueRange dResults,
+                                    SmallVectorImpl<Value> &dOperands) {
+  // d/dx_i is the product of the others, exact with zeros: with none in
+  // the slice it is y / x_i; with one, the product of the nonzero elements
+  // at the zero and 0 elsewhere; with more, 0.
+  ReverseBuilder r(b, getLoc());
+  Value x = getInput();
+  auto in = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> axes = getAxes();
+  auto kept = in.clone(reducedShape(in.getShape(), axes, /*keepdims=*/true));
+  Value zero = r.scalar(x, 0.0), one = r.scalar(x, 1.0);
+  Value isZero = r.eq(x, zero);
+  Value zeros =
+      ReduceSumOp::create(b, getLoc(), kept, r.select(isZero, one, zero),
+                          b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true));
+  Value nonzero = r.select(isZero, one, x);
+  Value others =
+      ReduceProdOp::create(b, getLoc(), kept, nonzero,
+                           b.getDenseI64ArrayAttr(axes), b.getBoolAttr(true));
+  Value noZero = r.div(others, nonzero);
+  Value oneZero = r.select(isZero, others, zero);
+  Value partial = r.select(r.eq(zeros, zero), noZero,
+                           r.select(r.eq(zeros, one), oneZero, zero));
+  Value dy = r.unreduce(dResults[0], x, axes);
+  dOperands.push_back(r.mul(dy, r.reshape(partial, in.getShape())));
+  return success();
+}
+
 LogicalResult ReduceMaxOp::reverse(OpBuilder &b, ValueRange dResults,
                                    SmallVectorImpl<Value> &dOperands) {
   return extremumReverse(*this, b, getInput(), getResult(), getAxes(),

@@ -49,6 +49,9 @@ UNARY = {  # TFL expression of x, NumPy function, domain
         lambda x: x.mean(-1, keepdims=True), "any"),
     "max(x, axis=1)": (lambda x: x.max(1), "any"),
     "min(x)": (np.min, "any"),
+    "prod(x, axis=1)": (lambda x: np.prod(x, axis=1), "any"),
+    "prod(x, axis=0, keepdims=True)": (
+        lambda x: np.prod(x, axis=0, keepdims=True), "any"),
     "transpose(x)": (np.transpose, "any"),
     "reshape(x, (3, 2))": (lambda x: x.reshape(3, 2), "any"),
     "expand_dims(x, 1)": (lambda x: np.expand_dims(x, 1), "any"),

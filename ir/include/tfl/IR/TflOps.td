@@ -385,7 +385,8 @@ class Tfl_ReductionOp<string mnemonic, string what, list<Trait> traits = []>
 
 def Tfl_ReduceSumOp : Tfl_ReductionOp<"reduce_sum", "the sum",
     [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]>;
-def Tfl_ReduceProdOp : Tfl_ReductionOp<"reduce_prod", "the product">;
+def Tfl_ReduceProdOp : Tfl_ReductionOp<"reduce_prod", "the product",
+    [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]>;
 def Tfl_ReduceMaxOp : Tfl_ReductionOp<"reduce_max",
     "the maximum (NaN propagating)",
     [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]>;
