@@ -346,40 +346,21 @@ void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,
   int64_t last = start + (size - 1) * stride;
   if (start >= 0 && start < dim && last >= 0 && last < dim)
     return;
-  tflrt::flushOutput();
-  // `where` is the error's location, then "called from" notes, one a line.
-  std::string text(where);
-  size_t end = text.find('\n');
-  std::string message = tflrt::outOfRangeMessage(start, size, stride, dim);
-  std::fprintf(stderr, "%s: error: %s%s\n", text.substr(0, end).c_str(),
-               message.c_str(),
-               end == std::string::npos ? "" : text.substr(end).c_str());
-  std::exit(1);
+  failAt(where, tflrt::outOfRangeMessage(start, size, stride, dim));
 }
 
 void tflrt_check_numerics(int8_t finite, const char *message,
                           const char *where) {
   if (finite)
     return;
-  tflrt::flushOutput();
-  std::string text(where);
-  size_t end = text.find('\n');
-  std::fprintf(stderr, "%s: error: %s%s\n", text.substr(0, end).c_str(),
-               tflrt::checkNumericsMessage(message).c_str(),
-               end == std::string::npos ? "" : text.substr(end).c_str());
-  std::exit(1);
+  failAt(where, tflrt::checkNumericsMessage(message));
 }
 
 void tflrt_assert(int8_t cond, const char *message, const char *where) {
   if (cond)
     return;
-  tflrt::flushOutput();
-  std::string text(where);
-  size_t end = text.find('\n');
-  std::fprintf(stderr, "%s: error: assertion failed%s%s%s\n",
-               text.substr(0, end).c_str(), *message ? ": " : "", message,
-               end == std::string::npos ? "" : text.substr(end).c_str());
-  std::exit(1);
+  failAt(where,
+         std::string("assertion failed") + (*message ? ": " : "") + message);
 }
 
 namespace {
