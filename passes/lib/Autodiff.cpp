@@ -137,6 +137,18 @@ private:
   LogicalResult reverseWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map,
                              ArrayRef<Value> dResults,
                              DenseMap<Value, Value> &adjoint);
+  /// Whether the forward copy of `op` pushes per-iteration states on the
+  /// tape (and its reverse pops them): a loop with an active result.
+  bool usesTape(Operation &op);
+  /// Pops the state a loop iteration (or a `before`) started from: the
+  /// arguments of `start` from `first` on, mapped in `local`.
+  void popState(OpBuilder &rb, Location loc, Block &start, size_t first,
+                IRMapping &local);
+  /// Seeds the cotangents of what `body` yields for the `carried` values
+  /// with the reverse loop's carried cotangents.
+  void seedCarried(OpBuilder &rb, Location loc, Block &body,
+                   ArrayRef<unsigned> carried, ValueRange carriedIn,
+                   DenseMap<Value, Value> &adjoint);
   /// The active values a region op's regions read from outside.
   SmallVector<Value> activeUsedAbove(Operation *op);
   /// Ends a reverse loop: yields the cotangents of the carried `states` and
@@ -301,10 +313,7 @@ LogicalResult VjpBuilder::reverseBlock(OpBuilder &b, Block &block,
     // A loop with an active result pushed its states on the tape in the
     // forward sweep: its reverse must pop them even when no cotangent
     // reaches it.
-    bool pushed = isa<scf::ForOp, scf::WhileOp>(op) &&
-                  llvm::any_of(op.getResults(),
-                               [&](Value v) { return active.contains(v); });
-    if (!any && !pushed)
+    if (!any && !usesTape(op))
       continue;
     if (failed(reverseOp(b, op, map, dResults, adjoint)))
       return failure();
@@ -415,32 +424,51 @@ LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
       for (BlockArgument arg : inner->getArguments())
         map.erase(arg);
     });
-    bool activeResult = llvm::any_of(
-        op.getResults(), [&](Value v) { return active.contains(v); });
-    if (auto loop = dyn_cast<scf::WhileOp>(op); loop && activeResult) {
-      auto sizeType = RankedTensorType::get({}, b.getI64Type());
-      Value before = TapeSizeOp::create(b, loop.getLoc(), sizeType);
-      auto cloned = cast<scf::WhileOp>(b.clone(op, map));
-      OpBuilder pb = OpBuilder::atBlockBegin(&cloned.getBefore().front());
-      for (Value state : cloned.getBefore().front().getArguments())
-        TapePushOp::create(pb, loop.getLoc(), state);
-      Value after = TapeSizeOp::create(b, loop.getLoc(), sizeType);
-      whileTape[loop] = {before, after};
+    if (!usesTape(op)) {
+      b.clone(op, map);
       continue;
     }
+    // The loop pushes the state each iteration (each `before` of a while)
+    // starts from; a while also reads the tape's size around itself.
+    auto sizeType = RankedTensorType::get({}, b.getI64Type());
+    bool isWhile = isa<scf::WhileOp>(op);
+    Value before =
+        isWhile ? TapeSizeOp::create(b, op.getLoc(), sizeType) : Value();
     Operation *clone = b.clone(op, map);
-    // Instrument exactly the loops reverseFor will pop: those with an
-    // active result.
-    auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop || llvm::none_of(loop.getResults(),
-                               [&](Value v) { return active.contains(v); }))
-      continue;
-    auto cloned = cast<scf::ForOp>(clone);
-    OpBuilder pb = OpBuilder::atBlockBegin(cloned.getBody());
-    for (Value state : cloned.getRegionIterArgs())
-      TapePushOp::create(pb, loop.getLoc(), state);
+    Block &start = clone->getRegion(0).front();
+    OpBuilder pb = OpBuilder::atBlockBegin(&start);
+    for (Value state : start.getArguments().drop_front(isWhile ? 0 : 1))
+      TapePushOp::create(pb, op.getLoc(), state);
+    if (isWhile)
+      whileTape[&op] = {before, TapeSizeOp::create(b, op.getLoc(), sizeType)};
   }
   return success();
+}
+
+bool VjpBuilder::usesTape(Operation &op) {
+  return isa<scf::ForOp, scf::WhileOp>(op) &&
+         llvm::any_of(op.getResults(),
+                      [&](Value v) { return active.contains(v); });
+}
+
+void VjpBuilder::popState(OpBuilder &rb, Location loc, Block &start,
+                          size_t first, IRMapping &local) {
+  ArrayRef<BlockArgument> args = start.getArguments().drop_front(first);
+  SmallVector<Value> states(args.size());
+  for (size_t i = args.size(); i-- > 0;)
+    states[i] = TapePopOp::create(rb, loc, args[i].getType());
+  for (auto [arg, state] : llvm::zip(args, states))
+    local.map(arg, state);
+}
+
+void VjpBuilder::seedCarried(OpBuilder &rb, Location loc, Block &body,
+                             ArrayRef<unsigned> carried, ValueRange carriedIn,
+                             DenseMap<Value, Value> &adjoint) {
+  for (auto [k, i] : llvm::enumerate(carried)) {
+    Value yielded = body.getTerminator()->getOperand(i);
+    if (active.contains(yielded))
+      accumulate(rb, adjoint, yielded, carriedIn[k], loc);
+  }
 }
 
 LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
@@ -482,20 +510,12 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   IRMapping local = map;
   local.map(op.getInductionVar(), iv);
   // The state this iteration started from, popped in reverse push order.
-  SmallVector<Value> states(op.getNumRegionIterArgs());
-  for (unsigned i = op.getNumRegionIterArgs(); i-- > 0;)
-    states[i] = TapePopOp::create(rb, loc, op.getRegionIterArgs()[i].getType());
-  for (auto [arg, state] : llvm::zip(op.getRegionIterArgs(), states))
-    local.map(arg, state);
+  popState(rb, loc, body, /*first=*/1, local);
   if (failed(cloneForward(rb, body, local, /*recompute=*/true)))
     return failure();
   DenseMap<Value, Value> iterationAdjoint;
-  ValueRange carriedIn = reverse.getRegionIterArgs();
-  for (auto [k, i] : llvm::enumerate(carried)) {
-    Value yielded = body.getTerminator()->getOperand(i);
-    if (active.contains(yielded))
-      accumulate(rb, iterationAdjoint, yielded, carriedIn[k], loc);
-  }
+  seedCarried(rb, loc, body, carried, reverse.getRegionIterArgs(),
+              iterationAdjoint);
   if (failed(reverseBlock(rb, body, local, iterationAdjoint)))
     return failure();
   SmallVector<Value> carriedArgs, carriedInits;
@@ -526,21 +546,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
 
   // Pops the state one `before` execution started from and recomputes it.
   auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local) -> LogicalResult {
-    SmallVector<Value> states(numState);
-    for (size_t i = numState; i-- > 0;)
-      states[i] = TapePopOp::create(rb, loc, before.getArgument(i).getType());
-    for (auto [arg, state] : llvm::zip(before.getArguments(), states))
-      local.map(arg, state);
+    popState(rb, loc, before, /*first=*/0, local);
     return cloneForward(rb, before, local, /*recompute=*/true);
-  };
-  // The cotangents of before's arguments (zeros where none).
-  auto stateCotangents = [&](OpBuilder &rb, DenseMap<Value, Value> &adj) {
-    SmallVector<Value> out;
-    for (unsigned i : carried) {
-      Value d = adj.lookup(before.getArgument(i));
-      out.push_back(d ? d : zerosOf(rb, loc, before.getArgument(i).getType()));
-    }
-    return out;
   };
 
   // 1. The last `before` execution: the exit test, forwarding the results.
@@ -553,10 +560,15 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
       accumulate(b, lastAdjoint, fwd, d, loc);
   if (failed(reverseBlock(b, before, last, lastAdjoint)))
     return failure();
-  SmallVector<Value> inits = stateCotangents(b, lastAdjoint);
-  for (Value v : outside) {
+  // The reverse loop starts from the cotangents of that `before`'s state
+  // and of the outside values it read (zeros where none).
+  SmallVector<Value> inits;
+  for (unsigned i : carried)
+    inits.push_back(before.getArgument(i));
+  llvm::append_range(inits, outside);
+  for (Value &v : inits) {
     Value d = lastAdjoint.lookup(v);
-    inits.push_back(d ? d : zerosOf(b, loc, v.getType()));
+    v = d ? d : zerosOf(b, loc, v.getType());
   }
 
   // 2. The iterations, last first: after, then the before that led to it.
@@ -585,12 +597,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   if (failed(cloneForward(rb, after, local, /*recompute=*/true)))
     return failure();
   DenseMap<Value, Value> iterationAdjoint;
-  ValueRange carriedIn = reverse.getRegionIterArgs();
-  for (auto [k, i] : llvm::enumerate(carried)) {
-    Value yielded = after.getTerminator()->getOperand(i);
-    if (active.contains(yielded))
-      accumulate(rb, iterationAdjoint, yielded, carriedIn[k], loc);
-  }
+  seedCarried(rb, loc, after, carried, reverse.getRegionIterArgs(),
+              iterationAdjoint);
   if (failed(reverseBlock(rb, after, local, iterationAdjoint)))
     return failure();
   for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
