@@ -40,18 +40,13 @@ struct LoadDataModel : RuntimeCallModel<LoadDataModel, LoadDataOp> {
                           bufferization::BufferizationState &) const {
     auto load = cast<LoadDataOp>(op);
     rewriter.setInsertionPoint(op);
-    FailureOr<Value> buffer =
-        allocateBuffer(rewriter, op->getLoc(), load.getType(), options);
-    if (failed(buffer))
-      return failure();
-    Value unranked = castToUnranked(rewriter, op->getLoc(), *buffer);
-    callRuntime(
-        rewriter, op,
-        suffixed(("tflrt_load_" + load.getFormat() + "_").str(), *buffer),
-        {textPointer(rewriter, op, load.getPath()), unranked,
-         textPointer(rewriter, op, locationText(op->getLoc()))});
-    bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
-    return success();
+    std::string function = ("tflrt_load_" + load.getFormat() + "_" +
+                            runtimeTypeSuffix(load.getType().getElementType()))
+                               .str();
+    return bufferizeAsFilledBuffer(
+        rewriter, op, options, function,
+        {textPointer(rewriter, op, load.getPath())},
+        {textPointer(rewriter, op, locationText(op->getLoc()))});
   }
 };
 
@@ -171,15 +166,10 @@ struct TapePopModel : RuntimeCallModel<TapePopModel, TapePopOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &) const {
-    rewriter.setInsertionPoint(op);
-    FailureOr<Value> buffer = allocateBuffer(
-        rewriter, op->getLoc(), op->getResult(0).getType(), options);
-    if (failed(buffer))
-      return failure();
-    callRuntime(rewriter, op, suffixed("tflrt_tape_pop_", *buffer),
-                {castToUnranked(rewriter, op->getLoc(), *buffer)});
-    bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
-    return success();
+    Type elem = cast<TapePopOp>(op).getType().getElementType();
+    return bufferizeAsFilledBuffer(
+        rewriter, op, options,
+        ("tflrt_tape_pop_" + runtimeTypeSuffix(elem)).str());
   }
 };
 

@@ -39,15 +39,7 @@ struct RandomOpBufferization
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &) const {
-    rewriter.setInsertionPoint(op);
-    FailureOr<Value> buffer = allocateBuffer(
-        rewriter, op->getLoc(), op->getResult(0).getType(), options);
-    if (failed(buffer))
-      return failure();
-    callRuntime(rewriter, op, fillFunction(op),
-                {castToUnranked(rewriter, op->getLoc(), *buffer)});
-    bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
-    return success();
+    return bufferizeAsFilledBuffer(rewriter, op, options, fillFunction(op));
   }
 };
 

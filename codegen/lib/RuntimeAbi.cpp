@@ -78,6 +78,24 @@ allocateBuffer(RewriterBase &rewriter, Location loc, Type type,
       ValueRange{});
 }
 
+LogicalResult
+bufferizeAsFilledBuffer(RewriterBase &rewriter, Operation *op,
+                        const bufferization::BufferizationOptions &options,
+                        StringRef function, ValueRange leading,
+                        ValueRange trailing) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<Value> buffer = allocateBuffer(rewriter, op->getLoc(),
+                                           op->getResult(0).getType(), options);
+  if (failed(buffer))
+    return failure();
+  SmallVector<Value> args(leading);
+  args.push_back(castToUnranked(rewriter, op->getLoc(), *buffer));
+  llvm::append_range(args, trailing);
+  callRuntime(rewriter, op, function, args);
+  bufferization::replaceOpWithBufferizedValues(rewriter, op, *buffer);
+  return success();
+}
+
 Value castToUnranked(OpBuilder &builder, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   auto unranked =

@@ -46,6 +46,16 @@ FailureOr<Value>
 allocateBuffer(RewriterBase &rewriter, Location loc, Type type,
                const bufferization::BufferizationOptions &options);
 
+/// Bufferizes `op`'s one tensor result as a fresh buffer that a single
+/// call `@function(leading..., buffer, trailing...)` fills (the buffer as
+/// an unranked memref), and replaces `op` with it. Values in `leading` and
+/// `trailing` must already exist before `op`.
+LogicalResult
+bufferizeAsFilledBuffer(RewriterBase &rewriter, Operation *op,
+                        const bufferization::BufferizationOptions &options,
+                        StringRef function, ValueRange leading = {},
+                        ValueRange trailing = {});
+
 } // namespace mlir::tfl
 
 #endif // TFL_CODEGEN_RUNTIMECALLMODEL_H
