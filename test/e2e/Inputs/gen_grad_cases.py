@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from tflgen import fd, literal
+from tflgen import fd, literal, write_case_files
 
 rng = np.random.default_rng(17)
 
@@ -132,10 +132,7 @@ def main():
                   "print(ga)", "print(gb)"]
         f = lambda a, b: np.sum(np.matmul(a, b) * w)
         expected += [str(fd(f, [a, b], 0)), str(fd(f, [a, b], 1))]
-    with open(tfl_path, "w") as out:
-        out.write("\n".join(lines) + "\n")
-    with open(expected_path, "w") as out:
-        out.write("\n".join(expected) + "\n")
+    write_case_files(tfl_path, expected_path, lines, expected)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from gen_conv_cases import conv, pool
-from tflgen import fd, literal
+from tflgen import fd, literal, write_case_files
 
 rng = np.random.default_rng(29)
 
@@ -50,10 +50,7 @@ def main():
                   f"print(grad(p{k})({literal(x)}))"]
         f = lambda x: np.sum(pool(x, size, strides, same, kind) * c)
         expected.append(str(fd(f, [x], 0).astype(np.float32)))
-    with open(tfl_path, "w") as out:
-        out.write("\n".join(lines) + "\n")
-    with open(expected_path, "w") as out:
-        out.write("\n".join(expected) + "\n")
+    write_case_files(tfl_path, expected_path, lines, expected)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 
+from tflgen import write_case_files
+
 M0, M1, W0, W1 = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85
 MASK = 0xFFFFFFFF
 
@@ -114,10 +116,7 @@ def main():
     case("random_normal((1,))", g.normal(1, np.float32))
     case("shuffle_indices(1)", g.shuffle(1))
     case("random_uniform((0,))", g.uniform(0, np.float32))
-    with open(tfl_path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(expected_path, "w") as f:
-        f.write("\n".join(expected) + "\n")
+    write_case_files(tfl_path, expected_path, lines, expected)
 
 
 if __name__ == "__main__":

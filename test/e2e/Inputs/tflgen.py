@@ -25,3 +25,11 @@ def fd(f, args, i, h=1e-6):
         down[i][k] -= h
         g[k] = (f(*up) - f(*down)) / (2 * h)
     return g
+
+
+def write_case_files(tfl_path, expected_path, lines, expected):
+    """Writes a generated program (one line each) and its expected output."""
+    with open(tfl_path, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    with open(expected_path, "w") as out:
+        out.write("\n".join(expected) + "\n")
