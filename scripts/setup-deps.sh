@@ -13,8 +13,9 @@ packages=(
   libopenblas-dev zlib1g-dev
   # runtime: JSON for checkpoint headers, oneDNN for convolution and pooling
   nlohmann-json3-dev libdnnl-dev
-  # tests: GoogleTest, and NumPy (for /usr/bin/python3) as the reference
-  libgtest-dev python3 python3-numpy
+  # tests: GoogleTest, and NumPy and PyTorch (for /usr/bin/python3) as the
+  # references
+  libgtest-dev python3 python3-numpy python3-torch
 )
 
 missing=()

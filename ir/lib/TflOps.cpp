@@ -538,6 +538,22 @@ LogicalResult RandomUniformOp::verify() { return verifyRandom(*this); }
 LogicalResult RandomNormalOp::verify() { return verifyRandom(*this); }
 LogicalResult ShuffleIndicesOp::verify() { return verifyRandom(*this); }
 
+/// A random generator state is a tensor<2xi64>: key, draw count.
+static LogicalResult verifyRandomState(Operation *op, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getShape() != ArrayRef<int64_t>{2})
+    return op->emitOpError("needs a tensor<2xi64> state, got ") << type;
+  return success();
+}
+
+LogicalResult RandomStateOp::verify() {
+  return verifyRandomState(*this, getType());
+}
+
+LogicalResult SetRandomStateOp::verify() {
+  return verifyRandomState(*this, getState().getType());
+}
+
 #include "tfl/IR/TflInterfaces.cpp.inc"
 #include "tfl/IR/TflOpsEnums.cpp.inc"
 

@@ -28,6 +28,13 @@
 // the tape's size around the loop; its pullback goes through the last
 // `before`, then loops over the counted iterations in reverse.
 //
+// Random draws: what the reverse sweep runs again (an iteration, a branch,
+// a call through its callee's vjp) draws again. The forward copy reads the
+// generator's state (key, draw count) before each such computation that
+// draws, on the tape for a loop's iterations; the reverse sets it back
+// before running it again, so the same numbers come out, and restores the
+// state the forward sweep left after (as PyTorch's checkpointing does).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tfl/IR/ReverseBuilder.h"
@@ -68,6 +75,11 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
   return ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType())));
+}
+
+/// The type of the random generator's state: key and draw count.
+RankedTensorType randomStateType(Builder &b) {
+  return RankedTensorType::get({2}, b.getI64Type());
 }
 
 /// Adds `cotangent` to the cotangent of `of`.
@@ -118,8 +130,10 @@ private:
   /// for the reverse loop that pairs with this copy (loops nested deeper
   /// are recomputed, and instrumented, by their own reverse).
   /// In a `recompute` copy (a branch or an iteration the reverse runs
-  /// again), output and file writes are left out, and a random draw is an
-  /// error: drawing again would give other numbers.
+  /// again), output and file writes are left out. Before an if or a call
+  /// that draws random numbers, the generator's state is read (for the
+  /// reverse to draw the same again); a loop on the tape that draws pushes
+  /// it with each iteration's state.
   LogicalResult cloneForward(OpBuilder &b, Block &block, IRMapping &map,
                              bool recompute);
   /// scf.for: a reverse loop over the same iterations, last first; each
@@ -149,6 +163,17 @@ private:
   void seedCarried(OpBuilder &rb, Location loc, Block &body,
                    ArrayRef<unsigned> carried, ValueRange carriedIn,
                    DenseMap<Value, Value> &adjoint);
+  /// Whether `op` draws random numbers (or seeds the generator): itself, in
+  /// its regions, or in a function it calls.
+  bool drawsRandom(Operation *op);
+  bool drawsRandom(func::FuncOp f);
+  /// Reads the generator's state, sets it to `state` (what it was before a
+  /// computation the reverse sweep runs again), and returns what it was;
+  /// `restoreRandom` sets that back after the second run.
+  Value replayRandom(OpBuilder &b, Location loc, Value state);
+  void restoreRandom(OpBuilder &b, Location loc, Value now);
+  /// Pops the generator state a loop iteration started from and sets it.
+  void popRandom(OpBuilder &rb, Location loc);
   /// The active values a region op's regions read from outside.
   SmallVector<Value> activeUsedAbove(Operation *op);
   /// Ends a reverse loop: yields the cotangents of the carried `states` and
@@ -161,6 +186,11 @@ private:
                          DenseMap<Value, Value> &adjoint);
   /// Tape sizes read around each instrumented while loop's latest copy.
   DenseMap<Operation *, std::pair<Value, Value>> whileTape;
+  /// The generator state read before the latest copy of each if and call
+  /// that draws.
+  DenseMap<Operation *, Value> randomBefore;
+  /// Which functions draw random numbers, once known.
+  DenseMap<Operation *, bool> functionDraws;
   /// scf.if: a reverse scf.if on the same condition; each branch recomputes
   /// its forward ops, pulls its results' cotangents back through them, and
   /// yields the cotangents of the active values it read from outside.
@@ -214,8 +244,14 @@ FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
   size_t numResults = f.getFunctionType().getNumResults();
   int64_t valueLeaves =
       f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt();
+  // Both run f's forward: with the same draws.
+  Value start = drawsRandom(f)
+                    ? RandomStateOp::create(b, f.getLoc(), randomStateType(b))
+                    : Value();
   auto withRule =
       func::CallOp::create(b, f.getLoc(), *custom, entry->getArguments());
+  if (start)
+    SetRandomStateOp::create(b, f.getLoc(), start);
   SmallVector<Value> args(entry->getArguments());
   for (size_t i = 0; i < static_cast<size_t>(valueLeaves); ++i)
     args[numArgs + i] =
@@ -353,7 +389,13 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
     SmallVector<Value> args(call.getOperands());
     for (auto [r, d] : llvm::zip(call.getResults(), dResults))
       args.push_back(d ? d : zerosOf(b, op.getLoc(), r.getType()));
+    // The callee's vjp runs its forward again: with the draws it made.
+    Value now;
+    if (Value state = randomBefore.lookup(&op))
+      now = replayRandom(b, op.getLoc(), state);
     auto reverse = func::CallOp::create(b, op.getLoc(), *calleeVjp, args);
+    if (now)
+      restoreRandom(b, op.getLoc(), now);
     llvm::append_range(dOperands,
                        reverse.getResults().drop_front(call.getNumResults()));
   } else {
@@ -412,11 +454,6 @@ LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
   for (Operation &op : block.without_terminator()) {
     if (recompute && isa<PrintOp, LogScalarOp, SaveOp, SaveNpyOp, AssertOp>(op))
       continue;
-    if (recompute &&
-        isa<RandomNormalOp, RandomUniformOp, ShuffleIndicesOp, SeedOp>(op))
-      return op.emitError("a random draw inside an if or a loop of a "
-                          "differentiated function is not supported yet "
-                          "(its reverse would draw again)");
     // A region op cloned before (by the forward sweep) left its blocks'
     // arguments in the mapping; forget them, or the new copy's blocks would
     // get none.
@@ -425,11 +462,15 @@ LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
         map.erase(arg);
     });
     if (!usesTape(op)) {
+      if (isa<scf::IfOp, func::CallOp>(op) && drawsRandom(&op))
+        randomBefore[&op] =
+            RandomStateOp::create(b, op.getLoc(), randomStateType(b));
       b.clone(op, map);
       continue;
     }
     // The loop pushes the state each iteration (each `before` of a while)
-    // starts from; a while also reads the tape's size around itself.
+    // starts from, after the generator's when it draws; a while also reads
+    // the tape's size around itself.
     auto sizeType = RankedTensorType::get({}, b.getI64Type());
     bool isWhile = isa<scf::WhileOp>(op);
     Value before =
@@ -437,6 +478,10 @@ LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
     Operation *clone = b.clone(op, map);
     Block &start = clone->getRegion(0).front();
     OpBuilder pb = OpBuilder::atBlockBegin(&start);
+    if (drawsRandom(&op))
+      TapePushOp::create(
+          pb, op.getLoc(),
+          RandomStateOp::create(pb, op.getLoc(), randomStateType(pb)));
     for (Value state : start.getArguments().drop_front(isWhile ? 0 : 1))
       TapePushOp::create(pb, op.getLoc(), state);
     if (isWhile)
@@ -449,6 +494,42 @@ bool VjpBuilder::usesTape(Operation &op) {
   return isa<scf::ForOp, scf::WhileOp>(op) &&
          llvm::any_of(op.getResults(),
                       [&](Value v) { return active.contains(v); });
+}
+
+bool VjpBuilder::drawsRandom(Operation *op) {
+  WalkResult found = op->walk([&](Operation *inner) {
+    if (isa<RandomNormalOp, RandomUniformOp, ShuffleIndicesOp, SeedOp>(inner))
+      return WalkResult::interrupt();
+    if (auto call = dyn_cast<func::CallOp>(inner))
+      if (auto f = symbols.lookup<func::FuncOp>(call.getCallee()))
+        if (drawsRandom(f))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+bool VjpBuilder::drawsRandom(func::FuncOp f) {
+  auto [it, inserted] = functionDraws.try_emplace(f, false);
+  if (!inserted)
+    return it->second;
+  bool draws = drawsRandom(f.getOperation());
+  return functionDraws[f] = draws;
+}
+
+Value VjpBuilder::replayRandom(OpBuilder &b, Location loc, Value state) {
+  Value now = RandomStateOp::create(b, loc, randomStateType(b));
+  SetRandomStateOp::create(b, loc, state);
+  return now;
+}
+
+void VjpBuilder::restoreRandom(OpBuilder &b, Location loc, Value now) {
+  SetRandomStateOp::create(b, loc, now);
+}
+
+void VjpBuilder::popRandom(OpBuilder &rb, Location loc) {
+  SetRandomStateOp::create(rb, loc,
+                           TapePopOp::create(rb, loc, randomStateType(rb)));
 }
 
 void VjpBuilder::popState(OpBuilder &rb, Location loc, Block &start,
@@ -491,6 +572,9 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
     inits.push_back(zerosOf(b, loc, v.getType()));
 
   // j = 0 .. n-1 visits iteration lb + (n - 1 - j) * step.
+  bool draws = drawsRandom(op);
+  Value now =
+      draws ? RandomStateOp::create(b, loc, randomStateType(b)) : Value();
   Value lb = map.lookup(op.getLowerBound()),
         ub = map.lookup(op.getUpperBound());
   Value step = map.lookup(op.getStep());
@@ -511,6 +595,8 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   local.map(op.getInductionVar(), iv);
   // The state this iteration started from, popped in reverse push order.
   popState(rb, loc, body, /*first=*/1, local);
+  if (draws)
+    popRandom(rb, loc);
   if (failed(cloneForward(rb, body, local, /*recompute=*/true)))
     return failure();
   DenseMap<Value, Value> iterationAdjoint;
@@ -525,6 +611,8 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   }
   finishReverseLoop(b, rb, reverse, carriedArgs, carriedInits, outside,
                     iterationAdjoint, adjoint);
+  if (draws)
+    restoreRandom(b, loc, now);
   return success();
 }
 
@@ -543,10 +631,15 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
     if (active.contains(arg))
       carried.push_back(i);
   SmallVector<Value> outside = activeUsedAbove(op);
+  bool draws = drawsRandom(op);
+  Value now =
+      draws ? RandomStateOp::create(b, loc, randomStateType(b)) : Value();
 
   // Pops the state one `before` execution started from and recomputes it.
   auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local) -> LogicalResult {
     popState(rb, loc, before, /*first=*/0, local);
+    if (draws)
+      popRandom(rb, loc);
     return cloneForward(rb, before, local, /*recompute=*/true);
   };
 
@@ -580,7 +673,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   Value pushes =
       arith::SubIOp::create(b, loc, scalar(sizeAfter), scalar(sizeBefore));
   Value perIteration = arith::ConstantOp::create(
-      b, loc, i64, b.getI64IntegerAttr(static_cast<int64_t>(numState)));
+      b, loc, i64,
+      b.getI64IntegerAttr(static_cast<int64_t>(numState + (draws ? 1 : 0))));
   Value one64 = arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
   Value iterations = arith::SubIOp::create(
       b, loc, arith::CeilDivSIOp::create(b, loc, pushes, perIteration), one64);
@@ -613,6 +707,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   }
   finishReverseLoop(b, rb, reverse, states, initValues, outside,
                     iterationAdjoint, adjoint);
+  if (draws)
+    restoreRandom(b, loc, now);
   return success();
 }
 
@@ -628,6 +724,10 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
   for (Value v : outside)
     types.push_back(v.getType());
   Location loc = op.getLoc();
+  // The branches run again with the draws they made.
+  Value now;
+  if (Value state = randomBefore.lookup(op))
+    now = replayRandom(b, loc, state);
   auto reverse = scf::IfOp::create(b, loc, types, map.lookup(op.getCondition()),
                                    /*withElseRegion=*/true);
   for (unsigned i = 0; i < 2; ++i) {
@@ -652,6 +752,8 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
     }
     scf::YieldOp::create(rb, loc, yields);
   }
+  if (now)
+    restoreRandom(b, loc, now);
   for (auto [v, d] : llvm::zip(outside, reverse.getResults()))
     accumulate(b, adjoint, v, d, loc);
   return success();

@@ -82,6 +82,19 @@ double tflrt_now(void) { return tflrt::nowSeconds(); }
 
 void tflrt_seed(int64_t seed) { tflrt::seedRandom(seed); }
 
+int64_t tflrt_random_key(void) {
+  return static_cast<int64_t>(tflrt::randomState()[0]);
+}
+
+int64_t tflrt_random_draws(void) {
+  return static_cast<int64_t>(tflrt::randomState()[1]);
+}
+
+void tflrt_set_random_state(int64_t key, int64_t draws) {
+  tflrt::setRandomState(static_cast<uint64_t>(key),
+                        static_cast<uint64_t>(draws));
+}
+
 void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
                       int64_t rankOut, void *out, int64_t strideH,
                       int64_t strideW, int64_t padTop, int64_t padBottom,

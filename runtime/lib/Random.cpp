@@ -91,6 +91,15 @@ void seedRandom(int64_t seed) {
   generator().draws = 0;
 }
 
+std::array<uint64_t, 2> randomState() {
+  return {generator().key, generator().draws};
+}
+
+void setRandomState(uint64_t key, uint64_t draws) {
+  generator().key = key;
+  generator().draws = draws;
+}
+
 void randomUniform(float *out, int64_t n) {
   auto [key, draw] = nextDraw();
   for (int64_t b = 0; 4 * b < n; ++b) {

@@ -366,3 +366,12 @@ func.func @conv_channels(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x2x4xf32>) {
   %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x8x3xf32>, tensor<3x3x2x4xf32> -> tensor<1x6x6x4xf32>
   return
 }
+
+// -----
+
+// Tests that a random generator state is two i64s.
+func.func @random_state_shape() {
+  // expected-error @+1 {{needs a tensor<2xi64> state, got 'tensor<3xi64>'}}
+  %0 = tfl.random_state : tensor<3xi64>
+  return
+}

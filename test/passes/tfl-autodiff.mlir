@@ -196,3 +196,68 @@ func.func @use_doubling(%x: tensor<f32>) -> tensor<f32> {
   %0 = tfl.grad @doubling(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Tests random draws in a loop: each forward iteration pushes the
+// generator's state before its own; each reverse iteration pops and sets it
+// before drawing again, and the state the forward sweep left is set back
+// after the reverse loop.
+// CHECK-LABEL: func.func private @noisy.vjp
+// CHECK: scf.for %{{.*}} iter_args(%[[S:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
+// CHECK:   %[[G:.*]] = tfl.random_state : tensor<2xi64>
+// CHECK:   tfl.tape_push %[[G]] : tensor<2xi64>
+// CHECK:   tfl.tape_push %[[S]] : tensor<f32>
+// CHECK:   tfl.random_normal : tensor<f32>
+// CHECK: %[[NOW:.*]] = tfl.random_state : tensor<2xi64>
+// CHECK: scf.for
+// CHECK:   tfl.tape_pop : tensor<f32>
+// CHECK:   %[[P:.*]] = tfl.tape_pop : tensor<2xi64>
+// CHECK:   tfl.set_random_state %[[P]] : tensor<2xi64>
+// CHECK:   tfl.random_normal : tensor<f32>
+// CHECK:   scf.yield
+// CHECK: tfl.set_random_state %[[NOW]] : tensor<2xi64>
+func.func private @noisy(%x: tensor<f32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %0 = scf.for %i = %c0 to %c3 step %c1 iter_args(%s = %x) -> (tensor<f32>) {
+    %r = tfl.random_normal : tensor<f32>
+    %1 = tfl.mul %s, %r : tensor<f32>, tensor<f32> -> tensor<f32>
+    %2 = tfl.mul %1, %s : tensor<f32>, tensor<f32> -> tensor<f32>
+    scf.yield %2 : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+func.func @use_noisy(%x: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.grad @noisy(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Tests a call of a function that draws: the generator's state is read
+// before the forward call, and set to it around the callee's vjp (which runs
+// the callee's forward again), then set back.
+// CHECK-LABEL: func.func private @calls_dropout.vjp
+// CHECK: %[[G:.*]] = tfl.random_state : tensor<2xi64>
+// CHECK: call @dropout(
+// CHECK: %[[NOW:.*]] = tfl.random_state : tensor<2xi64>
+// CHECK: tfl.set_random_state %[[G]] : tensor<2xi64>
+// CHECK: call @dropout.vjp(
+// CHECK: tfl.set_random_state %[[NOW]] : tensor<2xi64>
+func.func private @dropout(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %u = tfl.random_uniform : tensor<4xf32>
+  %0 = tfl.mul %x, %u : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @calls_dropout(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = call @dropout(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = tfl.mul %0, %0 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %2 = tfl.reduce_sum %1 {axes = array<i64: 0>, keepdims = false} : tensor<4xf32> -> tensor<f32>
+  return %2 : tensor<f32>
+}
+func.func @use_dropout(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tfl.grad @calls_dropout(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -336,6 +336,47 @@ struct SeedToRuntime : OpConversionPattern<SeedOp> {
   }
 };
 
+/// random_state: the generator's key and draw count, two libtflrt calls.
+struct RandomStateToRuntime : OpConversionPattern<RandomStateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RandomStateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto module = op->getParentOfType<ModuleOp>();
+    auto type = rewriter.getFunctionType({}, {rewriter.getI64Type()});
+    SmallVector<Value> state;
+    for (StringRef name : {"tflrt_random_key", "tflrt_random_draws"}) {
+      func::FuncOp fn =
+          getOrInsertRuntimeFunction(rewriter, module, name, type);
+      state.push_back(
+          func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{})
+              .getResult(0));
+    }
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        state);
+    return success();
+  }
+};
+
+/// set_random_state: a libtflrt call with the key and draw count.
+struct SetRandomStateToRuntime : OpConversionPattern<SetRandomStateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SetRandomStateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> args;
+    for (int64_t i = 0; i < 2; ++i) {
+      Value at = arith::ConstantIndexOp::create(rewriter, loc, i);
+      args.push_back(
+          tensor::ExtractOp::create(rewriter, loc, adaptor.getState(), at));
+    }
+    callRuntime(rewriter, op, "tflrt_set_random_state", args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// log_scalar: a libtflrt call appending the point to the scalars file.
 struct LogScalarToRuntime : OpConversionPattern<LogScalarOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -514,7 +555,8 @@ void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
   patterns
       .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
            AssertToRuntime, CheckNumericsToRuntime, FlagToRuntime,
-           LogScalarToRuntime, NowToRuntime, SeedToRuntime, StopGradientToInput,
+           LogScalarToRuntime, NowToRuntime, SeedToRuntime,
+           RandomStateToRuntime, SetRandomStateToRuntime, StopGradientToInput,
            EmbedSliceToTensor, TapeSizeToRuntime, GatherToLinalg>(
           patterns.getContext());
 }

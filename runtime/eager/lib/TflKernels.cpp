@@ -265,6 +265,20 @@ void registerTflKernels(KernelRegistry &registry) {
                [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
                  tflrt::seedRandom(in[0].data<int64_t>()[0]);
                });
+  registry.add(mlir::tfl::RandomStateOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+                 Tensor t(tflrt::DType::I64, {2});
+                 std::array<uint64_t, 2> state = tflrt::randomState();
+                 t.data<int64_t>()[0] = static_cast<int64_t>(state[0]);
+                 t.data<int64_t>()[1] = static_cast<int64_t>(state[1]);
+                 out.push_back(t);
+               });
+  registry.add(mlir::tfl::SetRandomStateOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+                 const int64_t *state = in[0].data<int64_t>();
+                 tflrt::setRandomState(static_cast<uint64_t>(state[0]),
+                                       static_cast<uint64_t>(state[1]));
+               });
   auto draw = [](Operation *op, ArrayRef<Tensor>,
                  SmallVectorImpl<Tensor> &out) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());

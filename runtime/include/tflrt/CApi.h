@@ -118,6 +118,11 @@ int8_t tflrt_flag_bool(const char *name);
 /* The random generator (tflrt/Random.h): seed(n), and one draw filling a
    fresh contiguous memref. */
 void tflrt_seed(int64_t seed);
+/* The generator's state (key, draws made), read and set again by the
+   autodiff pass around a computation it runs twice. */
+int64_t tflrt_random_key(void);
+int64_t tflrt_random_draws(void);
+void tflrt_set_random_state(int64_t key, int64_t draws);
 void tflrt_random_uniform_f32(int64_t rank, void *desc);
 void tflrt_random_uniform_f64(int64_t rank, void *desc);
 void tflrt_random_normal_f32(int64_t rank, void *desc);

@@ -23,6 +23,11 @@ std::array<uint32_t, 4> philox(uint64_t key, uint64_t draw, uint64_t block);
 /// Restarts the generator: key `seed`, draw count 0. A program that never
 /// seeds runs as if it began with seed(0).
 void seedRandom(int64_t seed);
+/// The generator's state: its key and how many draws it has made. Setting
+/// a state read before makes the draws after it again (the autodiff pass
+/// replays the draws of a computation it runs a second time).
+std::array<uint64_t, 2> randomState();
+void setRandomState(uint64_t key, uint64_t draws);
 /// Fills `out` with the next draw.
 void randomUniform(float *out, int64_t n);
 void randomUniform(double *out, int64_t n);

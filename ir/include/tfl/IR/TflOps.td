@@ -863,6 +863,38 @@ def Tfl_SeedOp : Tfl_Op<"seed",
   let assemblyFormat = "$seed attr-dict `:` type($seed)";
 }
 
+def Tfl_RandomStateOp : Tfl_Op<"random_state",
+    [MemoryEffects<[MemRead<Tfl_RandomState>]>]> {
+  let summary = "the random generator's state: its key and draw count";
+  let description = [{
+    Made by the autodiff pass before a computation it runs again in the
+    reverse sweep (an iteration, a branch, a call); `tfl.set_random_state`
+    with this value before the second run makes it draw the same numbers.
+
+    ```mlir
+    %0 = tfl.random_state : tensor<2xi64>
+    ```
+  }];
+  let results = (outs TensorOf<[I64]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tfl_SetRandomStateOp : Tfl_Op<"set_random_state",
+    [MemoryEffects<[MemWrite<Tfl_RandomState>]>]> {
+  let summary = "sets the random generator's key and draw count";
+  let description = [{
+    The operand is a value `tfl.random_state` gave.
+
+    ```mlir
+    tfl.set_random_state %0 : tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins TensorOf<[I64]>:$state);
+  let assemblyFormat = "$state attr-dict `:` type($state)";
+  let hasVerifier = 1;
+}
+
 def Tfl_RandomUniformOp : Tfl_RandomOp<"random_uniform"> {
   let summary = "a tensor of uniform random numbers in [0, 1)";
   let description = [{
