@@ -46,7 +46,8 @@ struct WindowOpBufferization
     if constexpr (std::is_same_v<OpTy, MaxPool2DOp> ||
                   std::is_same_v<OpTy, AvgPool2DOp> ||
                   std::is_same_v<OpTy, MaxPool2DBackwardOp> ||
-                  std::is_same_v<OpTy, AvgPool2DBackwardOp>)
+                  std::is_same_v<OpTy, AvgPool2DBackwardOp> ||
+                  std::is_same_v<OpTy, MaxPool2DGatherOp>)
       llvm::append_range(ints, window.getSize());
     llvm::append_range(ints, window.getStrides());
     llvm::append_range(ints, window.getPadding());
@@ -68,6 +69,8 @@ void attachConvBufferizationModels(MLIRContext *ctx) {
       WindowOpBufferization<MaxPool2DBackwardOp>>(*ctx);
   AvgPool2DBackwardOp::attachInterface<
       WindowOpBufferization<AvgPool2DBackwardOp>>(*ctx);
+  MaxPool2DGatherOp::attachInterface<WindowOpBufferization<MaxPool2DGatherOp>>(
+      *ctx);
   Conv2DBackwardInputOp::attachInterface<
       WindowOpBufferization<Conv2DBackwardInputOp>>(*ctx);
   Conv2DBackwardFilterOp::attachInterface<

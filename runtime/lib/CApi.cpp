@@ -171,6 +171,18 @@ TFLRT_POOL_BACKWARD(max_pool2d, Max)
 TFLRT_POOL_BACKWARD(avg_pool2d, Avg)
 #undef TFLRT_POOL_BACKWARD
 
+void tflrt_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG, void *g,
+                                 int64_t rankOut, void *out, int64_t sizeH,
+                                 int64_t sizeW, int64_t strideH,
+                                 int64_t strideW, int64_t padTop,
+                                 int64_t padBottom, int64_t padLeft,
+                                 int64_t padRight) {
+  tflrt::maxPool2dGather(
+      viewOf(tflrt::DType::F32, rankX, x), viewOf(tflrt::DType::F32, rankG, g),
+      viewOf(tflrt::DType::F32, rankOut, out), {sizeH, sizeW},
+      {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
+}
+
 #define TFLRT_FILE_FUNCTIONS(T, DTYPE)                                         \
   void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \
                           const char *where) {                                 \

@@ -11,6 +11,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -188,47 +189,81 @@ void pool2d(PoolKind kind, const TensorView &x, const TensorView &out,
   c.stream.wait();
 }
 
+namespace {
+
+float &at(const TensorView &v, int64_t n, int64_t h, int64_t w, int64_t c) {
+  auto *base = static_cast<float *>(const_cast<void *>(v.data));
+  return base[n * v.strides[0] + h * v.strides[1] + w * v.strides[2] +
+              c * v.strides[3]];
+}
+
+/// Calls `visit(n, i, j, c, h0, h1, w0, w1)` for each window of a pooling
+/// of `x` into `out`: its unpadded rows [h0, h1) and columns [w0, w1).
+template <typename Visit>
+void forEachWindow(const TensorView &x, const TensorView &out,
+                   std::array<int64_t, 2> size, const Window &window,
+                   Visit visit) {
+  int64_t height = x.shape[1], width = x.shape[2];
+  for (int64_t n = 0; n < out.shape[0]; ++n)
+    for (int64_t i = 0; i < out.shape[1]; ++i)
+      for (int64_t j = 0; j < out.shape[2]; ++j)
+        for (int64_t c = 0; c < out.shape[3]; ++c) {
+          int64_t h0 = i * window.strides[0] - window.padding[0];
+          int64_t w0 = j * window.strides[1] - window.padding[2];
+          int64_t h1 = std::min(h0 + size[0], height);
+          int64_t w1 = std::min(w0 + size[1], width);
+          visit(n, i, j, c, std::max<int64_t>(h0, 0), h1,
+                std::max<int64_t>(w0, 0), w1);
+        }
+}
+
+/// The row and column of the first maximum of `x` in a window.
+std::pair<int64_t, int64_t> firstMax(const TensorView &x, int64_t n, int64_t c,
+                                     int64_t h0, int64_t h1, int64_t w0,
+                                     int64_t w1) {
+  int64_t bh = h0, bw = w0;
+  for (int64_t h = h0; h < h1; ++h)
+    for (int64_t w = w0; w < w1; ++w)
+      if (at(x, n, h, w, c) > at(x, n, bh, bw, c))
+        bh = h, bw = w;
+  return {bh, bw};
+}
+
+} // namespace
+
 void pool2dBackward(PoolKind kind, const TensorView &x, const TensorView &dy,
                     const TensorView &dx, std::array<int64_t, 2> size,
                     const Window &window) {
-  auto at = [](const TensorView &v, int64_t n, int64_t h, int64_t w,
-               int64_t c) -> float & {
-    auto *base = static_cast<float *>(const_cast<void *>(v.data));
-    return base[n * v.strides[0] + h * v.strides[1] + w * v.strides[2] +
-                c * v.strides[3]];
-  };
   for (int64_t n = 0; n < dx.shape[0]; ++n)
     for (int64_t h = 0; h < dx.shape[1]; ++h)
       for (int64_t w = 0; w < dx.shape[2]; ++w)
         for (int64_t c = 0; c < dx.shape[3]; ++c)
           at(dx, n, h, w, c) = 0.0f;
-  int64_t height = x.shape[1], width = x.shape[2];
-  for (int64_t n = 0; n < dy.shape[0]; ++n)
-    for (int64_t i = 0; i < dy.shape[1]; ++i)
-      for (int64_t j = 0; j < dy.shape[2]; ++j)
-        for (int64_t c = 0; c < dy.shape[3]; ++c) {
-          // The window's unpadded rows [h0, h1) and columns [w0, w1).
-          int64_t h0 = i * window.strides[0] - window.padding[0];
-          int64_t w0 = j * window.strides[1] - window.padding[2];
-          int64_t h1 = std::min(h0 + size[0], height);
-          int64_t w1 = std::min(w0 + size[1], width);
-          h0 = std::max<int64_t>(h0, 0);
-          w0 = std::max<int64_t>(w0, 0);
-          float g = at(dy, n, i, j, c);
-          if (kind == PoolKind::Avg) {
-            float share = g / static_cast<float>((h1 - h0) * (w1 - w0));
-            for (int64_t h = h0; h < h1; ++h)
-              for (int64_t w = w0; w < w1; ++w)
-                at(dx, n, h, w, c) += share;
-            continue;
-          }
-          int64_t bh = h0, bw = w0;
-          for (int64_t h = h0; h < h1; ++h)
-            for (int64_t w = w0; w < w1; ++w)
-              if (at(x, n, h, w, c) > at(x, n, bh, bw, c))
-                bh = h, bw = w;
-          at(dx, n, bh, bw, c) += g;
-        }
+  forEachWindow(x, dy, size, window,
+                [&](int64_t n, int64_t i, int64_t j, int64_t c, int64_t h0,
+                    int64_t h1, int64_t w0, int64_t w1) {
+                  float g = at(dy, n, i, j, c);
+                  if (kind == PoolKind::Avg) {
+                    float share = g / static_cast<float>((h1 - h0) * (w1 - w0));
+                    for (int64_t h = h0; h < h1; ++h)
+                      for (int64_t w = w0; w < w1; ++w)
+                        at(dx, n, h, w, c) += share;
+                    return;
+                  }
+                  auto [bh, bw] = firstMax(x, n, c, h0, h1, w0, w1);
+                  at(dx, n, bh, bw, c) += g;
+                });
+}
+
+void maxPool2dGather(const TensorView &x, const TensorView &g,
+                     const TensorView &out, std::array<int64_t, 2> size,
+                     const Window &window) {
+  forEachWindow(x, out, size, window,
+                [&](int64_t n, int64_t i, int64_t j, int64_t c, int64_t h0,
+                    int64_t h1, int64_t w0, int64_t w1) {
+                  auto [bh, bw] = firstMax(x, n, c, h0, h1, w0, w1);
+                  at(out, n, i, j, c) = at(g, n, bh, bw, c);
+                });
 }
 
 } // namespace tflrt

@@ -311,3 +311,18 @@ func.func @adjoint_ops(%dy: tensor<3x4xf32>, %i: tensor<3xi64>, %x: tensor<1x4x4
   %1 = tfl.avg_pool2d_backward %x, %dp {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
   return
 }
+
+// -----
+
+// Tests max pooling's gather (the adjoint of its backward) and the random
+// generator's state ops.
+// CHECK-LABEL: func.func @pool_gather_and_random_state
+func.func @pool_gather_and_random_state(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK: tfl.max_pool2d_gather %{{.*}}, %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+  %0 = tfl.max_pool2d_gather %x, %x {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+  // CHECK: %[[S:.*]] = tfl.random_state : tensor<2xi64>
+  // CHECK: tfl.set_random_state %[[S]] : tensor<2xi64>
+  %s = tfl.random_state : tensor<2xi64>
+  tfl.set_random_state %s : tensor<2xi64>
+  return %0 : tensor<1x2x2x2xf32>
+}

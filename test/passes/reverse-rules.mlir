@@ -266,3 +266,70 @@ func.func @use_stop_gradient(%x: tensor<3xf32>) -> tensor<3xf32> {
   %g = tfl.grad @stop_gradient(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
   return %g : tensor<3xf32>
 }
+
+// -----
+
+// Tests that conv2d's adjoint ops have rules (for second derivatives):
+// backward-input's are a conv2d of the cotangent with the filter and a
+// backward-filter of the cotangent and dy; backward-filter's are a
+// backward-input of dy and the cotangent and a conv2d of the input with it.
+// CHECK-LABEL: func.func private @conv_backward_input.vjp(
+// CHECK: tfl.conv2d_backward_input %[[DY:[^,]*]], %[[W:[^ ]*]] {
+// CHECK-DAG: tfl.conv2d %{{.*}}, %[[W]] {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32> -> tensor<1x2x2x3xf32>
+// CHECK-DAG: tfl.conv2d_backward_filter %{{.*}}, %[[DY]] {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x4x2xf32>, tensor<1x2x2x3xf32> -> tensor<3x3x2x3xf32>
+// CHECK-LABEL: func.func private @conv_backward_filter.vjp(
+// CHECK: tfl.conv2d_backward_filter %[[X:[^,]*]], %[[DY:[^ ]*]] {
+// CHECK-DAG: tfl.conv2d_backward_input %[[DY]], %{{.*}} {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x2x3xf32>, tensor<3x3x2x3xf32> -> tensor<1x4x4x2xf32>
+// CHECK-DAG: tfl.conv2d %[[X]], %{{.*}} {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32> -> tensor<1x2x2x3xf32>
+func.func private @conv_backward_input(%dy: tensor<1x2x2x3xf32>, %w: tensor<3x3x2x3xf32>) -> tensor<f32> {
+  %0 = tfl.conv2d_backward_input %dy, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x2x3xf32>, tensor<3x3x2x3xf32> -> tensor<1x4x4x2xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<1x4x4x2xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func private @conv_backward_filter(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x3xf32>) -> tensor<f32> {
+  %0 = tfl.conv2d_backward_filter %x, %dy {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x4x2xf32>, tensor<1x2x2x3xf32> -> tensor<3x3x2x3xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<3x3x2x3xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @use_conv_adjoints(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x3xf32>, %w: tensor<3x3x2x3xf32>) -> (tensor<1x2x2x3xf32>, tensor<3x3x2x3xf32>, tensor<1x4x4x2xf32>, tensor<1x2x2x3xf32>) {
+  %a:2 = tfl.grad @conv_backward_input(%dy, %w) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<1x2x2x3xf32>, tensor<3x3x2x3xf32>) -> (tensor<1x2x2x3xf32>, tensor<3x3x2x3xf32>)
+  %b:2 = tfl.grad @conv_backward_filter(%x, %dy) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<1x4x4x2xf32>, tensor<1x2x2x3xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x2x2x3xf32>)
+  return %a#0, %a#1, %b#0, %b#1 : tensor<1x2x2x3xf32>, tensor<3x3x2x3xf32>, tensor<1x4x4x2xf32>, tensor<1x2x2x3xf32>
+}
+
+// -----
+
+// Tests the rules of pooling's adjoint ops, with respect to dy (none for
+// the input): max's backward reads the cotangent at the maxima
+// (max_pool2d_gather, whose own rule is max's backward again); average's
+// backward averages it.
+// CHECK-LABEL: func.func private @max_backward.vjp(
+// CHECK: tfl.max_pool2d_backward %[[X:[^,]*]], %{{.*}} {
+// CHECK: tfl.max_pool2d_gather %[[X]], %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+// CHECK-LABEL: func.func private @avg_backward.vjp(
+// CHECK: tfl.avg_pool2d_backward
+// CHECK: tfl.avg_pool2d %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+// CHECK-LABEL: func.func private @max_gather.vjp(
+// CHECK: tfl.max_pool2d_gather %[[X:[^,]*]], %{{.*}} {
+// CHECK: tfl.max_pool2d_backward %[[X]], %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
+func.func private @max_backward(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x2xf32>) -> tensor<f32> {
+  %0 = tfl.max_pool2d_backward %x, %dy {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<1x4x4x2xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func private @avg_backward(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x2xf32>) -> tensor<f32> {
+  %0 = tfl.avg_pool2d_backward %x, %dy {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<1x4x4x2xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func private @max_gather(%x: tensor<1x4x4x2xf32>, %g: tensor<1x4x4x2xf32>) -> tensor<f32> {
+  %0 = tfl.max_pool2d_gather %x, %g {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<1x2x2x2xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @use_pool_adjoints(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x4x4x2xf32>) {
+  %a = tfl.grad @max_backward(%x, %dy) {argnums = array<i64: 1>, with_value = false} : (tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %b = tfl.grad @avg_backward(%x, %dy) {argnums = array<i64: 1>, with_value = false} : (tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = tfl.grad @max_gather(%x, %x) {argnums = array<i64: 1>, with_value = false} : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  return %a, %b, %c : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x4x4x2xf32>
+}

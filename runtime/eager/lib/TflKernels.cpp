@@ -259,6 +259,18 @@ void registerTflKernels(KernelRegistry &registry) {
                poolBackward);
   registry.add(mlir::tfl::AvgPool2DBackwardOp::getOperationName(),
                poolBackward);
+  registry.add(
+      mlir::tfl::MaxPool2DGatherOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto gather = cast<mlir::tfl::MaxPool2DGatherOp>(op);
+        Tensor t = resultTensor(gather.getType());
+        ArrayRef<int64_t> k = gather.getSize(), s = gather.getStrides(),
+                          p = gather.getPadding();
+        tflrt::maxPool2dGather(in[0].view(), in[1].view(), t.view(),
+                               {k[0], k[1]},
+                               {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
+        out.push_back(t);
+      });
   registry.add(mlir::tfl::MaxPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::AvgPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::SeedOp::getOperationName(),

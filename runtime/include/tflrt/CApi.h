@@ -89,6 +89,12 @@ void tflrt_avg_pool2d_backward_f32(int64_t rankX, void *x, int64_t rankDy,
                                    int64_t strideH, int64_t strideW,
                                    int64_t padTop, int64_t padBottom,
                                    int64_t padLeft, int64_t padRight);
+void tflrt_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG, void *g,
+                                 int64_t rankOut, void *out, int64_t sizeH,
+                                 int64_t sizeW, int64_t strideH,
+                                 int64_t strideW, int64_t padTop,
+                                 int64_t padBottom, int64_t padLeft,
+                                 int64_t padRight);
 void tflrt_max_pool2d_f32(int64_t rankX, void *x, int64_t rankOut, void *out,
                           int64_t sizeH, int64_t sizeW, int64_t strideH,
                           int64_t strideW, int64_t padTop, int64_t padBottom,

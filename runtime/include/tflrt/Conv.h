@@ -49,6 +49,13 @@ void pool2dBackward(PoolKind kind, const TensorView &x, const TensorView &dy,
                     const TensorView &dx, std::array<int64_t, 2> size,
                     const Window &window);
 
+/// `g` (shaped as max pooling's input `x`) at each window's first maximum
+/// of `x`, into `out` (shaped as the pooling's result): max pooling's
+/// tangent map, the adjoint of its backward.
+void maxPool2dGather(const TensorView &x, const TensorView &g,
+                     const TensorView &out, std::array<int64_t, 2> size,
+                     const Window &window);
+
 } // namespace tflrt
 
 #endif // TFLRT_CONV_H

@@ -745,7 +745,8 @@ def Tfl_Conv2DOp : Tfl_Op<"conv2d",
   let hasVerifier = 1;
 }
 
-def Tfl_Conv2DBackwardInputOp : Tfl_Op<"conv2d_backward_input", [Pure]> {
+def Tfl_Conv2DBackwardInputOp : Tfl_Op<"conv2d_backward_input",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "conv2d's adjoint with respect to its input";
   let description = [{
     The cotangent of a `conv2d`'s input (the result's type) from its
@@ -764,7 +765,8 @@ def Tfl_Conv2DBackwardInputOp : Tfl_Op<"conv2d_backward_input", [Pure]> {
   }];
 }
 
-def Tfl_Conv2DBackwardFilterOp : Tfl_Op<"conv2d_backward_filter", [Pure]> {
+def Tfl_Conv2DBackwardFilterOp : Tfl_Op<"conv2d_backward_filter",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "conv2d's adjoint with respect to its filter";
   let description = [{
     The cotangent of a `conv2d`'s filter (the result's type) from its input
@@ -807,7 +809,8 @@ def Tfl_MaxPool2DOp : Tfl_Pool2DOp<"max_pool2d", "max">;
 def Tfl_AvgPool2DOp : Tfl_Pool2DOp<"avg_pool2d", "average">;
 
 class Tfl_Pool2DBackwardOp<string mnemonic, string what>
-    : Tfl_Op<mnemonic, [Pure]> {
+    : Tfl_Op<mnemonic,
+             [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = what # " pooling's adjoint";
   let description = [{
     The cotangent of a pooling op's input (the result's type) from its
@@ -830,6 +833,29 @@ class Tfl_Pool2DBackwardOp<string mnemonic, string what>
 
 def Tfl_MaxPool2DBackwardOp : Tfl_Pool2DBackwardOp<"max_pool2d_backward", "max">;
 def Tfl_AvgPool2DBackwardOp : Tfl_Pool2DBackwardOp<"avg_pool2d_backward", "average">;
+
+def Tfl_MaxPool2DGatherOp : Tfl_Op<"max_pool2d_gather",
+    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "a tensor's values where max pooling takes each maximum";
+  let description = [{
+    For each window of a `max_pool2d` of `input`, the element of `tangent`
+    (shaped as `input`) at the window's first maximum: max pooling's
+    tangent map, and the adjoint of `max_pool2d_backward` (its reverse
+    rule, for second derivatives).
+
+    ```mlir
+    %0 = tfl.max_pool2d_gather %x, %g {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x28x28x16xf32>, tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$input,
+                   RankedTensorOf<[F32]>:$tangent, DenseI64ArrayAttr:$size,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $input `,` $tangent attr-dict `:` type($input) `,` type($tangent) `->`
+    type($result)
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Random numbers
