@@ -100,14 +100,19 @@ public:
   /// its body as written, or both (when residuals get cotangents, as in a
   /// second derivative).
   enum class VjpKind { Custom, Primal, Full };
-  /// The vjp function of `f`, built on first use.
-  FailureOr<func::FuncOp> vjpOf(func::FuncOp f, VjpKind kind = VjpKind::Custom);
+  /// The vjp function of `f`, built on first use, for the arguments marked
+  /// in `differentiated` (all float arguments when empty): the others are
+  /// inactive (no adjoint work for what only they reach) and get zero
+  /// cotangents.
+  FailureOr<func::FuncOp> vjpOf(func::FuncOp f, VjpKind kind = VjpKind::Custom,
+                                ArrayRef<bool> differentiated = {});
 
   /// Replaces `grad` by a call of its callee's vjp.
   LogicalResult expand(GradOp grad);
 
 private:
-  FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix);
+  FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix,
+                                ArrayRef<bool> differentiated);
   FailureOr<func::FuncOp> buildFull(func::FuncOp f);
   /// The vjp of a @custom_gradient function: its primal, then its
   /// pullback (the user's grad_fn) on the value's cotangent and the
@@ -174,6 +179,10 @@ private:
   void restoreRandom(OpBuilder &b, Location loc, Value now);
   /// Pops the generator state a loop iteration started from and sets it.
   void popRandom(OpBuilder &rb, Location loc);
+  /// Erases `v`'s defining op, and what only it used, when nothing uses
+  /// `v` and a rule `built` it: the cotangent of an inactive operand (a
+  /// rule builds every operand's).
+  void eraseUnused(Value v, DenseSet<Operation *> &built);
   /// The active values a region op's regions read from outside.
   SmallVector<Value> activeUsedAbove(Operation *op);
   /// Ends a reverse loop: yields the cotangents of the carried `states` and
@@ -200,13 +209,29 @@ private:
 
   ModuleOp module;
   SymbolTable symbols;
-  std::map<std::pair<Operation *, int>, func::FuncOp> vjps;
+  /// Built vjps by function, kind and differentiated arguments ('1'/'0').
+  std::map<std::tuple<Operation *, int, std::string>, func::FuncOp> vjps;
   /// The active values of the function being differentiated.
   DenseSet<Value> active;
 };
 
-FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind) {
-  auto key = std::make_pair(f.getOperation(), static_cast<int>(kind));
+FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
+                                          ArrayRef<bool> differentiated) {
+  // Which arguments are active: a float one that is differentiated. A
+  // custom rule computes every cotangent.
+  bool custom = kind == VjpKind::Full ||
+                (kind == VjpKind::Custom && f->hasAttr("tfl.custom_pullback"));
+  SmallVector<bool> mask;
+  std::string suffix;
+  bool all = true;
+  for (auto [i, t] : llvm::enumerate(f.getFunctionType().getInputs())) {
+    bool on = isFloatTensor(t) &&
+              (custom || differentiated.empty() || differentiated[i]);
+    mask.push_back(on);
+    all &= on || !isFloatTensor(t);
+    suffix += on ? '1' : '0';
+  }
+  auto key = std::make_tuple(f.getOperation(), static_cast<int>(kind), suffix);
   auto it = vjps.find(key);
   if (it != vjps.end())
     return it->second;
@@ -214,10 +239,13 @@ FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind) {
   FailureOr<func::FuncOp> vjp = failure();
   if (kind == VjpKind::Full)
     vjp = buildFull(f);
-  else if (kind == VjpKind::Custom && f->hasAttr("tfl.custom_pullback"))
+  else if (custom)
     vjp = buildCustom(f);
   else
-    vjp = build(f, kind == VjpKind::Primal ? ".primal_vjp" : ".vjp");
+    vjp = build(f,
+                (kind == VjpKind::Primal ? ".primal_vjp" : ".vjp") +
+                    (all ? std::string() : "." + suffix),
+                mask);
   active = std::move(outer);
   if (succeeded(vjp))
     vjps[key] = *vjp;
@@ -383,7 +411,10 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
       if (llvm::any_of(dResults.drop_front(leaves.getInt()),
                        [](Value d) { return d != nullptr; }))
         kind = VjpKind::Full;
-    FailureOr<func::FuncOp> calleeVjp = vjpOf(callee, kind);
+    SmallVector<bool> differentiated;
+    for (Value operand : op.getOperands())
+      differentiated.push_back(active.contains(operand));
+    FailureOr<func::FuncOp> calleeVjp = vjpOf(callee, kind, differentiated);
     if (failed(calleeVjp))
       return failure();
     SmallVector<Value> args(call.getOperands());
@@ -403,13 +434,45 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
     if (!rule)
       return op.emitError("no gradient rule for '")
              << op.getName() << "'; it cannot be differentiated";
-    if (failed(rule.reverse(b, dResults, dOperands)))
+    // Record what the rule builds, to drop the part of it that only
+    // inactive operands would use.
+    struct Recorder : OpBuilder::Listener {
+      void notifyOperationInserted(Operation *op,
+                                   OpBuilder::InsertPoint) override {
+        built.insert(op);
+      }
+      DenseSet<Operation *> built;
+    } recorder;
+    OpBuilder::Listener *outer = b.getListener();
+    b.setListener(&recorder);
+    LogicalResult built = rule.reverse(b, dResults, dOperands);
+    b.setListener(outer);
+    if (failed(built))
       return failure();
+    for (auto [operand, d] : llvm::zip(op.getOperands(), dOperands))
+      if (d && !active.contains(operand))
+        eraseUnused(d, recorder.built);
   }
   for (auto [operand, d] : llvm::zip(op.getOperands(), dOperands))
     if (d && active.contains(operand))
       accumulate(b, adjoint, operand, d, op.getLoc());
   return success();
+}
+
+void VjpBuilder::eraseUnused(Value v, DenseSet<Operation *> &built) {
+  SmallVector<Operation *> work;
+  if (Operation *def = v.getDefiningOp())
+    work.push_back(def);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!built.contains(op) || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        work.push_back(def);
+    built.erase(op);
+    op->erase();
+  }
 }
 
 SmallVector<Value> VjpBuilder::activeUsedAbove(Operation *op) {
@@ -798,7 +861,8 @@ FailureOr<func::FuncOp> VjpBuilder::buildCustom(func::FuncOp f) {
   return vjp;
 }
 
-FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix) {
+FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix,
+                                          ArrayRef<bool> differentiated) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("autodiff needs a function of one block");
   Block &body = f.getBody().front();
@@ -833,7 +897,7 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix) {
   IRMapping map;
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     map.map(arg, entry->getArgument(i));
-    if (isFloatTensor(arg.getType()))
+    if (differentiated[i])
       active.insert(arg);
   }
   markActive(body);
@@ -875,7 +939,10 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
       cast<RankedTensorType>(type.getResult(0)).getRank() != 0 ||
       (type.getNumResults() > 1 && !callee->hasAttr("tfl.custom_pullback")))
     return grad.emitError("grad needs a function returning one float scalar");
-  FailureOr<func::FuncOp> vjp = vjpOf(callee);
+  SmallVector<bool> differentiated(type.getNumInputs(), false);
+  for (int64_t a : grad.getArgnums())
+    differentiated[a] = true;
+  FailureOr<func::FuncOp> vjp = vjpOf(callee, VjpKind::Custom, differentiated);
   if (failed(vjp))
     return failure();
   OpBuilder b(grad);

@@ -53,9 +53,9 @@ func.func private @div(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<f32> {
   %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1>, keepdims = false} : tensor<2x3xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
-func.func @use_div(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> tensor<2x3xf32> {
-  %g = tfl.grad @div(%x, %y) {argnums = array<i64: 0>, with_value = false} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  return %g : tensor<2x3xf32>
+func.func @use_div(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>) {
+  %g:2 = tfl.grad @div(%x, %y) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<2x3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>)
+  return %g#0, %g#1 : tensor<2x3xf32>, tensor<3xf32>
 }
 
 // -----
@@ -73,9 +73,9 @@ func.func private @maximum(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<f32> 
   %r = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
-func.func @use_maximum(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<3xf32> {
-  %g = tfl.grad @maximum(%x, %y) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
-  return %g : tensor<3xf32>
+func.func @use_maximum(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %g:2 = tfl.grad @maximum(%x, %y) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
 }
 
 // -----
@@ -90,9 +90,9 @@ func.func private @where(%x: tensor<3xf32>, %y: tensor<3xf32>, %c: tensor<3xi1>)
   %r = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
-func.func @use_where(%x: tensor<3xf32>, %y: tensor<3xf32>, %c: tensor<3xi1>) -> tensor<3xf32> {
-  %g = tfl.grad @where(%x, %y, %c) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<3xf32>, tensor<3xi1>) -> tensor<3xf32>
-  return %g : tensor<3xf32>
+func.func @use_where(%x: tensor<3xf32>, %y: tensor<3xf32>, %c: tensor<3xi1>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %g:2 = tfl.grad @where(%x, %y, %c) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<3xf32>, tensor<3xf32>, tensor<3xi1>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %g#0, %g#1 : tensor<3xf32>, tensor<3xf32>
 }
 
 // -----
@@ -146,9 +146,9 @@ func.func private @matmul(%x: tensor<2x3xf32>, %y: tensor<3x4xf32>) -> tensor<f3
   %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1>, keepdims = false} : tensor<2x4xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
-func.func @use_matmul(%x: tensor<2x3xf32>, %y: tensor<3x4xf32>) -> tensor<2x3xf32> {
-  %g = tfl.grad @matmul(%x, %y) {argnums = array<i64: 0>, with_value = false} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
-  return %g : tensor<2x3xf32>
+func.func @use_matmul(%x: tensor<2x3xf32>, %y: tensor<3x4xf32>) -> (tensor<2x3xf32>, tensor<3x4xf32>) {
+  %g:2 = tfl.grad @matmul(%x, %y) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<2x3xf32>, tensor<3x4xf32>) -> (tensor<2x3xf32>, tensor<3x4xf32>)
+  return %g#0, %g#1 : tensor<2x3xf32>, tensor<3x4xf32>
 }
 
 // -----
@@ -163,9 +163,9 @@ func.func private @concat(%x: tensor<2xf32>, %y: tensor<3xf32>) -> tensor<f32> {
   %r = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<5xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
-func.func @use_concat(%x: tensor<2xf32>, %y: tensor<3xf32>) -> tensor<2xf32> {
-  %g = tfl.grad @concat(%x, %y) {argnums = array<i64: 0>, with_value = false} : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>
-  return %g : tensor<2xf32>
+func.func @use_concat(%x: tensor<2xf32>, %y: tensor<3xf32>) -> (tensor<2xf32>, tensor<3xf32>) {
+  %g:2 = tfl.grad @concat(%x, %y) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<2xf32>, tensor<3xf32>) -> (tensor<2xf32>, tensor<3xf32>)
+  return %g#0, %g#1 : tensor<2xf32>, tensor<3xf32>
 }
 
 // -----
@@ -212,9 +212,9 @@ func.func private @conv2d(%x: tensor<1x4x4x2xf32>, %y: tensor<3x3x2x3xf32>) -> t
   %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<1x2x2x3xf32> -> tensor<f32>
   return %r : tensor<f32>
 }
-func.func @use_conv2d(%x: tensor<1x4x4x2xf32>, %y: tensor<3x3x2x3xf32>) -> tensor<1x4x4x2xf32> {
-  %g = tfl.grad @conv2d(%x, %y) {argnums = array<i64: 0>, with_value = false} : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>) -> tensor<1x4x4x2xf32>
-  return %g : tensor<1x4x4x2xf32>
+func.func @use_conv2d(%x: tensor<1x4x4x2xf32>, %y: tensor<3x3x2x3xf32>) -> (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>) {
+  %g:2 = tfl.grad @conv2d(%x, %y) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>) -> (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>)
+  return %g#0, %g#1 : tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>
 }
 
 // -----
@@ -303,13 +303,13 @@ func.func @use_conv_adjoints(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x3xf32>, 
 // the input): max's backward reads the cotangent at the maxima
 // (max_pool2d_gather, whose own rule is max's backward again); average's
 // backward averages it.
-// CHECK-LABEL: func.func private @max_backward.vjp(
+// CHECK-LABEL: func.func private @max_backward.vjp.01(
 // CHECK: tfl.max_pool2d_backward %[[X:[^,]*]], %{{.*}} {
 // CHECK: tfl.max_pool2d_gather %[[X]], %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
-// CHECK-LABEL: func.func private @avg_backward.vjp(
+// CHECK-LABEL: func.func private @avg_backward.vjp.01(
 // CHECK: tfl.avg_pool2d_backward
 // CHECK: tfl.avg_pool2d %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
-// CHECK-LABEL: func.func private @max_gather.vjp(
+// CHECK-LABEL: func.func private @max_gather.vjp.01(
 // CHECK: tfl.max_pool2d_gather %[[X:[^,]*]], %{{.*}} {
 // CHECK: tfl.max_pool2d_backward %[[X]], %{{.*}} {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
 func.func private @max_backward(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x2xf32>) -> tensor<f32> {

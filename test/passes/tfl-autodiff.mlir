@@ -23,7 +23,7 @@
 // CHECK-LABEL: func.func @main
 // CHECK: %[[SEED:.*]] = tfl.constant dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[R:.*]]:3 = call @f.vjp(%{{.*}}, %{{.*}}, %[[SEED]])
-// CHECK: return %[[R]]#0, %[[R]]#2
+// CHECK: return %[[R]]#0, %[[R]]#1, %[[R]]#2
 // CHECK-NOT: tfl.grad
 func.func private @f(%x: tensor<3xf32>, %w: tensor<f32>) -> tensor<f32> {
   %0 = tfl.mul %x, %w : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
@@ -31,9 +31,40 @@ func.func private @f(%x: tensor<3xf32>, %w: tensor<f32>) -> tensor<f32> {
   %2 = tfl.reduce_sum %1 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
   return %2 : tensor<f32>
 }
-func.func @main(%x: tensor<3xf32>, %w: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
-  %v, %gw = tfl.grad @f(%x, %w) {argnums = array<i64: 1>, with_value = true} : (tensor<3xf32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
-  return %v, %gw : tensor<f32>, tensor<f32>
+func.func @main(%x: tensor<3xf32>, %w: tensor<f32>) -> (tensor<f32>, tensor<3xf32>, tensor<f32>) {
+  %v, %gx, %gw = tfl.grad @f(%x, %w) {argnums = array<i64: 0, 1>, with_value = true} : (tensor<3xf32>, tensor<f32>) -> (tensor<f32>, tensor<3xf32>, tensor<f32>)
+  return %v, %gx, %gw : tensor<f32>, tensor<3xf32>, tensor<f32>
+}
+
+// -----
+
+// Tests activity from argnums: differentiating with respect to w only
+// builds a vjp (named for its differentiated arguments) where x is
+// inactive: x's cotangent is zeros, with no adjoint work for it, and a
+// call passes on which of its operands are active.
+// CHECK-LABEL: func.func private @g.vjp.01
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[W:.*]]: tensor<f32>, %[[DY:.*]]: tensor<f32>)
+// CHECK: %[[M:.*]] = tfl.mul %[[X]], %[[W]]
+// CHECK: call @h.vjp.10(%[[M]], %[[X]], %{{.*}})
+// CHECK-NOT: tfl.mul %{{.*}}, %[[W]] :
+// CHECK: %[[DW:.*]] = tfl.reduce_sum
+// CHECK: %[[ZERO:.*]] = tfl.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK: return %{{.*}}, %[[ZERO]], %[[DW]]
+// CHECK-LABEL: func.func @main_w
+// CHECK: call @g.vjp.01(
+func.func private @h(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<f32> {
+  %0 = tfl.mul %a, %b : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %1 = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %1 : tensor<f32>
+}
+func.func private @g(%x: tensor<3xf32>, %w: tensor<f32>) -> tensor<f32> {
+  %0 = tfl.mul %x, %w : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+  %1 = call @h(%0, %x) : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+func.func @main_w(%x: tensor<3xf32>, %w: tensor<f32>) -> tensor<f32> {
+  %gw = tfl.grad @g(%x, %w) {argnums = array<i64: 1>, with_value = false} : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+  return %gw : tensor<f32>
 }
 
 // -----
@@ -70,9 +101,9 @@ func.func @caller(%a: tensor<f32>, %b: tensor<f32>) -> (tensor<f32>, tensor<f32>
 // the inner tfl.grad is expanded first, then the outer one differentiates
 // through the call of the inner vjp.
 // CHECK-LABEL: func.func private @cube.vjp(
-// CHECK-LABEL: func.func private @cube.vjp.vjp(
+// CHECK-LABEL: func.func private @cube.vjp.vjp.10(
 // CHECK-LABEL: func.func private @dcube.vjp(
-// CHECK: call @cube.vjp.vjp(
+// CHECK: call @cube.vjp.vjp.10(
 // CHECK-LABEL: func.func @second
 // CHECK: call @dcube.vjp(
 func.func private @cube(%v: tensor<f32>) -> tensor<f32> {
