@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 using namespace tflrt;
@@ -56,6 +57,26 @@ TEST(RandomTest, ShuffleIsAPermutation) {
   for (int64_t i = 0; i < 257; ++i)
     EXPECT_EQ(sorted[i], i);
   EXPECT_FALSE(std::is_sorted(p.begin(), p.end()));
+}
+
+// Setting a state read before makes the same draws again, and setting the
+// later state back continues as if nothing was replayed.
+TEST(RandomTest, SetStateReplaysDraws) {
+  seedRandom(11);
+  std::vector<float> first(5), replay(5), after(3), expected(3);
+  std::array<uint64_t, 2> before = randomState();
+  randomUniform(first.data(), 5);
+  std::array<uint64_t, 2> now = randomState();
+  EXPECT_EQ(now[1], before[1] + 1);
+  setRandomState(before[0], before[1]);
+  randomUniform(replay.data(), 5);
+  EXPECT_EQ(first, replay);
+  setRandomState(now[0], now[1]);
+  randomUniform(after.data(), 3);
+  seedRandom(11);
+  randomUniform(replay.data(), 5);
+  randomUniform(expected.data(), 3);
+  EXPECT_EQ(after, expected);
 }
 
 } // namespace
