@@ -322,6 +322,23 @@ struct FlagToRuntime : OpConversionPattern<FlagOp> {
   }
 };
 
+/// Replaces `op` by the tensor of the scalars (of type `scalar`) that the
+/// libtflrt functions `names`, taking nothing, return, in order.
+void replaceByRuntimeScalars(ConversionPatternRewriter &rewriter, Operation *op,
+                             ArrayRef<StringRef> names, Type scalar) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto type = rewriter.getFunctionType({}, {scalar});
+  SmallVector<Value> scalars;
+  for (StringRef name : names) {
+    func::FuncOp fn = getOrInsertRuntimeFunction(rewriter, module, name, type);
+    scalars.push_back(
+        func::CallOp::create(rewriter, op->getLoc(), fn, ValueRange{})
+            .getResult(0));
+  }
+  rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op->getResultTypes(),
+                                                      scalars);
+}
+
 /// seed: restarts libtflrt's generator (the random ops draw from it during
 /// bufferization).
 struct SeedToRuntime : OpConversionPattern<SeedOp> {
@@ -342,18 +359,9 @@ struct RandomStateToRuntime : OpConversionPattern<RandomStateOp> {
   LogicalResult
   matchAndRewrite(RandomStateOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto module = op->getParentOfType<ModuleOp>();
-    auto type = rewriter.getFunctionType({}, {rewriter.getI64Type()});
-    SmallVector<Value> state;
-    for (StringRef name : {"tflrt_random_key", "tflrt_random_draws"}) {
-      func::FuncOp fn =
-          getOrInsertRuntimeFunction(rewriter, module, name, type);
-      state.push_back(
-          func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{})
-              .getResult(0));
-    }
-    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
-                                                        state);
+    replaceByRuntimeScalars(rewriter, op,
+                            {"tflrt_random_key", "tflrt_random_draws"},
+                            rewriter.getI64Type());
     return success();
   }
 };
@@ -411,13 +419,8 @@ struct TapeSizeToRuntime : OpConversionPattern<TapeSizeOp> {
   LogicalResult
   matchAndRewrite(TapeSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, op->getParentOfType<ModuleOp>(), "tflrt_tape_size",
-        rewriter.getFunctionType({}, {rewriter.getI64Type()}));
-    Value n = func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{})
-                  .getResult(0);
-    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
-                                                        ValueRange{n});
+    replaceByRuntimeScalars(rewriter, op, {"tflrt_tape_size"},
+                            rewriter.getI64Type());
     return success();
   }
 };
@@ -428,14 +431,7 @@ struct NowToRuntime : OpConversionPattern<NowOp> {
   LogicalResult
   matchAndRewrite(NowOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto module = op->getParentOfType<ModuleOp>();
-    func::FuncOp fn = getOrInsertRuntimeFunction(
-        rewriter, module, "tflrt_now",
-        rewriter.getFunctionType({}, {rewriter.getF64Type()}));
-    Value t = func::CallOp::create(rewriter, op.getLoc(), fn, ValueRange{})
-                  .getResult(0);
-    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
-                                                        ValueRange{t});
+    replaceByRuntimeScalars(rewriter, op, {"tflrt_now"}, rewriter.getF64Type());
     return success();
   }
 };
