@@ -113,6 +113,11 @@ public:
 private:
   FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix,
                                 ArrayRef<bool> differentiated);
+  /// An empty vjp function of `f` named with `suffix`, of signature (args,
+  /// result cotangents) -> (results, arg cotangents), with `b` at the start
+  /// of its body.
+  func::FuncOp createVjpFunction(OpBuilder &b, func::FuncOp f,
+                                 StringRef suffix);
   FailureOr<func::FuncOp> buildFull(func::FuncOp f);
   /// The vjp of a @custom_gradient function: its primal, then its
   /// pullback (the user's grad_fn) on the value's cotangent and the
@@ -173,16 +178,11 @@ private:
   bool drawsRandom(Operation *op);
   bool drawsRandom(func::FuncOp f);
   /// Reads the generator's state, sets it to `state` (what it was before a
-  /// computation the reverse sweep runs again), and returns what it was;
-  /// `restoreRandom` sets that back after the second run.
+  /// computation the reverse sweep runs again), and returns what it was,
+  /// to be set back after the second run.
   Value replayRandom(OpBuilder &b, Location loc, Value state);
-  void restoreRandom(OpBuilder &b, Location loc, Value now);
   /// Pops the generator state a loop iteration started from and sets it.
   void popRandom(OpBuilder &rb, Location loc);
-  /// Erases `v`'s defining op, and what only it used, when nothing uses
-  /// `v` and a rule `built` it: the cotangent of an inactive operand (a
-  /// rule builds every operand's).
-  void eraseUnused(Value v, DenseSet<Operation *> &built);
   /// The active values a region op's regions read from outside.
   SmallVector<Value> activeUsedAbove(Operation *op);
   /// Ends a reverse loop: yields the cotangents of the carried `states` and
@@ -252,20 +252,31 @@ FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
   return vjp;
 }
 
+func::FuncOp VjpBuilder::createVjpFunction(OpBuilder &b, func::FuncOp f,
+                                           StringRef suffix) {
+  FunctionType type = f.getFunctionType();
+  SmallVector<Type> inputs(type.getInputs());
+  llvm::append_range(inputs, type.getResults());
+  SmallVector<Type> outputs(type.getResults());
+  llvm::append_range(outputs, type.getInputs());
+  b.setInsertionPointAfter(f);
+  auto vjp =
+      func::FuncOp::create(b, f.getLoc(), (f.getSymName() + suffix).str(),
+                           b.getFunctionType(inputs, outputs));
+  vjp.setPrivate();
+  symbols.insert(vjp);
+  b.setInsertionPointToStart(vjp.addEntryBlock());
+  return vjp;
+}
+
 FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
   FailureOr<func::FuncOp> custom = vjpOf(f, VjpKind::Custom);
   FailureOr<func::FuncOp> primal = vjpOf(f, VjpKind::Primal);
   if (failed(custom) || failed(primal))
     return failure();
-  FunctionType type = (*custom).getFunctionType();
   OpBuilder b(module.getContext());
-  b.setInsertionPointAfter(f);
-  auto vjp = func::FuncOp::create(b, f.getLoc(),
-                                  (f.getSymName() + ".full_vjp").str(), type);
-  vjp.setPrivate();
-  symbols.insert(vjp);
-  Block *entry = vjp.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  func::FuncOp vjp = createVjpFunction(b, f, ".full_vjp");
+  Block *entry = &vjp.front();
   // The user's rule for the value's cotangent, plus the ordinary reverse
   // of the body for the residuals' (which a second derivative gives).
   size_t numArgs = f.getFunctionType().getNumInputs();
@@ -426,7 +437,7 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
       now = replayRandom(b, op.getLoc(), state);
     auto reverse = func::CallOp::create(b, op.getLoc(), *calleeVjp, args);
     if (now)
-      restoreRandom(b, op.getLoc(), now);
+      SetRandomStateOp::create(b, op.getLoc(), now);
     llvm::append_range(dOperands,
                        reverse.getResults().drop_front(call.getNumResults()));
   } else {
@@ -434,45 +445,15 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
     if (!rule)
       return op.emitError("no gradient rule for '")
              << op.getName() << "'; it cannot be differentiated";
-    // Record what the rule builds, to drop the part of it that only
-    // inactive operands would use.
-    struct Recorder : OpBuilder::Listener {
-      void notifyOperationInserted(Operation *op,
-                                   OpBuilder::InsertPoint) override {
-        built.insert(op);
-      }
-      DenseSet<Operation *> built;
-    } recorder;
-    OpBuilder::Listener *outer = b.getListener();
-    b.setListener(&recorder);
-    LogicalResult built = rule.reverse(b, dResults, dOperands);
-    b.setListener(outer);
-    if (failed(built))
+    // A rule builds every operand's cotangent; those of inactive operands
+    // are dead code, which the simplify stage removes.
+    if (failed(rule.reverse(b, dResults, dOperands)))
       return failure();
-    for (auto [operand, d] : llvm::zip(op.getOperands(), dOperands))
-      if (d && !active.contains(operand))
-        eraseUnused(d, recorder.built);
   }
   for (auto [operand, d] : llvm::zip(op.getOperands(), dOperands))
     if (d && active.contains(operand))
       accumulate(b, adjoint, operand, d, op.getLoc());
   return success();
-}
-
-void VjpBuilder::eraseUnused(Value v, DenseSet<Operation *> &built) {
-  SmallVector<Operation *> work;
-  if (Operation *def = v.getDefiningOp())
-    work.push_back(def);
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!built.contains(op) || !isOpTriviallyDead(op))
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        work.push_back(def);
-    built.erase(op);
-    op->erase();
-  }
 }
 
 SmallVector<Value> VjpBuilder::activeUsedAbove(Operation *op) {
@@ -586,10 +567,6 @@ Value VjpBuilder::replayRandom(OpBuilder &b, Location loc, Value state) {
   return now;
 }
 
-void VjpBuilder::restoreRandom(OpBuilder &b, Location loc, Value now) {
-  SetRandomStateOp::create(b, loc, now);
-}
-
 void VjpBuilder::popRandom(OpBuilder &rb, Location loc) {
   SetRandomStateOp::create(rb, loc,
                            TapePopOp::create(rb, loc, randomStateType(rb)));
@@ -675,7 +652,7 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   finishReverseLoop(b, rb, reverse, carriedArgs, carriedInits, outside,
                     iterationAdjoint, adjoint);
   if (draws)
-    restoreRandom(b, loc, now);
+    SetRandomStateOp::create(b, loc, now);
   return success();
 }
 
@@ -771,7 +748,7 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   finishReverseLoop(b, rb, reverse, states, initValues, outside,
                     iterationAdjoint, adjoint);
   if (draws)
-    restoreRandom(b, loc, now);
+    SetRandomStateOp::create(b, loc, now);
   return success();
 }
 
@@ -816,7 +793,7 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
     scf::YieldOp::create(rb, loc, yields);
   }
   if (now)
-    restoreRandom(b, loc, now);
+    SetRandomStateOp::create(b, loc, now);
   for (auto [v, d] : llvm::zip(outside, reverse.getResults()))
     accumulate(b, adjoint, v, d, loc);
   return success();
@@ -831,19 +808,9 @@ FailureOr<func::FuncOp> VjpBuilder::buildCustom(func::FuncOp f) {
   ArrayRef<int64_t> cotangents =
       f->getAttrOfType<DenseI64ArrayAttr>("tfl.custom_cotangents").asArrayRef();
   FunctionType type = f.getFunctionType();
-  SmallVector<Type> inputs(type.getInputs());
-  llvm::append_range(inputs, type.getResults());
-  SmallVector<Type> outputs(type.getResults());
-  llvm::append_range(outputs, type.getInputs());
   OpBuilder b(module.getContext());
-  b.setInsertionPointAfter(f);
-  auto vjp =
-      func::FuncOp::create(b, f.getLoc(), (f.getSymName() + ".vjp").str(),
-                           b.getFunctionType(inputs, outputs));
-  vjp.setPrivate();
-  symbols.insert(vjp);
-  Block *entry = vjp.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  func::FuncOp vjp = createVjpFunction(b, f, ".vjp");
+  Block *entry = &vjp.front();
   size_t numArgs = type.getNumInputs();
   // The primal (value and residuals), then grad_fn on the value's
   // cotangent and the residuals.
@@ -876,22 +843,10 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix,
     return f.emitError("a gradient of a gradient through a loop is not "
                        "supported yet");
 
-  // The vjp's signature: (args, result cotangents) -> (results, arg
-  // cotangents).
   FunctionType type = f.getFunctionType();
-  SmallVector<Type> inputs(type.getInputs());
-  llvm::append_range(inputs, type.getResults());
-  SmallVector<Type> outputs(type.getResults());
-  llvm::append_range(outputs, type.getInputs());
   OpBuilder b(module.getContext());
-  b.setInsertionPointAfter(f);
-  auto vjp =
-      func::FuncOp::create(b, f.getLoc(), (f.getSymName() + suffix).str(),
-                           b.getFunctionType(inputs, outputs));
-  vjp.setPrivate();
-  symbols.insert(vjp);
-  Block *entry = vjp.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  func::FuncOp vjp = createVjpFunction(b, f, suffix);
+  Block *entry = &vjp.front();
 
   // 1-2. The forward sweep, and which values are active.
   IRMapping map;
