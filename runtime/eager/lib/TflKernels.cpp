@@ -241,36 +241,29 @@ void registerTflKernels(KernelRegistry &registry) {
                   {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
     out.push_back(t);
   };
-  auto poolBackward = [](Operation *op, ArrayRef<Tensor> in,
-                         SmallVectorImpl<Tensor> &out) {
+  // Pooling's adjoint ops: the backward ops and max pooling's gather, of
+  // the pooled input and a tensor to route through its windows.
+  auto poolAdjoint = [](Operation *op, ArrayRef<Tensor> in,
+                        SmallVectorImpl<Tensor> &out) {
     auto get = [&](StringRef name) {
       return cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef();
     };
     Tensor t = resultTensor(op->getResult(0).getType());
     ArrayRef<int64_t> k = get("size"), s = get("strides"), p = get("padding");
-    tflrt::pool2dBackward(isa<mlir::tfl::MaxPool2DBackwardOp>(op)
-                              ? tflrt::PoolKind::Max
-                              : tflrt::PoolKind::Avg,
-                          in[0].view(), in[1].view(), t.view(), {k[0], k[1]},
-                          {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
+    tflrt::Window window{{s[0], s[1]}, {p[0], p[1], p[2], p[3]}};
+    if (isa<mlir::tfl::MaxPool2DGatherOp>(op))
+      tflrt::maxPool2dGather(in[0].view(), in[1].view(), t.view(), {k[0], k[1]},
+                             window);
+    else
+      tflrt::pool2dBackward(
+          isa<mlir::tfl::MaxPool2DBackwardOp>(op) ? tflrt::PoolKind::Max
+                                                  : tflrt::PoolKind::Avg,
+          in[0].view(), in[1].view(), t.view(), {k[0], k[1]}, window);
     out.push_back(t);
   };
-  registry.add(mlir::tfl::MaxPool2DBackwardOp::getOperationName(),
-               poolBackward);
-  registry.add(mlir::tfl::AvgPool2DBackwardOp::getOperationName(),
-               poolBackward);
-  registry.add(
-      mlir::tfl::MaxPool2DGatherOp::getOperationName(),
-      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
-        auto gather = cast<mlir::tfl::MaxPool2DGatherOp>(op);
-        Tensor t = resultTensor(gather.getType());
-        ArrayRef<int64_t> k = gather.getSize(), s = gather.getStrides(),
-                          p = gather.getPadding();
-        tflrt::maxPool2dGather(in[0].view(), in[1].view(), t.view(),
-                               {k[0], k[1]},
-                               {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
-        out.push_back(t);
-      });
+  registry.add(mlir::tfl::MaxPool2DBackwardOp::getOperationName(), poolAdjoint);
+  registry.add(mlir::tfl::AvgPool2DBackwardOp::getOperationName(), poolAdjoint);
+  registry.add(mlir::tfl::MaxPool2DGatherOp::getOperationName(), poolAdjoint);
   registry.add(mlir::tfl::MaxPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::AvgPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::SeedOp::getOperationName(),
