@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from gen_conv_cases import pads
-from tflgen import literal, write_case_files
+from tflgen import fd, literal, tuple_text, write_case_files
 
 rng = np.random.default_rng(31)
 
@@ -51,36 +51,31 @@ def tensor(a):
     return torch.tensor(a, dtype=torch.float64, requires_grad=True)
 
 
+def h(op, leaves, c, weights, create_graph):
+    """sum over the first gradient of sum(sin(op(*leaves)) * c) times
+    `weights` (differentiable again when `create_graph`)."""
+    value = torch.sum(torch.sin(op(*leaves)) *
+                      torch.tensor(c, dtype=torch.float64))
+    first = torch.autograd.grad(value, leaves, create_graph=create_graph)
+    return sum(torch.sum(g * torch.tensor(m, dtype=torch.float64))
+               for g, m in zip(first, weights))
+
+
 def second(op, args, c, weights):
-    """grad of h = sum over the first gradient of sum(sin(op(*args)) * c)
-    times `weights`, by double backward."""
+    """h's gradient, by double backward."""
     leaves = [tensor(a) for a in args]
-    value = torch.sum(torch.sin(op(*leaves)) * torch.tensor(c, dtype=torch.float64))
-    first = torch.autograd.grad(value, leaves, create_graph=True)
-    h = sum(torch.sum(g * torch.tensor(m, dtype=torch.float64))
-            for g, m in zip(first, weights))
-    return [g.detach().numpy() for g in torch.autograd.grad(h, leaves)]
+    return [g.detach().numpy() for g in
+            torch.autograd.grad(h(op, leaves, c, weights, True), leaves)]
 
 
 def check_by_fd(op, args, c, weights, expected):
-    """The double backward against central differences of the first."""
-    def h(*values):
-        leaves = [tensor(a) for a in values]
-        value = torch.sum(torch.sin(op(*leaves)) *
-                          torch.tensor(c, dtype=torch.float64))
-        first = torch.autograd.grad(value, leaves)
-        return sum(float(torch.sum(g * torch.tensor(m, dtype=torch.float64)))
-                   for g, m in zip(first, weights))
+    """The double backward against central differences of h."""
+    def value(*values):
+        return float(h(op, [tensor(a) for a in values], c, weights, False))
     for i, e in enumerate(expected):
-        fd = np.zeros(e.shape)
-        for k in np.ndindex(e.shape):
-            up = [np.array(a, dtype=np.float64) for a in args]
-            down = [np.array(a, dtype=np.float64) for a in args]
-            up[i][k] += 1e-6
-            down[i][k] -= 1e-6
-            fd[k] = (h(*up) - h(*down)) / 2e-6
-        if not np.allclose(fd, e, rtol=1e-5, atol=1e-6):
-            sys.exit(f"double backward {e} and finite differences {fd} differ")
+        d = fd(value, args, i)
+        if not np.allclose(d, e, rtol=1e-5, atol=1e-6):
+            sys.exit(f"double backward {e} and finite differences {d} differ")
 
 
 def f32(shape):
@@ -108,9 +103,7 @@ def main():
             f"({', '.join(literal(a) for a in args)}))"])
         reference = second(op, args, c, weights)
         check_by_fd(op, args, c, weights, reference)
-        expected.append("(" + ", ".join(str(r.astype(np.float32))
-                                        for r in reference) +
-                        (",)" if len(reference) == 1 else ")"))
+        expected.append(tuple_text([r.astype(np.float32) for r in reference]))
 
     for k, (xs, ws, s, padding) in enumerate([
             ((1, 5, 5, 2), (3, 3, 2, 2), (1, 1), "valid"),

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from philox import Generator
-from tflgen import fd, literal
+from tflgen import fd, literal, tuple_text
 
 rng = np.random.default_rng(23)
 
@@ -325,11 +325,6 @@ def torch_grads(fn, args):
     fn(*leaves).backward()
     return [np.zeros(np.shape(a)) if t.grad is None else t.grad.numpy()
             for a, t in zip(args, leaves)]
-
-
-def tuple_text(grads):
-    return ("(" + ", ".join(str(g) for g in grads) +
-            (",)" if len(grads) == 1 else ")"))
 
 
 def main():

@@ -27,6 +27,12 @@ def fd(f, args, i, h=1e-6):
     return g
 
 
+def tuple_text(values):
+    """A tuple of arrays as TFL prints it."""
+    return ("(" + ", ".join(str(v) for v in values) +
+            (",)" if len(values) == 1 else ")"))
+
+
 def write_case_files(tfl_path, expected_path, lines, expected):
     """Writes a generated program (one line each) and its expected output."""
     with open(tfl_path, "w") as out:
