@@ -9,8 +9,10 @@
 //   tfl.save       tflrt_checkpoint_add_<dtype> per input, then
 //                  tflrt_checkpoint_write.
 //   tfl.scatter_add  a fresh buffer, filled by tflrt_scatter_add_<dtype>;
-//   tfl.tape_push  tflrt_tape_push_<dtype> on the input's buffer;
-//   tfl.tape_pop   a fresh buffer, filled by tflrt_tape_pop_<dtype>.
+//   tfl.tape_push, tfl.tape_write, tfl.tape_add
+//                  tflrt_tape_<op>_<dtype> on the input's buffer;
+//   tfl.tape_read, tfl.tape_accumulated
+//                  a fresh buffer, filled by tflrt_tape_<op>_<dtype>.
 // Each file call gets the op's location text, for errors naming the file.
 //
 //===----------------------------------------------------------------------===//
@@ -146,39 +148,100 @@ struct ScatterAddModel : RuntimeCallModel<ScatterAddModel, ScatterAddOp> {
   }
 };
 
+/// The tape number as an i64 constant before `op`.
+Value tapeNumber(RewriterBase &rewriter, Operation *op, int64_t tape) {
+  rewriter.setInsertionPoint(op);
+  return arith::ConstantOp::create(rewriter, op->getLoc(),
+                                   rewriter.getI64IntegerAttr(tape));
+}
+
+/// tape_push, tape_write, tape_add: `@<prefix><dtype>(tape, scalars...,
+/// input)` on the input's buffer.
+LogicalResult
+bufferizeAsTapeStore(RewriterBase &rewriter, Operation *op, StringRef prefix,
+                     int64_t tape, ValueRange scalars, Value input,
+                     const bufferization::BufferizationOptions &options,
+                     bufferization::BufferizationState &state) {
+  FailureOr<Value> buffer =
+      bufferization::getBuffer(rewriter, input, options, state);
+  if (failed(buffer))
+    return failure();
+  SmallVector<Value> args{tapeNumber(rewriter, op, tape)};
+  llvm::append_range(args, scalars);
+  args.push_back(castToUnranked(rewriter, op->getLoc(), *buffer));
+  callRuntime(rewriter, op, suffixed(prefix, *buffer), args);
+  rewriter.eraseOp(op);
+  return success();
+}
+
 struct TapePushModel : RuntimeCallModel<TapePushModel, TapePushOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
-    FailureOr<Value> buffer = bufferization::getBuffer(
-        rewriter, cast<TapePushOp>(op).getInput(), options, state);
-    if (failed(buffer))
-      return failure();
-    rewriter.setInsertionPoint(op);
-    callRuntime(rewriter, op, suffixed("tflrt_tape_push_", *buffer),
-                {castToUnranked(rewriter, op->getLoc(), *buffer)});
-    rewriter.eraseOp(op);
-    return success();
+    auto push = cast<TapePushOp>(op);
+    return bufferizeAsTapeStore(rewriter, op, "tflrt_tape_push_",
+                                push.getTape(), {}, push.getInput(), options,
+                                state);
   }
 };
 
-struct TapePopModel : RuntimeCallModel<TapePopModel, TapePopOp> {
+struct TapeWriteModel : RuntimeCallModel<TapeWriteModel, TapeWriteOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto write = cast<TapeWriteOp>(op);
+    return bufferizeAsTapeStore(rewriter, op, "tflrt_tape_write_",
+                                write.getTape(), write.getPosition(),
+                                write.getInput(), options, state);
+  }
+};
+
+struct TapeAddModel : RuntimeCallModel<TapeAddModel, TapeAddOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto add = cast<TapeAddOp>(op);
+    return bufferizeAsTapeStore(rewriter, op, "tflrt_tape_add_", add.getTape(),
+                                add.getPosition(), add.getInput(), options,
+                                state);
+  }
+};
+
+/// tape_read, tape_accumulated: a fresh buffer filled by
+/// `@<prefix><dtype>(tape, position, buffer)`.
+template <typename Concrete, typename OpTy>
+struct TapeLoadModel : RuntimeCallModel<Concrete, OpTy> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &) const {
-    Type elem = cast<TapePopOp>(op).getType().getElementType();
+    auto load = cast<OpTy>(op);
+    Type elem = load.getType().getElementType();
+    Value tape = tapeNumber(rewriter, op, load.getTape());
     return bufferizeAsFilledBuffer(
         rewriter, op, options,
-        ("tflrt_tape_pop_" + runtimeTypeSuffix(elem)).str());
+        (Concrete::prefix + runtimeTypeSuffix(elem)).str(),
+        {tape, load.getPosition()});
   }
+};
+
+struct TapeReadModel : TapeLoadModel<TapeReadModel, TapeReadOp> {
+  static constexpr StringLiteral prefix = "tflrt_tape_read_";
+};
+
+struct TapeAccumulatedModel
+    : TapeLoadModel<TapeAccumulatedModel, TapeAccumulatedOp> {
+  static constexpr StringLiteral prefix = "tflrt_tape_accumulated_";
 };
 
 } // namespace
 
 void attachDataBufferizationModels(MLIRContext *ctx) {
   TapePushOp::attachInterface<TapePushModel>(*ctx);
+  TapeWriteOp::attachInterface<TapeWriteModel>(*ctx);
+  TapeAddOp::attachInterface<TapeAddModel>(*ctx);
+  TapeReadOp::attachInterface<TapeReadModel>(*ctx);
+  TapeAccumulatedOp::attachInterface<TapeAccumulatedModel>(*ctx);
   ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);
-  TapePopOp::attachInterface<TapePopModel>(*ctx);
   LoadDataOp::attachInterface<LoadDataModel>(*ctx);
   LoadOp::attachInterface<LoadModel>(*ctx);
   SaveNpyOp::attachInterface<SaveNpyModel>(*ctx);

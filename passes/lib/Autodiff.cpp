@@ -21,12 +21,24 @@
 //
 // Control flow: an scf.if's pullback is an scf.if on the same condition
 // whose branches recompute their forward ops and pull back through them.
-// An scf.for's forward copy pushes each iteration's state on the tape; its
-// pullback is a loop over the same iterations in reverse that pops the
-// state, recomputes the iteration and pulls back through it. An
-// scf.while's copy pushes the state of each `before` execution and reads
-// the tape's size around the loop; its pullback goes through the last
-// `before`, then loops over the counted iterations in reverse.
+// An scf.for's forward copy pushes each iteration's state on the vjp's own
+// tape; its pullback is a loop over the same iterations in reverse that
+// reads the state back, recomputes the iteration and pulls back through
+// it, then releases the entries. An scf.while's copy pushes the state of
+// each `before` execution; the tape's cursor around the loop counts them;
+// its pullback goes through the last `before`, then loops over the
+// counted iterations in reverse.
+//
+// Tapes are differentiable, so the vjp of a vjp goes through loops: the
+// vjp of a function using tapes 0..M uses tape M + 1 for its own loops
+// and tape M + 2 + c for the cotangents of tape c's entries. The reverse
+// of a read adds the read's cotangent into the accumulator of its
+// position; the reverse of the push takes the sum (and the reverse of an
+// add reads, of an accumulator's read writes, on that tape). Copies keep
+// every entry (they skip releases), and before running an iteration or a
+// branch again the reverse sweep moves the cursors of the tapes it
+// pushes on back to where they were, so it pushes its entries at the
+// positions it pushed them the first time, where the accumulators are.
 //
 // Random draws: what the reverse sweep runs again (an iteration, a branch,
 // a call through its callee's vjp) draws again. The forward copy reads the
@@ -52,6 +64,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <map>
+#include <set>
 
 namespace mlir::tfl {
 
@@ -147,27 +160,57 @@ private:
   LogicalResult cloneForward(OpBuilder &b, Block &block, IRMapping &map,
                              bool recompute);
   /// scf.for: a reverse loop over the same iterations, last first; each
-  /// pops the iteration's state, recomputes the body, and pulls the carried
-  /// values' cotangents back through it, accumulating those of the active
-  /// values the body reads from outside.
+  /// reads the iteration's state back, recomputes the body, and pulls the
+  /// carried values' cotangents back through it, accumulating those of the
+  /// active values the body reads from outside.
   LogicalResult reverseFor(OpBuilder &b, scf::ForOp op, IRMapping &map,
                            ArrayRef<Value> dResults,
                            DenseMap<Value, Value> &adjoint);
   /// scf.while: the forward copy pushes the state each `before` execution
-  /// starts from, and reads the tape's size around the loop to count them.
+  /// starts from, and reads the tape's cursor around the loop to count
+  /// them.
   /// The pullback pulls back through the last `before` (the exit test),
   /// then loops over the iterations, last first, through `after` and
-  /// `before`, recomputing each from its popped state.
+  /// `before`, recomputing each from the state it read back.
   LogicalResult reverseWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map,
                              ArrayRef<Value> dResults,
                              DenseMap<Value, Value> &adjoint);
   /// Whether the forward copy of `op` pushes per-iteration states on the
-  /// tape (and its reverse pops them): a loop with an active result.
+  /// tape (and its reverse reads them): a loop with an active result, or
+  /// that writes active values on a tape.
   bool usesTape(Operation &op);
-  /// Pops the state a loop iteration (or a `before`) started from: the
-  /// arguments of `start` from `first` on, mapped in `local`.
-  void popState(OpBuilder &rb, Location loc, Block &start, size_t first,
-                IRMapping &local);
+  /// What the forward copy of a loop on the tape pushed: where its entries
+  /// start and end (a while's), and per iteration, the generator's state
+  /// (if it draws), the cursors of the lower tapes it pushes on, and the
+  /// state the iteration started from.
+  struct LoopTape {
+    Value start, end;
+    bool draws = false;
+    SmallVector<int64_t> lower;
+    int64_t perIteration = 0;
+  };
+  /// In the reverse of `op`, gets back what iteration `m` (an i64, or a
+  /// `before` execution of a while) pushed: sets the generator's state,
+  /// moves the lower tapes' cursors back, and maps the arguments of
+  /// `start` from `first` on in `local`.
+  void readIteration(OpBuilder &rb, Location loc, Operation *op, Block &start,
+                     size_t first, Value m, IRMapping &local);
+  /// The tapes below the vjp's own that `op` or its regions push on.
+  SmallVector<int64_t> lowerTapesPushed(Operation *op);
+  /// Removes from a copy made of a region op what copies leave out:
+  /// releases of tape entries (the vjp's reverse reads them again), and in
+  /// a `recompute` copy, output and additions into accumulators (done
+  /// once, by the forward copy); marks a recompute copy's pushes as
+  /// replays.
+  void scrub(Operation *copy, bool recompute);
+  /// Whether a copy leaves `op` out (see scrub).
+  static bool leftOutOfCopy(Operation &op, bool recompute);
+  /// The pullback of a tape op of the function differentiated: on the
+  /// tape that holds its cotangents.
+  void reverseTapeOp(OpBuilder &b, Operation &op, IRMapping &map,
+                     ArrayRef<Value> dResults, DenseMap<Value, Value> &adjoint);
+  /// A loop of `n` iterations from 0 carrying `inits`, its body empty.
+  scf::ForOp reverseLoop(OpBuilder &b, Location loc, Value n, ValueRange inits);
   /// Seeds the cotangents of what `body` yields for the `carried` values
   /// with the reverse loop's carried cotangents.
   void seedCarried(OpBuilder &rb, Location loc, Block &body,
@@ -181,8 +224,6 @@ private:
   /// computation the reverse sweep runs again), and returns what it was,
   /// to be set back after the second run.
   Value replayRandom(OpBuilder &b, Location loc, Value state);
-  /// Pops the generator state a loop iteration started from and sets it.
-  void popRandom(OpBuilder &rb, Location loc);
   /// The active values a region op's regions read from outside.
   SmallVector<Value> activeUsedAbove(Operation *op);
   /// Ends a reverse loop: yields the cotangents of the carried `states` and
@@ -193,8 +234,14 @@ private:
                          ArrayRef<Value> outside,
                          DenseMap<Value, Value> &iterationAdjoint,
                          DenseMap<Value, Value> &adjoint);
-  /// Tape sizes read around each instrumented while loop's latest copy.
-  DenseMap<Operation *, std::pair<Value, Value>> whileTape;
+  /// What the latest copy of each loop on the tape pushed.
+  DenseMap<Operation *, LoopTape> loopTape;
+  /// The cursor each lower tape push of the function differentiated wrote
+  /// at, in its latest copy.
+  DenseMap<Operation *, Value> pushPosition;
+  /// The cursors of the lower tapes an if pushes on, before its latest
+  /// copy.
+  DenseMap<Operation *, SmallVector<std::pair<int64_t, Value>>> tapesBefore;
   /// The generator state read before the latest copy of each if and call
   /// that draws.
   DenseMap<Operation *, Value> randomBefore;
@@ -213,6 +260,13 @@ private:
   std::map<std::tuple<Operation *, int, std::string>, func::FuncOp> vjps;
   /// The active values of the function being differentiated.
   DenseSet<Value> active;
+  /// Its tapes whose entries, or whose accumulators, hold active values.
+  DenseSet<int64_t> activeEntries, activeSums;
+  /// The tape its vjp's loops use: above every tape it uses itself.
+  int64_t ownTape = 0;
+  /// The tape holding the cotangents of tape `tape`'s entries (and the
+  /// entries whose cotangents tape `tape`'s accumulators hold).
+  int64_t adjointTape(int64_t tape) const { return ownTape + 1 + tape; }
 };
 
 FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
@@ -235,7 +289,9 @@ FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
   auto it = vjps.find(key);
   if (it != vjps.end())
     return it->second;
-  DenseSet<Value> outer = std::move(active);
+  // A callee's vjp is built in the middle of its caller's.
+  auto outer = std::make_tuple(std::move(active), std::move(activeEntries),
+                               std::move(activeSums), ownTape);
   FailureOr<func::FuncOp> vjp = failure();
   if (kind == VjpKind::Full)
     vjp = buildFull(f);
@@ -246,7 +302,7 @@ FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
                 (kind == VjpKind::Primal ? ".primal_vjp" : ".vjp") +
                     (all ? std::string() : "." + suffix),
                 mask);
-  active = std::move(outer);
+  std::tie(active, activeEntries, activeSums, ownTape) = std::move(outer);
   if (succeeded(vjp))
     vjps[key] = *vjp;
   return vjp;
@@ -362,6 +418,22 @@ void VjpBuilder::markActive(Block &block) {
     for (Region &region : op.getRegions())
       for (Block &inner : region)
         markActive(inner);
+    // What a tape op reads is active when active values were written there
+    // (a fixed point over the function, in build).
+    if (auto push = dyn_cast<TapePushOp>(op); push && isActive(push.getInput()))
+      activeEntries.insert(push.getTape());
+    if (auto write = dyn_cast<TapeWriteOp>(op);
+        write && isActive(write.getInput()))
+      activeEntries.insert(write.getTape());
+    if (auto add = dyn_cast<TapeAddOp>(op); add && isActive(add.getInput()))
+      activeSums.insert(add.getTape());
+    if (auto read = dyn_cast<TapeReadOp>(op);
+        read && activeEntries.contains(read.getTape()) &&
+        isFloatTensor(read.getType()))
+      active.insert(read.getResult());
+    if (auto sum = dyn_cast<TapeAccumulatedOp>(op);
+        sum && activeSums.contains(sum.getTape()))
+      active.insert(sum.getResult());
     bool any = llvm::any_of(op.getOperands(), isActive);
     // A region op's results are active when a yielded value is.
     for (Region &region : op.getRegions())
@@ -386,9 +458,12 @@ LogicalResult VjpBuilder::reverseBlock(OpBuilder &b, Block &block,
       any |= dResults.back() != nullptr;
     }
     // A loop with an active result pushed its states on the tape in the
-    // forward sweep: its reverse must pop them even when no cotangent
-    // reaches it.
-    if (!any && !usesTape(op))
+    // forward sweep: its reverse must release them even when no cotangent
+    // reaches it. A write of an active value on a tape has no result, but
+    // its input gets the cotangent the tape holds.
+    bool writes = isa<TapePushOp, TapeWriteOp, TapeAddOp>(op) &&
+                  active.contains(op.getOperand(op.getNumOperands() - 1));
+    if (!any && !usesTape(op) && !writes)
       continue;
     if (failed(reverseOp(b, op, map, dResults, adjoint)))
       return failure();
@@ -408,6 +483,11 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
   if (op.getNumRegions() > 0)
     return op.emitError("differentiating through '")
            << op.getName() << "' is not supported yet";
+  if (isa<TapePushOp, TapeWriteOp, TapeReadOp, TapeAddOp, TapeAccumulatedOp>(
+          op)) {
+    reverseTapeOp(b, op, map, dResults, adjoint);
+    return success();
+  }
   if (llvm::none_of(op.getOperands(),
                     [&](Value v) { return active.contains(v); }))
     return success();
@@ -495,8 +575,9 @@ void VjpBuilder::finishReverseLoop(OpBuilder &b, OpBuilder &rb,
 
 LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
                                        IRMapping &map, bool recompute) {
+  Type i64 = b.getI64Type();
   for (Operation &op : block.without_terminator()) {
-    if (recompute && isa<PrintOp, LogScalarOp, SaveOp, SaveNpyOp, AssertOp>(op))
+    if (leftOutOfCopy(op, recompute))
       continue;
     // A region op cloned before (by the forward sweep) left its blocks'
     // arguments in the mapping; forget them, or the new copy's blocks would
@@ -505,39 +586,99 @@ LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
       for (BlockArgument arg : inner->getArguments())
         map.erase(arg);
     });
-    if (!usesTape(op)) {
-      if (isa<scf::IfOp, func::CallOp>(op) && drawsRandom(&op))
-        randomBefore[&op] =
-            RandomStateOp::create(b, op.getLoc(), randomStateType(b));
-      b.clone(op, map);
+    Location loc = op.getLoc();
+    if (auto push = dyn_cast<TapePushOp>(op)) {
+      if (!push.getReplay() && active.contains(push.getInput()))
+        pushPosition[&op] = TapeSizeOp::create(b, loc, i64, push.getTape());
+      auto copy = cast<TapePushOp>(b.clone(op, map));
+      copy.setReplay(copy.getReplay() || recompute);
       continue;
     }
-    // The loop pushes the state each iteration (each `before` of a while)
-    // starts from, after the generator's when it draws; a while also reads
-    // the tape's size around itself.
-    auto sizeType = RankedTensorType::get({}, b.getI64Type());
+    if (!usesTape(op)) {
+      if (isa<scf::IfOp, func::CallOp>(op) && drawsRandom(&op))
+        randomBefore[&op] = RandomStateOp::create(b, loc, randomStateType(b));
+      if (isa<scf::IfOp>(op)) {
+        SmallVector<std::pair<int64_t, Value>> cursors;
+        for (int64_t tape : lowerTapesPushed(&op))
+          cursors.push_back({tape, TapeSizeOp::create(b, loc, i64, tape)});
+        tapesBefore[&op] = std::move(cursors);
+      }
+      scrub(b.clone(op, map), recompute);
+      continue;
+    }
+    // The loop pushes, each iteration (each `before` of a while), the
+    // generator's state when it draws, the cursors of the lower tapes it
+    // pushes on, and the state the iteration starts from.
+    LoopTape tape;
     bool isWhile = isa<scf::WhileOp>(op);
-    Value before =
-        isWhile ? TapeSizeOp::create(b, op.getLoc(), sizeType) : Value();
+    tape.start = TapeSizeOp::create(b, loc, i64, ownTape);
+    tape.draws = drawsRandom(&op);
+    tape.lower = lowerTapesPushed(&op);
     Operation *clone = b.clone(op, map);
+    scrub(clone, recompute);
     Block &start = clone->getRegion(0).front();
     OpBuilder pb = OpBuilder::atBlockBegin(&start);
-    if (drawsRandom(&op))
-      TapePushOp::create(
-          pb, op.getLoc(),
-          RandomStateOp::create(pb, op.getLoc(), randomStateType(pb)));
-    for (Value state : start.getArguments().drop_front(isWhile ? 0 : 1))
-      TapePushOp::create(pb, op.getLoc(), state);
+    auto push = [&](Value v) { TapePushOp::create(pb, loc, v, ownTape); };
+    if (tape.draws)
+      push(RandomStateOp::create(pb, loc, randomStateType(pb)));
+    for (int64_t lower : tape.lower)
+      push(tensor::FromElementsOp::create(
+          pb, loc, RankedTensorType::get({}, i64),
+          ValueRange{TapeSizeOp::create(pb, loc, i64, lower)}));
+    ValueRange states = start.getArguments().drop_front(isWhile ? 0 : 1);
+    for (Value state : states)
+      push(state);
+    tape.perIteration = (tape.draws ? 1 : 0) +
+                        static_cast<int64_t>(tape.lower.size() + states.size());
     if (isWhile)
-      whileTape[&op] = {before, TapeSizeOp::create(b, op.getLoc(), sizeType)};
+      tape.end = TapeSizeOp::create(b, loc, i64, ownTape);
+    loopTape[&op] = tape;
   }
   return success();
 }
 
+bool VjpBuilder::leftOutOfCopy(Operation &op, bool recompute) {
+  if (isa<TapeEnterOp, TapeExitOp>(op))
+    return true;
+  if (auto rewind = dyn_cast<TapeRewindOp>(op))
+    return rewind.getRelease();
+  return recompute &&
+         isa<PrintOp, LogScalarOp, SaveOp, SaveNpyOp, AssertOp, TapeAddOp>(op);
+}
+
+void VjpBuilder::scrub(Operation *copy, bool recompute) {
+  SmallVector<Operation *> leftOut;
+  copy->walk([&](Operation *inner) {
+    if (inner != copy && leftOutOfCopy(*inner, recompute))
+      leftOut.push_back(inner);
+    if (auto push = dyn_cast<TapePushOp>(inner); push && recompute)
+      push.setReplay(true);
+  });
+  for (Operation *inner : leftOut)
+    inner->erase();
+}
+
+SmallVector<int64_t> VjpBuilder::lowerTapesPushed(Operation *op) {
+  std::set<int64_t> tapes;
+  op->walk([&](TapePushOp push) {
+    tapes.insert(static_cast<int64_t>(push.getTape()));
+  });
+  return SmallVector<int64_t>(tapes.begin(), tapes.end());
+}
+
 bool VjpBuilder::usesTape(Operation &op) {
-  return isa<scf::ForOp, scf::WhileOp>(op) &&
-         llvm::any_of(op.getResults(),
-                      [&](Value v) { return active.contains(v); });
+  if (!isa<scf::ForOp, scf::WhileOp>(op))
+    return false;
+  if (llvm::any_of(op.getResults(),
+                   [&](Value v) { return active.contains(v); }))
+    return true;
+  WalkResult writes = op.walk([&](Operation *inner) {
+    bool active =
+        isa<TapePushOp, TapeWriteOp, TapeAddOp>(inner) &&
+        this->active.contains(inner->getOperand(inner->getNumOperands() - 1));
+    return active ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return writes.wasInterrupted();
 }
 
 bool VjpBuilder::drawsRandom(Operation *op) {
@@ -567,19 +708,78 @@ Value VjpBuilder::replayRandom(OpBuilder &b, Location loc, Value state) {
   return now;
 }
 
-void VjpBuilder::popRandom(OpBuilder &rb, Location loc) {
-  SetRandomStateOp::create(rb, loc,
-                           TapePopOp::create(rb, loc, randomStateType(rb)));
+void VjpBuilder::readIteration(OpBuilder &rb, Location loc, Operation *op,
+                               Block &start, size_t first, Value m,
+                               IRMapping &local) {
+  LoopTape tape = loopTape.lookup(op);
+  Type i64 = rb.getI64Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantOp::create(rb, loc, i64, rb.getI64IntegerAttr(v));
+  };
+  Value firstEntry = arith::AddIOp::create(
+      rb, loc, tape.start,
+      arith::MulIOp::create(rb, loc, m, constant(tape.perIteration)));
+  int64_t k = 0;
+  auto read = [&](Type type) -> Value {
+    Value position = arith::AddIOp::create(rb, loc, firstEntry, constant(k++));
+    return TapeReadOp::create(rb, loc, type, position, ownTape);
+  };
+  if (tape.draws)
+    SetRandomStateOp::create(rb, loc, read(randomStateType(rb)));
+  for (int64_t lower : tape.lower) {
+    Value cursor = read(RankedTensorType::get({}, i64));
+    TapeRewindOp::create(
+        rb, loc, tensor::ExtractOp::create(rb, loc, cursor, ValueRange{}),
+        lower, /*release=*/false);
+  }
+  for (BlockArgument arg : start.getArguments().drop_front(first))
+    local.map(arg, read(arg.getType()));
 }
 
-void VjpBuilder::popState(OpBuilder &rb, Location loc, Block &start,
-                          size_t first, IRMapping &local) {
-  ArrayRef<BlockArgument> args = start.getArguments().drop_front(first);
-  SmallVector<Value> states(args.size());
-  for (size_t i = args.size(); i-- > 0;)
-    states[i] = TapePopOp::create(rb, loc, args[i].getType());
-  for (auto [arg, state] : llvm::zip(args, states))
-    local.map(arg, state);
+void VjpBuilder::reverseTapeOp(OpBuilder &b, Operation &op, IRMapping &map,
+                               ArrayRef<Value> dResults,
+                               DenseMap<Value, Value> &adjoint) {
+  Location loc = op.getLoc();
+  int64_t tape = adjointTape(op.getAttrOfType<IntegerAttr>("tape").getInt());
+  // A write's input gets what the adjoint tape holds for its position: the
+  // sum of the cotangents of the reads of an entry, or the cotangent of
+  // the sum an add went into.
+  if (isa<TapePushOp, TapeWriteOp, TapeAddOp>(op)) {
+    Value input = op.getOperand(op.getNumOperands() - 1);
+    auto push = dyn_cast<TapePushOp>(op);
+    if (!active.contains(input) || (push && push.getReplay()))
+      return;
+    Value position = isa<TapePushOp>(op) ? pushPosition.lookup(&op)
+                                         : map.lookup(op.getOperand(0));
+    Value d =
+        isa<TapeAddOp>(op)
+            ? TapeReadOp::create(b, loc, input.getType(), position, tape)
+                  .getResult()
+            : TapeAccumulatedOp::create(b, loc, input.getType(), position, tape)
+                  .getResult();
+    accumulate(b, adjoint, input, d, loc);
+    return;
+  }
+  // A read's cotangent goes to its position on the adjoint tape.
+  if (!dResults[0])
+    return;
+  Value position = map.lookup(op.getOperand(0));
+  if (isa<TapeReadOp>(op))
+    TapeAddOp::create(b, loc, position, dResults[0], tape);
+  else
+    TapeWriteOp::create(b, loc, position, dResults[0], tape);
+}
+
+scf::ForOp VjpBuilder::reverseLoop(OpBuilder &b, Location loc, Value n,
+                                   ValueRange inits) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, zero, n, one, inits);
+  // Without carried values the body comes with its yield; finishReverseLoop
+  // makes it.
+  if (loop.getBody()->mightHaveTerminator())
+    loop.getBody()->getTerminator()->erase();
+  return loop;
 }
 
 void VjpBuilder::seedCarried(OpBuilder &rb, Location loc, Block &body,
@@ -619,24 +819,26 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
         ub = map.lookup(op.getUpperBound());
   Value step = map.lookup(op.getStep());
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value span = arith::SubIOp::create(b, loc, ub, lb);
   Value n = arith::MaxSIOp::create(
       b, loc, arith::CeilDivSIOp::create(b, loc, span, step), zero);
-  auto reverse = scf::ForOp::create(b, loc, zero, n, one, inits);
+  scf::ForOp reverse = reverseLoop(b, loc, n, inits);
   Block *rbody = reverse.getBody();
   OpBuilder rb = OpBuilder::atBlockBegin(rbody);
-  Value last =
-      arith::SubIOp::create(rb, loc, arith::SubIOp::create(rb, loc, n, one),
-                            reverse.getInductionVar());
+  Value last = arith::SubIOp::create(
+      rb, loc,
+      arith::SubIOp::create(rb, loc, n,
+                            arith::ConstantIndexOp::create(rb, loc, 1)),
+      reverse.getInductionVar());
   Value iv = arith::AddIOp::create(rb, loc, lb,
                                    arith::MulIOp::create(rb, loc, last, step));
   IRMapping local = map;
   local.map(op.getInductionVar(), iv);
-  // The state this iteration started from, popped in reverse push order.
-  popState(rb, loc, body, /*first=*/1, local);
-  if (draws)
-    popRandom(rb, loc);
+  // What this iteration started from.
+  Value start = loopTape.lookup(op).start;
+  readIteration(rb, loc, op, body, /*first=*/1,
+                arith::IndexCastOp::create(rb, loc, rb.getI64Type(), last),
+                local);
   if (failed(cloneForward(rb, body, local, /*recompute=*/true)))
     return failure();
   DenseMap<Value, Value> iterationAdjoint;
@@ -651,6 +853,7 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   }
   finishReverseLoop(b, rb, reverse, carriedArgs, carriedInits, outside,
                     iterationAdjoint, adjoint);
+  TapeRewindOp::create(b, loc, start, ownTape, /*release=*/true);
   if (draws)
     SetRandomStateOp::create(b, loc, now);
   return success();
@@ -675,17 +878,27 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   Value now =
       draws ? RandomStateOp::create(b, loc, randomStateType(b)) : Value();
 
-  // Pops the state one `before` execution started from and recomputes it.
-  auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local) -> LogicalResult {
-    popState(rb, loc, before, /*first=*/0, local);
-    if (draws)
-      popRandom(rb, loc);
+  // The `before` executions the forward copy pushed.
+  LoopTape tape = loopTape.lookup(op);
+  Type i64 = b.getI64Type();
+  auto constant = [&](OpBuilder &at, int64_t v) {
+    return arith::ConstantOp::create(at, loc, i64, at.getI64IntegerAttr(v));
+  };
+  Value executions = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tape.end, tape.start),
+      constant(b, tape.perIteration));
+  Value iterations = arith::SubIOp::create(b, loc, executions, constant(b, 1));
+
+  // Reads the state `before` execution `m` started from and recomputes it.
+  auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local,
+                             Value m) -> LogicalResult {
+    readIteration(rb, loc, op, before, /*first=*/0, m, local);
     return cloneForward(rb, before, local, /*recompute=*/true);
   };
 
   // 1. The last `before` execution: the exit test, forwarding the results.
   IRMapping last = map;
-  if (failed(recomputeBefore(b, last)))
+  if (failed(recomputeBefore(b, last, iterations)))
     return failure();
   DenseMap<Value, Value> lastAdjoint;
   for (auto [fwd, d] : llvm::zip(condition.getArgs(), dResults))
@@ -705,26 +918,15 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   }
 
   // 2. The iterations, last first: after, then the before that led to it.
-  auto [sizeBefore, sizeAfter] = whileTape.lookup(op);
-  Type i64 = b.getI64Type();
-  auto scalar = [&](Value t) {
-    return tensor::ExtractOp::create(b, loc, t, ValueRange{}).getResult();
-  };
-  Value pushes =
-      arith::SubIOp::create(b, loc, scalar(sizeAfter), scalar(sizeBefore));
-  Value perIteration = arith::ConstantOp::create(
-      b, loc, i64,
-      b.getI64IntegerAttr(static_cast<int64_t>(numState + (draws ? 1 : 0))));
-  Value one64 = arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
-  Value iterations = arith::SubIOp::create(
-      b, loc, arith::CeilDivSIOp::create(b, loc, pushes, perIteration), one64);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // Iteration j of the reverse loop runs after `iterations - 1 - j`.
   Value n = arith::IndexCastOp::create(b, loc, b.getIndexType(), iterations);
-  auto reverse = scf::ForOp::create(b, loc, zero, n, one, inits);
+  scf::ForOp reverse = reverseLoop(b, loc, n, inits);
   OpBuilder rb = OpBuilder::atBlockBegin(reverse.getBody());
   IRMapping local = map;
-  if (failed(recomputeBefore(rb, local)))
+  Value m = arith::SubIOp::create(
+      rb, loc, arith::SubIOp::create(rb, loc, iterations, constant(rb, 1)),
+      arith::IndexCastOp::create(rb, loc, i64, reverse.getInductionVar()));
+  if (failed(recomputeBefore(rb, local, m)))
     return failure();
   for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
     local.map(arg, local.lookupOrDefault(fwd));
@@ -747,6 +949,7 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   }
   finishReverseLoop(b, rb, reverse, states, initValues, outside,
                     iterationAdjoint, adjoint);
+  TapeRewindOp::create(b, loc, tape.start, ownTape, /*release=*/true);
   if (draws)
     SetRandomStateOp::create(b, loc, now);
   return success();
@@ -764,10 +967,13 @@ LogicalResult VjpBuilder::reverseIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
   for (Value v : outside)
     types.push_back(v.getType());
   Location loc = op.getLoc();
-  // The branches run again with the draws they made.
+  // The branches run again with the draws they made, pushing at the
+  // positions they pushed at.
   Value now;
   if (Value state = randomBefore.lookup(op))
     now = replayRandom(b, loc, state);
+  for (auto [tape, cursor] : tapesBefore.lookup(op))
+    TapeRewindOp::create(b, loc, cursor, tape, /*release=*/false);
   auto reverse = scf::IfOp::create(b, loc, types, map.lookup(op.getCondition()),
                                    /*withElseRegion=*/true);
   for (unsigned i = 0; i < 2; ++i) {
@@ -833,15 +1039,13 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix,
   if (!f.getBody().hasOneBlock())
     return f.emitError("autodiff needs a function of one block");
   Block &body = f.getBody().front();
-  // A generated gradient with loops keeps their states on the tape, which
-  // a second differentiation would not see through.
-  WalkResult tape = f.walk([](Operation *op) {
-    return isa<TapePushOp, TapePopOp>(op) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
+  // The vjp's loops use a tape above every tape f uses (f being a vjp
+  // itself, for a higher derivative).
+  ownTape = 0;
+  f.walk([&](Operation *op) {
+    if (auto tape = op->getAttrOfType<IntegerAttr>("tape"))
+      ownTape = std::max(ownTape, tape.getInt() + 1);
   });
-  if (tape.wasInterrupted())
-    return f.emitError("a gradient of a gradient through a loop is not "
-                       "supported yet");
 
   FunctionType type = f.getFunctionType();
   OpBuilder b(module.getContext());
@@ -855,7 +1059,17 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix,
     if (differentiated[i])
       active.insert(arg);
   }
-  markActive(body);
+  // What a tape read gives is active when active values were written on
+  // that tape anywhere in f: iterate to a fixed point.
+  activeEntries.clear();
+  activeSums.clear();
+  for (size_t marked = 0;;) {
+    markActive(body);
+    size_t now = active.size() + activeEntries.size() + activeSums.size();
+    if (now == marked)
+      break;
+    marked = now;
+  }
   if (failed(cloneForward(b, body, map, /*recompute=*/false)))
     return failure();
 
@@ -879,7 +1093,18 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix,
     Value d = adjoint.lookup(arg);
     results.push_back(d ? d : zerosOf(b, f.getLoc(), arg.getType()));
   }
+  // A vjp that uses tapes has a frame of its own.
+  WalkResult tapes = vjp.walk([](Operation *op) {
+    return op->hasAttr("tape") ? WalkResult::interrupt()
+                               : WalkResult::advance();
+  });
+  if (tapes.wasInterrupted())
+    TapeExitOp::create(b, f.getLoc());
   func::ReturnOp::create(b, ret->getLoc(), results);
+  if (tapes.wasInterrupted()) {
+    b.setInsertionPointToStart(entry);
+    TapeEnterOp::create(b, f.getLoc());
+  }
   return vjp;
 }
 

@@ -223,15 +223,38 @@ TFLRT_FILE_FUNCTIONS(u8, U8)
 TFLRT_FILE_FUNCTIONS(bool, Bool)
 #undef TFLRT_FILE_FUNCTIONS
 
+void tflrt_tape_enter(void) { tflrt::tapeEnter(); }
+void tflrt_tape_exit(void) { tflrt::tapeExit(); }
+int64_t tflrt_tape_size(int64_t tape) { return tflrt::tapeSize(tape); }
+void tflrt_tape_rewind(int64_t tape, int64_t position) {
+  tflrt::tapeRewind(tape, position, /*release=*/false);
+}
+void tflrt_tape_release(int64_t tape, int64_t position) {
+  tflrt::tapeRewind(tape, position, /*release=*/true);
+}
+
+namespace {
+/// Copies `t` into the fresh contiguous buffer `out`.
+void fill(const tflrt::TensorView &out, const tflrt::Tensor &t) {
+  std::memcpy(const_cast<void *>(out.data), t.data(), t.byteSize());
+}
+} // namespace
+
 #define TFLRT_TAPE_FUNCTIONS(T, DTYPE)                                         \
-  void tflrt_tape_push_##T(int64_t rank, void *desc) {                         \
+  void tflrt_tape_push_##T(int64_t tape, int64_t rank, void *desc) {           \
     tflrt::tapePush(                                                           \
+        tape, tflrt::materialize(viewOf(tflrt::DType::DTYPE, rank, desc)));    \
+  }                                                                            \
+  void tflrt_tape_write_##T(int64_t tape, int64_t position, int64_t rank,      \
+                            void *desc) {                                      \
+    tflrt::tapeWrite(                                                          \
+        tape, position,                                                        \
         tflrt::materialize(viewOf(tflrt::DType::DTYPE, rank, desc)));          \
   }                                                                            \
-  void tflrt_tape_pop_##T(int64_t rank, void *desc) {                          \
+  void tflrt_tape_read_##T(int64_t tape, int64_t position, int64_t rank,       \
+                           void *desc) {                                       \
     tflrt::TensorView out = viewOf(tflrt::DType::DTYPE, rank, desc);           \
-    tflrt::Tensor t = tflrt::tapePop();                                        \
-    std::memcpy(const_cast<void *>(out.data), t.data(), t.byteSize());         \
+    fill(out, tflrt::tapeRead(tape, position, out.dtype, out.shape));          \
   }
 TFLRT_TAPE_FUNCTIONS(f32, F32)
 TFLRT_TAPE_FUNCTIONS(f64, F64)
@@ -241,7 +264,21 @@ TFLRT_TAPE_FUNCTIONS(u8, U8)
 TFLRT_TAPE_FUNCTIONS(bool, Bool)
 #undef TFLRT_TAPE_FUNCTIONS
 
-int64_t tflrt_tape_size(void) { return tflrt::tapeSize(); }
+#define TFLRT_TAPE_SUM_FUNCTIONS(T, DTYPE)                                     \
+  void tflrt_tape_add_##T(int64_t tape, int64_t position, int64_t rank,        \
+                          void *desc) {                                        \
+    tflrt::tapeAdd(                                                            \
+        tape, position,                                                        \
+        tflrt::materialize(viewOf(tflrt::DType::DTYPE, rank, desc)));          \
+  }                                                                            \
+  void tflrt_tape_accumulated_##T(int64_t tape, int64_t position,              \
+                                  int64_t rank, void *desc) {                  \
+    tflrt::TensorView out = viewOf(tflrt::DType::DTYPE, rank, desc);           \
+    fill(out, tflrt::tapeAccumulated(tape, position, out.dtype, out.shape));   \
+  }
+TFLRT_TAPE_SUM_FUNCTIONS(f32, F32)
+TFLRT_TAPE_SUM_FUNCTIONS(f64, F64)
+#undef TFLRT_TAPE_SUM_FUNCTIONS
 
 void tflrt_checkpoint_write(const char *path, const char *where) {
   PendingCheckpoint pending = std::move(pendingCheckpoint());

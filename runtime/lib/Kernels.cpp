@@ -588,22 +588,109 @@ Tensor materialize(const TensorView &v) {
 }
 
 namespace {
-std::vector<Tensor> &tape() {
-  static std::vector<Tensor> t;
+struct Tape {
+  std::vector<Tensor> entries;
+  std::vector<Tensor> sums;
+  int64_t cursor = 0;
+};
+
+std::vector<std::vector<Tape>> &tapeFrames() {
+  static std::vector<std::vector<Tape>> frames;
+  return frames;
+}
+
+Tape &tapeNamed(int64_t tape) {
+  auto &frames = tapeFrames();
+  if (frames.empty() || tape < 0)
+    throw std::runtime_error("internal error: a tape used outside a frame");
+  std::vector<Tape> &frame = frames.back();
+  if (static_cast<size_t>(tape) >= frame.size())
+    frame.resize(tape + 1);
+  return frame[tape];
+}
+
+/// The valid tensor at `position` of `slots`, checked against the type the
+/// op expects, or zeros of it.
+Tensor slotOrZeros(const std::vector<Tensor> &slots, int64_t position,
+                   DType dtype, const Shape &shape) {
+  if (position < 0)
+    throw std::runtime_error("internal error: a negative tape position");
+  if (static_cast<size_t>(position) >= slots.size() ||
+      !slots[position].isValid())
+    return Tensor(dtype, shape);
+  const Tensor &t = slots[position];
+  if (t.dtype() != dtype || t.numElements() != numElements(shape))
+    throw std::runtime_error("internal error: a tape entry read as another "
+                             "type than it was written");
   return t;
+}
+
+void store(std::vector<Tensor> &slots, int64_t position, const Tensor &t) {
+  if (position < 0)
+    throw std::runtime_error("internal error: a negative tape position");
+  if (static_cast<size_t>(position) >= slots.size())
+    slots.resize(position + 1);
+  slots[position] = t;
+}
+
+template <typename T> Tensor added(const Tensor &a, const Tensor &b) {
+  Tensor out(a.dtype(), a.shape());
+  for (int64_t i = 0, n = a.numElements(); i < n; ++i)
+    out.data<T>()[i] = a.data<T>()[i] + b.data<T>()[i];
+  return out;
 }
 } // namespace
 
-void tapePush(const Tensor &t) { tape().push_back(t); }
+void tapeEnter() { tapeFrames().emplace_back(); }
 
-int64_t tapeSize() { return static_cast<int64_t>(tape().size()); }
+void tapeExit() {
+  if (tapeFrames().empty())
+    throw std::runtime_error("internal error: no tape frame to close");
+  tapeFrames().pop_back();
+}
 
-Tensor tapePop() {
-  if (tape().empty())
-    throw std::runtime_error("internal error: the autodiff tape is empty");
-  Tensor t = tape().back();
-  tape().pop_back();
-  return t;
+void tapePush(int64_t tape, const Tensor &t) {
+  Tape &named = tapeNamed(tape);
+  store(named.entries, named.cursor++, t);
+}
+
+int64_t tapeSize(int64_t tape) { return tapeNamed(tape).cursor; }
+
+void tapeWrite(int64_t tape, int64_t position, const Tensor &t) {
+  store(tapeNamed(tape).entries, position, t);
+}
+
+Tensor tapeRead(int64_t tape, int64_t position, DType dtype,
+                const Shape &shape) {
+  return slotOrZeros(tapeNamed(tape).entries, position, dtype, shape);
+}
+
+void tapeRewind(int64_t tape, int64_t position, bool release) {
+  Tape &named = tapeNamed(tape);
+  named.cursor = position;
+  if (!release)
+    return;
+  auto keep = static_cast<size_t>(position);
+  if (named.entries.size() > keep)
+    named.entries.resize(keep);
+  if (named.sums.size() > keep)
+    named.sums.resize(keep);
+}
+
+void tapeAdd(int64_t tape, int64_t position, const Tensor &t) {
+  std::vector<Tensor> &sums = tapeNamed(tape).sums;
+  bool held = position >= 0 && static_cast<size_t>(position) < sums.size() &&
+              sums[position].isValid();
+  if (!held)
+    return store(sums, position, t);
+  Tensor sum = slotOrZeros(sums, position, t.dtype(), t.shape());
+  sums[position] =
+      t.dtype() == DType::F64 ? added<double>(sum, t) : added<float>(sum, t);
+}
+
+Tensor tapeAccumulated(int64_t tape, int64_t position, DType dtype,
+                       const Shape &shape) {
+  return slotOrZeros(tapeNamed(tape).sums, position, dtype, shape);
 }
 
 bool allFinite(const Tensor &a) {

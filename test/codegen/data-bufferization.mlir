@@ -48,17 +48,27 @@ func.func @load() -> (tensor<2xf32>, tensor<i64>) {
 
 // -----
 
-// Tests that the tape ops copy through libtflrt: push reads its input's
-// buffer, pop fills a fresh one.
+// Tests that the tape ops copy through libtflrt: push, write and add read
+// their input's buffer; read and accumulated fill a fresh one; each call
+// gets the tape's number (and the position).
 // CHECK-LABEL: func.func @tape
-func.func @tape(%x: tensor<3xf32>) -> tensor<3xf32> {
-  // CHECK: call @tflrt_tape_push_f32(
-  tfl.tape_push %x : tensor<3xf32>
+func.func @tape(%x: tensor<3xf32>, %p: i64) -> (tensor<3xf32>, tensor<3xf64>) {
+  // CHECK: %[[T0:.*]] = arith.constant 0 : i64
+  // CHECK: call @tflrt_tape_push_f32(%[[T0]],
+  tfl.tape_push %x {tape = 0} : tensor<3xf32>
+  // CHECK: %[[T1:.*]] = arith.constant 1 : i64
+  // CHECK: call @tflrt_tape_write_f32(%[[T1]], %{{.*}}, %{{.*}})
+  tfl.tape_write %p, %x {tape = 1} : tensor<3xf32>
+  // CHECK: call @tflrt_tape_add_f32(%{{.*}}, %{{.*}}, %{{.*}})
+  tfl.tape_add %p, %x {tape = 2} : tensor<3xf32>
   // CHECK: %[[B:.*]] = memref.alloc() {{.*}}: memref<3xf32>
-  // CHECK: call @tflrt_tape_pop_f32(
-  // CHECK: return %[[B]]
-  %0 = tfl.tape_pop : tensor<3xf32>
-  return %0 : tensor<3xf32>
+  // CHECK: call @tflrt_tape_read_f32(%{{.*}}, %{{.*}}, %{{.*}})
+  %0 = tfl.tape_read %p {tape = 0} : tensor<3xf32>
+  // CHECK: %[[C:.*]] = memref.alloc() {{.*}}: memref<3xf64>
+  // CHECK: call @tflrt_tape_accumulated_f64(%{{.*}}, %{{.*}}, %{{.*}})
+  // CHECK: return %[[B]], %[[C]]
+  %1 = tfl.tape_accumulated %p {tape = 1} : tensor<3xf64>
+  return %0, %1 : tensor<3xf32>, tensor<3xf64>
 }
 
 // -----

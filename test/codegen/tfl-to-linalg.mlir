@@ -387,3 +387,24 @@ func.func @stop_gradient(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = tfl.stop_gradient %x : tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// Tests that the tape ops without tensors become libtflrt calls with the
+// tape's number: the frame, the cursor, rewinding and releasing.
+// CHECK-LABEL: func.func @tape_calls
+func.func @tape_calls() -> i64 {
+  // CHECK: call @tflrt_tape_enter()
+  tfl.tape_enter
+  // CHECK: %[[T:.*]] = arith.constant 2 : i64
+  // CHECK: %[[P:.*]] = call @tflrt_tape_size(%[[T]]) : (i64) -> i64
+  %p = tfl.tape_size {tape = 2} : i64
+  // CHECK: call @tflrt_tape_rewind(%{{.*}}, %[[P]]) : (i64, i64) -> ()
+  tfl.tape_rewind %p {tape = 2} : i64
+  // CHECK: call @tflrt_tape_release(%{{.*}}, %[[P]]) : (i64, i64) -> ()
+  tfl.tape_rewind %p {release, tape = 2} : i64
+  // CHECK: call @tflrt_tape_exit()
+  tfl.tape_exit
+  // CHECK: return %[[P]]
+  return %p : i64
+}

@@ -268,10 +268,24 @@ func.func @autodiff_ops(%x: tensor<3xf32>, %i: tensor<i64>) -> tensor<3xf32> {
   %g = tfl.grad @autodiff_ops(%x, %i) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<i64>) -> tensor<3xf32>
   // CHECK: tfl.stop_gradient %{{.*}} : tensor<3xf32>
   %0 = tfl.stop_gradient %x : tensor<3xf32>
-  // CHECK: tfl.tape_push %{{.*}} : tensor<3xf32>
-  tfl.tape_push %0 : tensor<3xf32>
-  // CHECK: tfl.tape_pop : tensor<3xf32>
-  %1 = tfl.tape_pop : tensor<3xf32>
+  // CHECK: tfl.tape_push %{{.*}} {tape = 0 : i64} : tensor<3xf32>
+  tfl.tape_push %0 {tape = 0} : tensor<3xf32>
+  // CHECK: tfl.tape_push %{{.*}} {replay, tape = 0 : i64} : tensor<3xf32>
+  tfl.tape_push %0 {replay, tape = 0} : tensor<3xf32>
+  // CHECK: %[[P:.*]] = tfl.tape_size {tape = 0 : i64} : i64
+  %p = tfl.tape_size {tape = 0} : i64
+  // CHECK: tfl.tape_read %[[P]] {tape = 0 : i64} : tensor<3xf32>
+  %1 = tfl.tape_read %p {tape = 0} : tensor<3xf32>
+  // CHECK: tfl.tape_write %[[P]], %{{.*}} {tape = 1 : i64} : tensor<3xf32>
+  tfl.tape_write %p, %1 {tape = 1} : tensor<3xf32>
+  // CHECK: tfl.tape_add %[[P]], %{{.*}} {tape = 1 : i64} : tensor<3xf32>
+  tfl.tape_add %p, %1 {tape = 1} : tensor<3xf32>
+  // CHECK: tfl.tape_accumulated %[[P]] {tape = 1 : i64} : tensor<3xf32>
+  %a = tfl.tape_accumulated %p {tape = 1} : tensor<3xf32>
+  // CHECK: tfl.tape_rewind %[[P]] {tape = 0 : i64} : i64
+  tfl.tape_rewind %p {tape = 0} : i64
+  // CHECK: tfl.tape_rewind %[[P]] {release, tape = 0 : i64} : i64
+  tfl.tape_rewind %p {release, tape = 0} : i64
   // CHECK: tfl.embed_slice %{{.*}}[%{{.*}}] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 2>} : tensor<2xf32>, tensor<i64> -> tensor<5xf32>
   %s = tfl.slice %1[] {static_starts = array<i64: 0>, strides = array<i64: 1>} : tensor<3xf32> -> tensor<2xf32>
   %2 = tfl.embed_slice %s[%i] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 2>} : tensor<2xf32>, tensor<i64> -> tensor<5xf32>
@@ -280,12 +294,14 @@ func.func @autodiff_ops(%x: tensor<3xf32>, %i: tensor<i64>) -> tensor<3xf32> {
 
 // -----
 
-// Tests tape_size.
-// CHECK-LABEL: func.func @tape_size
-func.func @tape_size() -> tensor<i64> {
-  // CHECK: tfl.tape_size : tensor<i64>
-  %0 = tfl.tape_size : tensor<i64>
-  return %0 : tensor<i64>
+// Tests a function's frame of tapes.
+// CHECK-LABEL: func.func @tape_frame
+func.func @tape_frame() {
+  // CHECK: tfl.tape_enter
+  tfl.tape_enter
+  // CHECK: tfl.tape_exit
+  tfl.tape_exit
+  return
 }
 
 // -----

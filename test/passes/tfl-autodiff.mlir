@@ -163,20 +163,31 @@ func.func @use_branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {
 
 // -----
 
-// Tests that an scf.for's forward copy pushes each iteration's state on the
-// tape, and that its pullback is a loop over the same iterations, last
-// first, that pops the state, recomputes the iteration and carries the
-// cotangent.
+// Tests that an scf.for's forward copy pushes each iteration's state on
+// tape 0, in the vjp's frame, and that its pullback is a loop over the
+// same iterations, last first, that reads the state back at its position
+// (start + iteration), recomputes the iteration and carries the
+// cotangent; then releases the entries.
 // CHECK-LABEL: func.func private @loop.vjp
+// CHECK: tfl.tape_enter
+// CHECK: %[[START:.*]] = tfl.tape_size {tape = 0 : i64} : i64
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
-// CHECK:   tfl.tape_push %[[S]] : tensor<f32>
+// CHECK:   tfl.tape_push %[[S]] {tape = 0 : i64} : tensor<f32>
 // CHECK:   tfl.mul %[[S]], %[[S]]
 // CHECK: %[[N:.*]] = arith.maxsi
 // CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[D:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
-// CHECK:   %[[P:.*]] = tfl.tape_pop : tensor<f32>
+// CHECK:   %[[M:.*]] = arith.subi %{{.*}}, %[[J]] : index
+// CHECK:   %[[MI:.*]] = arith.index_cast %[[M]] : index to i64
+// CHECK:   %[[K:.*]] = arith.muli %[[MI]], %{{.*}} : i64
+// CHECK:   %[[FIRST:.*]] = arith.addi %[[START]], %[[K]] : i64
+// CHECK:   %[[AT:.*]] = arith.addi %[[FIRST]], %{{.*}} : i64
+// CHECK:   %[[P:.*]] = tfl.tape_read %[[AT]] {tape = 0 : i64} : tensor<f32>
 // CHECK:   tfl.mul %[[P]], %[[P]]
 // CHECK:   tfl.mul %[[D]], %[[P]]
 // CHECK:   scf.yield
+// CHECK: tfl.tape_rewind %[[START]] {release, tape = 0 : i64} : i64
+// CHECK: tfl.tape_exit
+// CHECK-NEXT: return
 func.func private @loop(%x: tensor<f32>, %n: index) -> tensor<f32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -199,23 +210,26 @@ func.func private @loop2(%x: tensor<f32>) -> tensor<f32> {
 // -----
 
 // Tests that an scf.while's forward copy pushes the state each `before`
-// starts from, between two reads of the tape's size; that its pullback
-// first pulls back through the last `before` (the exit test), then loops
-// over the counted iterations popping and recomputing each.
+// starts from, between two reads of the tape's cursor; that its pullback
+// counts the `before` executions, pulls back through the last one (the
+// exit test), then loops over the iterations reading back and recomputing
+// each, and releases the entries.
 // CHECK-LABEL: func.func private @doubling.vjp
-// CHECK: %[[S0:.*]] = tfl.tape_size : tensor<i64>
+// CHECK: %[[S0:.*]] = tfl.tape_size {tape = 0 : i64} : i64
 // CHECK: scf.while (%[[A:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
-// CHECK:   tfl.tape_push %[[A]] : tensor<f32>
+// CHECK:   tfl.tape_push %[[A]] {tape = 0 : i64} : tensor<f32>
 // CHECK:   scf.condition
-// CHECK: %[[S1:.*]] = tfl.tape_size : tensor<i64>
-// CHECK: tfl.tape_pop : tensor<f32>
+// CHECK: %[[S1:.*]] = tfl.tape_size {tape = 0 : i64} : i64
+// CHECK: %[[PUSHES:.*]] = arith.subi %[[S1]], %[[S0]] : i64
+// CHECK: %[[RUNS:.*]] = arith.divsi %[[PUSHES]], %{{.*}} : i64
+// CHECK: %[[ITERS:.*]] = arith.subi %[[RUNS]], %{{.*}} : i64
+// CHECK: tfl.tape_read %{{.*}} {tape = 0 : i64} : tensor<f32>
 // CHECK: tfl.compare lt
-// CHECK: arith.subi
-// CHECK: arith.ceildivsi
 // CHECK: scf.for
-// CHECK:   %[[P:.*]] = tfl.tape_pop : tensor<f32>
+// CHECK:   %[[P:.*]] = tfl.tape_read %{{.*}} {tape = 0 : i64} : tensor<f32>
 // CHECK:   tfl.mul %[[P]], %{{.*}}
 // CHECK:   scf.yield
+// CHECK: tfl.tape_rewind %[[S0]] {release, tape = 0 : i64} : i64
 func.func private @doubling(%x: tensor<f32>) -> tensor<f32> {
   %0 = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
     %ten = tfl.constant dense<10.0> : tensor<f32>
@@ -238,20 +252,20 @@ func.func @use_doubling(%x: tensor<f32>) -> tensor<f32> {
 // -----
 
 // Tests random draws in a loop: each forward iteration pushes the
-// generator's state before its own; each reverse iteration pops and sets it
-// before drawing again, and the state the forward sweep left is set back
-// after the reverse loop.
+// generator's state before its own; each reverse iteration reads it back
+// and sets it before drawing again, and the state the forward sweep left
+// is set back after the reverse loop.
 // CHECK-LABEL: func.func private @noisy.vjp
 // CHECK: scf.for %{{.*}} iter_args(%[[S:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
 // CHECK:   %[[G:.*]] = tfl.random_state : tensor<2xi64>
-// CHECK:   tfl.tape_push %[[G]] : tensor<2xi64>
-// CHECK:   tfl.tape_push %[[S]] : tensor<f32>
+// CHECK:   tfl.tape_push %[[G]] {tape = 0 : i64} : tensor<2xi64>
+// CHECK:   tfl.tape_push %[[S]] {tape = 0 : i64} : tensor<f32>
 // CHECK:   tfl.random_normal : tensor<f32>
 // CHECK: %[[NOW:.*]] = tfl.random_state : tensor<2xi64>
 // CHECK: scf.for
-// CHECK:   tfl.tape_pop : tensor<f32>
-// CHECK:   %[[P:.*]] = tfl.tape_pop : tensor<2xi64>
+// CHECK:   %[[P:.*]] = tfl.tape_read %{{.*}} {tape = 0 : i64} : tensor<2xi64>
 // CHECK:   tfl.set_random_state %[[P]] : tensor<2xi64>
+// CHECK:   tfl.tape_read %{{.*}} {tape = 0 : i64} : tensor<f32>
 // CHECK:   tfl.random_normal : tensor<f32>
 // CHECK:   scf.yield
 // CHECK: tfl.set_random_state %[[NOW]] : tensor<2xi64>

@@ -58,4 +58,45 @@ TEST(KernelsTest, CastFollowsAstype) {
   EXPECT_EQ(b.data<uint8_t>()[1], 0);
 }
 
+Tensor scalar(float v) {
+  Tensor t(DType::F32, {});
+  t.data<float>()[0] = v;
+  return t;
+}
+
+float value(const Tensor &t) { return t.data<float>()[0]; }
+
+TEST(KernelsTest, TapesKeepEntriesUntilReleased) {
+  tapeEnter();
+  tapePush(0, scalar(1));
+  tapePush(0, scalar(2));
+  EXPECT_EQ(tapeSize(0), 2);
+  // A rewind moves the cursor only: the entries stay readable, and a push
+  // writes at the cursor again.
+  tapeRewind(0, 1, /*release=*/false);
+  EXPECT_EQ(value(tapeRead(0, 1, DType::F32, {})), 2);
+  tapePush(0, scalar(5));
+  EXPECT_EQ(value(tapeRead(0, 1, DType::F32, {})), 5);
+  // A callee's frame does not see the caller's tapes.
+  tapeEnter();
+  EXPECT_EQ(tapeSize(0), 0);
+  tapePush(0, scalar(9));
+  tapeExit();
+  EXPECT_EQ(value(tapeRead(0, 0, DType::F32, {})), 1);
+  // Accumulators add up and are read without being cleared; a position
+  // nothing was added at reads as zeros, as does one a release freed.
+  tapeAdd(1, 0, scalar(0.5));
+  tapeAdd(1, 0, scalar(0.25));
+  EXPECT_EQ(value(tapeAccumulated(1, 0, DType::F32, {})), 0.75);
+  EXPECT_EQ(value(tapeAccumulated(1, 0, DType::F32, {})), 0.75);
+  EXPECT_EQ(value(tapeAccumulated(1, 3, DType::F32, {})), 0);
+  tapeRewind(1, 0, /*release=*/true);
+  EXPECT_EQ(value(tapeAccumulated(1, 0, DType::F32, {})), 0);
+  tapeRewind(0, 1, /*release=*/true);
+  EXPECT_EQ(value(tapeRead(0, 1, DType::F32, {})), 0);
+  EXPECT_THROW(tapeRead(0, 0, DType::F64, {}), std::runtime_error);
+  tapeExit();
+  EXPECT_THROW(tapeSize(0), std::runtime_error);
+}
+
 } // namespace

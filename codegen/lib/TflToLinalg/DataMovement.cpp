@@ -413,14 +413,43 @@ struct StopGradientToInput : OpConversionPattern<StopGradientOp> {
   }
 };
 
-/// tape_size: a libtflrt call.
+/// tape_enter, tape_exit, tape_rewind: libtflrt calls (with the tape's
+/// number and the position).
+template <typename OpTy> struct TapeCallToRuntime : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> args;
+    StringRef name = "tflrt_tape_enter";
+    if constexpr (std::is_same_v<OpTy, TapeExitOp>)
+      name = "tflrt_tape_exit";
+    if constexpr (std::is_same_v<OpTy, TapeRewindOp>) {
+      name = op.getRelease() ? "tflrt_tape_release" : "tflrt_tape_rewind";
+      args = {
+          arith::ConstantOp::create(rewriter, op.getLoc(),
+                                    rewriter.getI64IntegerAttr(op.getTape())),
+          adaptor.getPosition()};
+    }
+    callRuntime(rewriter, op, name, args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tape_size: a libtflrt call returning the tape's cursor.
 struct TapeSizeToRuntime : OpConversionPattern<TapeSizeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(TapeSizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    replaceByRuntimeScalars(rewriter, op, {"tflrt_tape_size"},
-                            rewriter.getI64Type());
+    Type i64 = rewriter.getI64Type();
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, op->getParentOfType<ModuleOp>(), "tflrt_tape_size",
+        rewriter.getFunctionType({i64}, {i64}));
+    Value tape = arith::ConstantOp::create(
+        rewriter, op.getLoc(), rewriter.getI64IntegerAttr(op.getTape()));
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, fn, tape);
     return success();
   }
 };
@@ -548,13 +577,14 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
-           AssertToRuntime, CheckNumericsToRuntime, FlagToRuntime,
-           LogScalarToRuntime, NowToRuntime, SeedToRuntime,
-           RandomStateToRuntime, SetRandomStateToRuntime, StopGradientToInput,
-           EmbedSliceToTensor, TapeSizeToRuntime, GatherToLinalg>(
-          patterns.getContext());
+  patterns.add<
+      ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
+      AssertToRuntime, CheckNumericsToRuntime, FlagToRuntime,
+      LogScalarToRuntime, NowToRuntime, SeedToRuntime, RandomStateToRuntime,
+      SetRandomStateToRuntime, StopGradientToInput, EmbedSliceToTensor,
+      TapeCallToRuntime<TapeEnterOp>, TapeCallToRuntime<TapeExitOp>,
+      TapeSizeToRuntime, TapeCallToRuntime<TapeRewindOp>, GatherToLinalg>(
+      patterns.getContext());
 }
 
 } // namespace mlir::tfl

@@ -67,12 +67,12 @@ struct ConvertTflToLinalgPass
     // Lowered during bufferization to runtime calls (PrintBufferization.cpp,
     // RandomBufferization.cpp, DataBufferization.cpp,
     // ConvBufferization.cpp).
-    target
-        .addLegalOp<PrintOp, RandomUniformOp, RandomNormalOp, ShuffleIndicesOp,
-                    LoadDataOp, LoadOp, SaveNpyOp, SaveOp, Conv2DOp,
-                    Conv2DBackwardInputOp, Conv2DBackwardFilterOp, MaxPool2DOp,
-                    AvgPool2DOp, MaxPool2DBackwardOp, AvgPool2DBackwardOp,
-                    MaxPool2DGatherOp, ScatterAddOp, TapePushOp, TapePopOp>();
+    target.addLegalOp<
+        PrintOp, RandomUniformOp, RandomNormalOp, ShuffleIndicesOp, LoadDataOp,
+        LoadOp, SaveNpyOp, SaveOp, Conv2DOp, Conv2DBackwardInputOp,
+        Conv2DBackwardFilterOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DBackwardOp,
+        AvgPool2DBackwardOp, MaxPool2DGatherOp, ScatterAddOp, TapePushOp,
+        TapeWriteOp, TapeAddOp, TapeReadOp, TapeAccumulatedOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

@@ -152,6 +152,74 @@ void registerFileKernels(KernelRegistry &registry) {
 
 } // namespace
 
+namespace {
+/// The autodiff tapes: libtflrt's, shared with compiled code.
+void registerTapeKernels(KernelRegistry &registry) {
+  using namespace mlir::tfl;
+  auto position = [](const Tensor &t) { return t.data<int64_t>()[0]; };
+  // A result of the type the op gives: what tapeRead and tapeAccumulated
+  // check the entry against, or the zeros they give.
+  auto typed = [](Operation *op, auto read) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    return read(toRuntimeDType(type.getElementType()),
+                tflrt::Shape(type.getShape().begin(), type.getShape().end()));
+  };
+  registry.add(TapeEnterOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &) {
+                 tflrt::tapeEnter();
+               });
+  registry.add(TapeExitOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &) {
+                 tflrt::tapeExit();
+               });
+  registry.add(
+      TapePushOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        tflrt::tapePush(cast<TapePushOp>(op).getTape(), in[0]);
+      });
+  registry.add(
+      TapeSizeOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        Tensor t(tflrt::DType::I64, {});
+        t.data<int64_t>()[0] = tflrt::tapeSize(cast<TapeSizeOp>(op).getTape());
+        out.push_back(t);
+      });
+  registry.add(TapeWriteOp::getOperationName(), [=](Operation *op,
+                                                    ArrayRef<Tensor> in,
+                                                    SmallVectorImpl<Tensor> &) {
+    tflrt::tapeWrite(cast<TapeWriteOp>(op).getTape(), position(in[0]), in[1]);
+  });
+  registry.add(
+      TapeReadOp::getOperationName(),
+      [=](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(typed(op, [&](tflrt::DType dtype, tflrt::Shape shape) {
+          return tflrt::tapeRead(cast<TapeReadOp>(op).getTape(),
+                                 position(in[0]), dtype, shape);
+        }));
+      });
+  registry.add(
+      TapeRewindOp::getOperationName(),
+      [=](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        auto rewind = cast<TapeRewindOp>(op);
+        tflrt::tapeRewind(rewind.getTape(), position(in[0]),
+                          rewind.getRelease());
+      });
+  registry.add(
+      TapeAddOp::getOperationName(),
+      [=](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        tflrt::tapeAdd(cast<TapeAddOp>(op).getTape(), position(in[0]), in[1]);
+      });
+  registry.add(
+      TapeAccumulatedOp::getOperationName(),
+      [=](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(typed(op, [&](tflrt::DType dtype, tflrt::Shape shape) {
+          return tflrt::tapeAccumulated(cast<TapeAccumulatedOp>(op).getTape(),
+                                        position(in[0]), dtype, shape);
+        }));
+      });
+}
+} // namespace
+
 void registerTflKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::GatherOp::getOperationName(),
@@ -183,20 +251,7 @@ void registerTflKernels(KernelRegistry &registry) {
                           scatter.getAxis());
         out.push_back(t);
       });
-  registry.add(mlir::tfl::TapePushOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
-                 tflrt::tapePush(in[0]);
-               });
-  registry.add(mlir::tfl::TapeSizeOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
-                 Tensor t(tflrt::DType::I64, {});
-                 t.data<int64_t>()[0] = tflrt::tapeSize();
-                 out.push_back(t);
-               });
-  registry.add(mlir::tfl::TapePopOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
-                 out.push_back(tflrt::tapePop());
-               });
+  registerTapeKernels(registry);
   registry.add(mlir::tfl::StopGradientOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in,
                   SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });

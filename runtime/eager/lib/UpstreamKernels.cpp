@@ -46,6 +46,12 @@ void addIntBinary(KernelRegistry &registry, int64_t (*fn)(int64_t, int64_t)) {
       });
 }
 
+int64_t divide(int64_t a, int64_t b) {
+  if (b == 0)
+    throw RuntimeError("integer division by zero");
+  return a / b;
+}
+
 int64_t ceilDiv(int64_t a, int64_t b) {
   if (b == 0)
     throw RuntimeError("integer division by zero");
@@ -83,6 +89,7 @@ void registerUpstreamKernels(KernelRegistry &registry) {
                               [](int64_t a, int64_t b) { return a * b; });
   addIntBinary<arith::MaxSIOp>(
       registry, [](int64_t a, int64_t b) { return std::max(a, b); });
+  addIntBinary<arith::DivSIOp>(registry, divide);
   addIntBinary<arith::CeilDivSIOp>(registry, ceilDiv);
   registry.add(
       arith::IndexCastOp::getOperationName(),

@@ -165,11 +165,20 @@ void tflrt_checkpoint_write(const char *path, const char *where);
 void tflrt_log_scalar(const char *name, double value, int64_t step,
                       const char *where);
 
-/* The autodiff tape (tflrt/Kernels.h): push copies a memref's elements,
-   pop copies the last pushed tensor into a fresh contiguous memref. */
+/* The autodiff tapes (tflrt/Kernels.h): push, write and add copy a
+   memref's elements; read and accumulated copy into a fresh contiguous
+   memref. */
+void tflrt_tape_enter(void);
+void tflrt_tape_exit(void);
+int64_t tflrt_tape_size(int64_t tape);
+void tflrt_tape_rewind(int64_t tape, int64_t position);
+void tflrt_tape_release(int64_t tape, int64_t position);
 #define TFLRT_TAPE_FUNCTIONS(T)                                                \
-  void tflrt_tape_push_##T(int64_t rank, void *desc);                          \
-  void tflrt_tape_pop_##T(int64_t rank, void *desc);
+  void tflrt_tape_push_##T(int64_t tape, int64_t rank, void *desc);            \
+  void tflrt_tape_write_##T(int64_t tape, int64_t position, int64_t rank,      \
+                            void *desc);                                       \
+  void tflrt_tape_read_##T(int64_t tape, int64_t position, int64_t rank,       \
+                           void *desc);
 TFLRT_TAPE_FUNCTIONS(f32)
 TFLRT_TAPE_FUNCTIONS(f64)
 TFLRT_TAPE_FUNCTIONS(i32)
@@ -177,7 +186,14 @@ TFLRT_TAPE_FUNCTIONS(i64)
 TFLRT_TAPE_FUNCTIONS(u8)
 TFLRT_TAPE_FUNCTIONS(bool)
 #undef TFLRT_TAPE_FUNCTIONS
-int64_t tflrt_tape_size(void);
+#define TFLRT_TAPE_SUM_FUNCTIONS(T)                                            \
+  void tflrt_tape_add_##T(int64_t tape, int64_t position, int64_t rank,        \
+                          void *desc);                                         \
+  void tflrt_tape_accumulated_##T(int64_t tape, int64_t position,              \
+                                  int64_t rank, void *desc);
+TFLRT_TAPE_SUM_FUNCTIONS(f32)
+TFLRT_TAPE_SUM_FUNCTIONS(f64)
+#undef TFLRT_TAPE_SUM_FUNCTIONS
 
 /* now(): seconds on a monotonic clock. */
 double tflrt_now(void);

@@ -103,11 +103,31 @@ Tensor embedSlice(const Tensor &a, const Shape &shape,
                   const std::vector<int64_t> &strides);
 /// A contiguous copy of a (possibly strided) view.
 Tensor materialize(const TensorView &v);
-/// The autodiff tape shared by eager kernels and compiled code: a stack of
-/// tensors that differentiated loops push per iteration and pop in reverse.
-void tapePush(const Tensor &t);
-Tensor tapePop();
-int64_t tapeSize();
+/// The autodiff tapes shared by eager kernels and compiled code (TflOps.td,
+/// "The tapes"): a stack of frames, one per running function that uses
+/// tapes, each holding tapes named by number: growable arrays of tensors
+/// with a cursor, and an accumulator per entry. The others act on the
+/// innermost frame.
+void tapeEnter();
+void tapeExit();
+/// Writes `t` at the tape's cursor and advances it.
+void tapePush(int64_t tape, const Tensor &t);
+/// The tape's cursor.
+int64_t tapeSize(int64_t tape);
+/// Writes `t` at `position`, leaving the cursor.
+void tapeWrite(int64_t tape, int64_t position, const Tensor &t);
+/// The tensor at `position` (of `dtype` and `shape`); zeros where nothing
+/// was written.
+Tensor tapeRead(int64_t tape, int64_t position, DType dtype,
+                const Shape &shape);
+/// Moves the cursor back to `position`; with `release`, frees the entries
+/// from there on and clears their accumulators.
+void tapeRewind(int64_t tape, int64_t position, bool release);
+/// Adds `t` into the accumulator at `position`.
+void tapeAdd(int64_t tape, int64_t position, const Tensor &t);
+/// The accumulator at `position`; zeros where nothing was added.
+Tensor tapeAccumulated(int64_t tape, int64_t position, DType dtype,
+                       const Shape &shape);
 
 /// True when every element of a float tensor is finite (no NaN, no Inf).
 bool allFinite(const Tensor &a);

@@ -650,53 +650,150 @@ def Tfl_GradOp : Tfl_Op<"grad"> {
   let hasVerifier = 1;
 }
 
-// The tape: a last-in first-out stack of tensors that the forward sweep of
-// a differentiated loop pushes its per-iteration state onto and the
-// reverse loop pops. Growable, so loops of any trip count (and while loops)
-// are reversed in time and memory linear in the iterations run.
+// The tapes: what the forward sweep of a differentiated loop keeps for the
+// reverse loop. A function that uses tapes opens a frame of them on entry
+// and closes it on return, so a call never sees its caller's. Each tape of
+// a frame (named by the `tape` attribute) is a growable array of tensors
+// with a cursor: `tape_push` writes at the cursor and advances it,
+// `tape_read` reads any entry without removing it, and `tape_rewind` moves
+// the cursor back (freeing the entries above with `release`), so loops of
+// any trip count (and while loops) are reversed in time and memory linear
+// in the iterations run. A tape also has an accumulator per entry
+// (`tape_add`, `tape_accumulated`): the reverse of a read adds its
+// cotangent there, and the reverse of the push takes the sum, which makes
+// the tape ops differentiable and second and higher derivatives go through
+// loops (docs/RationaleAutodiff.md).
 def Tfl_Tape : Resource<"::mlir::tfl::TapeResource">;
+
+def Tfl_TapeEnterOp : Tfl_Op<"tape_enter",
+    [MemoryEffects<[MemWrite<Tfl_Tape>]>]> {
+  let summary = "opens a frame of empty tapes for the function it starts";
+  let description = [{
+    ```mlir
+    tfl.tape_enter
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tfl_TapeExitOp : Tfl_Op<"tape_exit",
+    [MemoryEffects<[MemWrite<Tfl_Tape>]>]> {
+  let summary = "closes the frame the function's tape_enter opened";
+  let description = [{
+    ```mlir
+    tfl.tape_exit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
 
 def Tfl_TapePushOp : Tfl_Op<"tape_push",
     [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
-  let summary = "pushes a copy of a tensor on the autodiff tape";
+  let summary = "writes a copy of a tensor at a tape's cursor, advancing it";
   let description = [{
-    Made by the autodiff pass in the forward sweep of a loop; popped by
-    the reverse loop in the opposite order.
+    Made by the autodiff pass in the forward sweep of a loop, for the
+    reverse loop to read. A `replay` push writes again an entry an earlier
+    push wrote (with the same value: a reverse sweep runs an iteration
+    again after a `tape_rewind`); differentiating it gives nothing, as the
+    reads' cotangents all go to the first push.
 
     ```mlir
-    tfl.tape_push %0 : tensor<2xf32>
+    tfl.tape_push %0 {tape = 0} : tensor<2xf32>
+    tfl.tape_push %0 {replay, tape = 0} : tensor<2xf32>
     ```
   }];
-  let arguments = (ins Tfl_Tensor:$input);
+  let arguments = (ins Tfl_Tensor:$input, I64Attr:$tape, UnitAttr:$replay);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Tfl_TapePopOp : Tfl_Op<"tape_pop",
-    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
-  let summary = "pops the tensor last pushed on the autodiff tape";
+def Tfl_TapeSizeOp : Tfl_Op<"tape_size", [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
+  let summary = "a tape's cursor: the position the next push writes at";
   let description = [{
-    The result type must be the type that was pushed.
-
     ```mlir
-    %0 = tfl.tape_pop : tensor<2xf32>
+    %0 = tfl.tape_size {tape = 0} : i64
     ```
   }];
-  let results = (outs Tfl_Tensor:$result);
+  let arguments = (ins I64Attr:$tape);
+  let results = (outs I64:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
-def Tfl_TapeSizeOp : Tfl_Op<"tape_size", [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
-  let summary = "how many tensors the autodiff tape holds";
+def Tfl_TapeReadOp : Tfl_Op<"tape_read", [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
+  let summary = "the tensor at a position of a tape";
   let description = [{
-    Read before and after a `while` loop's forward sweep, it tells the
-    reverse loop how many iterations ran.
+    The result type must be the type that was pushed there; reading a
+    position nothing was written at gives zeros (what an accumulator's
+    reverse reads when no cotangent reached it).
 
     ```mlir
-    %0 = tfl.tape_size : tensor<i64>
+    %0 = tfl.tape_read %p {tape = 0} : tensor<2xf32>
     ```
   }];
-  let results = (outs 0DTensorOf<[I64]>:$result);
-  let assemblyFormat = "attr-dict `:` type($result)";
+  let arguments = (ins I64:$position, I64Attr:$tape);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$position attr-dict `:` type($result)";
+}
+
+def Tfl_TapeWriteOp : Tfl_Op<"tape_write",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "writes a copy of a tensor at a position of a tape";
+  let description = [{
+    The reverse of `tape_accumulated`; leaves the cursor where it is.
+
+    ```mlir
+    tfl.tape_write %p, %0 {tape = 1} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins I64:$position, Tfl_Tensor:$input, I64Attr:$tape);
+  let assemblyFormat = "$position `,` $input attr-dict `:` type($input)";
+}
+
+def Tfl_TapeRewindOp : Tfl_Op<"tape_rewind",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "moves a tape's cursor back to a position";
+  let description = [{
+    Before a reverse sweep runs an iteration or a branch again, so that it
+    pushes at the positions it pushed at the first time. With `release`,
+    the entries at and above the position are freed (and their
+    accumulators cleared): after a reverse loop, which read them last.
+
+    ```mlir
+    tfl.tape_rewind %p {tape = 0} : i64
+    tfl.tape_rewind %p {release, tape = 0} : i64
+    ```
+  }];
+  let arguments = (ins I64:$position, I64Attr:$tape, UnitAttr:$release);
+  let assemblyFormat = "$position attr-dict `:` type($position)";
+}
+
+def Tfl_TapeAddOp : Tfl_Op<"tape_add",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "adds a tensor into the accumulator of a tape position";
+  let description = [{
+    The reverse of `tape_read`: the read value's cotangent.
+
+    ```mlir
+    tfl.tape_add %p, %0 {tape = 1} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins I64:$position, Tfl_FloatTensor:$input, I64Attr:$tape);
+  let assemblyFormat = "$position `,` $input attr-dict `:` type($input)";
+}
+
+def Tfl_TapeAccumulatedOp : Tfl_Op<"tape_accumulated",
+    [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
+  let summary = "the sum added into the accumulator of a tape position";
+  let description = [{
+    The reverse of `tape_push`: the pushed value's cotangent, zeros when
+    nothing was added. Reading it leaves it in place.
+
+    ```mlir
+    %0 = tfl.tape_accumulated %p {tape = 1} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins I64:$position, I64Attr:$tape);
+  let results = (outs Tfl_FloatTensor:$result);
+  let assemblyFormat = "$position attr-dict `:` type($result)";
 }
 
 def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
