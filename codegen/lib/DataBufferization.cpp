@@ -155,56 +155,37 @@ Value tapeNumber(RewriterBase &rewriter, Operation *op, int64_t tape) {
                                    rewriter.getI64IntegerAttr(tape));
 }
 
-/// tape_push, tape_write, tape_add: `@<prefix><dtype>(tape, scalars...,
-/// input)` on the input's buffer.
-LogicalResult
-bufferizeAsTapeStore(RewriterBase &rewriter, Operation *op, StringRef prefix,
-                     int64_t tape, ValueRange scalars, Value input,
-                     const bufferization::BufferizationOptions &options,
-                     bufferization::BufferizationState &state) {
-  FailureOr<Value> buffer =
-      bufferization::getBuffer(rewriter, input, options, state);
-  if (failed(buffer))
-    return failure();
-  SmallVector<Value> args{tapeNumber(rewriter, op, tape)};
-  llvm::append_range(args, scalars);
-  args.push_back(castToUnranked(rewriter, op->getLoc(), *buffer));
-  callRuntime(rewriter, op, suffixed(prefix, *buffer), args);
-  rewriter.eraseOp(op);
-  return success();
-}
-
-struct TapePushModel : RuntimeCallModel<TapePushModel, TapePushOp> {
+/// tape_push, tape_write, tape_add: `@<prefix><dtype>(tape, position,
+/// input)` on the input's buffer (a push has no position).
+template <typename Concrete, typename OpTy>
+struct TapeStoreModel : RuntimeCallModel<Concrete, OpTy> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
-    auto push = cast<TapePushOp>(op);
-    return bufferizeAsTapeStore(rewriter, op, "tflrt_tape_push_",
-                                push.getTape(), {}, push.getInput(), options,
-                                state);
+    auto store = cast<OpTy>(op);
+    FailureOr<Value> buffer =
+        bufferization::getBuffer(rewriter, store.getInput(), options, state);
+    if (failed(buffer))
+      return failure();
+    SmallVector<Value> args{tapeNumber(rewriter, op, store.getTape())};
+    llvm::append_range(args, op->getOperands().drop_back());
+    args.push_back(castToUnranked(rewriter, op->getLoc(), *buffer));
+    callRuntime(rewriter, op, suffixed(Concrete::prefix, *buffer), args);
+    rewriter.eraseOp(op);
+    return success();
   }
 };
 
-struct TapeWriteModel : RuntimeCallModel<TapeWriteModel, TapeWriteOp> {
-  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
-                          const bufferization::BufferizationOptions &options,
-                          bufferization::BufferizationState &state) const {
-    auto write = cast<TapeWriteOp>(op);
-    return bufferizeAsTapeStore(rewriter, op, "tflrt_tape_write_",
-                                write.getTape(), write.getPosition(),
-                                write.getInput(), options, state);
-  }
+struct TapePushModel : TapeStoreModel<TapePushModel, TapePushOp> {
+  static constexpr StringLiteral prefix = "tflrt_tape_push_";
 };
 
-struct TapeAddModel : RuntimeCallModel<TapeAddModel, TapeAddOp> {
-  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
-                          const bufferization::BufferizationOptions &options,
-                          bufferization::BufferizationState &state) const {
-    auto add = cast<TapeAddOp>(op);
-    return bufferizeAsTapeStore(rewriter, op, "tflrt_tape_add_", add.getTape(),
-                                add.getPosition(), add.getInput(), options,
-                                state);
-  }
+struct TapeWriteModel : TapeStoreModel<TapeWriteModel, TapeWriteOp> {
+  static constexpr StringLiteral prefix = "tflrt_tape_write_";
+};
+
+struct TapeAddModel : TapeStoreModel<TapeAddModel, TapeAddOp> {
+  static constexpr StringLiteral prefix = "tflrt_tape_add_";
 };
 
 /// tape_read, tape_accumulated: a fresh buffer filled by

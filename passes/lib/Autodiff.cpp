@@ -90,6 +90,20 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
       DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType())));
 }
 
+/// An i64 constant.
+Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI64Type(),
+                                   b.getI64IntegerAttr(v));
+}
+
+/// The value a tape push, write or add stores (its last operand), or null
+/// for another op.
+Value storedOnTape(Operation &op) {
+  return isa<TapePushOp, TapeWriteOp, TapeAddOp>(op)
+             ? op.getOperand(op.getNumOperands() - 1)
+             : Value();
+}
+
 /// The type of the random generator's state: key and draw count.
 RankedTensorType randomStateType(Builder &b) {
   return RankedTensorType::get({2}, b.getI64Type());
@@ -197,7 +211,7 @@ private:
                      size_t first, Value m, IRMapping &local);
   /// The tapes below the vjp's own that `op` or its regions push on.
   SmallVector<int64_t> lowerTapesPushed(Operation *op);
-  /// Removes from a copy made of a region op what copies leave out:
+  /// Removes from a copy of an op (and its regions) what copies leave out:
   /// releases of tape entries (the vjp's reverse reads them again), and in
   /// a `recompute` copy, output and additions into accumulators (done
   /// once, by the forward copy); marks a recompute copy's pushes as
@@ -420,13 +434,9 @@ void VjpBuilder::markActive(Block &block) {
         markActive(inner);
     // What a tape op reads is active when active values were written there
     // (a fixed point over the function, in build).
-    if (auto push = dyn_cast<TapePushOp>(op); push && isActive(push.getInput()))
-      activeEntries.insert(push.getTape());
-    if (auto write = dyn_cast<TapeWriteOp>(op);
-        write && isActive(write.getInput()))
-      activeEntries.insert(write.getTape());
-    if (auto add = dyn_cast<TapeAddOp>(op); add && isActive(add.getInput()))
-      activeSums.insert(add.getTape());
+    if (Value stored = storedOnTape(op); stored && isActive(stored))
+      (isa<TapeAddOp>(op) ? activeSums : activeEntries)
+          .insert(op.getAttrOfType<IntegerAttr>("tape").getInt());
     if (auto read = dyn_cast<TapeReadOp>(op);
         read && activeEntries.contains(read.getTape()) &&
         isFloatTensor(read.getType()))
@@ -461,8 +471,8 @@ LogicalResult VjpBuilder::reverseBlock(OpBuilder &b, Block &block,
     // forward sweep: its reverse must release them even when no cotangent
     // reaches it. A write of an active value on a tape has no result, but
     // its input gets the cotangent the tape holds.
-    bool writes = isa<TapePushOp, TapeWriteOp, TapeAddOp>(op) &&
-                  active.contains(op.getOperand(op.getNumOperands() - 1));
+    Value stored = storedOnTape(op);
+    bool writes = stored && active.contains(stored);
     if (!any && !usesTape(op) && !writes)
       continue;
     if (failed(reverseOp(b, op, map, dResults, adjoint)))
@@ -587,13 +597,9 @@ LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
         map.erase(arg);
     });
     Location loc = op.getLoc();
-    if (auto push = dyn_cast<TapePushOp>(op)) {
-      if (!push.getReplay() && active.contains(push.getInput()))
-        pushPosition[&op] = TapeSizeOp::create(b, loc, i64, push.getTape());
-      auto copy = cast<TapePushOp>(b.clone(op, map));
-      copy.setReplay(copy.getReplay() || recompute);
-      continue;
-    }
+    if (auto push = dyn_cast<TapePushOp>(op);
+        push && !push.getReplay() && active.contains(push.getInput()))
+      pushPosition[&op] = TapeSizeOp::create(b, loc, i64, push.getTape());
     if (!usesTape(op)) {
       if (isa<scf::IfOp, func::CallOp>(op) && drawsRandom(&op))
         randomBefore[&op] = RandomStateOp::create(b, loc, randomStateType(b));
@@ -673,10 +679,9 @@ bool VjpBuilder::usesTape(Operation &op) {
                    [&](Value v) { return active.contains(v); }))
     return true;
   WalkResult writes = op.walk([&](Operation *inner) {
-    bool active =
-        isa<TapePushOp, TapeWriteOp, TapeAddOp>(inner) &&
-        this->active.contains(inner->getOperand(inner->getNumOperands() - 1));
-    return active ? WalkResult::interrupt() : WalkResult::advance();
+    Value stored = storedOnTape(*inner);
+    return stored && active.contains(stored) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
   });
   return writes.wasInterrupted();
 }
@@ -713,15 +718,14 @@ void VjpBuilder::readIteration(OpBuilder &rb, Location loc, Operation *op,
                                IRMapping &local) {
   LoopTape tape = loopTape.lookup(op);
   Type i64 = rb.getI64Type();
-  auto constant = [&](int64_t v) {
-    return arith::ConstantOp::create(rb, loc, i64, rb.getI64IntegerAttr(v));
-  };
   Value firstEntry = arith::AddIOp::create(
       rb, loc, tape.start,
-      arith::MulIOp::create(rb, loc, m, constant(tape.perIteration)));
+      arith::MulIOp::create(rb, loc, m,
+                            i64Constant(rb, loc, tape.perIteration)));
   int64_t k = 0;
   auto read = [&](Type type) -> Value {
-    Value position = arith::AddIOp::create(rb, loc, firstEntry, constant(k++));
+    Value position =
+        arith::AddIOp::create(rb, loc, firstEntry, i64Constant(rb, loc, k++));
     return TapeReadOp::create(rb, loc, type, position, ownTape);
   };
   if (tape.draws)
@@ -744,8 +748,7 @@ void VjpBuilder::reverseTapeOp(OpBuilder &b, Operation &op, IRMapping &map,
   // A write's input gets what the adjoint tape holds for its position: the
   // sum of the cotangents of the reads of an entry, or the cotangent of
   // the sum an add went into.
-  if (isa<TapePushOp, TapeWriteOp, TapeAddOp>(op)) {
-    Value input = op.getOperand(op.getNumOperands() - 1);
+  if (Value input = storedOnTape(op)) {
     auto push = dyn_cast<TapePushOp>(op);
     if (!active.contains(input) || (push && push.getReplay()))
       return;
@@ -881,13 +884,11 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   // The `before` executions the forward copy pushed.
   LoopTape tape = loopTape.lookup(op);
   Type i64 = b.getI64Type();
-  auto constant = [&](OpBuilder &at, int64_t v) {
-    return arith::ConstantOp::create(at, loc, i64, at.getI64IntegerAttr(v));
-  };
   Value executions = arith::DivSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, tape.end, tape.start),
-      constant(b, tape.perIteration));
-  Value iterations = arith::SubIOp::create(b, loc, executions, constant(b, 1));
+      i64Constant(b, loc, tape.perIteration));
+  Value iterations =
+      arith::SubIOp::create(b, loc, executions, i64Constant(b, loc, 1));
 
   // Reads the state `before` execution `m` started from and recomputes it.
   auto recomputeBefore = [&](OpBuilder &rb, IRMapping &local,
@@ -924,7 +925,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   OpBuilder rb = OpBuilder::atBlockBegin(reverse.getBody());
   IRMapping local = map;
   Value m = arith::SubIOp::create(
-      rb, loc, arith::SubIOp::create(rb, loc, iterations, constant(rb, 1)),
+      rb, loc,
+      arith::SubIOp::create(rb, loc, iterations, i64Constant(rb, loc, 1)),
       arith::IndexCastOp::create(rb, loc, i64, reverse.getInductionVar()));
   if (failed(recomputeBefore(rb, local, m)))
     return failure();
