@@ -27,6 +27,9 @@ void buildSimplifyStage(OpPassManager &pm) {
 void buildLinalgStage(OpPassManager &pm) {
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
+  // A gradient inlined next to its primal recomputes the primal's work (a
+  // vjp of a call re-runs the callee's forward): CSE merges the two.
+  pm.addPass(createCSEPass());
   pm.addPass(createConvertTflToLinalg());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 
 namespace tflrt {
@@ -71,6 +73,65 @@ bool empty(const TensorView &v) { return numElements(v.shape) == 0; }
 
 } // namespace
 
+namespace {
+
+/// A convolution primitive and the filter layout it works in: oneDNN's
+/// fast direct kernels want a blocked filter (the filter's layout is left to
+/// oneDNN), so a filter is reordered to it (forward, backward data) or
+/// from it (backward filter); filters are small next to activations.
+struct ConvPrimitive {
+  dnnl::primitive primitive;
+  memory::desc filter;
+  /// The filter in `filter`'s layout, when that is not the plain view's.
+  std::optional<memory> blocked;
+};
+
+std::map<std::vector<int64_t>, ConvPrimitive> &convCache() {
+  static std::map<std::vector<int64_t>, ConvPrimitive> cache;
+  return cache;
+}
+
+/// The filter's logical dims with the layout left to oneDNN.
+memory::desc anyLayout(const memory::desc &plain) {
+  return memory::desc(plain.dims(), memory::data_type::f32,
+                      memory::format_tag::any);
+}
+
+ConvPrimitive makeConv(dnnl::primitive primitive, const memory::desc &filter,
+                       const memory::desc &plain) {
+  ConvPrimitive p{std::move(primitive), filter, std::nullopt};
+  if (filter != plain)
+    p.blocked = memory(filter, context().engine);
+  return p;
+}
+
+/// The forward primitive descriptor of a convolution; backward ones are
+/// built from it.
+dnnl::convolution_forward::primitive_desc
+forwardDesc(dnnl::prop_kind kind, const memory::desc &xd,
+            const memory::desc &wd, const memory::desc &od,
+            const Window &window) {
+  dnnl::convolution_forward::desc d(kind, dnnl::algorithm::convolution_direct,
+                                    xd, anyLayout(wd), od,
+                                    {window.strides[0], window.strides[1]},
+                                    {window.padding[0], window.padding[2]},
+                                    {window.padding[1], window.padding[3]});
+  return dnnl::convolution_forward::primitive_desc(d, context().engine);
+}
+
+/// The filter `w` (plain view `wd`) as primitive `p` reads it.
+memory filterFor(ConvPrimitive &p, const memory::desc &wd,
+                 const TensorView &w) {
+  memory plain = wrap(wd, w);
+  if (!p.blocked)
+    return plain;
+  dnnl::reorder(plain, *p.blocked)
+      .execute(context().stream, plain, *p.blocked);
+  return *p.blocked;
+}
+
+} // namespace
+
 void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
             const Window &window) {
   if (empty(out))
@@ -78,32 +139,20 @@ void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
   Context &c = context();
   memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
   std::vector<int64_t> k = key(0, {&x, &w, &out}, window);
-  auto it = c.cache.find(k);
-  if (it == c.cache.end()) {
-    dnnl::convolution_forward::desc d(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-        xd, wd, od, {window.strides[0], window.strides[1]},
-        {window.padding[0], window.padding[2]},
-        {window.padding[1], window.padding[3]});
-    dnnl::convolution_forward::primitive_desc pd(d, c.engine);
-    it = c.cache.emplace(k, dnnl::convolution_forward(pd)).first;
+  auto it = convCache().find(k);
+  if (it == convCache().end()) {
+    auto pd = forwardDesc(dnnl::prop_kind::forward_inference, xd, wd, od,
+                          window);
+    it = convCache().emplace(k, makeConv(dnnl::convolution_forward(pd),
+                                           pd.weights_desc(), wd))
+             .first;
   }
-  it->second.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
-                                {DNNL_ARG_WEIGHTS, wrap(wd, w)},
-                                {DNNL_ARG_DST, wrap(od, out)}});
+  ConvPrimitive &p = it->second;
+  memory filter = filterFor(p, wd, w);
+  p.primitive.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
+                                 {DNNL_ARG_WEIGHTS, filter},
+                                 {DNNL_ARG_DST, wrap(od, out)}});
   c.stream.wait();
-}
-
-/// The forward primitive descriptor oneDNN's backward ones are built from.
-static dnnl::convolution_forward::primitive_desc
-forwardHint(const memory::desc &xd, const memory::desc &wd,
-            const memory::desc &od, const Window &window) {
-  dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_training,
-                                    dnnl::algorithm::convolution_direct, xd, wd,
-                                    od, {window.strides[0], window.strides[1]},
-                                    {window.padding[0], window.padding[2]},
-                                    {window.padding[1], window.padding[3]});
-  return dnnl::convolution_forward::primitive_desc(d, context().engine);
 }
 
 void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
@@ -118,20 +167,25 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
   Context &c = context();
   memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
   std::vector<int64_t> k = key(3, {&dy, &w, &dx}, window);
-  auto it = c.cache.find(k);
-  if (it == c.cache.end()) {
+  auto it = convCache().find(k);
+  if (it == convCache().end()) {
     dnnl::convolution_backward_data::desc d(
-        dnnl::algorithm::convolution_direct, xd, wd, yd,
+        dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
         {window.strides[0], window.strides[1]},
         {window.padding[0], window.padding[2]},
         {window.padding[1], window.padding[3]});
     dnnl::convolution_backward_data::primitive_desc pd(
-        d, c.engine, forwardHint(xd, wd, yd, window));
-    it = c.cache.emplace(k, dnnl::convolution_backward_data(pd)).first;
+        d, c.engine,
+        forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window));
+    it = convCache().emplace(k, makeConv(dnnl::convolution_backward_data(pd),
+                                           pd.weights_desc(), wd))
+             .first;
   }
-  it->second.execute(c.stream, {{DNNL_ARG_DIFF_DST, wrap(yd, dy)},
-                                {DNNL_ARG_WEIGHTS, wrap(wd, w)},
-                                {DNNL_ARG_DIFF_SRC, wrap(xd, dx)}});
+  ConvPrimitive &p = it->second;
+  memory filter = filterFor(p, wd, w);
+  p.primitive.execute(c.stream, {{DNNL_ARG_DIFF_DST, wrap(yd, dy)},
+                                 {DNNL_ARG_WEIGHTS, filter},
+                                 {DNNL_ARG_DIFF_SRC, wrap(xd, dx)}});
   c.stream.wait();
 }
 
@@ -147,20 +201,29 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
   Context &c = context();
   memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
   std::vector<int64_t> k = key(4, {&x, &dy, &dw}, window);
-  auto it = c.cache.find(k);
-  if (it == c.cache.end()) {
+  auto it = convCache().find(k);
+  if (it == convCache().end()) {
     dnnl::convolution_backward_weights::desc d(
-        dnnl::algorithm::convolution_direct, xd, wd, yd,
+        dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
         {window.strides[0], window.strides[1]},
         {window.padding[0], window.padding[2]},
         {window.padding[1], window.padding[3]});
     dnnl::convolution_backward_weights::primitive_desc pd(
-        d, c.engine, forwardHint(xd, wd, yd, window));
-    it = c.cache.emplace(k, dnnl::convolution_backward_weights(pd)).first;
+        d, c.engine,
+        forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window));
+    it = convCache()
+             .emplace(k, makeConv(dnnl::convolution_backward_weights(pd),
+                               pd.diff_weights_desc(), wd))
+             .first;
   }
-  it->second.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
-                                {DNNL_ARG_DIFF_DST, wrap(yd, dy)},
-                                {DNNL_ARG_DIFF_WEIGHTS, wrap(wd, dw)}});
+  ConvPrimitive &p = it->second;
+  memory plain = wrap(wd, dw);
+  memory filter = p.blocked ? *p.blocked : plain;
+  p.primitive.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
+                                 {DNNL_ARG_DIFF_DST, wrap(yd, dy)},
+                                 {DNNL_ARG_DIFF_WEIGHTS, filter}});
+  if (p.blocked)
+    dnnl::reorder(filter, plain).execute(c.stream, filter, plain);
   c.stream.wait();
 }
 
