@@ -15,8 +15,8 @@
 #include <cstring>
 #include <map>
 #include <optional>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 namespace tflrt {
 
@@ -107,10 +107,11 @@ ConvPrimitive makeConv(dnnl::primitive primitive, const memory::desc &filter,
 
 /// The forward primitive descriptor of a convolution; backward ones are
 /// built from it.
-dnnl::convolution_forward::primitive_desc
-forwardDesc(dnnl::prop_kind kind, const memory::desc &xd,
-            const memory::desc &wd, const memory::desc &od,
-            const Window &window) {
+dnnl::convolution_forward::primitive_desc forwardDesc(dnnl::prop_kind kind,
+                                                      const memory::desc &xd,
+                                                      const memory::desc &wd,
+                                                      const memory::desc &od,
+                                                      const Window &window) {
   dnnl::convolution_forward::desc d(kind, dnnl::algorithm::convolution_direct,
                                     xd, anyLayout(wd), od,
                                     {window.strides[0], window.strides[1]},
@@ -125,8 +126,7 @@ memory filterFor(ConvPrimitive &p, const memory::desc &wd,
   memory plain = wrap(wd, w);
   if (!p.blocked)
     return plain;
-  dnnl::reorder(plain, *p.blocked)
-      .execute(context().stream, plain, *p.blocked);
+  dnnl::reorder(plain, *p.blocked).execute(context().stream, plain, *p.blocked);
   return *p.blocked;
 }
 
@@ -141,10 +141,11 @@ void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
   std::vector<int64_t> k = key(0, {&x, &w, &out}, window);
   auto it = convCache().find(k);
   if (it == convCache().end()) {
-    auto pd = forwardDesc(dnnl::prop_kind::forward_inference, xd, wd, od,
-                          window);
-    it = convCache().emplace(k, makeConv(dnnl::convolution_forward(pd),
-                                           pd.weights_desc(), wd))
+    auto pd =
+        forwardDesc(dnnl::prop_kind::forward_inference, xd, wd, od, window);
+    it = convCache()
+             .emplace(k, makeConv(dnnl::convolution_forward(pd),
+                                  pd.weights_desc(), wd))
              .first;
   }
   ConvPrimitive &p = it->second;
@@ -177,8 +178,9 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
     dnnl::convolution_backward_data::primitive_desc pd(
         d, c.engine,
         forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window));
-    it = convCache().emplace(k, makeConv(dnnl::convolution_backward_data(pd),
-                                           pd.weights_desc(), wd))
+    it = convCache()
+             .emplace(k, makeConv(dnnl::convolution_backward_data(pd),
+                                  pd.weights_desc(), wd))
              .first;
   }
   ConvPrimitive &p = it->second;
@@ -213,7 +215,7 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
         forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window));
     it = convCache()
              .emplace(k, makeConv(dnnl::convolution_backward_weights(pd),
-                               pd.diff_weights_desc(), wd))
+                                  pd.diff_weights_desc(), wd))
              .first;
   }
   ConvPrimitive &p = it->second;
