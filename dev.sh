@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's two entry points (see README):
-#   ./dev.sh main   build tflc, compile the main example natively and run it
+#   ./dev.sh main   build tflc, compile the seed CNN natively and train it for
+#                   one epoch on Fashion-MNIST
 #   ./dev.sh test   build everything and run every test (unit, lit, end to end)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,8 +26,8 @@ build_all() {
 case "${1:-}" in
 main)
   build_all
-  "$build/bin/tflc" build examples/hello.tfl -o "$build/hello"
-  "$build/hello"
+  "$build/bin/tflc" build examples/mnist_cnn.tfl -o "$build/mnist_cnn"
+  "$build/mnist_cnn"
   ;;
 test)
   build_all

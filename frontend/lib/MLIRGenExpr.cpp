@@ -443,6 +443,8 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
     // grad(f): a function value, whose leaves are f's captures.
     if (builtin->second == "grad" || builtin->second == "value_and_grad")
       return genExpr(expr->args[0].get());
+    if (builtin->second == "tree_map")
+      return genTreeMap(expr);
     if (builtin->second == "stop_gradient") {
       const Expr *x = spec->callArgs.find(expr)->second.front();
       return {mlir::tfl::StopGradientOp::create(builder, loc(expr->getBegin()),
@@ -482,22 +484,31 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
     genPrint(expr);
     return {};
   }
-  const Specialization *callee = calleeIt->second;
-  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
-  mlir::Location l = loc(expr->getBegin());
+  // Python's order: the callee value, then the arguments.
+  Values calleeLeaves = genExpr(expr->callee.get());
+  std::vector<Values> argValues;
+  for (const Expr *arg : spec->callArgs.find(expr)->second)
+    argValues.push_back(genExpr(arg));
+  return emitUserCall(calleeIt->second, typeOf(expr->callee.get()),
+                      calleeLeaves, argValues, loc(expr->getBegin()));
+}
+
+Values MLIRGenImpl::emitUserCall(const Specialization *callee,
+                                 const Type &calleeType,
+                                 const Values &calleeLeaves,
+                                 llvm::ArrayRef<Values> args,
+                                 mlir::Location l) {
   Values operands;
   auto pass = [&](const Values &values, const Type &type) {
     llvm::append_range(operands, castLeaves(values, type, l));
   };
   // The callee value's leaves: a bound method's receiver (its first
   // argument), or a closure's captures (after the arguments).
-  const Type &calleeType = typeOf(expr->callee.get());
   bool bound = calleeType.kind == Type::Kind::Record || calleeType.boundSelf;
-  Values calleeLeaves = genExpr(expr->callee.get());
   if (bound)
     pass(calleeLeaves, callee->argTypes.front());
   for (size_t i = 0; i < args.size(); ++i)
-    pass(genExpr(args[i]), callee->argTypes[i + (bound ? 1 : 0)]);
+    pass(args[i], callee->argTypes[i + (bound ? 1 : 0)]);
   if (!bound)
     pass(calleeLeaves, Type::tuple(callee->captureTypes));
   llvm::SmallVector<mlir::Type> resultTypes;
@@ -510,6 +521,26 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
     llvm::SmallVector<mlir::Type> value;
     flatTypes(callee->valueType, value);
     results.resize(value.size());
+  }
+  return results;
+}
+
+Values MLIRGenImpl::genTreeMap(const CallExpr *expr) {
+  const std::vector<Specialization *> &callees =
+      spec->treeMaps.find(expr)->second;
+  const Type &fnType = typeOf(expr->args[0].get());
+  Values fnLeaves = genExpr(expr->args[0].get());
+  std::vector<Values> trees;
+  for (size_t k = 1; k < expr->args.size(); ++k)
+    trees.push_back(genExpr(expr->args[k].get()));
+  mlir::Location l = loc(expr->getBegin());
+  Values results;
+  for (size_t i = 0; i < callees.size(); ++i) {
+    std::vector<Values> args;
+    for (const Values &tree : trees)
+      args.push_back({tree[i]});
+    llvm::append_range(results,
+                       emitUserCall(callees[i], fnType, fnLeaves, args, l));
   }
   return results;
 }

@@ -132,6 +132,14 @@ private:
   /// broadcast and flattened into one.
   Value emitMatmul(Value lhs, Value rhs, mlir::RankedTensorType resultType,
                    mlir::Location l);
+  /// A call of user function `callee` through a value of `calleeType` (a
+  /// function, a closure, a bound method or a callable record) whose
+  /// leaves are `calleeLeaves`, with `args` in parameter order.
+  Values emitUserCall(const Specialization *callee, const Type &calleeType,
+                      const Values &calleeLeaves, llvm::ArrayRef<Values> args,
+                      mlir::Location l);
+  /// `tree_map(fn, trees...)`: one call of fn per leaf position.
+  Values genTreeMap(const CallExpr *expr);
   /// The values of captured names, flattened.
   Values capturedValues(llvm::ArrayRef<std::string> names) {
     Values values;

@@ -107,7 +107,8 @@ const llvm::StringSet<> &builtinNames() {
                              "avg_pool2d",
                              "grad",
                              "value_and_grad",
-                             "stop_gradient"};
+                             "stop_gradient",
+                             "tree_map"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())

@@ -696,6 +696,8 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     return analyzeIO(expr, name);
   if (name == "grad" || name == "value_and_grad" || name == "stop_gradient")
     return analyzeGradBuiltin(expr, name);
+  if (name == "tree_map")
+    return analyzeTreeMap(expr);
   if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d")
     return analyzeConv(expr, name);
   if (name == "check_numerics") {

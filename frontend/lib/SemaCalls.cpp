@@ -85,6 +85,10 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
       return mismatch("a " + cls->name + " record");
     return success();
   }
+  // `Any`, as in Python's typing: a value of any type (an optimizer's
+  // state holds a tree shaped like the parameters, whatever they are).
+  if (auto *name = dyn_cast<NameExpr>(ann); name && name->name == "Any")
+    return success();
   const Expr *dtypeExpr = ann;
   const std::vector<ExprPtr> *dimExprs = nullptr;
   if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
@@ -98,7 +102,7 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
     error(ann->getBegin(), scope->ast)
         << "invalid type annotation: write a dtype (f32, "
            "i64, ...), optionally with dims (f32[N, 28, ?]), a class, "
-           "or a tuple of these";
+           "Any, or a tuple of these";
     return failure();
   }
   if (!actual.isTensor())
@@ -279,6 +283,141 @@ static size_t leafCount(const Type &t) {
   return n;
 }
 
+/// True when `a` and `b` are trees of one structure (same tuple lengths,
+/// same classes) whose leaves are all tensors.
+static bool sameStructure(const Type &a, const Type &b) {
+  if (a.isTensor() || b.isTensor())
+    return a.isTensor() && b.isTensor();
+  if (a.kind != b.kind || !a.isTree() || a.cls != b.cls ||
+      a.elements.size() != b.elements.size())
+    return false;
+  for (size_t i = 0; i < a.elements.size(); ++i)
+    if (!sameStructure(a.elements[i], b.elements[i]))
+      return false;
+  return true;
+}
+
+/// Appends the tensor leaves of `t`, in flattened order; false when `t`
+/// holds a value that is neither a tensor nor a tree.
+static bool collectLeaves(const Type &t, std::vector<Type> &out) {
+  if (t.isTensor()) {
+    out.push_back(t);
+    return true;
+  }
+  if (!t.isTree())
+    return false;
+  return llvm::all_of(t.elements,
+                      [&](const Type &e) { return collectLeaves(e, out); });
+}
+
+/// `t` with its leaves replaced, in order, by `leaves` from `next` on.
+static Type rebuildTree(const Type &t, llvm::ArrayRef<Type> leaves,
+                        size_t &next) {
+  if (t.isTensor())
+    return leaves[next++];
+  Type out = t;
+  for (Type &e : out.elements)
+    e = rebuildTree(e, leaves, next);
+  return out;
+}
+
+FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
+  if (expr->args.size() < 2 || !expr->keywords.empty()) {
+    error(expr->getBegin()) << "tree_map(fn, tree, *rest) takes a function "
+                               "and one or more trees, by position";
+    return failure();
+  }
+  FailureOr<Type> fn = analyzeExpr(expr->args[0].get());
+  if (failed(fn))
+    return failure();
+  Type callee = *fn;
+  if (callee.kind == Type::Kind::Record)
+    if (const FuncDef *call = ast::methodOf(*callee.cls, "__call__"))
+      callee = Type::boundMethod(call, callee);
+  if (callee.kind != Type::Kind::Function) {
+    error(expr->args[0]->getBegin())
+        << "tree_map()'s first argument must be a function (a def, a "
+           "lambda or a callable record), got "
+        << fn->str();
+    return failure();
+  }
+  std::vector<std::vector<Type>> leaves;
+  const Type *first = nullptr;
+  for (size_t k = 1; k < expr->args.size(); ++k) {
+    const Expr *arg = expr->args[k].get();
+    FailureOr<Type> tree = analyzeExpr(arg);
+    if (failed(tree))
+      return failure();
+    leaves.emplace_back();
+    if (!collectLeaves(*tree, leaves.back())) {
+      error(arg->getBegin()) << "tree_map() maps over trees of tensors, got "
+                             << tree->str();
+      return failure();
+    }
+    if (!first) {
+      first = &typeOf(arg);
+      continue;
+    }
+    if (!sameStructure(*first, *tree)) {
+      error(arg->getBegin())
+          << "tree_map()'s trees must have one structure, but "
+          << first->str() << " and " << tree->str() << " differ";
+      return failure();
+    }
+  }
+  const FuncDef *def = callee.func;
+  size_t self = callee.boundSelf ? 1 : 0;
+  size_t numTrees = leaves.size();
+  if (def->params.size() - self != numTrees) {
+    error(expr->args[0]->getBegin())
+        << "tree_map() calls " << def->name << "() with one leaf of each of "
+        << numTrees << " tree" << (numTrees == 1 ? "" : "s") << ", but it takes "
+        << def->params.size() - self << " argument"
+        << (def->params.size() - self == 1 ? "" : "s");
+    return failure();
+  }
+  Type target = callee.boundSelf ? Type::function(def) : callee;
+  std::vector<Specialization *> specs;
+  std::vector<Type> results;
+  for (size_t i = 0; i < leaves.front().size(); ++i) {
+    std::vector<Type> argTypes;
+    llvm::StringMap<int64_t> dims;
+    for (size_t k = 0; k < numTrees; ++k) {
+      Type t = leaves[k][i];
+      if (const ExprPtr &ann = def->params[k + self].annotation) {
+        Type adjusted;
+        if (failed(checkAnnotation(
+                ann.get(), t, dims,
+                "argument '" + def->params[k + self].name + "' of " +
+                    def->name + "() (a leaf of tree_map()'s tree " +
+                    std::to_string(k + 1) + ")",
+                expr->args[k + 1]->getBegin(), adjusted, defScope.lookup(def))))
+          return failure();
+        t = adjusted;
+      }
+      argTypes.push_back(t);
+    }
+    if (callee.boundSelf)
+      argTypes.insert(argTypes.begin(), callee.elements.front());
+    FailureOr<Specialization *> s =
+        specialize(target, std::move(argTypes), expr->getBegin());
+    if (failed(s))
+      return failure();
+    if (!(*s)->callType().hasValues()) {
+      error(expr->args[0]->getBegin())
+          << "tree_map() needs " << def->name
+          << "() to return a tensor or a tree, but it returns "
+          << (*s)->callType().str();
+      return failure();
+    }
+    specs.push_back(*s);
+    results.push_back((*s)->callType());
+  }
+  frame->spec->treeMaps[expr] = std::move(specs);
+  size_t next = 0;
+  return rebuildTree(*first, results, next);
+}
+
 FailureOr<Specialization *>
 SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
                           std::vector<const Expr *> &resolved) {
@@ -398,6 +537,13 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
     for (const Type &t : s->captureTypes)
       s->symbol += "_" + t.mangle();
   }
+  // Two lambdas, or nested defs of one name in different functions, may
+  // specialize on the same types: the later ones are told apart by where
+  // they are defined.
+  auto [owner, fresh] = symbolOwners.try_emplace(s->symbol, def);
+  if (!fresh && owner->second != def)
+    s->symbol += "_L" + std::to_string(def->namePos.line) + "C" +
+                 std::to_string(def->namePos.col);
   program->specializations.push_back(std::move(spec));
   cache[{def, key}] = s;
 

@@ -574,13 +574,14 @@ FailureOr<Type> SemaImpl::analyzeSubscript(const SubscriptExpr *expr) {
       auto *loName = s->lo ? dyn_cast<NameExpr>(s->lo.get()) : nullptr;
       auto *sumName = sum ? dyn_cast<NameExpr>(sum->lhs.get()) : nullptr;
       std::optional<int64_t> k = sum && sum->op == BinaryOp::Add
-                                     ? intLiteral(sum->rhs.get())
+                                     ? knownInt(sum->rhs.get())
                                      : std::nullopt;
       if (!loName || !sumName || loName->name != sumName->name || !k ||
           *k < 0 || *step != 1) {
         error(item->getBegin())
             << "a slice with a computed bound needs a static length: write "
-               "x[s : s + K] with K an integer literal (and no step)";
+               "x[s : s + K] with K an integer known at compile time (and no "
+               "step)";
         return failure();
       }
       FailureOr<Type> st = analyzeExpr(s->lo.get());

@@ -225,6 +225,10 @@ private:
   FailureOr<Specialization *>
   resolveGradCall(const CallExpr *expr, const Type &grad,
                   std::vector<const Expr *> &resolved);
+  /// `tree_map(fn, tree, *rest)`, as JAX's: fn called on the leaves at
+  /// each position of trees of one structure; the result has that
+  /// structure with fn's results as leaves.
+  FailureOr<Type> analyzeTreeMap(const CallExpr *expr);
   /// grad(f, argnums), value_and_grad(f, argnums) and stop_gradient(x).
   FailureOr<Type> analyzeGradBuiltin(const CallExpr *expr,
                                      llvm::StringRef name);
@@ -268,6 +272,8 @@ private:
   llvm::DenseMap<const FuncDef *, const ClassDef *> methodClass;
   std::map<std::pair<const FuncDef *, std::string>, Specialization *> cache;
   std::vector<Specialization *> inProgress;
+  /// The def each specialization symbol was first made for.
+  llvm::StringMap<const FuncDef *> symbolOwners;
   /// The gradient specializations, by differentiated symbol and argnums.
   std::map<std::string, Specialization *> gradCache;
   Frame *frame = nullptr;

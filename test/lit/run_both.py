@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """Runs a TFL program eagerly and natively and checks the two agree.
 
-Usage: run_both.py TFLC PROGRAM.tfl TMP_PREFIX [program flags...]
+Usage: run_both.py TFLC [--mask=REGEX ...] PROGRAM.tfl TMP_PREFIX
+                   [program flags...]
+
+--mask=REGEX leaves what REGEX matches out of the comparison (a rate in
+images/s, which is the one number the two modes need not agree on).
 
 Prints the eager run's output (for FileCheck) when both runs exit 0 and
 their outputs match up to float rounding (compare_outputs.py); otherwise
 reports the difference on stderr and exits 1.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -25,15 +30,23 @@ def run(cmd, what):
 
 
 def main():
-    tflc, program, prefix, *flags = sys.argv[1:]
+    tflc, *args = sys.argv[1:]
+    masks = []
+    while args and args[0].startswith("--mask="):
+        masks.append(re.compile(args.pop(0)[len("--mask="):]))
+    program, prefix, *flags = args
     eager = run([tflc, "run", "--eager", program] + flags, "eager run")
     exe = prefix + ".exe"
     run([tflc, "build", program, "-o", exe], "build")
     native = run([exe] + flags, "native run")
+    def masked(text):
+        for m in masks:
+            text = m.sub("<masked>", text)
+        return text
     with open(prefix + ".eager", "w") as f:
-        f.write(eager)
+        f.write(masked(eager))
     with open(prefix + ".native", "w") as f:
-        f.write(native)
+        f.write(masked(native))
     cmp = subprocess.run([sys.executable, os.path.join(HERE,
                                                        "compare_outputs.py"),
                           prefix + ".eager", prefix + ".native"],
