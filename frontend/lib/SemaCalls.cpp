@@ -232,8 +232,10 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
     FailureOr<Type> t = analyzeArg(i);
     if (failed(t))
       return failure();
+    // Strings, like functions, are compile-time values: the callee
+    // specializes on them.
     if (!t->hasValues() && t->kind != Type::Kind::Function &&
-        t->kind != Type::Kind::Grad) {
+        t->kind != Type::Kind::Grad && t->kind != Type::Kind::String) {
       error(args[i]->getBegin())
           << "argument '" << params[i].name << "' of " << def->name << "() is "
           << t->str() << "; passing non-tensor values is not supported yet";
@@ -342,7 +344,7 @@ FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
     return failure();
   }
   std::vector<std::vector<Type>> leaves;
-  const Type *first = nullptr;
+  std::optional<Type> first;
   for (size_t k = 1; k < expr->args.size(); ++k) {
     const Expr *arg = expr->args[k].get();
     FailureOr<Type> tree = analyzeExpr(arg);
@@ -350,18 +352,18 @@ FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
       return failure();
     leaves.emplace_back();
     if (!collectLeaves(*tree, leaves.back())) {
-      error(arg->getBegin()) << "tree_map() maps over trees of tensors, got "
-                             << tree->str();
+      error(arg->getBegin())
+          << "tree_map() maps over trees of tensors, got " << tree->str();
       return failure();
     }
     if (!first) {
-      first = &typeOf(arg);
+      first = *tree;
       continue;
     }
     if (!sameStructure(*first, *tree)) {
       error(arg->getBegin())
-          << "tree_map()'s trees must have one structure, but "
-          << first->str() << " and " << tree->str() << " differ";
+          << "tree_map()'s trees must have one structure, but " << first->str()
+          << " and " << tree->str() << " differ";
       return failure();
     }
   }
@@ -371,8 +373,8 @@ FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
   if (def->params.size() - self != numTrees) {
     error(expr->args[0]->getBegin())
         << "tree_map() calls " << def->name << "() with one leaf of each of "
-        << numTrees << " tree" << (numTrees == 1 ? "" : "s") << ", but it takes "
-        << def->params.size() - self << " argument"
+        << numTrees << " tree" << (numTrees == 1 ? "" : "s")
+        << ", but it takes " << def->params.size() - self << " argument"
         << (def->params.size() - self == 1 ? "" : "s");
     return failure();
   }

@@ -1,7 +1,9 @@
 //===- Types.cpp - Types of TFL values in the frontend --------------------===//
 
 #include "tfl/Frontend/Types.h"
+
 #include "tfl/Frontend/AST.h"
+#include <cctype>
 
 #include "llvm/Support/Casting.h"
 
@@ -218,6 +220,19 @@ std::string Type::mangle() const {
     for (int64_t a : argnums)
       s += std::to_string(a) + "_";
     return s + (argnumsTuple ? "t" : "") + elements.front().mangle() + "E";
+  }
+  case Kind::String: {
+    // A string argument specializes its callee on its value.
+    std::string s = "S";
+    for (unsigned char c : name) {
+      if (std::isalnum(c)) {
+        s += static_cast<char>(c);
+        continue;
+      }
+      static const char *hex = "0123456789ABCDEF";
+      s += std::string("_") + hex[c >> 4] + hex[c & 15];
+    }
+    return s + "E";
   }
   case Kind::Record: {
     std::string s = "R" + cls->name + "_";

@@ -129,8 +129,7 @@ struct Specialization {
   llvm::DenseMap<const ast::CallExpr *, WindowInfo> windows;
   /// Each `tree_map(fn, tree, ...)`: the specialization of fn each leaf
   /// position reaches (the trees' leaves are tensors, in flattened order).
-  llvm::DenseMap<const ast::CallExpr *, std::vector<Specialization *>>
-      treeMaps;
+  llvm::DenseMap<const ast::CallExpr *, std::vector<Specialization *>> treeMaps;
   /// Each `p.replace(...)`: per field, its new value or null to keep it.
   llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
       replacements;

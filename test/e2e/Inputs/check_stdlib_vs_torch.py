@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Checks stdlib-vs-torch.tfl's output against PyTorch and NumPy.
+
+Usage: check_stdlib_vs_torch.py OUTPUT
+
+OUTPUT holds lines "@name values...", a value list possibly wrapped over
+several lines as NumPy wraps it. Prints "name ok" per check, or fails with
+the difference.
+"""
+import math
+import re
+import sys
+
+import numpy as np
+import torch
+
+torch.set_default_dtype(torch.float64)
+
+
+def parse(path):
+    out, name = {}, None
+    for line in open(path):
+        if line.startswith("@"):
+            name, line = line[1:].split(None, 1)
+            out[name] = ""
+        out[name] += " " + line
+    return {k: np.array([float(t) for t in re.findall(
+        r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", v)]) for k, v in out.items()}
+
+
+def close(name, got, want, rtol=1e-5, atol=1e-6):
+    want = np.asarray(want, dtype=np.float64).ravel()
+    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
+        sys.exit(f"{name}: got {got}, want {want}")
+    print(name, "ok")
+
+
+X = torch.tensor([[1.0, -2.0, 0.5], [0.3, 0.8, -1.0], [2.0, 0.1, 0.4], [-0.7, 1.5, 1.2]])
+Y = torch.tensor([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0], [-1.5, 0.5]])
+
+
+def train(make):
+    w = torch.tensor([[0.2, -0.4], [0.6, 0.1], [-0.3, 0.5]], requires_grad=True)
+    b = torch.tensor([0.1, -0.2], requires_grad=True)
+    s = torch.full((2,), 0.7, requires_grad=True)
+    opt = make([w, b, s])
+    for _ in range(5):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(torch.tanh(X @ w + b) * s, Y).backward()
+        opt.step()
+    return np.concatenate([w.detach().numpy().ravel(), b.detach().numpy(), s.detach().numpy()])
+
+
+def main():
+    v = parse(sys.argv[1])
+    close("sgd", v["sgd"], train(lambda p: torch.optim.SGD(p, lr=0.5)))
+    close("momentum", v["momentum"],
+          train(lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9)))
+    close("adam", v["adam"], train(lambda p: torch.optim.Adam(p, lr=0.05)))
+    close("adam2", v["adam2"], train(lambda p: torch.optim.Adam(
+        p, lr=0.01, betas=(0.8, 0.99), eps=1e-3)))
+
+    logits = torch.tensor([[2.0, -1.0, 0.5], [0.1, 0.2, 0.3], [-3.0, 4.0, 1.0],
+                           [1.0, 1.0, 1.0]], requires_grad=True)
+    labels = torch.tensor([0, 2, 1, 1])
+    ce = torch.nn.functional.cross_entropy(logits, labels)
+    ce.backward()
+    close("ce", v["ce"], [ce.item()])
+    close("ce_grad", v["ce_grad"], logits.grad.numpy())
+    close("mse", v["mse"], [torch.nn.functional.mse_loss(X[0], X[1]).item()])
+
+    close("mean", v["mean"], [np.mean([1.0, 2.0, 3.0, 10.0])])
+    hits = list(np.argmax(logits.detach().numpy(), -1) == labels.numpy()) + [True]
+    close("accuracy", v["accuracy"], [np.mean(hits)])
+
+    order = v["order"].astype(int)
+    if sorted(order) != list(range(10)):
+        sys.exit(f"order: {order} is not a permutation of 0..9")
+    print("order ok")
+    rows = np.arange(30).reshape(10, 3)
+    close("batch", v["batch"], list(rows[order[4:8]].ravel()) + [10 // 4])
+    close("images", v["images"], np.array([0, 51, 255]) / 255.0)
+    close("fans", v["fans"], [36, 72, 784, 10])
+
+    # Initializers: the limits and standard deviations Keras gives them,
+    # from the fans; 60000 and 57600 draws put the sample spread within 2%.
+    def spread(name, got, limit=None, std=None):
+        lo_hi = got[:-2] if limit is not None else []
+        m, rms = got[-2], got[-1]
+        ok = abs(m) < 0.02 * std and abs(rms / std - 1) < 0.02
+        if limit is not None:
+            ok = ok and -limit <= lo_hi[0] < -0.99 * limit and 0.99 * limit < lo_hi[1] <= limit
+        if not ok:
+            sys.exit(f"{name}: got {got}, want limit {limit}, std {std}")
+        print(name, "ok")
+
+    lim = math.sqrt(6 / (300 + 200))
+    spread("glorot_uniform", v["glorot_uniform"], lim, lim / math.sqrt(3))
+    spread("glorot_normal", v["glorot_normal"], None, math.sqrt(2 / 500))
+    lim = math.sqrt(6 / (3 * 3 * 16))
+    spread("he_uniform", v["he_uniform"], lim, lim / math.sqrt(3))
+    spread("he_normal", v["he_normal"], None, math.sqrt(2 / (3 * 3 * 16)))
+
+    close("dense", v["dense"], [3, 2, 0, 0, 5, 2])
+    close("conv", v["conv"], [3, 3, 2, 4, 0, 0, 0, 0, 1, 3, 3, 4])
+    close("pool", v["pool"], [3, 4, 2, 12])
+
+
+if __name__ == "__main__":
+    main()
