@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -380,6 +381,12 @@ void setLogDir(const std::string &dir) { logDir() = dir; }
 void logScalar(const std::string &name, double value, int64_t step) {
   std::string path = logDir() + "/scalars.jsonl";
   std::FILE *f = std::fopen(path.c_str(), "a");
+  if (!f && errno == ENOENT) {
+    // The log directory is made on first use, as TensorBoard's writers do.
+    std::error_code ec;
+    std::filesystem::create_directories(logDir(), ec);
+    f = std::fopen(path.c_str(), "a");
+  }
   if (!f)
     fail(path, std::string("cannot write: ") + std::strerror(errno));
   double time = std::chrono::duration<double>(
