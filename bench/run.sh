@@ -1,17 +1,66 @@
 #!/usr/bin/env bash
-# Runs the benchmarks in TFL (compiled) and in PyTorch on this machine, in
-# one run, and prints the ratios. Needs a built tflc (./dev.sh main) and
-# Debian's python3-torch with libopenblas-dev (apt).
+# Runs the six workloads in TFL (compiled; W5 also eagerly) and in PyTorch
+# on this machine, in one run, and prints a table of ratios against the
+# targets (docs/performance.md). Each side runs REPEATS times (default 3)
+# and keeps its best time. Needs a built tflc (./dev.sh main) and Debian's
+# python3-torch with libopenblas-dev (apt); PyTorch runs on 2 threads.
 set -euo pipefail
 cd "$(dirname "$0")"
 tflc=../build/bin/tflc
+repeats=${REPEATS:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-"$tflc" build grad_ratio.tfl -o "$out/grad_ratio"
-read -r tf tg tr < <("$out/grad_ratio" | tail -1)
-read -r pf pg pr < <(/usr/bin/python3 grad_ratio.py)
-printf '%-44s %10s %10s\n' "gradient/forward cost (f = tanh MLP, 512)" TFL PyTorch
-printf '%-44s %10s %10s\n' "  forward ms" "$tf" "$pf"
-printf '%-44s %10s %10s\n' "  gradient ms" "$tg" "$pg"
-printf '%-44s %10s %10s\n' "  gradient / forward" "$tr" "$pr"
+# The best (smallest) of $repeats runs of a command printing one number.
+best() {
+  local b=""
+  for _ in $(seq "$repeats"); do
+    local v
+    v=$("$@" | tail -1 | awk '{print $1}')
+    if [ -z "$b" ] || awk -v a="$v" -v b="$b" 'BEGIN { exit !(a < b) }'; then
+      b=$v
+    fi
+  done
+  echo "$b"
+}
+
+for w in w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar grad_ratio; do
+  "$tflc" build "$w.tfl" -o "$out/$w"
+done
+start=$(date +%s.%N)
+"$tflc" build ../examples/mnist_cnn.tfl -o "$out/mnist_cnn"
+build_s=$(echo "$(date +%s.%N) - $start" | bc)
+
+row() { # name unit tfl torch target-kind target
+  local ratio met
+  if [ "$5" = "faster" ]; then
+    ratio=$(echo "scale=2; $4 / $3" | bc)
+    met=$(echo "$ratio >= $6" | bc)
+    printf '%-46s %10s %10s %8sx  %-10s %s\n' "$1 ($2)" "$3" "$4" "$ratio" \
+      ">= $6x" "$([ "$met" = 1 ] && echo yes || echo NO)"
+  else
+    met=$(echo "$3 <= $6" | bc)
+    printf '%-46s %10s %10s %9s  %-10s %s\n' "$1 ($2)" "$3" "$4" "" \
+      "<= $6" "$([ "$met" = 1 ] && echo yes || echo NO)"
+  fi
+}
+
+printf '%-46s %10s %10s %9s  %-10s %s\n' workload TFL PyTorch speedup target met
+row "W1 x = x @ x, 200 times, 1000x1000" s \
+  "$(best "$out/w1_matmul")" "$(best /usr/bin/python3 w1_matmul.py)" faster 0.95
+row "W2 linear-regression step, 2000 points" ms \
+  "$(best "$out/w2_linreg")" "$(best /usr/bin/python3 w2_linreg.py)" faster 10
+row "W3 seed CNN step, batch 32, Adam" ms \
+  "$(best "$out/w3_cnn")" "$(best /usr/bin/python3 w3_cnn.py)" faster 2
+row "W4 MLP 784-256-256-10 step, batch 128, Adam" ms \
+  "$(best "$out/w4_mlp")" "$(best /usr/bin/python3 w4_mlp.py)" faster 3
+torch_scalar=$(best /usr/bin/python3 w5_scalar.py)
+row "W5 scalar x = x * 0.999 + 0.001, compiled" us \
+  "$(best "$out/w5_scalar")" "$torch_scalar" faster 100
+row "W5 scalar x = x * 0.999 + 0.001, eager" us \
+  "$(best "$tflc" run --eager w5_scalar.tfl --steps=200000)" "$torch_scalar" \
+  faster 1
+read -r _ _ tr < <("$out/grad_ratio" | tail -1)
+read -r _ _ pr < <(/usr/bin/python3 grad_ratio.py)
+row "W6 gradient / forward cost (tanh MLP 512)" ratio "$tr" "$pr" atmost 3
+row "tflc build of examples/mnist_cnn.tfl" s "$build_s" "-" atmost 5

@@ -333,3 +333,23 @@ func.func @use_pool_adjoints(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x2xf32>) 
   %c = tfl.grad @max_gather(%x, %x) {argnums = array<i64: 1>, with_value = false} : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   return %a, %b, %c : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// Tests that relu's rule masks dy by its result (y > 0), not its input, so
+// the input has one use and fuses into the op that makes it.
+// CHECK-LABEL: func.func private @relu.vjp(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<3xf32>
+// CHECK: %[[Y:.*]] = tfl.relu %[[X]]
+// CHECK: tfl.compare {{.*}}%[[Y]], %{{.*}} : tensor<3xf32>
+// CHECK-NOT: tfl.compare {{.*}}%[[X]]
+// CHECK: tfl.where
+func.func private @relu(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = tfl.relu %x : tensor<3xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @use_relu(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %g = tfl.grad @relu(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}

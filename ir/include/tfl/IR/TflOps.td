@@ -310,8 +310,10 @@ def Tfl_SignOp : Tfl_UnaryOp<"sign", Tfl_Tensor, "-1, 0 or 1 by the sign of x (N
     [{r.zeros(x)}]>;
 def Tfl_SquareOp : Tfl_UnaryOp<"square", Tfl_Tensor, "x * x",
     [{r.mul(dy, r.mul(r.scalar(x, 2), x))}]>;
+// The pullback masks by the result (y > 0 exactly where x > 0), so x is
+// used once and a bias add before the relu fuses into it.
 def Tfl_ReluOp : Tfl_UnaryOp<"relu", Tfl_Tensor, "max(x, 0), NaN propagating",
-    [{r.select(r.gt(x, r.scalar(x, 0)), dy, r.scalar(x, 0))}]>;
+    [{r.select(r.gt(y, r.scalar(y, 0)), dy, r.scalar(x, 0))}]>;
 
 def Tfl_MaximumOp : Tfl_BroadcastingBinaryOp<"maximum", Tfl_Tensor,
     [Commutative], [{r.mul(dy, r.winMask(l, rr))}],
