@@ -29,23 +29,22 @@ for w in w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar grad_ratio; do
 done
 start=$(date +%s.%N)
 "$tflc" build ../examples/mnist_cnn.tfl -o "$out/mnist_cnn"
-build_s=$(echo "$(date +%s.%N) - $start" | bc)
+build_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 
-row() { # name unit tfl torch target-kind target
-  local ratio met
-  if [ "$5" = "faster" ]; then
-    ratio=$(echo "scale=2; $4 / $3" | bc)
-    met=$(echo "$ratio >= $6" | bc)
-    printf '%-46s %10s %10s %8sx  %-10s %s\n' "$1 ($2)" "$3" "$4" "$ratio" \
-      ">= $6x" "$([ "$met" = 1 ] && echo yes || echo NO)"
-  else
-    met=$(echo "$3 <= $6" | bc)
-    printf '%-46s %10s %10s %9s  %-10s %s\n' "$1 ($2)" "$3" "$4" "" \
-      "<= $6" "$([ "$met" = 1 ] && echo yes || echo NO)"
-  fi
+row() { # name unit tfl torch faster|atmost target
+  awk -v name="$1 ($2)" -v t="$3" -v p="$4" -v kind="$5" -v target="$6" 'BEGIN {
+    if (kind == "faster") {
+      r = p / t
+      printf "%-50s %10s %10s %8.2fx  >= %-7s %s\n", name, t, p, r, target "x",
+        (r >= target ? "yes" : "NO")
+    } else {
+      printf "%-50s %10s %10s %9s  <= %-7s %s\n", name, t, p, "", target,
+        (t <= target ? "yes" : "NO")
+    }
+  }'
 }
 
-printf '%-46s %10s %10s %9s  %-10s %s\n' workload TFL PyTorch speedup target met
+printf '%-50s %10s %10s %9s  %-10s %s\n' workload TFL PyTorch speedup target met
 row "W1 x = x @ x, 200 times, 1000x1000" s \
   "$(best "$out/w1_matmul")" "$(best /usr/bin/python3 w1_matmul.py)" faster 0.95
 row "W2 linear-regression step, 2000 points" ms \
