@@ -72,7 +72,7 @@ const PipelineStage kCpuStages[] = {
     {"autodiff", "build the gradient functions tfl.grad asks for",
      buildAutodiffStage},
     {"simplify", "canonicalize and CSE the tfl program", buildSimplifyStage},
-    {"linalg", "inline, lower tfl to linalg and fuse elementwise ops",
+    {"linalg", "inline, CSE, lower tfl to linalg and fuse elementwise ops",
      buildLinalgStage},
     {"bufferize", "bufferize, deallocate, and call libraries on buffers",
      buildBufferizeStage},
