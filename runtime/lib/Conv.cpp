@@ -24,10 +24,21 @@ namespace {
 
 using dnnl::memory;
 
+/// A convolution primitive, with the filter in the layout it works in when
+/// that is not the plain HWIO view's: oneDNN's fast direct kernels want a
+/// blocked filter (its layout is left to oneDNN), so a filter is reordered
+/// to it (forward, backward data) or from it (backward filter); filters are
+/// small next to activations.
+struct ConvPrimitive {
+  dnnl::primitive primitive;
+  std::optional<memory> blocked;
+};
+
 struct Context {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
   std::map<std::vector<int64_t>, dnnl::primitive> cache;
+  std::map<std::vector<int64_t>, ConvPrimitive> convs;
 };
 
 Context &context() {
@@ -53,6 +64,12 @@ memory wrap(const memory::desc &md, const TensorView &v) {
   return memory(md, context().engine, const_cast<void *>(v.data));
 }
 
+/// A window's strides and its padding before and after, as oneDNN takes
+/// them ((h, w) each).
+memory::dims strides(const Window &w) { return {w.strides[0], w.strides[1]}; }
+memory::dims padBefore(const Window &w) { return {w.padding[0], w.padding[2]}; }
+memory::dims padAfter(const Window &w) { return {w.padding[1], w.padding[3]}; }
+
 /// The cache key of a primitive: its kind and every dim, stride and
 /// window parameter.
 std::vector<int64_t> key(int64_t kind,
@@ -71,38 +88,28 @@ std::vector<int64_t> key(int64_t kind,
 
 bool empty(const TensorView &v) { return numElements(v.shape) == 0; }
 
-} // namespace
-
-namespace {
-
-/// A convolution primitive and the filter layout it works in: oneDNN's
-/// fast direct kernels want a blocked filter (the filter's layout is left to
-/// oneDNN), so a filter is reordered to it (forward, backward data) or
-/// from it (backward filter); filters are small next to activations.
-struct ConvPrimitive {
-  dnnl::primitive primitive;
-  memory::desc filter;
-  /// The filter in `filter`'s layout, when that is not the plain view's.
-  std::optional<memory> blocked;
-};
-
-std::map<std::vector<int64_t>, ConvPrimitive> &convCache() {
-  static std::map<std::vector<int64_t>, ConvPrimitive> cache;
-  return cache;
-}
-
 /// The filter's logical dims with the layout left to oneDNN.
 memory::desc anyLayout(const memory::desc &plain) {
   return memory::desc(plain.dims(), memory::data_type::f32,
                       memory::format_tag::any);
 }
 
-ConvPrimitive makeConv(dnnl::primitive primitive, const memory::desc &filter,
-                       const memory::desc &plain) {
-  ConvPrimitive p{std::move(primitive), filter, std::nullopt};
-  if (filter != plain)
-    p.blocked = memory(filter, context().engine);
-  return p;
+/// The convolution primitive cached under `k`; the first time, `make`
+/// builds it and names the filter layout it wants (`plain` is the filter's
+/// own view).
+template <typename Make>
+ConvPrimitive &cachedConv(const std::vector<int64_t> &k,
+                          const memory::desc &plain, Make make) {
+  auto &convs = context().convs;
+  auto it = convs.find(k);
+  if (it == convs.end()) {
+    auto [primitive, filter] = make();
+    ConvPrimitive p{std::move(primitive), std::nullopt};
+    if (filter != plain)
+      p.blocked = memory(filter, context().engine);
+    it = convs.emplace(k, std::move(p)).first;
+  }
+  return it->second;
 }
 
 /// The forward primitive descriptor of a convolution; backward ones are
@@ -113,10 +120,8 @@ dnnl::convolution_forward::primitive_desc forwardDesc(dnnl::prop_kind kind,
                                                       const memory::desc &od,
                                                       const Window &window) {
   dnnl::convolution_forward::desc d(kind, dnnl::algorithm::convolution_direct,
-                                    xd, anyLayout(wd), od,
-                                    {window.strides[0], window.strides[1]},
-                                    {window.padding[0], window.padding[2]},
-                                    {window.padding[1], window.padding[3]});
+                                    xd, anyLayout(wd), od, strides(window),
+                                    padBefore(window), padAfter(window));
   return dnnl::convolution_forward::primitive_desc(d, context().engine);
 }
 
@@ -138,20 +143,14 @@ void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
     return;
   Context &c = context();
   memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
-  std::vector<int64_t> k = key(0, {&x, &w, &out}, window);
-  auto it = convCache().find(k);
-  if (it == convCache().end()) {
+  ConvPrimitive &p = cachedConv(key(0, {&x, &w, &out}, window), wd, [&] {
     auto pd =
         forwardDesc(dnnl::prop_kind::forward_inference, xd, wd, od, window);
-    it = convCache()
-             .emplace(k, makeConv(dnnl::convolution_forward(pd),
-                                  pd.weights_desc(), wd))
-             .first;
-  }
-  ConvPrimitive &p = it->second;
-  memory filter = filterFor(p, wd, w);
+    return std::pair<dnnl::primitive, memory::desc>(
+        dnnl::convolution_forward(pd), pd.weights_desc());
+  });
   p.primitive.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
-                                 {DNNL_ARG_WEIGHTS, filter},
+                                 {DNNL_ARG_WEIGHTS, filterFor(p, wd, w)},
                                  {DNNL_ARG_DST, wrap(od, out)}});
   c.stream.wait();
 }
@@ -167,26 +166,18 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
   }
   Context &c = context();
   memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
-  std::vector<int64_t> k = key(3, {&dy, &w, &dx}, window);
-  auto it = convCache().find(k);
-  if (it == convCache().end()) {
+  ConvPrimitive &p = cachedConv(key(3, {&dy, &w, &dx}, window), wd, [&] {
     dnnl::convolution_backward_data::desc d(
         dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
-        {window.strides[0], window.strides[1]},
-        {window.padding[0], window.padding[2]},
-        {window.padding[1], window.padding[3]});
+        strides(window), padBefore(window), padAfter(window));
     dnnl::convolution_backward_data::primitive_desc pd(
         d, c.engine,
         forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window));
-    it = convCache()
-             .emplace(k, makeConv(dnnl::convolution_backward_data(pd),
-                                  pd.weights_desc(), wd))
-             .first;
-  }
-  ConvPrimitive &p = it->second;
-  memory filter = filterFor(p, wd, w);
+    return std::pair<dnnl::primitive, memory::desc>(
+        dnnl::convolution_backward_data(pd), pd.weights_desc());
+  });
   p.primitive.execute(c.stream, {{DNNL_ARG_DIFF_DST, wrap(yd, dy)},
-                                 {DNNL_ARG_WEIGHTS, filter},
+                                 {DNNL_ARG_WEIGHTS, filterFor(p, wd, w)},
                                  {DNNL_ARG_DIFF_SRC, wrap(xd, dx)}});
   c.stream.wait();
 }
@@ -202,23 +193,16 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
   }
   Context &c = context();
   memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
-  std::vector<int64_t> k = key(4, {&x, &dy, &dw}, window);
-  auto it = convCache().find(k);
-  if (it == convCache().end()) {
+  ConvPrimitive &p = cachedConv(key(4, {&x, &dy, &dw}, window), wd, [&] {
     dnnl::convolution_backward_weights::desc d(
         dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
-        {window.strides[0], window.strides[1]},
-        {window.padding[0], window.padding[2]},
-        {window.padding[1], window.padding[3]});
+        strides(window), padBefore(window), padAfter(window));
     dnnl::convolution_backward_weights::primitive_desc pd(
         d, c.engine,
         forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window));
-    it = convCache()
-             .emplace(k, makeConv(dnnl::convolution_backward_weights(pd),
-                                  pd.diff_weights_desc(), wd))
-             .first;
-  }
-  ConvPrimitive &p = it->second;
+    return std::pair<dnnl::primitive, memory::desc>(
+        dnnl::convolution_backward_weights(pd), pd.diff_weights_desc());
+  });
   memory plain = wrap(wd, dw);
   memory filter = p.blocked ? *p.blocked : plain;
   p.primitive.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
@@ -243,9 +227,8 @@ void pool2d(PoolKind kind, const TensorView &x, const TensorView &out,
         dnnl::prop_kind::forward_inference,
         kind == PoolKind::Max ? dnnl::algorithm::pooling_max
                               : dnnl::algorithm::pooling_avg_exclude_padding,
-        xd, od, {window.strides[0], window.strides[1]}, {size[0], size[1]},
-        {window.padding[0], window.padding[2]},
-        {window.padding[1], window.padding[3]});
+        xd, od, strides(window), {size[0], size[1]}, padBefore(window),
+        padAfter(window));
     dnnl::pooling_forward::primitive_desc pd(d, c.engine);
     it = c.cache.emplace(k, dnnl::pooling_forward(pd)).first;
   }
