@@ -53,10 +53,15 @@ void buildBufferizeStage(OpPassManager &pm) {
 
 /// Loops and everything else -> the LLVM dialect.
 void buildLLVMStage(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToFuncs()); // math.ipowi
   pm.addPass(createConvertMathToLLVMPass());
@@ -65,6 +70,7 @@ void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass()); // vector padding values
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

@@ -38,4 +38,23 @@ def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
+  let summary = "Turn linalg.generic ops on buffers into vector loops";
+  let description = [{
+    For each `linalg.generic` on static buffers of 32- or 64-bit elements
+    whose innermost loop dim is the last, contiguous dim of every operand
+    that indexes it: adjacent dims that every operand indexes together
+    merge into one, the innermost dim is tiled into vectors (whole when it
+    has at most 64 elements, else 1024 bits at a time with the remainder
+    peeled off and masked), the other dims into loops of one, and each tile
+    becomes vector ops. Accumulators of reductions move from memory into
+    loop-carried vectors. Other generics stay for convert-linalg-to-loops.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // TFL_CODEGEN_PASSES_TD

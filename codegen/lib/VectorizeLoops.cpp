@@ -1,0 +1,430 @@
+//===- VectorizeLoops.cpp - linalg.generic on buffers to vector loops -----===//
+//
+// convert-linalg-to-loops makes one scalar loop per dim, and LLVM's loop
+// vectorizer, which cannot prove that a generic's buffers do not overlap,
+// then either leaves the loops scalar or vectorizes an outer loop with
+// gathers and scatters. This pass vectorizes them itself, for each
+// `linalg.generic` on static buffers whose innermost loop dim is
+// contiguous in every operand that indexes it:
+//
+//  1. Adjacent loop dims that every operand indexes together, in order, and
+//     that are alike (both parallel or both reduction) merge into one
+//     (a bias add over NHWC becomes a (N*H*W, C) loop nest, an elementwise
+//     op one flat loop).
+//  2. The innermost dim is tiled into vectors (the whole dim when it is
+//     short, else `kVectorElements` at a time, the remainder peeled off),
+//     every other dim by 1.
+//  3. Each tile becomes vector ops (`linalg::vectorize`); a peeled tail
+//     becomes masked vector ops.
+//  4. A reduction's accumulator, read and written in every iteration of
+//     the loops it is invariant to, is hoisted into the loops' iter_args.
+//
+// Generics it cannot handle stay for convert-linalg-to-loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+namespace mlir::tfl {
+
+#define GEN_PASS_DEF_VECTORIZELOOPS
+#include "tfl/Codegen/Passes.h.inc"
+
+namespace {
+
+/// Innermost extents up to this many elements are one vector; longer ones
+/// are cut into vectors of 512 bits times two (one AVX-512 register pair,
+/// or four AVX2 registers).
+constexpr int64_t kWholeDimElements = 64;
+constexpr int64_t kVectorBits = 1024;
+
+/// Marks a tile for step 3 with the vector sizes of its loop dims.
+constexpr StringLiteral kTileAttr = "tfl.vector_tile";
+
+bool isVectorElement(Type type) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return f.getWidth() == 32 || f.getWidth() == 64;
+  if (auto i = dyn_cast<IntegerType>(type))
+    return i.getWidth() == 32 || i.getWidth() == 64;
+  return false;
+}
+
+bool hasUnitInnerStride(MemRefType type) {
+  if (type.getRank() == 0)
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// Whether `op` can be vectorized along its innermost loop dim: static
+/// buffers of 32- or 64-bit elements, and that dim (if an operand indexes
+/// it) the operand's last, contiguous one.
+bool isCandidate(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
+    return false;
+  for (int64_t size : op.getStaticLoopRanges())
+    if (ShapedType::isDynamic(size))
+      return false;
+  unsigned inner = op.getNumLoops() - 1;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.hasStaticShape() ||
+        !isVectorElement(type.getElementType()) || !hasUnitInnerStride(type))
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (unsigned r = 0; r < map.getNumResults(); ++r)
+      if (map.getResult(r).isFunctionOfDim(inner) &&
+          (r + 1 != map.getNumResults() ||
+           map.getResult(r) != getAffineDimExpr(inner, op.getContext())))
+        return false;
+  }
+  return succeeded(linalg::vectorizeOpPrecondition(op));
+}
+
+/// Step 1: merges runs of adjacent loop dims that every operand indexes
+/// together and in order, when all operands are contiguous buffers.
+linalg::GenericOp collapseDims(RewriterBase &rewriter, linalg::GenericOp op) {
+  for (Value operand : op->getOperands())
+    if (!cast<MemRefType>(operand.getType()).getLayout().isIdentity())
+      return op;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // linalg's collapsing handles maps of dims only (not a broadcast's 0).
+  if (!llvm::all_of(maps,
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return op;
+  auto iterators = op.getIteratorTypesArray();
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices current = {0};
+  auto flush = [&] {
+    if (current.size() > 1)
+      groups.push_back(current);
+  };
+  for (int64_t d = 1; d < op.getNumLoops(); ++d) {
+    ReassociationIndices candidate = current;
+    candidate.push_back(d);
+    if (iterators[d] == iterators[current.front()] &&
+        linalg::areDimSequencesPreserved(maps, {candidate})) {
+      current = candidate;
+      continue;
+    }
+    flush();
+    current = {d};
+  }
+  flush();
+  if (groups.empty())
+    return op;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, groups, rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.eraseOp(op);
+  return cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+}
+
+/// Step 2: tiles `op` into vector-sized tiles, marked for step 3.
+void tile(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t inner = ranges.back();
+  unsigned bits = 0;
+  for (Value operand : op->getOperands())
+    bits = std::max(bits, cast<MemRefType>(operand.getType())
+                              .getElementType()
+                              .getIntOrFloatBitWidth());
+  int64_t width =
+      inner <= kWholeDimElements ? inner : kVectorBits / static_cast<int>(bits);
+  SmallVector<int64_t> vectorSizes(ranges.size(), 1);
+  vectorSizes.back() = width;
+  // A tile size of 0 leaves a dim whole; 1 makes a loop over it.
+  SmallVector<int64_t> tileSizes(ranges.size(), 1);
+  tileSizes.back() = width == inner ? 0 : width;
+  for (auto [size, range] : llvm::zip(tileSizes, ranges))
+    if (range == 1)
+      size = 0;
+  auto markTiles = [&](Operation *root) {
+    root->walk([&](linalg::GenericOp tileOp) {
+      tileOp->setAttr(kTileAttr, rewriter.getDenseI64ArrayAttr(vectorSizes));
+    });
+  };
+  if (llvm::all_of(tileSizes, [](int64_t s) { return s == 0; })) {
+    markTiles(op);
+    return;
+  }
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(
+      rewriter, op, linalg::LinalgTilingOptions().setTileSizes(tileSizes));
+  if (failed(tiled))
+    return;
+  rewriter.eraseOp(op);
+  // Peeling puts the remainder loop right after the main one (inside the
+  // outer loops, or after the only loop).
+  Operation *outermost = tiled->loops.front();
+  Operation *after = outermost->getNextNode();
+  if (tileSizes.back() != 0 && inner % width != 0)
+    linalg::peelLoop(rewriter, tiled->loops.back());
+  for (Operation *o = outermost; o != after; o = o->getNextNode())
+    markTiles(o);
+}
+
+/// Step 3: vectorizes each marked tile: static ones as they are, the
+/// dynamic remainder tiles with masks of the tile's vector sizes.
+void vectorizeTiles(RewriterBase &rewriter, Operation *root) {
+  SmallVector<linalg::GenericOp> tiles;
+  root->walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(kTileAttr))
+      tiles.push_back(op);
+  });
+  for (linalg::GenericOp op : tiles) {
+    auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kTileAttr).asArrayRef();
+    SmallVector<int64_t> vectorSizes(sizes);
+    op->removeAttr(kTileAttr);
+    bool isStatic =
+        llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::VectorizationResult> result =
+        isStatic ? linalg::vectorize(rewriter, op)
+                 : linalg::vectorize(rewriter, op, vectorSizes);
+    if (succeeded(result))
+      rewriter.eraseOp(op);
+  }
+}
+
+/// The buffer `memref` views: the alloc, argument or global under its
+/// chain of view ops.
+Value rootBuffer(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+/// Whether buffers with roots `a` and `b` (see rootBuffer) are distinct: two
+/// allocations, or an allocation and a function argument or global.
+bool distinctBuffers(Value a, Value b) {
+  if (a == b)
+    return false;
+  auto isAlloc = [](Value v) {
+    return v.getDefiningOp<memref::AllocOp>() ||
+           v.getDefiningOp<memref::AllocaOp>();
+  };
+  auto isEntryArgOrGlobal = [](Value v) {
+    if (v.getDefiningOp<memref::GetGlobalOp>())
+      return true;
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  };
+  return (isAlloc(a) && (isAlloc(b) || isEntryArgOrGlobal(b))) ||
+         (isAlloc(b) && isEntryArgOrGlobal(a));
+}
+
+/// Whether `loop` runs at least once (constant bounds).
+bool runsAtLeastOnce(scf::ForOp loop) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  return lb && ub && *lb < *ub;
+}
+
+/// Whether nothing in `loop` may write the buffer with root `root`.
+bool loopNeverWrites(scf::ForOp loop, Value root) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+      return distinctBuffers(rootBuffer(write.getBase()), root)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      return distinctBuffers(rootBuffer(store.getMemRef()), root)
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (isa<scf::ForOp, scf::YieldOp>(op) ||
+        (effects && !effects.hasEffect<MemoryEffects::Write>() &&
+         !effects.hasEffect<MemoryEffects::Free>()))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Moves reads at loop-invariant indices of buffers the loop never writes
+/// (a broadcast operand, read once per tile) out of their loops, and then
+/// what is computed from them alone (that broadcast's own arithmetic).
+void hoistInvariantReads(func::FuncOp func) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    func.walk([&](scf::ForOp loop) {
+      if (!runsAtLeastOnce(loop))
+        return;
+      for (Operation &op : llvm::make_early_inc_range(*loop.getBody())) {
+        Value base;
+        if (auto read = dyn_cast<vector::TransferReadOp>(op))
+          base = read.getBase();
+        else if (auto load = dyn_cast<memref::LoadOp>(op))
+          base = load.getMemRef();
+        else
+          continue;
+        if (llvm::all_of(
+                op.getOperands(),
+                [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
+            loopNeverWrites(loop, rootBuffer(base))) {
+          loop.moveOutOfLoop(&op);
+          changed = true;
+        }
+      }
+    });
+    func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+  }
+}
+
+/// Step 4: a transfer_read and transfer_write of the same vector of a
+/// buffer, at loop-invariant indices, in the body of an scf.for that
+/// otherwise only reads other buffers (a reduction's accumulator), become
+/// one read before the loop, a loop-carried vector, and one write after.
+/// (linalg::hoistRedundantVectorTransfers gives up on any buffer with uses
+/// outside the loop, which every accumulator has.)
+bool hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
+  for (auto write : loop.getBody()->getOps<vector::TransferWriteOp>()) {
+    Value buffer = write.getBase();
+    Value root = rootBuffer(buffer);
+    if (!isa<MemRefType>(buffer.getType()) ||
+        !loop.isDefinedOutsideOfLoop(buffer) ||
+        !llvm::all_of(write.getIndices(),
+                      [&](Value i) { return loop.isDefinedOutsideOfLoop(i); }))
+      continue;
+    vector::TransferReadOp read;
+    bool safe = true;
+    loop.getBody()->walk([&](Operation *op) {
+      if (op == write.getOperation())
+        return;
+      if (auto r = dyn_cast<vector::TransferReadOp>(op)) {
+        if (r.getBase() == buffer && r.getIndices() == write.getIndices() &&
+            r.getVectorType() == write.getVectorType() &&
+            r.getPermutationMap() == write.getPermutationMap() &&
+            !r.getMask() && !write.getMask() && !read &&
+            r->isBeforeInBlock(write)) {
+          read = r;
+          return;
+        }
+        if (!distinctBuffers(rootBuffer(r.getBase()), root))
+          safe = false;
+        return;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        if (!distinctBuffers(rootBuffer(load.getMemRef()), root))
+          safe = false;
+        return;
+      }
+      if (!isMemoryEffectFree(op) && !isa<scf::ForOp, scf::YieldOp>(op))
+        safe = false;
+    });
+    if (!safe || !read)
+      continue;
+    loop.moveOutOfLoop(read);
+    Value written = write.getVector();
+    FailureOr<LoopLikeOpInterface> newLoop = loop.replaceWithAdditionalYields(
+        rewriter, read.getResult(), /*replaceInitOperandUsesInLoop=*/true,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{written};
+        });
+    if (failed(newLoop))
+      return false;
+    write->moveAfter(*newLoop);
+    write.getValueToStoreMutable().assign(
+        newLoop->getOperation()->getResults().back());
+    return true;
+  }
+  return false;
+}
+
+/// Hoists accumulators out of every loop they are invariant to, innermost
+/// loops first.
+void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    func.walk([&](scf::ForOp loop) {
+      if (hoistAccumulator(rewriter, loop)) {
+        changed = true;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+  }
+}
+
+struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    func::FuncOp func = getOperation();
+    SmallVector<linalg::GenericOp> candidates;
+    func.walk([&](linalg::GenericOp op) {
+      if (isCandidate(op))
+        candidates.push_back(op);
+    });
+    if (candidates.empty())
+      return;
+    IRRewriter rewriter(ctx);
+    for (linalg::GenericOp op : candidates)
+      tile(rewriter, collapseDims(rewriter, op));
+
+    // Fold the tiles' constant sizes into their subviews, so the full
+    // tiles are static.
+    {
+      RewritePatternSet patterns(ctx);
+      for (RegisteredOperationName name : ctx->getRegisteredOperations())
+        if (isa<affine::AffineDialect, memref::MemRefDialect,
+                linalg::LinalgDialect, scf::SCFDialect, arith::ArithDialect>(
+                name.getDialect()))
+          name.getCanonicalizationPatterns(patterns, ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    vectorizeTiles(rewriter, func);
+
+    // Step 4: transfers straight on the buffers (not on the tiles'
+    // subviews), loop-invariant ones out of their loops, and accumulators
+    // into iter_args.
+    {
+      // Tiles reduce over unit dims: their multi_reductions fold away.
+      RewritePatternSet patterns(ctx);
+      for (RegisteredOperationName name : ctx->getRegisteredOperations())
+        if (isa<vector::VectorDialect>(name.getDialect()))
+          name.getCanonicalizationPatterns(patterns, ctx);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    {
+      RewritePatternSet patterns(ctx);
+      memref::populateFoldMemRefAliasOpPatterns(patterns);
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::populateVectorMultiReductionLoweringPatterns(
+          patterns, vector::VectorMultiReductionLowering::InnerReduction);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+      vector::populateVectorToVectorCanonicalizationPatterns(patterns);
+      if (failed(applyPatternsGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    hoistAccumulators(rewriter, func);
+    hoistInvariantReads(func);
+  }
+};
+
+} // namespace
+
+} // namespace mlir::tfl

@@ -1,0 +1,183 @@
+// RUN: tfl-opt %s -tfl-vectorize-loops | FileCheck %s
+
+// Tests that linalg.generic ops on buffers become vector loops: dims every
+// operand indexes together merge, the innermost dim is cut into vectors,
+// accumulators and loop-invariant reads leave their loops, and generics
+// that cannot be vectorized along a contiguous dim stay for
+// convert-linalg-to-loops.
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+#nc = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+#bc = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+#id1 = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+// An elementwise op on NHWC buffers is one flat loop of 1024-bit vectors.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : memref<8x6x6x16xf32> into memref<4608xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-COUNT-2: vector.transfer_read %{{.*}}[%[[I]]]{{.*}} : memref<4608xf32>, vector<32xf32>
+// CHECK: arith.cmpf ogt, %{{.*}} : vector<32xf32>
+// CHECK: arith.select %{{.*}} : vector<32xi1>, vector<32xf32>
+// CHECK: vector.transfer_write %{{.*}}[%[[I]]]{{.*}} : vector<32xf32>, memref<4608xf32>
+// CHECK-NOT: linalg.generic
+
+func.func @elementwise(%a: memref<8x6x6x16xf32>, %b: memref<8x6x6x16xf32>, %out: memref<8x6x6x16xf32>) {
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %b : memref<8x6x6x16xf32>, memref<8x6x6x16xf32>) outs(%out : memref<8x6x6x16xf32>) {
+  ^bb0(%x: f32, %g: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %x, %zero : f32
+    %r = arith.select %p, %g, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// A bias over channels: (N*H*W, C) rows of one vector, the bias read once.
+// CHECK-LABEL: func.func @bias_relu
+// CHECK: %[[B:.*]] = vector.transfer_read %arg1{{.*}} : memref<16xf32>, vector<16xf32>
+// CHECK: scf.for
+// CHECK: %[[X:.*]] = vector.transfer_read {{.*}} : memref<288x16xf32>, vector<16xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[X]], %[[B]] : vector<16xf32>
+// CHECK: arith.maximumf %[[S]], %{{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, memref<288x16xf32>
+
+func.func @bias_relu(%a: memref<8x6x6x16xf32>, %bias: memref<16xf32>) -> memref<8x6x6x16xf32> {
+  %out = memref.alloc() : memref<8x6x6x16xf32>
+  linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %bias : memref<8x6x6x16xf32>, memref<16xf32>) outs(%out : memref<8x6x6x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %s = arith.addf %x, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return %out : memref<8x6x6x16xf32>
+}
+
+// A bias gradient sums rows into a loop-carried vector, stored once.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK: %[[INIT:.*]] = vector.transfer_read %[[ACC:.*]][%{{.*}}]{{.*}} : memref<16xf32>, vector<16xf32>
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<16xf32>)
+// CHECK: vector.transfer_read {{.*}} : memref<288x16xf32>, vector<16xf32>
+// CHECK: arith.addf %[[A]], %{{.*}} : vector<16xf32>
+// CHECK: scf.yield
+// CHECK: vector.transfer_write %[[SUM]], %[[ACC]]
+
+func.func @bias_grad(%dy: memref<8x6x6x16xf32>) -> memref<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<16xf32>)
+  linalg.generic {indexing_maps = [#id4, #ch], iterator_types = ["reduction", "reduction", "reduction", "parallel"]} ins(%dy : memref<8x6x6x16xf32>) outs(%acc : memref<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %o, %x : f32
+    linalg.yield %s : f32
+  }
+  return %acc : memref<16xf32>
+}
+
+// A global average pool's sum: per image, a loop-carried vector over pixels.
+// CHECK-LABEL: func.func @pool
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[INIT:.*]] = vector.transfer_read %[[ACC:.*]][%[[N]], %{{.*}}]{{.*}} : memref<8x16xf32>, vector<16xf32>
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<16xf32>)
+// CHECK: vector.transfer_read {{.*}} : memref<8x36x16xf32>, vector<16xf32>
+// CHECK: vector.transfer_write %[[SUM]], %[[ACC]][%[[N]], %{{.*}}]
+
+func.func @pool(%h: memref<8x6x6x16xf32>) -> memref<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [#id4, #nc], iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%h : memref<8x6x6x16xf32>) outs(%acc : memref<8x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %o, %x : f32
+    linalg.yield %s : f32
+  }
+  return %acc : memref<8x16xf32>
+}
+
+// A value broadcast over H and W is read and divided once per image.
+// CHECK-LABEL: func.func @broadcast_mask
+// CHECK: scf.for %[[N:.*]] =
+// CHECK-NEXT: vector.transfer_read %arg1[%[[N]], %{{.*}}, %{{.*}}, %{{.*}}]{{.*}} : memref<8x1x1x16xf32>, vector<16xf32>
+// CHECK-NEXT: arith.divf
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: vector.transfer_read %arg0
+// CHECK-NOT: arith.divf
+// CHECK: vector.transfer_write
+
+func.func @broadcast_mask(%h: memref<8x6x6x16xf32>, %g: memref<8x1x1x16xf32>) -> memref<8x6x6x16xf32> {
+  %out = memref.alloc() : memref<8x6x6x16xf32>
+  linalg.generic {indexing_maps = [#id4, #bc, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%h, %g : memref<8x6x6x16xf32>, memref<8x1x1x16xf32>) outs(%out : memref<8x6x6x16xf32>) {
+  ^bb0(%x: f32, %d: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %n = arith.constant 36.0 : f32
+    %m = arith.divf %d, %n : f32
+    %p = arith.cmpf ogt, %x, %zero : f32
+    %r = arith.select %p, %m, %zero : f32
+    linalg.yield %r : f32
+  }
+  return %out : memref<8x6x6x16xf32>
+}
+
+// 100 f64s: six vectors of 16 in a loop, then the last 4.
+// CHECK-LABEL: func.func @remainder
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[C96:.*]] step
+// CHECK: vector.transfer_read %arg0[%[[I]]]{{.*}} : memref<100xf64>, vector<16xf64>
+// CHECK: arith.mulf %{{.*}} : vector<16xf64>
+// CHECK: vector.transfer_read %arg0[%[[C96]]]{{.*}} : memref<100xf64>, vector<4xf64>
+// CHECK: vector.transfer_write %{{.*}}, %arg1[%[[C96]]]{{.*}} : vector<4xf64>, memref<100xf64>
+
+func.func @remainder(%a: memref<100xf64>, %out: memref<100xf64>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%a : memref<100xf64>) outs(%out : memref<100xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %r = arith.mulf %x, %x : f64
+    linalg.yield %r : f64
+  }
+  return
+}
+
+// A reduction along the contiguous dim: one horizontal reduction per row.
+// CHECK-LABEL: func.func @row_max
+// CHECK: scf.for
+// CHECK: vector.transfer_read %arg0{{.*}} : memref<4x10xf32>, vector<10xf32>
+// CHECK: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<10xf32> into f32
+
+func.func @row_max(%a: memref<4x10xf32>, %out: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id2, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : memref<4x10xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %o, %x : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// A transpose reads its input across the contiguous dim: left alone.
+// CHECK-LABEL: func.func @transpose_stays
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+
+func.func @transpose_stays(%a: memref<4x8xf32>, %out: memref<8x4xf32>) {
+  linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x8xf32>) outs(%out : memref<8x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+// Booleans are bytes in memory but bits in vectors: left alone.
+// CHECK-LABEL: func.func @booleans_stay
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+
+func.func @booleans_stay(%a: memref<4x8xf32>, %out: memref<4x8xi1>) {
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x8xf32>) outs(%out : memref<4x8xi1>) {
+  ^bb0(%x: f32, %o: i1):
+    %zero = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %x, %zero : f32
+    linalg.yield %p : i1
+  }
+  return
+}
