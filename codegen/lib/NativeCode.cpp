@@ -126,6 +126,7 @@ LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
                                  TFL_RUNTIME_LIB,
                                  TFL_OPENBLAS_LIB,
                                  TFL_DNNL_LIB,
+                                 TFL_OPENMP_FLAGS,
                                  "-lz",
                                  "-lm"};
   int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,

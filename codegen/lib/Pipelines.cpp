@@ -54,6 +54,7 @@ void buildBufferizeStage(OpPassManager &pm) {
 /// Loops and everything else -> the LLVM dialect.
 void buildLLVMStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
+  pm.addPass(createParallelizeLoops());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());

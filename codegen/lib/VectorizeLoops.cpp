@@ -55,6 +55,12 @@ constexpr int64_t kVectorBits = 1024;
 /// Marks a tile for step 3 with the vector sizes of its loop dims.
 constexpr StringLiteral kTileAttr = "tfl.vector_tile";
 
+/// Generics with at least this many iterations get their outermost loop
+/// (when it runs over a parallel dim) marked for tfl-parallelize-loops: a
+/// parallel region costs about a microsecond, 2^15 float operations take
+/// several.
+constexpr int64_t kParallelIterations = int64_t{1} << 15;
+
 bool isVectorElement(Type type) {
   if (auto f = dyn_cast<FloatType>(type))
     return f.getWidth() == 32 || f.getWidth() == 64;
@@ -166,6 +172,7 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
     markTiles(op);
     return;
   }
+  auto iterators = op.getIteratorTypesArray();
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(
       rewriter, op, linalg::LinalgTilingOptions().setTileSizes(tileSizes));
@@ -180,6 +187,16 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
     linalg::peelLoop(rewriter, tiled->loops.back());
   for (Operation *o = outermost; o != after; o = o->getNextNode())
     markTiles(o);
+  // The outermost loop runs over the first tiled dim.
+  unsigned outerDim =
+      llvm::find_if(tileSizes, [](int64_t s) { return s != 0; }) -
+      tileSizes.begin();
+  int64_t iterations = 1;
+  for (int64_t range : ranges)
+    iterations *= range;
+  if (linalg::isParallelIterator(iterators[outerDim]) &&
+      iterations >= kParallelIterations)
+    outermost->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
 }
 
 /// Step 3: vectorizes each marked tile: static ones as they are, the

@@ -16,6 +16,7 @@
 
 // An elementwise op on NHWC buffers is one flat loop of 1024-bit vectors.
 // CHECK-LABEL: func.func @elementwise
+// CHECK-NOT: tfl.parallel
 // CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : memref<8x6x6x16xf32> into memref<4608xf32>
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-COUNT-2: vector.transfer_read %{{.*}}[%[[I]]]{{.*}} : memref<4608xf32>, vector<32xf32>
@@ -178,6 +179,35 @@ func.func @booleans_stay(%a: memref<4x8xf32>, %out: memref<4x8xi1>) {
     %zero = arith.constant 0.0 : f32
     %p = arith.cmpf ogt, %x, %zero : f32
     linalg.yield %p : i1
+  }
+  return
+}
+
+// Large generics get their outermost loop marked for tfl-parallelize-loops
+// when it runs over a parallel dim; small ones and reductions do not.
+// CHECK-LABEL: func.func @large
+// CHECK: scf.for
+// CHECK: vector.transfer_write {{.*}} : vector<32xf32>, memref<65536xf32>
+// CHECK: } {tfl.parallel}
+// CHECK-LABEL: func.func @large_column_sums
+// CHECK: scf.for
+// CHECK-NOT: tfl.parallel
+// CHECK: return
+
+func.func @large(%a: memref<64x32x32xf32>, %out: memref<64x32x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : memref<64x32x32xf32>) outs(%out : memref<64x32x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.mulf %x, %x : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+func.func @large_column_sums(%a: memref<4096x16xf32>, %out: memref<16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : memref<4096x16xf32>) outs(%out : memref<16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %o, %x : f32
+    linalg.yield %r : f32
   }
   return
 }

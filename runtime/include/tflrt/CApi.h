@@ -56,6 +56,13 @@ void tflrt_assert(int8_t cond, const char *message, const char *where);
 void tflrt_check_numerics(int8_t finite, const char *message,
                           const char *where);
 
+/* Runs `body(ctx, begin, end)` on contiguous chunks of the loop from `lb`
+   to `ub` by `step` (each begin is lb plus a multiple of step), one chunk
+   per thread of OpenMP's pool (the one oneDNN uses), and returns when all
+   are done. Compiled code outlines the bodies of large parallel loops. */
+void tflrt_parallel_for(void (*body)(void *ctx, int64_t begin, int64_t end),
+                        void *ctx, int64_t lb, int64_t ub, int64_t step);
+
 /* conv2d (NHWC input, HWIO filter, NHWC output) and pooling, f32, through
    oneDNN (tflrt/Conv.h); padding is top, bottom, left, right. */
 void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,

@@ -25,6 +25,11 @@ namespace mlir::tfl {
 #define GEN_PASS_REGISTRATION
 #include "tfl/Codegen/Passes.h.inc"
 
+/// The unit attribute tfl-vectorize-loops puts on an scf.for whose
+/// iterations are independent and large enough to run on several threads,
+/// for tfl-parallelize-loops.
+constexpr StringLiteral kParallelLoopAttr = "tfl.parallel";
+
 /// Patterns of tfl-to-linalg, one function per op family.
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);

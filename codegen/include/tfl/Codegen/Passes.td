@@ -49,12 +49,33 @@ def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
     peeled off and masked), the other dims into loops of one, and each tile
     becomes vector ops. Accumulators of reductions move from memory into
     loop-carried vectors. Other generics stay for convert-linalg-to-loops.
+    The outermost loop of a generic with at least 2^15 iterations, when it
+    runs over a parallel dim, gets the unit attribute `tfl.parallel`.
   }];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect"];
+}
+
+def ParallelizeLoops : Pass<"tfl-parallelize-loops", "mlir::ModuleOp"> {
+  let summary = "Run the scf.for loops marked tfl.parallel on OpenMP threads";
+  let description = [{
+    Each `scf.for` with the unit attribute `tfl.parallel` (independent
+    iterations, no results) becomes a private function
+    `@__tfl_parallel_N(ctx: !llvm.ptr, begin: i64, end: i64)` running the
+    loop from `begin` to `end`, and a call of `tflrt_parallel_for`, which
+    runs that function on one chunk of the iterations per thread. The
+    values the body uses from outside travel in a stack struct in their
+    LLVM form (a memref as its descriptor, through
+    `builtin.unrealized_conversion_cast`s that the LLVM lowering folds
+    away); constants are cloned into the function.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 #endif // TFL_CODEGEN_PASSES_TD
