@@ -9,8 +9,10 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-format-22
   # frontend: ANTLR 4 tool (Java) and its C++ runtime
   antlr4 libantlr4-runtime-dev
-  # runtime: BLAS for matmul, zlib for gzipped data files
-  libopenblas-dev zlib1g-dev
+  # runtime: BLAS for matmul (the OpenMP build, sharing oneDNN's threads),
+  # zlib for gzipped data files; bench: libopenblas-dev gives PyTorch its
+  # real BLAS
+  libopenblas-openmp-dev libopenblas-dev zlib1g-dev
   # runtime: JSON for checkpoint headers, oneDNN for convolution and pooling
   nlohmann-json3-dev libdnnl-dev
   # tests: GoogleTest, and NumPy and PyTorch (for /usr/bin/python3) as the
