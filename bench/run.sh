@@ -4,7 +4,14 @@
 # targets (docs/performance.md). Each side runs REPEATS times (default 3)
 # and keeps its best time. Needs a built tflc (./dev.sh main) and Debian's
 # python3-torch with libopenblas-dev (apt); PyTorch runs on 2 threads.
+#
+# With --peers, a second table compares W1-W4 with the current PyTorch
+# (eager and torch.compile) and JAX (jax.jit) from PyPI, installed into a
+# virtual environment at $PEERS_VENV (default ~/.cache/tfl-bench-peers;
+# several GB, as PyPI's torch brings CUDA libraries).
 set -euo pipefail
+peers=false
+[ "${1:-}" = "--peers" ] && peers=true
 cd "$(dirname "$0")"
 tflc=../build/bin/tflc
 repeats=${REPEATS:-3}
@@ -45,14 +52,17 @@ row() { # name unit tfl torch faster|atmost target
 }
 
 printf '%-50s %10s %10s %9s  %-10s %s\n' workload TFL PyTorch speedup target met
-row "W1 x = x @ x, 200 times, 1000x1000" s \
-  "$(best "$out/w1_matmul")" "$(best /usr/bin/python3 w1_matmul.py)" faster 0.95
-row "W2 linear-regression step, 2000 points" ms \
-  "$(best "$out/w2_linreg")" "$(best /usr/bin/python3 w2_linreg.py)" faster 10
-row "W3 seed CNN step, batch 32, Adam" ms \
-  "$(best "$out/w3_cnn")" "$(best /usr/bin/python3 w3_cnn.py)" faster 2
-row "W4 MLP 784-256-256-10 step, batch 128, Adam" ms \
-  "$(best "$out/w4_mlp")" "$(best /usr/bin/python3 w4_mlp.py)" faster 3
+names=("W1 x = x @ x, 200 times, 1000x1000" "W2 linear-regression step, 2000 points"
+  "W3 seed CNN step, batch 32, Adam" "W4 MLP 784-256-256-10 step, batch 128, Adam")
+scripts=(w1_matmul w2_linreg w3_cnn w4_mlp)
+units=(s ms ms ms)
+targets=(0.95 10 2 3)
+tfl=()
+for i in 0 1 2 3; do
+  tfl[i]=$(best "$out/${scripts[i]}")
+  row "${names[i]}" "${units[i]}" "${tfl[i]}" \
+    "$(best /usr/bin/python3 "${scripts[i]}.py")" faster "${targets[i]}"
+done
 torch_scalar=$(best /usr/bin/python3 w5_scalar.py)
 row "W5 scalar x = x * 0.999 + 0.001, compiled" us \
   "$(best "$out/w5_scalar")" "$torch_scalar" faster 100
@@ -63,3 +73,25 @@ read -r _ _ tr < <("$out/grad_ratio" | tail -1)
 read -r _ _ pr < <(/usr/bin/python3 grad_ratio.py)
 row "W6 gradient / forward cost (tanh MLP 512)" ratio "$tr" "$pr" atmost 3
 row "tflc build of examples/mnist_cnn.tfl" s "$build_s" "-" atmost 5
+
+$peers || exit 0
+venv=${PEERS_VENV:-$HOME/.cache/tfl-bench-peers}
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q torch jax
+fi
+py=$venv/bin/python
+echo
+echo "Current peers: $("$py" -c 'import torch, jax; print(f"torch {torch.__version__}, jax {jax.__version__}")')"
+printf '%-50s %10s %10s %10s %10s  %s\n' workload TFL torch compile jax.jit \
+  "TFL speedup over the best"
+for i in 0 1 2 3; do
+  eager=$(best "$py" "${scripts[i]}.py")
+  compiled=$(best "$py" "${scripts[i]}.py" --compile)
+  jaxjit=$(best "$py" jax_workloads.py "${scripts[i]%%_*}")
+  awk -v name="${names[i]} (${units[i]})" -v t="${tfl[i]}" -v a="$eager" \
+    -v b="$compiled" -v c="$jaxjit" 'BEGIN {
+      m = a; if (b < m) m = b; if (c < m) m = c
+      printf "%-50s %10s %10s %10s %10s  %.2fx\n", name, t, a, b, c, m / t
+    }'
+done

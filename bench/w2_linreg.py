@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """W2 in PyTorch: one linear-regression step on 2000 points (loss,
 autograd, SGD update). Prints "milliseconds per step"."""
-import sys
 import time
 
 import torch
+from torch_training import parse_args
 
 torch.set_num_threads(2)
-steps = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+steps, compile = parse_args(20000)
 N = 2000
 torch.manual_seed(0)
 x = torch.randn(N)
@@ -16,9 +16,16 @@ w = torch.tensor(5.0, requires_grad=True)
 b = torch.tensor(0.0, requires_grad=True)
 
 
+def loss(w, b):
+    return ((w * x + b - y) ** 2).mean()
+
+
+if compile:
+    loss = torch.compile(loss)
+
+
 def step():
-    loss = ((w * x + b - y) ** 2).mean()
-    dw, db = torch.autograd.grad(loss, (w, b))
+    dw, db = torch.autograd.grad(loss(w, b), (w, b))
     with torch.no_grad():
         w.sub_(0.1 * dw)
         b.sub_(0.1 * db)

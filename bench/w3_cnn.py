@@ -1,13 +1,11 @@
 #!/usr/bin/python3
 """W3 in PyTorch: one training step of the seed CNN, batch 32, Adam.
 Prints "milliseconds per step"."""
-import sys
-
 import torch
-from torch_training import ms_per_step
+from torch_training import ms_per_step, parse_args
 
 torch.set_num_threads(2)
-steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+steps, compile = parse_args(300)
 torch.manual_seed(0)
 model = torch.nn.Sequential(
     torch.nn.Conv2d(1, 16, 3), torch.nn.ReLU(),
@@ -15,4 +13,4 @@ model = torch.nn.Sequential(
     torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(16, 10))
 x = torch.rand(32, 1, 28, 28)
 y = torch.randint(0, 10, (32,))
-print(f"{ms_per_step(model, x, y, steps):.4f}")
+print(f"{ms_per_step(model, x, y, steps, compile):.4f}")

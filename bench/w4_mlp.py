@@ -1,17 +1,15 @@
 #!/usr/bin/python3
 """W4 in PyTorch: one training step of an MLP 784-256-256-10, batch 128,
 Adam. Prints "milliseconds per step"."""
-import sys
-
 import torch
-from torch_training import ms_per_step
+from torch_training import ms_per_step, parse_args
 
 torch.set_num_threads(2)
-steps = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+steps, compile = parse_args(300)
 torch.manual_seed(0)
 model = torch.nn.Sequential(
     torch.nn.Linear(784, 256), torch.nn.ReLU(),
     torch.nn.Linear(256, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
 x = torch.rand(128, 784)
 y = torch.randint(0, 10, (128,))
-print(f"{ms_per_step(model, x, y, steps):.4f}")
+print(f"{ms_per_step(model, x, y, steps, compile):.4f}")
