@@ -384,6 +384,17 @@ void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+/// Applies `patterns` to `func` with a bound on the rewrites (a hundred
+/// per op), so patterns that undo each other cannot run away. Not reaching
+/// a fixpoint leaves valid, merely less simplified IR.
+void simplify(func::FuncOp func, RewritePatternSet &&patterns) {
+  int64_t ops = 0;
+  func.walk([&](Operation *) { ++ops; });
+  (void)applyPatternsGreedily(
+      func, std::move(patterns),
+      GreedyRewriteConfig().setMaxNumRewrites(100 * ops).setMaxIterations(20));
+}
+
 struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -408,8 +419,7 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
                 linalg::LinalgDialect, scf::SCFDialect, arith::ArithDialect>(
                 name.getDialect()))
           name.getCanonicalizationPatterns(patterns, ctx);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
+      simplify(func, std::move(patterns));
     }
     vectorizeTiles(rewriter, func);
 
@@ -422,8 +432,7 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
       for (RegisteredOperationName name : ctx->getRegisteredOperations())
         if (isa<vector::VectorDialect>(name.getDialect()))
           name.getCanonicalizationPatterns(patterns, ctx);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
+      simplify(func, std::move(patterns));
     }
     {
       RewritePatternSet patterns(ctx);
@@ -433,8 +442,7 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
           patterns, vector::VectorMultiReductionLowering::InnerReduction);
       vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
       vector::populateVectorToVectorCanonicalizationPatterns(patterns);
-      if (failed(applyPatternsGreedily(func, std::move(patterns))))
-        return signalPassFailure();
+      simplify(func, std::move(patterns));
     }
     func.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
     hoistAccumulators(rewriter, func);
