@@ -4,7 +4,8 @@
 // vectorizer, which cannot prove that a generic's buffers do not overlap,
 // then either leaves the loops scalar or vectorizes an outer loop with
 // gathers and scatters. This pass vectorizes them itself, for each
-// `linalg.generic` on static buffers whose innermost loop dim is
+// `linalg.generic` on static buffers of 32- or 64-bit elements (i1 is a
+// byte in memory but a bit in a vector) whose innermost loop dim is
 // contiguous in every operand that indexes it:
 //
 //  1. Adjacent loop dims that every operand indexes together, in order, and
@@ -12,12 +13,16 @@
 //     (a bias add over NHWC becomes a (N*H*W, C) loop nest, an elementwise
 //     op one flat loop).
 //  2. The innermost dim is tiled into vectors (the whole dim when it is
-//     short, else `kVectorElements` at a time, the remainder peeled off),
-//     every other dim by 1.
+//     short, else `kVectorBits` at a time, the remainder peeled off),
+//     every other dim by 1. The outermost loop of a large generic, when it
+//     runs over a parallel dim, is marked for tfl-parallelize-loops.
 //  3. Each tile becomes vector ops (`linalg::vectorize`); a peeled tail
 //     becomes masked vector ops.
 //  4. A reduction's accumulator, read and written in every iteration of
-//     the loops it is invariant to, is hoisted into the loops' iter_args.
+//     the loops it is invariant to, is hoisted into the loops' iter_args;
+//     reads of buffers a loop never writes, at indices it does not change
+//     (a broadcast operand), move out of it with what is computed from
+//     them.
 //
 // Generics it cannot handle stay for convert-linalg-to-loops.
 //
