@@ -23,15 +23,6 @@ namespace mlir::tfl {
 
 namespace {
 
-/// True when the innermost dim of `type` is contiguous, as BLAS needs.
-bool hasUnitInnerStride(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return !strides.empty() && strides.back() == 1;
-}
-
 struct LowerToRuntimeCallsPass
     : impl::LowerToRuntimeCallsBase<LowerToRuntimeCallsPass> {
   void runOnOperation() override {
@@ -45,7 +36,7 @@ struct LowerToRuntimeCallsPass
         return;
       for (Value operand : op->getOperands()) {
         auto type = dyn_cast<MemRefType>(operand.getType());
-        if (!type || !hasUnitInnerStride(type) ||
+        if (!type || !type.isLastDimUnitStride() ||
             !(type.getElementType().isF32() || type.getElementType().isF64()))
           return;
       }

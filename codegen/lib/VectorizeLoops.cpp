@@ -74,15 +74,6 @@ bool isVectorElement(Type type) {
   return false;
 }
 
-bool hasUnitInnerStride(MemRefType type) {
-  if (type.getRank() == 0)
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
-}
-
 /// Whether `op` can be vectorized along its innermost loop dim: static
 /// buffers of 32- or 64-bit elements, and that dim (if an operand indexes
 /// it) the operand's last, contiguous one.
@@ -96,7 +87,7 @@ bool isCandidate(linalg::GenericOp op) {
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     if (!type || !type.hasStaticShape() ||
-        !isVectorElement(type.getElementType()) || !hasUnitInnerStride(type))
+        !isVectorElement(type.getElementType()) || !type.isLastDimUnitStride())
       return false;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     for (unsigned r = 0; r < map.getNumResults(); ++r)
@@ -261,23 +252,38 @@ bool runsAtLeastOnce(scf::ForOp loop) {
   return lb && ub && *lb < *ub;
 }
 
-/// Whether nothing in `loop` may write the buffer with root `root`.
-bool loopNeverWrites(scf::ForOp loop, Value root) {
+/// The buffer a vector transfer or a scalar load or store accesses, with
+/// whether it writes it; null for other ops.
+std::pair<Value, bool> accessedBuffer(Operation *op) {
+  if (auto read = dyn_cast<vector::TransferReadOp>(op))
+    return {read.getBase(), false};
+  if (auto write = dyn_cast<vector::TransferWriteOp>(op))
+    return {write.getBase(), true};
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return {load.getMemRef(), false};
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return {store.getMemRef(), true};
+  return {Value(), false};
+}
+
+/// Whether no op in `loop` but `except` may write (or, unless `writesOnly`,
+/// read) the buffer with root `root`.
+bool noConflictingAccess(scf::ForOp loop, Value root, bool writesOnly,
+                         ArrayRef<Operation *> except = {}) {
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
-    if (auto write = dyn_cast<vector::TransferWriteOp>(op))
-      return distinctBuffers(rootBuffer(write.getBase()), root)
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    if (auto store = dyn_cast<memref::StoreOp>(op))
-      return distinctBuffers(rootBuffer(store.getMemRef()), root)
+    if (llvm::is_contained(except, op) || isa<scf::ForOp, scf::YieldOp>(op))
+      return WalkResult::advance();
+    auto [buffer, writes] = accessedBuffer(op);
+    if (buffer)
+      return (writesOnly && !writes) ||
+                     distinctBuffers(rootBuffer(buffer), root)
                  ? WalkResult::advance()
                  : WalkResult::interrupt();
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (isa<scf::ForOp, scf::YieldOp>(op) ||
-        (effects && !effects.hasEffect<MemoryEffects::Write>() &&
-         !effects.hasEffect<MemoryEffects::Free>()))
-      return WalkResult::advance();
-    return WalkResult::interrupt();
+    bool harmless = effects && !effects.hasEffect<MemoryEffects::Write>() &&
+                    !effects.hasEffect<MemoryEffects::Free>() &&
+                    (writesOnly || !effects.hasEffect<MemoryEffects::Read>());
+    return harmless ? WalkResult::advance() : WalkResult::interrupt();
   });
   return !result.wasInterrupted();
 }
@@ -293,17 +299,14 @@ void hoistInvariantReads(func::FuncOp func) {
       if (!runsAtLeastOnce(loop))
         return;
       for (Operation &op : llvm::make_early_inc_range(*loop.getBody())) {
-        Value base;
-        if (auto read = dyn_cast<vector::TransferReadOp>(op))
-          base = read.getBase();
-        else if (auto load = dyn_cast<memref::LoadOp>(op))
-          base = load.getMemRef();
-        else
+        auto [buffer, writes] = accessedBuffer(&op);
+        if (!buffer || writes)
           continue;
         if (llvm::all_of(
                 op.getOperands(),
                 [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) &&
-            loopNeverWrites(loop, rootBuffer(base))) {
+            noConflictingAccess(loop, rootBuffer(buffer),
+                                /*writesOnly=*/true)) {
           loop.moveOutOfLoop(&op);
           changed = true;
         }
@@ -315,7 +318,7 @@ void hoistInvariantReads(func::FuncOp func) {
 
 /// Step 4: a transfer_read and transfer_write of the same vector of a
 /// buffer, at loop-invariant indices, in the body of an scf.for that
-/// otherwise only reads other buffers (a reduction's accumulator), become
+/// otherwise touches only other buffers (a reduction's accumulator), become
 /// one read before the loop, a loop-carried vector, and one write after.
 /// (linalg::hoistRedundantVectorTransfers gives up on any buffer with uses
 /// outside the loop, which every accumulator has.)
@@ -328,33 +331,18 @@ bool hoistAccumulator(RewriterBase &rewriter, scf::ForOp loop) {
         !llvm::all_of(write.getIndices(),
                       [&](Value i) { return loop.isDefinedOutsideOfLoop(i); }))
       continue;
-    vector::TransferReadOp read;
-    bool safe = true;
-    loop.getBody()->walk([&](Operation *op) {
-      if (op == write.getOperation())
-        return;
-      if (auto r = dyn_cast<vector::TransferReadOp>(op)) {
-        if (r.getBase() == buffer && r.getIndices() == write.getIndices() &&
-            r.getVectorType() == write.getVectorType() &&
-            r.getPermutationMap() == write.getPermutationMap() &&
-            !r.getMask() && !write.getMask() && !read &&
-            r->isBeforeInBlock(write)) {
-          read = r;
-          return;
-        }
-        if (!distinctBuffers(rootBuffer(r.getBase()), root))
-          safe = false;
-        return;
-      }
-      if (auto load = dyn_cast<memref::LoadOp>(op)) {
-        if (!distinctBuffers(rootBuffer(load.getMemRef()), root))
-          safe = false;
-        return;
-      }
-      if (!isMemoryEffectFree(op) && !isa<scf::ForOp, scf::YieldOp>(op))
-        safe = false;
+    auto reads = loop.getBody()->getOps<vector::TransferReadOp>();
+    auto it = llvm::find_if(reads, [&](vector::TransferReadOp r) {
+      return r.getBase() == buffer && r.getIndices() == write.getIndices() &&
+             r.getVectorType() == write.getVectorType() &&
+             r.getPermutationMap() == write.getPermutationMap() &&
+             !r.getMask() && !write.getMask() && r->isBeforeInBlock(write);
     });
-    if (!safe || !read)
+    if (it == reads.end())
+      continue;
+    vector::TransferReadOp read = *it;
+    if (!noConflictingAccess(loop, root, /*writesOnly=*/false,
+                             {read.getOperation(), write.getOperation()}))
       continue;
     loop.moveOutOfLoop(read);
     Value written = write.getVector();
@@ -389,6 +377,16 @@ void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+/// The canonicalization patterns of every op of the dialects `Dialects`.
+template <typename... Dialects>
+RewritePatternSet canonicalizations(MLIRContext *ctx) {
+  RewritePatternSet patterns(ctx);
+  for (RegisteredOperationName name : ctx->getRegisteredOperations())
+    if (isa<Dialects...>(name.getDialect()))
+      name.getCanonicalizationPatterns(patterns, ctx);
+  return patterns;
+}
+
 /// Applies `patterns` to `func` with a bound on the rewrites (a hundred
 /// per op), so patterns that undo each other cannot run away. Not reaching
 /// a fixpoint leaves valid, merely less simplified IR.
@@ -417,28 +415,17 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
 
     // Fold the tiles' constant sizes into their subviews, so the full
     // tiles are static.
-    {
-      RewritePatternSet patterns(ctx);
-      for (RegisteredOperationName name : ctx->getRegisteredOperations())
-        if (isa<affine::AffineDialect, memref::MemRefDialect,
-                linalg::LinalgDialect, scf::SCFDialect, arith::ArithDialect>(
-                name.getDialect()))
-          name.getCanonicalizationPatterns(patterns, ctx);
-      simplify(func, std::move(patterns));
-    }
+    simplify(func,
+             canonicalizations<affine::AffineDialect, memref::MemRefDialect,
+                               linalg::LinalgDialect, scf::SCFDialect,
+                               arith::ArithDialect>(ctx));
     vectorizeTiles(rewriter, func);
 
     // Step 4: transfers straight on the buffers (not on the tiles'
     // subviews), loop-invariant ones out of their loops, and accumulators
     // into iter_args.
-    {
-      // Tiles reduce over unit dims: their multi_reductions fold away.
-      RewritePatternSet patterns(ctx);
-      for (RegisteredOperationName name : ctx->getRegisteredOperations())
-        if (isa<vector::VectorDialect>(name.getDialect()))
-          name.getCanonicalizationPatterns(patterns, ctx);
-      simplify(func, std::move(patterns));
-    }
+    // Tiles reduce over unit dims: their multi_reductions fold away.
+    simplify(func, canonicalizations<vector::VectorDialect>(ctx));
     {
       RewritePatternSet patterns(ctx);
       memref::populateFoldMemRefAliasOpPatterns(patterns);
