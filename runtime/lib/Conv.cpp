@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace tflrt {
@@ -197,9 +198,18 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
     dnnl::convolution_backward_weights::desc d(
         dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
         strides(window), padBefore(window), padAfter(window));
-    dnnl::convolution_backward_weights::primitive_desc pd(
-        d, c.engine,
-        forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window));
+    // The hint outlives the iteration over implementations below.
+    dnnl::convolution_forward::primitive_desc hint =
+        forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window);
+    dnnl::convolution_backward_weights::primitive_desc pd(d, c.engine, hint);
+    // oneDNN 2.6's 1x1 backward-weights kernels (jit_1x1) compute wrong,
+    // run-to-run different filter gradients for strided 1x1 convolutions
+    // on AVX2 machines: the next implementation oneDNN offers is used.
+    bool strided = window.strides[0] > 1 || window.strides[1] > 1;
+    while (strided &&
+           std::string(pd.impl_info_str()).find("jit_1x1") != std::string::npos)
+      if (!pd.next_impl())
+        break;
     return std::pair<dnnl::primitive, memory::desc>(
         dnnl::convolution_backward_weights(pd), pd.diff_weights_desc());
   });
