@@ -15,6 +15,8 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -53,6 +55,45 @@ llvm::TargetMachine *hostTargetMachine(std::string &error) {
   return tm.get();
 }
 
+/// True when every use of `v` (through address computations) is in `block`.
+bool usedOnlyIn(llvm::Value *v, llvm::BasicBlock *block) {
+  for (llvm::User *user : v->users()) {
+    auto *inst = llvm::dyn_cast<llvm::Instruction>(user);
+    if (!inst || inst->getParent() != block)
+      return false;
+    if ((llvm::isa<llvm::GetElementPtrInst>(inst) ||
+         llvm::isa<llvm::CastInst>(inst)) &&
+        !usedOnlyIn(inst, block))
+      return false;
+  }
+  return true;
+}
+
+/// Moves the fixed-size allocas that MLIR's lowerings place at their use
+/// (a kernel launch's argument array, a runtime call's memref descriptor)
+/// into the entry block, as clang places locals. In a loop such an alloca
+/// would otherwise take new stack every iteration until the stack
+/// overflows; since all its uses are in its own block, one slot reused by
+/// every iteration is equivalent.
+void hoistLocalAllocas(llvm::Module &module) {
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    llvm::BasicBlock &entry = f.getEntryBlock();
+    for (llvm::BasicBlock &block : f) {
+      if (&block == &entry)
+        continue;
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block)) {
+        auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+        if (alloca && !alloca->isStaticAlloca() &&
+            llvm::isa<llvm::ConstantInt>(alloca->getArraySize()) &&
+            usedOnlyIn(alloca, &block))
+          alloca->moveBefore(entry.getFirstInsertionPt());
+      }
+    }
+  }
+}
+
 } // namespace
 
 std::unique_ptr<llvm::Module>
@@ -74,6 +115,7 @@ translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext) {
     module.emitError("no LLVM target for this host: ") << error;
     return nullptr;
   }
+  hoistLocalAllocas(*llvmModule);
   llvmModule->setTargetTriple(tm->getTargetTriple());
   llvmModule->setDataLayout(tm->createDataLayout());
   if (llvm::Error err = makeOptimizingTransformer(3, 0, tm)(llvmModule.get())) {
