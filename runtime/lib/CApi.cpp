@@ -287,6 +287,10 @@ void tflrt_checkpoint_write(const char *path, const char *where) {
          [&] { tflrt::writeCheckpoint(path, pending.names, pending.tensors); });
 }
 
+int64_t tflrt_checkpoint_pending(void) {
+  return static_cast<int64_t>(pendingCheckpoint().tensors.size());
+}
+
 void tflrt_log_scalar(const char *name, double value, int64_t step,
                       const char *where) {
   fileOp(where, [&] { tflrt::logScalar(name, value, step); });

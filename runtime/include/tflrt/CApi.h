@@ -168,6 +168,8 @@ TFLRT_FILE_FUNCTIONS(u8)
 TFLRT_FILE_FUNCTIONS(bool)
 #undef TFLRT_FILE_FUNCTIONS
 void tflrt_checkpoint_write(const char *path, const char *where);
+/* How many tensors are queued for the next checkpoint_write. */
+int64_t tflrt_checkpoint_pending(void);
 /* log_scalar(name, value, step). */
 void tflrt_log_scalar(const char *name, double value, int64_t step,
                       const char *where);

@@ -1,0 +1,79 @@
+/*===- CudaApi.h - The C ABI compiled TFL code calls on a GPU ----*- C -*-===*\
+|*                                                                            *|
+|* libtflrt_cuda, linked only into executables built with --device cuda.     *|
+|* Three groups of entry points:                                             *|
+|*  - MLIR's GPU host ABI (mgpu*), which the gpu dialect's lowering calls:   *|
+|*    modules, kernel launches, the stream, events, device memory;           *|
+|*  - tflrt_cuda_X for every libtflrt function tflrt_X that takes tensors:   *|
+|*    the same arguments, device memrefs; matmuls run on cuBLAS, the others  *|
+|*    stage their tensors through host memory around libtflrt's function;    *|
+|*  - element reads and writes of device memory for host code (a scalar     *|
+|*    that steers control flow).                                             *|
+|* Every device operation goes on the program's one stream in issue order;   *|
+|* the host waits for it only where a value crosses to the host.             *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TFLRT_CUDAAPI_H
+#define TFLRT_CUDAAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- MLIR's GPU host ABI (MLIR 22's gpu-to-llvm lowering) ---------------- */
+void *mgpuModuleLoad(void *data, size_t sizeBytes);
+void *mgpuModuleLoadJIT(void *ptx, int optLevel);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramsCount);
+void *mgpuStreamCreate(void);
+void mgpuStreamDestroy(void *stream);
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamWaitEvent(void *stream, void *event);
+void *mgpuEventCreate(void);
+void mgpuEventDestroy(void *event);
+void mgpuEventSynchronize(void *event);
+void mgpuEventRecord(void *event, void *stream);
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared);
+void mgpuMemFree(void *ptr, void *stream);
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream);
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream);
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
+
+/* ---- Host access to device memory ---------------------------------------- */
+/* The element of `elemSize` bytes at a device address, as raw bits (waits
+   for the stream); and a store of raw bits there. */
+int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address);
+void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits);
+/* A constant's device copy, uploaded at its first use and kept. */
+void *tflrt_cuda_constant(const void *host, int64_t sizeBytes);
+
+/* ---- Library operations on device memory --------------------------------- */
+void tflrt_cuda_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
+                           int64_t rankC, void *c);
+void tflrt_cuda_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
+                           int64_t rankC, void *c);
+void tflrt_cuda_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
+                                 int64_t rankC, void *c);
+void tflrt_cuda_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
+                                 int64_t rankC, void *c);
+
+/* now(): waits for the stream, then reads the clock (timings of device
+   work measure the work, not its queueing). */
+double tflrt_cuda_now(void);
+
+/* Process set-up and tear-down (waits for the stream, reports its errors). */
+void tflrt_cuda_finish(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFLRT_CUDAAPI_H */

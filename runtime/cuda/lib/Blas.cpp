@@ -1,0 +1,206 @@
+//===- Blas.cpp - matmul on cuBLAS ----------------------------------------===//
+//
+// C += A @ B (linalg.matmul's semantics, which the compiled code relies on:
+// it fills C first) on row-major device matrices with unit inner stride.
+// cuBLAS is column-major, so the row-major product C = A B is computed as
+// the column-major C^T = B^T A^T, which reads the same memory. One f32
+// product runs on cuBLASLt (plans cached per shape, a 32 MiB workspace),
+// batches and f64 on cuBLAS. f32 math stays f32: CUBLAS_COMPUTE_32F and
+// cuBLAS's default math mode do not use TF32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+#include "tflrt/CudaApi.h"
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+namespace {
+
+using tflrt::cuda::descOf;
+using tflrt::cuda::fail;
+
+cublasHandle_t handle() {
+  static cublasHandle_t h = nullptr;
+  if (!h) {
+    cudaStream_t s = tflrt::cuda::stream();
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+      fail("cannot initialize cuBLAS");
+    cublasSetStream(h, s);
+    cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+  }
+  return h;
+}
+
+void checkBlas(cublasStatus_t status, const char *what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    fail(std::string(what) +
+         " failed on cuBLAS: " + cublasGetStatusString(status));
+}
+
+/// One (batched) product's geometry from the descriptors; `lead` is the
+/// number of batch dims (0 or 1).
+struct Product {
+  int64_t m, n, k, batch = 1;
+  int64_t lda, ldb, ldc;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  char *a, *b, *c;
+};
+
+Product describe(int64_t lead, void *a, void *b, void *c, size_t elemSize) {
+  auto *da = descOf(a), *db = descOf(b), *dc = descOf(c);
+  int64_t rank = lead + 2;
+  Product p;
+  p.m = da->dims[lead];
+  p.k = da->dims[lead + 1];
+  p.n = db->dims[lead + 1];
+  p.lda = da->dims[rank + lead];
+  p.ldb = db->dims[rank + lead];
+  p.ldc = dc->dims[rank + lead];
+  if (lead) {
+    p.batch = da->dims[0];
+    p.strideA = da->dims[rank];
+    p.strideB = db->dims[rank];
+    p.strideC = dc->dims[rank];
+  }
+  p.a = da->aligned + da->offset * elemSize;
+  p.b = db->aligned + db->offset * elemSize;
+  p.c = dc->aligned + dc->offset * elemSize;
+  // cuBLAS wants leading dims of at least the row length, even for one row.
+  auto fix = [](int64_t &ld, int64_t cols) {
+    if (ld < cols)
+      ld = cols > 0 ? cols : 1;
+  };
+  fix(p.lda, p.k);
+  fix(p.ldb, p.n);
+  fix(p.ldc, p.n);
+  return p;
+}
+
+/// One f32 product shape's cuBLASLt plan: descriptors and the algorithm
+/// its heuristics rank first for the workspace below.
+struct LtPlan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo;
+  bool found = false;
+};
+
+constexpr size_t kLtWorkspace = size_t(32) << 20;
+
+cublasLtHandle_t ltHandle() {
+  static cublasLtHandle_t h = nullptr;
+  if (!h && cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS)
+    fail("cannot initialize cuBLASLt");
+  return h;
+}
+
+/// Row-major layouts (ld = row stride) of the column-major C^T = B^T A^T.
+LtPlan &ltPlan(const Product &p) {
+  static std::map<
+      std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>,
+      std::unique_ptr<LtPlan>>
+      plans;
+  auto &slot = plans[{p.m, p.n, p.k, p.lda, p.ldb, p.ldc}];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<LtPlan>();
+  LtPlan &plan = *slot;
+  checkBlas(cublasLtMatmulDescCreate(&plan.op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+            "matmul");
+  checkBlas(cublasLtMatrixLayoutCreate(&plan.b, CUDA_R_32F, p.n, p.k, p.ldb),
+            "matmul");
+  checkBlas(cublasLtMatrixLayoutCreate(&plan.a, CUDA_R_32F, p.k, p.m, p.lda),
+            "matmul");
+  checkBlas(cublasLtMatrixLayoutCreate(&plan.c, CUDA_R_32F, p.n, p.m, p.ldc),
+            "matmul");
+  cublasLtMatmulPreference_t pref;
+  checkBlas(cublasLtMatmulPreferenceCreate(&pref), "matmul");
+  size_t workspace = kLtWorkspace;
+  checkBlas(cublasLtMatmulPreferenceSetAttribute(
+                pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                sizeof(workspace)),
+            "matmul");
+  cublasLtMatmulHeuristicResult_t result;
+  int count = 0;
+  if (cublasLtMatmulAlgoGetHeuristic(ltHandle(), plan.op, plan.b, plan.a,
+                                     plan.c, plan.c, pref, 1, &result,
+                                     &count) == CUBLAS_STATUS_SUCCESS &&
+      count > 0) {
+    plan.algo = result.algo;
+    plan.found = true;
+  }
+  cublasLtMatmulPreferenceDestroy(pref);
+  return plan;
+}
+
+/// C += A B in f32 on cuBLASLt; false when it has no algorithm for it.
+bool ltGemm(const Product &p) {
+  LtPlan &plan = ltPlan(p);
+  if (!plan.found)
+    return false;
+  static void *workspace = tflrt::cuda::allocate(kLtWorkspace);
+  const float one = 1;
+  checkBlas(cublasLtMatmul(ltHandle(), plan.op, &one, p.b, plan.b, p.a, plan.a,
+                           &one, p.c, plan.c, p.c, plan.c, &plan.algo,
+                           workspace, kLtWorkspace, tflrt::cuda::stream()),
+            "matmul");
+  return true;
+}
+
+template <typename T, typename Gemm, typename BatchedGemm>
+void gemm(int64_t lead, void *a, void *b, void *c, Gemm fn,
+          BatchedGemm batched) {
+  Product p = describe(lead, a, b, c, sizeof(T));
+  if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0)
+    return; // C += nothing
+  const T one = 1;
+  const T *pa = reinterpret_cast<const T *>(p.a);
+  const T *pb = reinterpret_cast<const T *>(p.b);
+  T *pc = reinterpret_cast<T *>(p.c);
+  // A single f32 product takes cuBLASLt (the algorithm its heuristics
+  // rank first, with a workspace); f64 and batches take cuBLAS.
+  if (p.batch == 1 && sizeof(T) == 4 && ltGemm(p))
+    return;
+  if (p.batch == 1)
+    checkBlas(fn(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, pb,
+                 p.ldb, pa, p.lda, &one, pc, p.ldc),
+              "matmul");
+  else
+    checkBlas(batched(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one,
+                      pb, p.ldb, p.strideB, pa, p.lda, p.strideA, &one, pc,
+                      p.ldc, p.strideC, p.batch),
+              "batched matmul");
+}
+
+} // namespace
+
+extern "C" {
+
+void tflrt_cuda_matmul_f32(int64_t, void *a, int64_t, void *b, int64_t,
+                           void *c) {
+  gemm<float>(0, a, b, c, cublasSgemm, cublasSgemmStridedBatched);
+}
+
+void tflrt_cuda_matmul_f64(int64_t, void *a, int64_t, void *b, int64_t,
+                           void *c) {
+  gemm<double>(0, a, b, c, cublasDgemm, cublasDgemmStridedBatched);
+}
+
+void tflrt_cuda_batch_matmul_f32(int64_t, void *a, int64_t, void *b, int64_t,
+                                 void *c) {
+  gemm<float>(1, a, b, c, cublasSgemm, cublasSgemmStridedBatched);
+}
+
+void tflrt_cuda_batch_matmul_f64(int64_t, void *a, int64_t, void *b, int64_t,
+                                 void *c) {
+  gemm<double>(1, a, b, c, cublasDgemm, cublasDgemmStridedBatched);
+}
+
+} // extern "C"

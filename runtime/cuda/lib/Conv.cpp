@@ -1,0 +1,324 @@
+//===- Conv.cpp - conv2d and its adjoints on cuDNN ------------------------===//
+//
+// conv2d (NHWC input and output, HWIO filter, TensorFlow's padding) and its
+// two adjoints on cuDNN 9's convolution API. Activations are described to
+// cuDNN with their own strides (NHWC); the filter is reordered to cuDNN's
+// KRSC (NHWC filter format) by cudnnTransformTensor, and a filter gradient
+// is reordered back. Per shape (the cache key holds every dim, stride and
+// window parameter), descriptors and the algorithm cuDNN's heuristics rank
+// first are made once; workspaces come from the caching allocator. The math
+// is f32 (CUDNN_FMA_MATH: no TF32). cuDNN pads symmetrically: a window
+// padded more on one side (TensorFlow's "same" with an even total) runs on
+// the host instead (libtflrt's oneDNN convolution).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+#include "tflrt/CudaApi.h"
+
+#include <cudnn.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tflrt::cuda::descOf;
+using tflrt::cuda::fail;
+using tflrt::cuda::MemrefDesc;
+
+void checkDnn(cudnnStatus_t status, const char *what) {
+  if (status != CUDNN_STATUS_SUCCESS)
+    fail(std::string(what) +
+         " failed on cuDNN: " + cudnnGetErrorString(status));
+}
+
+cudnnHandle_t handle() {
+  static cudnnHandle_t h = nullptr;
+  if (!h) {
+    cudaStream_t s = tflrt::cuda::stream();
+    checkDnn(cudnnCreate(&h), "initializing cuDNN");
+    checkDnn(cudnnSetStream(h, s), "initializing cuDNN");
+  }
+  return h;
+}
+
+/// An NHWC memref of rank 4: its dims and strides, and its first element.
+struct Nhwc {
+  int n, h, w, c;
+  int sn, sh, sw, sc;
+  float *data;
+};
+
+Nhwc nhwc(void *desc) {
+  MemrefDesc *d = descOf(desc);
+  const int64_t *s = d->dims, *st = d->dims + 4;
+  return {static_cast<int>(s[0]),
+          static_cast<int>(s[1]),
+          static_cast<int>(s[2]),
+          static_cast<int>(s[3]),
+          static_cast<int>(st[0]),
+          static_cast<int>(st[1]),
+          static_cast<int>(st[2]),
+          static_cast<int>(st[3]),
+          reinterpret_cast<float *>(d->aligned) + d->offset};
+}
+
+/// A tensor descriptor of an NHWC view (cuDNN's dims are N, C, H, W).
+cudnnTensorDescriptor_t tensorDesc(const Nhwc &v) {
+  cudnnTensorDescriptor_t t;
+  checkDnn(cudnnCreateTensorDescriptor(&t), "a tensor descriptor");
+  checkDnn(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, v.n, v.c, v.h, v.w,
+                                        v.sn, v.sc, v.sh, v.sw),
+           "a tensor descriptor");
+  return t;
+}
+
+/// The HWIO filter (dims H, W, I, O) as a strided tensor with dims
+/// (O, I, H, W), and the dense KRSC tensor cuDNN's NHWC filters are.
+cudnnTensorDescriptor_t hwioDesc(const Nhwc &f) {
+  cudnnTensorDescriptor_t t;
+  checkDnn(cudnnCreateTensorDescriptor(&t), "a filter descriptor");
+  checkDnn(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, f.c, f.w, f.n, f.h,
+                                        f.sc, f.sw, f.sn, f.sh),
+           "a filter descriptor");
+  return t;
+}
+
+cudnnTensorDescriptor_t krscDesc(const Nhwc &f) {
+  cudnnTensorDescriptor_t t;
+  checkDnn(cudnnCreateTensorDescriptor(&t), "a filter descriptor");
+  checkDnn(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT,
+                                      f.c, f.w, f.n, f.h),
+           "a filter descriptor");
+  return t;
+}
+
+enum class Kind { Forward, BackwardData, BackwardFilter };
+
+/// One convolution shape's descriptors, algorithm and workspace size.
+struct Plan {
+  cudnnTensorDescriptor_t x, y, hwio, krsc;
+  cudnnFilterDescriptor_t filter;
+  cudnnConvolutionDescriptor_t conv;
+  int algo = 0;
+  size_t workspace = 0;
+  size_t filterBytes = 0;
+};
+
+template <typename Perf, typename Get>
+int firstAlgorithm(Get get, const char *what) {
+  Perf perf[16];
+  int count = 0;
+  checkDnn(get(16, &count, perf), what);
+  for (int i = 0; i < count; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS)
+      return static_cast<int>(perf[i].algo);
+  fail(std::string("cuDNN has no algorithm for this ") + what);
+}
+
+/// The plan for convolving `x` (NHWC) with filter `f` (HWIO) into `y`.
+Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
+           const int64_t window[6]) {
+  static std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans;
+  std::vector<int64_t> key = {static_cast<int64_t>(kind)};
+  for (const Nhwc *v : {&x, &f, &y})
+    key.insert(key.end(), {v->n, v->h, v->w, v->c, v->sn, v->sh, v->sw, v->sc});
+  key.insert(key.end(), window, window + 6);
+  std::unique_ptr<Plan> &slot = plans[key];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<Plan>();
+  Plan &p = *slot;
+  p.x = tensorDesc(x);
+  p.y = tensorDesc(y);
+  p.hwio = hwioDesc(f);
+  p.krsc = krscDesc(f);
+  p.filterBytes = sizeof(float) * f.n * f.h * f.w * f.c;
+  checkDnn(cudnnCreateFilterDescriptor(&p.filter), "a filter descriptor");
+  checkDnn(cudnnSetFilter4dDescriptor(p.filter, CUDNN_DATA_FLOAT,
+                                      CUDNN_TENSOR_NHWC, f.c, f.w, f.n, f.h),
+           "a filter descriptor");
+  checkDnn(cudnnCreateConvolutionDescriptor(&p.conv), "a convolution");
+  checkDnn(cudnnSetConvolution2dDescriptor(
+               p.conv, static_cast<int>(window[2]), static_cast<int>(window[4]),
+               static_cast<int>(window[0]), static_cast<int>(window[1]), 1, 1,
+               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+           "a convolution");
+  checkDnn(cudnnSetConvolutionMathType(p.conv, CUDNN_FMA_MATH),
+           "a convolution");
+  cudnnHandle_t h = handle();
+  switch (kind) {
+  case Kind::Forward:
+    p.algo = firstAlgorithm<cudnnConvolutionFwdAlgoPerf_t>(
+        [&](int n, int *count, cudnnConvolutionFwdAlgoPerf_t *perf) {
+          return cudnnGetConvolutionForwardAlgorithm_v7(
+              h, p.x, p.filter, p.conv, p.y, n, count, perf);
+        },
+        "convolution");
+    checkDnn(cudnnGetConvolutionForwardWorkspaceSize(
+                 h, p.x, p.filter, p.conv, p.y,
+                 static_cast<cudnnConvolutionFwdAlgo_t>(p.algo), &p.workspace),
+             "convolution");
+    break;
+  case Kind::BackwardData:
+    p.algo = firstAlgorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
+        [&](int n, int *count, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
+          return cudnnGetConvolutionBackwardDataAlgorithm_v7(
+              h, p.filter, p.y, p.conv, p.x, n, count, perf);
+        },
+        "convolution's input gradient");
+    checkDnn(cudnnGetConvolutionBackwardDataWorkspaceSize(
+                 h, p.filter, p.y, p.conv, p.x,
+                 static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
+                 &p.workspace),
+             "convolution's input gradient");
+    break;
+  case Kind::BackwardFilter:
+    p.algo = firstAlgorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
+        [&](int n, int *count, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
+          return cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+              h, p.x, p.y, p.conv, p.filter, n, count, perf);
+        },
+        "convolution's filter gradient");
+    checkDnn(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                 h, p.x, p.y, p.conv, p.filter,
+                 static_cast<cudnnConvolutionBwdFilterAlgo_t>(p.algo),
+                 &p.workspace),
+             "convolution's filter gradient");
+    break;
+  }
+  return p;
+}
+
+/// Device memory for one call, back to the caching allocator after it (the
+/// stream orders its reuse after the call's kernels).
+struct Scratch {
+  explicit Scratch(size_t bytes)
+      : ptr(bytes ? tflrt::cuda::allocate(bytes) : nullptr) {}
+  ~Scratch() { tflrt::cuda::release(ptr); }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  void *ptr;
+};
+
+bool symmetric(const int64_t window[6]) {
+  return window[2] == window[3] && window[4] == window[5];
+}
+
+bool empty(const Nhwc &v) {
+  return v.n == 0 || v.h == 0 || v.w == 0 || v.c == 0;
+}
+
+const float kOne = 1.0f, kZero = 0.0f;
+
+} // namespace
+
+extern "C" {
+
+void tflrt_cuda_conv2d_f32(int64_t rankX, void *xd, int64_t rankW, void *wd,
+                           int64_t rankOut, void *outd, int64_t strideH,
+                           int64_t strideW, int64_t padTop, int64_t padBottom,
+                           int64_t padLeft, int64_t padRight) {
+  const int64_t window[6] = {strideH,   strideW, padTop,
+                             padBottom, padLeft, padRight};
+  if (!symmetric(window))
+    return tflrt::cuda::staged_conv2d_f32(rankX, xd, rankW, wd, rankOut, outd,
+                                          strideH, strideW, padTop, padBottom,
+                                          padLeft, padRight);
+  Nhwc x = nhwc(xd), w = nhwc(wd), y = nhwc(outd);
+  if (empty(y))
+    return;
+  if (empty(x) || empty(w)) {
+    tflrt::cuda::check(cudaMemsetAsync(y.data, 0,
+                                       sizeof(float) * y.n * y.h * y.w * y.c,
+                                       tflrt::cuda::stream()),
+                       "conv2d");
+    return;
+  }
+  Plan &p = plan(Kind::Forward, x, w, y, window);
+  Scratch filter(p.filterBytes), workspace(p.workspace);
+  cudnnHandle_t h = handle();
+  checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero, p.krsc,
+                                filter.ptr),
+           "conv2d's filter reorder");
+  checkDnn(cudnnConvolutionForward(
+               h, &kOne, p.x, x.data, p.filter, filter.ptr, p.conv,
+               static_cast<cudnnConvolutionFwdAlgo_t>(p.algo), workspace.ptr,
+               p.workspace, &kZero, p.y, y.data),
+           "conv2d");
+}
+
+void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dyd,
+                                          int64_t rankW, void *wd,
+                                          int64_t rankDx, void *dxd,
+                                          int64_t strideH, int64_t strideW,
+                                          int64_t padTop, int64_t padBottom,
+                                          int64_t padLeft, int64_t padRight) {
+  const int64_t window[6] = {strideH,   strideW, padTop,
+                             padBottom, padLeft, padRight};
+  if (!symmetric(window))
+    return tflrt::cuda::staged_conv2d_backward_input_f32(
+        rankDy, dyd, rankW, wd, rankDx, dxd, strideH, strideW, padTop,
+        padBottom, padLeft, padRight);
+  Nhwc dy = nhwc(dyd), w = nhwc(wd), dx = nhwc(dxd);
+  if (empty(dx))
+    return;
+  if (empty(dy) || empty(w)) {
+    tflrt::cuda::check(
+        cudaMemsetAsync(dx.data, 0, sizeof(float) * dx.n * dx.h * dx.w * dx.c,
+                        tflrt::cuda::stream()),
+        "conv2d's input gradient");
+    return;
+  }
+  Plan &p = plan(Kind::BackwardData, dx, w, dy, window);
+  Scratch filter(p.filterBytes), workspace(p.workspace);
+  cudnnHandle_t h = handle();
+  checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero, p.krsc,
+                                filter.ptr),
+           "conv2d's filter reorder");
+  checkDnn(cudnnConvolutionBackwardData(
+               h, &kOne, p.filter, filter.ptr, p.y, dy.data, p.conv,
+               static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
+               workspace.ptr, p.workspace, &kZero, p.x, dx.data),
+           "conv2d's input gradient");
+}
+
+void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *xd,
+                                           int64_t rankDy, void *dyd,
+                                           int64_t rankDw, void *dwd,
+                                           int64_t strideH, int64_t strideW,
+                                           int64_t padTop, int64_t padBottom,
+                                           int64_t padLeft, int64_t padRight) {
+  const int64_t window[6] = {strideH,   strideW, padTop,
+                             padBottom, padLeft, padRight};
+  if (!symmetric(window))
+    return tflrt::cuda::staged_conv2d_backward_filter_f32(
+        rankX, xd, rankDy, dyd, rankDw, dwd, strideH, strideW, padTop,
+        padBottom, padLeft, padRight);
+  Nhwc x = nhwc(xd), dy = nhwc(dyd), dw = nhwc(dwd);
+  if (empty(dw))
+    return;
+  if (empty(x) || empty(dy)) {
+    tflrt::cuda::check(
+        cudaMemsetAsync(dw.data, 0, sizeof(float) * dw.n * dw.h * dw.w * dw.c,
+                        tflrt::cuda::stream()),
+        "conv2d's filter gradient");
+    return;
+  }
+  Plan &p = plan(Kind::BackwardFilter, x, dw, dy, window);
+  Scratch filter(p.filterBytes), workspace(p.workspace);
+  cudnnHandle_t h = handle();
+  checkDnn(cudnnConvolutionBackwardFilter(
+               h, &kOne, p.x, x.data, p.y, dy.data, p.conv,
+               static_cast<cudnnConvolutionBwdFilterAlgo_t>(p.algo),
+               workspace.ptr, p.workspace, &kZero, p.filter, filter.ptr),
+           "conv2d's filter gradient");
+  checkDnn(cudnnTransformTensor(h, &kOne, p.krsc, filter.ptr, &kZero, p.hwio,
+                                dw.data),
+           "conv2d's filter gradient reorder");
+}
+
+} // extern "C"

@@ -1,0 +1,330 @@
+//===- Device.cpp - The GPU, its stream and memory, MLIR's GPU host ABI ---===//
+//
+// One device (the first), one stream for the whole program, and a caching
+// allocator: freed blocks go back to per-size free lists and are handed out
+// again without cudaMalloc, which makes a training loop allocate nothing
+// after its first step. With a single stream, reusing a block freed by the
+// host while kernels that read it are still queued is safe: the stream runs
+// them before the new owner's work.
+//
+// Kernels and modules go through the driver API (MLIR embeds cubins/fatbins
+// and asks for functions by name); memory and copies through the runtime
+// API, which shares the device's primary context with the driver calls.
+// Every failure is a clear error that stops the program; a kernel's own
+// fault surfaces at the next wait, which reports it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+#include "tflrt/CApi.h"
+#include "tflrt/CudaApi.h"
+#include "tflrt/Output.h"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace tflrt::cuda {
+namespace {
+
+struct DeviceState {
+  cudaStream_t stream = nullptr;
+  int device = 0;
+  std::string name;
+  int major = 0, minor = 0;
+};
+
+DeviceState &state() {
+  static DeviceState s;
+  return s;
+}
+
+/// Blocks of device memory by rounded size; `live` maps each handed-out
+/// block to its size.
+class CachingAllocator {
+public:
+  void *allocate(size_t bytes) {
+    size_t size = roundSize(bytes);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = freeBlocks.find(size);
+    if (it != freeBlocks.end()) {
+      void *ptr = it->second;
+      freeBlocks.erase(it);
+      live[ptr] = size;
+      return ptr;
+    }
+    void *ptr = nullptr;
+    cudaError_t err = cudaMalloc(&ptr, size);
+    if (err == cudaErrorMemoryAllocation) {
+      // Give the cache back to the device and try once more.
+      (void)cudaGetLastError();
+      releaseCachedLocked();
+      err = cudaMalloc(&ptr, size);
+    }
+    if (err != cudaSuccess) {
+      size_t freeBytes = 0, totalBytes = 0;
+      cudaMemGetInfo(&freeBytes, &totalBytes);
+      fail("out of GPU memory: cannot allocate " + std::to_string(bytes) +
+           " bytes (" + std::to_string(freeBytes >> 20) + " MiB free of " +
+           std::to_string(totalBytes >> 20) + " MiB)");
+    }
+    live[ptr] = size;
+    return ptr;
+  }
+
+  void release(void *ptr) {
+    if (!ptr)
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = live.find(ptr);
+    if (it == live.end())
+      fail("internal error: freeing GPU memory that was not allocated");
+    freeBlocks.emplace(it->second, ptr);
+    live.erase(it);
+  }
+
+private:
+  /// Small blocks round to 512 bytes, large ones to 2 MiB, so that sizes
+  /// that differ a little share blocks.
+  static size_t roundSize(size_t bytes) {
+    const size_t small = 512, large = size_t(2) << 20;
+    if (bytes <= (size_t(1) << 20))
+      return bytes == 0 ? small : (bytes + small - 1) / small * small;
+    return (bytes + large - 1) / large * large;
+  }
+
+  void releaseCachedLocked() {
+    cudaStreamSynchronize(state().stream);
+    for (auto &block : freeBlocks)
+      cudaFree(block.second);
+    freeBlocks.clear();
+  }
+
+  std::mutex mutex;
+  std::multimap<size_t, void *> freeBlocks;
+  std::unordered_map<void *, size_t> live;
+};
+
+CachingAllocator &allocator() {
+  static CachingAllocator *a = new CachingAllocator(); // outlives atexit
+  return *a;
+}
+
+void finishAtExit() { tflrt_cuda_finish(); }
+
+} // namespace
+
+[[noreturn]] void fail(const std::string &message) {
+  flushOutput();
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+void check(cudaError_t err, const char *what) {
+  if (err == cudaSuccess)
+    return;
+  std::string text = std::string(what) + ": " + cudaGetErrorString(err);
+  if (err == cudaErrorInsufficientDriver)
+    text += " (the NVIDIA driver is older than the CUDA runtime this program "
+            "was built with)";
+  fail(text);
+}
+
+void checkDriver(CUresult res, const char *what) {
+  if (res == CUDA_SUCCESS)
+    return;
+  const char *name = nullptr, *message = nullptr;
+  cuGetErrorName(res, &name);
+  cuGetErrorString(res, &message);
+  std::string text = std::string(what) + ": " + (name ? name : "?") + " (" +
+                     (message ? message : "unknown") + ")";
+  if (res == CUDA_ERROR_NO_BINARY_FOR_GPU ||
+      res == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+    text += "; this program's kernels were built for sm_90 (and PTX "
+            "8.0), GPU is " +
+            state().name + " (sm_" + std::to_string(state().major) +
+            std::to_string(state().minor) +
+            "): the driver may be too old for the embedded code";
+  fail(text);
+}
+
+cudaStream_t stream() {
+  DeviceState &s = state();
+  if (s.stream)
+    return s.stream;
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
+    fail("no CUDA GPU found: this program was built with --device cuda");
+  check(err, "cannot use the GPU");
+  check(cudaSetDevice(s.device), "cannot use the GPU");
+  cudaDeviceProp prop;
+  check(cudaGetDeviceProperties(&prop, s.device), "cannot query the GPU");
+  s.name = prop.name;
+  s.major = prop.major;
+  s.minor = prop.minor;
+  check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking),
+        "cannot create a GPU stream");
+  std::atexit(finishAtExit);
+  return s.stream;
+}
+
+void synchronize(const char *what) {
+  check(cudaStreamSynchronize(stream()), what);
+}
+
+void *allocate(size_t bytes) {
+  stream();
+  return allocator().allocate(bytes);
+}
+
+void release(void *ptr) { allocator().release(ptr); }
+
+void copyToHost(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0)
+    return;
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()),
+        "a copy from the GPU failed");
+  synchronize("a GPU computation failed");
+}
+
+void copyToDevice(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0)
+    return;
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()),
+        "a copy to the GPU failed");
+  // The source is pageable host memory the caller may free on return.
+  synchronize("a GPU computation failed");
+}
+
+} // namespace tflrt::cuda
+
+using namespace tflrt::cuda;
+
+extern "C" {
+
+void *mgpuModuleLoad(void *data, size_t sizeBytes) {
+  stream();
+  CUmodule module = nullptr;
+  checkDriver(cuModuleLoadData(&module, data),
+              "cannot load this program's GPU kernels");
+  return module;
+}
+
+void *mgpuModuleLoadJIT(void *ptx, int optLevel) {
+  stream();
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
+  CUmodule module = nullptr;
+  checkDriver(cuModuleLoadDataEx(&module, ptx, 1, options, values),
+              "cannot compile this program's GPU kernels (PTX)");
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  // At exit the driver may already be shutting down: ignore its answer.
+  (void)cuModuleUnload(static_cast<CUmodule>(module));
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction function = nullptr;
+  checkDriver(
+      cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
+      ("cannot find GPU kernel " + std::string(name)).c_str());
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *streamArg,
+                      void **params, void **extra, size_t paramsCount) {
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return; // an empty tensor: nothing to compute
+  checkDriver(cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
+                             gridZ, blockX, blockY, blockZ, smem,
+                             static_cast<CUstream>(stream()), params, extra),
+              "a GPU kernel could not be launched");
+}
+
+// The program has one stream: "creating" one hands it out, destroying it
+// does nothing, and synchronizing waits for it.
+void *mgpuStreamCreate(void) { return stream(); }
+void mgpuStreamDestroy(void *) {}
+void mgpuStreamSynchronize(void *) { synchronize("a GPU computation failed"); }
+
+void mgpuStreamWaitEvent(void *streamArg, void *event) {
+  check(cudaStreamWaitEvent(stream(), static_cast<cudaEvent_t>(event), 0),
+        "a GPU event wait failed");
+}
+
+void *mgpuEventCreate(void) {
+  stream();
+  cudaEvent_t event = nullptr;
+  check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
+        "cannot create a GPU event");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  check(cudaEventDestroy(static_cast<cudaEvent_t>(event)),
+        "cannot destroy a GPU event");
+}
+
+void mgpuEventSynchronize(void *event) {
+  check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)),
+        "a GPU computation failed");
+}
+
+void mgpuEventRecord(void *event, void *) {
+  check(cudaEventRecord(static_cast<cudaEvent_t>(event), stream()),
+        "cannot record a GPU event");
+}
+
+void *mgpuMemAlloc(uint64_t sizeBytes, void *, bool isHostShared) {
+  if (isHostShared)
+    fail("internal error: host-shared GPU memory is not used by TFL");
+  return allocate(sizeBytes);
+}
+
+void mgpuMemFree(void *ptr, void *) { release(ptr); }
+
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *) {
+  if (sizeBytes == 0)
+    return;
+  check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault, stream()),
+        "a GPU copy failed");
+}
+
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *) {
+  checkDriver(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                               static_cast<CUstream>(stream())),
+              "a GPU memset failed");
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
+  checkDriver(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                               static_cast<CUstream>(stream())),
+              "a GPU memset failed");
+}
+
+double tflrt_cuda_now(void) {
+  if (state().stream)
+    synchronize("a GPU computation failed");
+  return tflrt_now();
+}
+
+void tflrt_cuda_finish(void) {
+  DeviceState &s = state();
+  if (!s.stream)
+    return;
+  synchronize("a GPU computation failed");
+}
+
+} // extern "C"

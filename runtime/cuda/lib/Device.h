@@ -1,0 +1,72 @@
+//===- Device.h - libtflrt_cuda's device, stream and memory -----*- C++ -*-===//
+//
+// Internal to libtflrt_cuda: the one stream every device operation goes on,
+// device memory from the caching allocator, copies that cross to the host,
+// and errors that stop the program with a message.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_CUDA_DEVICE_H
+#define TFLRT_CUDA_DEVICE_H
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tflrt::cuda {
+
+/// Prints "error: message" (after the program's pending output) and exits 1.
+[[noreturn]] void fail(const std::string &message);
+/// Stops the program when a runtime or driver call failed.
+void check(cudaError_t err, const char *what);
+void checkDriver(CUresult res, const char *what);
+
+/// The program's stream, set up (device, context) on first use.
+cudaStream_t stream();
+/// Waits for every operation queued so far.
+void synchronize(const char *what);
+
+/// Device memory from the caching allocator.
+void *allocate(size_t bytes);
+void release(void *ptr);
+
+/// Stream-ordered copies across to and from the host; both wait, so the
+/// host buffer is ready (or free to reuse) on return.
+void copyToHost(void *dst, const void *src, size_t bytes);
+void copyToDevice(void *dst, const void *src, size_t bytes);
+
+} // namespace tflrt::cuda
+
+namespace tflrt::cuda {
+
+/// A ranked MLIR memref descriptor { allocated, aligned, offset, sizes[rank],
+/// strides[rank] } as compiled code passes it.
+struct MemrefDesc {
+  char *allocated;
+  char *aligned;
+  int64_t offset;
+  int64_t dims[]; // sizes, then strides
+};
+
+inline MemrefDesc *descOf(void *desc) {
+  return static_cast<MemrefDesc *>(desc);
+}
+
+/// Convolutions run by libtflrt on host copies of their tensors (for the
+/// windows cuDNN cannot run); the arguments of the tflrt_conv2d* entry
+/// points.
+#define TFLRT_CUDA_STAGED_CONV(NAME)                                           \
+  void staged_##NAME(int64_t rankA, void *a, int64_t rankB, void *b,           \
+                     int64_t rankOut, void *out, int64_t strideH,              \
+                     int64_t strideW, int64_t padTop, int64_t padBottom,       \
+                     int64_t padLeft, int64_t padRight);
+TFLRT_CUDA_STAGED_CONV(conv2d_f32)
+TFLRT_CUDA_STAGED_CONV(conv2d_backward_input_f32)
+TFLRT_CUDA_STAGED_CONV(conv2d_backward_filter_f32)
+#undef TFLRT_CUDA_STAGED_CONV
+
+} // namespace tflrt::cuda
+#endif // TFLRT_CUDA_DEVICE_H
