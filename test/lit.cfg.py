@@ -17,6 +17,19 @@ llvm_config.use_default_substitutions()
 # then LLVM's (lit, FileCheck, not).
 config.environment["PATH"] = os.pathsep.join(
     [config.tfl_tools_dir, os.environ.get("PATH", ""), config.llvm_tools_dir])
+# With the CUDA path built, e2e programs are also built for the GPU (and
+# their kernels assembled by ptxas); GPU-only lit tests need `cuda`.
+if config.tfl_cuda:
+    config.available_features.add("cuda")
+    config.environment["TFL_CUDA"] = "1"
+    config.environment["CUDA_HOME"] = "/usr/local/cuda"
+    config.substitutions.append(
+        ("%ptxas-all", "/usr/bin/python3 " + os.path.join(
+            config.tfl_src_root, "test", "lit", "ptxas_all.py")
+         + " /usr/local/cuda/bin/ptxas"))
+    for var in ["TFL_GPU_BUNDLE"]:
+        if var in os.environ:
+            config.environment[var] = os.environ[var]
 tools = ["tflc", "tfl-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions(tools, [config.tfl_tools_dir,
                                            config.llvm_tools_dir])

@@ -1,8 +1,8 @@
 //===- tflc.cpp - The TFL compiler driver ---------------------------------===//
 //
 //   tflc run [--eager] prog.tfl [program flags]   run the program
-//   tflc build prog.tfl -o prog                   a native executable
-//   tflc emit {ast,mlir,llvm} [--after=STAGE] prog.tfl
+//   tflc build prog.tfl -o prog [--device cuda]   a native executable
+//   tflc emit {ast,mlir,llvm,ptx} [--after=STAGE] [--device cuda] prog.tfl
 //
 // Every stage can be seen (Toy's -emit=): `emit ast` after parsing, `emit
 // mlir` after MLIRGen or after any pipeline stage, `emit llvm` the optimized
@@ -16,6 +16,9 @@
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
 #include "tfl/Codegen/Registration.h"
+#ifdef TFL_HAVE_CUDA
+#include "tfl/Codegen/Cuda/Cuda.h"
+#endif
 #include "tfl/Eager/Interpreter.h"
 #include "tfl/Frontend/MLIRGen.h"
 #include "tfl/Frontend/Parser.h"
@@ -43,7 +46,8 @@ namespace cl = llvm::cl;
 namespace {
 
 enum class Command { Run, Build, Emit, CheckGrad };
-enum class EmitKind { Ast, Mlir, Llvm };
+enum class EmitKind { Ast, Mlir, Llvm, Ptx };
+enum class Device { Cpu, Cuda };
 
 cl::OptionCategory tflcCategory("tflc options");
 
@@ -66,8 +70,15 @@ cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
 cl::opt<std::string> afterStage(
     "after",
     cl::desc("emit mlir: show the IR after this stage "
-             "(mlirgen, autodiff, simplify, linalg, bufferize, llvm)"),
+             "(mlirgen, autodiff, simplify, linalg, bufferize, llvm; with "
+             "--device cuda: ... bufferize, gpu, nvvm, llvm)"),
     cl::value_desc("stage"), cl::init("mlirgen"), cl::cat(tflcCategory));
+cl::opt<Device>
+    device("device", cl::desc("build, run, emit: the target"),
+           cl::values(clEnumValN(Device::Cpu, "cpu", "the host CPU (default)"),
+                      clEnumValN(Device::Cuda, "cuda",
+                                 "an NVIDIA GPU (sm_90 code, PTX for others)")),
+           cl::init(Device::Cpu), cl::cat(tflcCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check diagnostics against `expected-error {{...}}` markers"),
@@ -82,12 +93,13 @@ cl::opt<double> checkTolerance(
              "gradient's largest element (at least 1)"),
     cl::init(1e-6), cl::cat(tflcCategory));
 
-const char *kUsage = "usage: tflc run [--eager] prog.tfl [flags]\n"
-                     "       tflc build prog.tfl -o prog\n"
+const char *kUsage = "usage: tflc run [--eager|--device cuda] prog.tfl "
+                     "[flags]\n"
+                     "       tflc build prog.tfl -o prog [--device cuda]\n"
                      "       tflc check-grad prog.tfl FUNC [--seed=N] "
                      "[--tolerance=T]\n"
-                     "       tflc emit {ast,mlir,llvm} [--after=STAGE] "
-                     "prog.tfl\n";
+                     "       tflc emit {ast,mlir,llvm,ptx} [--after=STAGE] "
+                     "[--device cuda] prog.tfl\n";
 
 /// True when `arg` (after the .tfl file) is one of tflc's own options.
 bool isTflcOption(llvm::StringRef arg) {
@@ -133,6 +145,9 @@ public:
         programArgs(std::move(programArgs)) {
     mlir::DialectRegistry registry;
     mlir::tfl::registerCompilerDialects(registry);
+#ifdef TFL_HAVE_CUDA
+    mlir::tfl::registerCudaDialects(registry);
+#endif
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     // Users see their .tfl line, not the IR op behind it.
@@ -145,8 +160,10 @@ private:
   /// Parses, checks and emits the tfl module. Null after errors.
   mlir::OwningOpRef<mlir::ModuleOp>
   frontend(unsigned bufferId, std::optional<EmitKind> emitKind, bool &stop);
-  /// Runs the CPU pipeline up to `lastStage` (all when empty).
-  mlir::LogicalResult lower(mlir::ModuleOp module, llvm::StringRef lastStage);
+  /// Runs the pipeline of --device up to `lastStage` (all when empty); for
+  /// CUDA, `ptxOnly` keeps the kernels as PTX text.
+  mlir::LogicalResult lower(mlir::ModuleOp module, llvm::StringRef lastStage,
+                            bool ptxOnly = false);
   /// Writes a native executable of `module` (in the LLVM dialect).
   mlir::LogicalResult buildExecutable(mlir::ModuleOp module,
                                       llvm::StringRef path);
@@ -190,13 +207,28 @@ Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
 }
 
 mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
-                                  llvm::StringRef lastStage) {
+                                  llvm::StringRef lastStage, bool ptxOnly) {
   mlir::PassManager pm(&context);
   if (failed(mlir::applyPassManagerCLOptions(pm)))
     return mlir::failure();
-  if (failed(mlir::tfl::buildCpuPipeline(pm, lastStage))) {
+  llvm::ArrayRef<mlir::tfl::PipelineStage> stages =
+      mlir::tfl::getCpuPipelineStages();
+  mlir::LogicalResult built = mlir::failure();
+  if (device == Device::Cuda) {
+#ifdef TFL_HAVE_CUDA
+    stages = mlir::tfl::getCudaPipelineStages();
+    built = mlir::tfl::buildCudaPipeline(pm, lastStage, ptxOnly);
+#else
+    llvm::errs() << "error: this tflc was built without the CUDA toolkit, so "
+                    "--device cuda is not available\n";
+    return mlir::failure();
+#endif
+  } else {
+    built = mlir::tfl::buildCpuPipeline(pm, lastStage);
+  }
+  if (failed(built)) {
     std::string names = "mlirgen";
-    for (const mlir::tfl::PipelineStage &s : mlir::tfl::getCpuPipelineStages())
+    for (const mlir::tfl::PipelineStage &s : stages)
       names += ", " + s.name.str();
     llvm::errs() << "error: unknown stage '" << lastStage
                  << "' (stages: " << names << ")\n";
@@ -221,7 +253,14 @@ mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
   if (failed(mlir::tfl::emitObjectFile(*llvmModule, objectPath)))
     return mlir::failure();
   std::string error;
-  if (failed(mlir::tfl::linkExecutable(objectPath, path, error))) {
+  mlir::LogicalResult linked = mlir::failure();
+#ifdef TFL_HAVE_CUDA
+  if (device == Device::Cuda)
+    linked = mlir::tfl::linkCudaExecutable(objectPath, path, error);
+  else
+#endif
+    linked = mlir::tfl::linkExecutable(objectPath, path, error);
+  if (failed(linked)) {
     llvm::errs() << "error: linking " << path << " failed: " << error << "\n";
     return mlir::failure();
   }
@@ -317,6 +356,11 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     return finish(true);
   }
   if ((command == Command::Run && eager) || command == Command::CheckGrad) {
+    if (device == Device::Cuda) {
+      llvm::errs() << "error: eager mode runs on the CPU; --device cuda is "
+                      "for run, build and emit\n";
+      return finish(false);
+    }
     if (failed(lower(*module, "simplify")))
       return finish(false);
     tfl::eager::KernelRegistry kernels;
@@ -342,8 +386,17 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     return finish(succeeded(
         tfl::eager::run(*module, tfl::kEntrySymbol, kernels, options)));
   }
-  if (failed(lower(*module, "")))
+  if (failed(lower(*module, "", emitKind == EmitKind::Ptx)))
     return finish(false);
+  if (emitKind == EmitKind::Ptx) {
+#ifdef TFL_HAVE_CUDA
+    mlir::FailureOr<std::string> ptx = mlir::tfl::extractPtx(*module);
+    if (failed(ptx))
+      return finish(false);
+    llvm::outs() << *ptx;
+    return finish(true);
+#endif
+  }
   if (emitKind == EmitKind::Llvm) {
     llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule =
@@ -409,9 +462,10 @@ int main(int argc, char **argv) {
                    .Case("ast", EmitKind::Ast)
                    .Case("mlir", EmitKind::Mlir)
                    .Case("llvm", EmitKind::Llvm)
+                   .Case("ptx", EmitKind::Ptx)
                    .Default(std::nullopt);
     if (!emitKind) {
-      llvm::errs() << "error: tflc emit takes ast, mlir or llvm, not '"
+      llvm::errs() << "error: tflc emit takes ast, mlir, llvm or ptx, not '"
                    << args.front() << "'\n";
       return 2;
     }
@@ -431,6 +485,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: expected one .tfl file\n" << kUsage;
     return 2;
   }
+  if (emitKind == EmitKind::Ptx)
+    device = Device::Cuda; // PTX is the CUDA pipeline's
   if (*command == Command::Build && outputFile.empty()) {
     llvm::errs() << "error: tflc build needs -o <executable>\n";
     return 2;

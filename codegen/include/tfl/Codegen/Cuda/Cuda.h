@@ -1,0 +1,50 @@
+//===- Cuda.h - The --device cuda pipeline and executables ------*- C++ -*-===//
+//
+// The CUDA wing: the stages after bufferization that put the program on an
+// NVIDIA GPU (kernels for the loops, device memory for the buffers, NVVM,
+// PTX and cubin for sm_90 in a fatbin), the dialects they need, and the
+// link of an executable with libtflrt_cuda.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_CODEGEN_CUDA_CUDA_H
+#define TFL_CODEGEN_CUDA_CUDA_H
+
+#include "tfl/Codegen/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+#include <string>
+
+namespace mlir::tfl {
+
+/// The CUDA pipeline's stages: the CPU pipeline's target-free stages
+/// (autodiff, simplify, linalg, bufferize), then gpu, nvvm and llvm.
+llvm::ArrayRef<PipelineStage> getCudaPipelineStages();
+
+/// Adds the stages up to and including `lastStage` (all when empty); the
+/// kernels are serialized as PTX text when `ptxOnly` (for `emit ptx`),
+/// else as a fatbin (sm_90 cubin and PTX). Fails on an unknown stage.
+LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage = "",
+                                bool ptxOnly = false);
+
+/// Registers `tfl-cuda-pipeline` and `tfl-cuda-stage-<name>` for tfl-opt,
+/// and the CUDA wing's passes.
+void registerTflCudaPipelines();
+
+/// The dialects, translations and GPU target models the CUDA pipeline uses.
+void registerCudaDialects(DialectRegistry &registry);
+
+/// The PTX of every kernel module of `module` (after the pipeline with
+/// `ptxOnly`), one module after the other.
+FailureOr<std::string> extractPtx(ModuleOp module);
+
+/// Links an object of compiled CUDA host code into an executable with
+/// libtflrt_cuda, libtflrt and the CUDA libraries.
+LogicalResult linkCudaExecutable(StringRef objectPath, StringRef outputPath,
+                                 std::string &errorMessage);
+
+} // namespace mlir::tfl
+
+#endif // TFL_CODEGEN_CUDA_CUDA_H

@@ -1,0 +1,183 @@
+//===- Pipeline.cpp - The --device cuda stages ----------------------------===//
+//
+// The CUDA pipeline shares the target-free stages with the CPU pipeline
+// (autodiff, simplify, linalg with fusion, bufferize with library calls),
+// then:
+//   gpu   linalg ops -> parallel loops -> gpu.launch -> outlined kernels in
+//         a gpu.module; the host's buffers in device memory
+//   nvvm  the kernels to the NVVM dialect (math through libdevice)
+//   llvm  the host code to the LLVM dialect, calling libtflrt_cuda for
+//         launches and memory; the kernels to PTX with LLVM's NVPTX backend
+//         in-process, assembled by the toolkit's ptxas into an sm_90 cubin
+//         and packed with the PTX into a fatbin embedded in the module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Config.h"
+#include "tfl/Codegen/Cuda/Cuda.h"
+#include "tfl/Codegen/Cuda/Passes.h"
+#include "tfl/Codegen/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::tfl {
+namespace {
+
+/// Kernels for the loops, device memory for the buffers.
+void buildGpuStage(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createLinalgToGpu());
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createDeviceMemory());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// The kernels to NVVM, for sm_90 (H100, H200).
+void buildNvvmStage(OpPassManager &pm) {
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = "sm_90";
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+}
+
+/// The host code to the LLVM dialect, and the kernels to binaries.
+void buildLlvmStage(OpPassManager &pm, bool ptxOnly) {
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  // PTX in process (LLVM's NVPTX backend); for executables, ptxas's sm_90
+  // cubin and that PTX packed by fatbinary as one fatbin per module.
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = TFL_CUDA_ROOT;
+  binary.compilationTarget = ptxOnly ? "isa" : "fatbin";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void buildLlvmStageFatbin(OpPassManager &pm) { buildLlvmStage(pm, false); }
+
+std::vector<PipelineStage> makeStages() {
+  std::vector<PipelineStage> stages;
+  for (const PipelineStage &stage : getCpuPipelineStages())
+    if (stage.name != "llvm")
+      stages.push_back(stage);
+  stages.push_back({"gpu",
+                    "map loops to GPU kernels and buffers to device memory",
+                    buildGpuStage});
+  stages.push_back({"nvvm", "lower the kernels to NVVM", buildNvvmStage});
+  stages.push_back({"llvm",
+                    "lower the host code to LLVM and the kernels to a fatbin",
+                    buildLlvmStageFatbin});
+  return stages;
+}
+
+const std::vector<PipelineStage> &stages() {
+  static const std::vector<PipelineStage> s = makeStages();
+  return s;
+}
+
+} // namespace
+
+ArrayRef<PipelineStage> getCudaPipelineStages() { return stages(); }
+
+LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage,
+                                bool ptxOnly) {
+  for (const PipelineStage &stage : stages()) {
+    if (stage.name == "llvm")
+      buildLlvmStage(pm, ptxOnly);
+    else
+      stage.build(pm);
+    if (stage.name == lastStage)
+      return success();
+  }
+  return success(lastStage.empty());
+}
+
+void registerTflCudaPipelines() {
+  registerTflCudaCodegenPasses();
+  PassPipelineRegistration<>(
+      "tfl-cuda-pipeline",
+      "The whole CUDA pipeline of `tflc build --device cuda`",
+      [](OpPassManager &pm) { (void)buildCudaPipeline(pm); });
+  for (const PipelineStage &stage : stages())
+    if (stage.name == "gpu" || stage.name == "nvvm" || stage.name == "llvm")
+      PassPipelineRegistration<>(("tfl-cuda-stage-" + stage.name).str(),
+                                 stage.summary, stage.build);
+}
+
+void registerCudaDialects(DialectRegistry &registry) {
+  registry.insert<gpu::GPUDialect, NVVM::NVVMDialect>();
+  // convert-gpu-to-nvvm converts the kernels' other ops through their
+  // dialects' ConvertToLLVM interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  NVVM::registerConvertGpuToNVVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerGPUDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+FailureOr<std::string> extractPtx(ModuleOp module) {
+  std::string ptx;
+  WalkResult result = module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute attr : binary.getObjectsAttr()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      if (object.getFormat() != gpu::CompilationTarget::Assembly) {
+        binary.emitError("expected PTX (assembly) objects");
+        return WalkResult::interrupt();
+      }
+      ptx += "// ---- kernels of @" + binary.getName().str() + "\n";
+      ptx += object.getObject().getValue().str();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  return ptx;
+}
+
+} // namespace mlir::tfl
