@@ -1,27 +1,47 @@
 #!/usr/bin/env python3
 """Runs a TFL program eagerly and natively and checks the two agree.
 
-Usage: run_both.py TFLC [--mask=REGEX ...] PROGRAM.tfl TMP_PREFIX
-                   [program flags...]
+Usage: run_both.py TFLC [--mask=REGEX ...] [--expect-error=REGEX]
+                   PROGRAM.tfl TMP_PREFIX [program flags...]
 
 --mask=REGEX leaves what REGEX matches out of the comparison (a rate in
 images/s, which is the one number the two modes need not agree on).
+--expect-error=REGEX: the program must stop with exit code 1 and an error
+matching REGEX in every mode; the eager run's error is printed.
 
 Prints the eager run's output (for FileCheck) when both runs exit 0 and
 their outputs match up to float rounding (compare_outputs.py); otherwise
 reports the difference on stderr and exits 1.
+
+When TFL_CUDA=1 (tflc has the CUDA path), the program is also built with
+`--device cuda`, which assembles its kernels with ptxas for sm_90. With
+TFL_GPU_BUNDLE=DIR as well, the CUDA executable, its flags and the eager
+output go into DIR, for test/gpu/run-all.sh to run on a GPU.
 """
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+MASKS = []
+EXPECT_ERROR = []
 
 
 def run(cmd, what):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
+    if EXPECT_ERROR:
+        # Its output up to the error, and the error's line (the eager
+        # interpreter adds the source line and a caret below it).
+        m = re.search(".*" + EXPECT_ERROR[0] + ".*", r.stderr)
+        if r.returncode != 1 or not m:
+            sys.stderr.write(f"{what} did not stop with the expected error "
+                             f"(exit code {r.returncode}):\n{r.stderr}")
+            sys.exit(1)
+        return r.stdout + m.group(0) + "\n"
     if r.returncode != 0:
         sys.stderr.write(f"{what} failed with exit code {r.returncode}:\n"
                          f"{r.stderr}{r.stdout}")
@@ -29,15 +49,26 @@ def run(cmd, what):
     return r.stdout
 
 
+def build(tflc, args, what):
+    r = subprocess.run([tflc, "build"] + args, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(f"{what} failed with exit code {r.returncode}:\n"
+                         f"{r.stderr}{r.stdout}")
+        sys.exit(1)
+
+
 def main():
     tflc, *args = sys.argv[1:]
-    masks = []
+    masks = MASKS
     while args and args[0].startswith("--mask="):
         masks.append(re.compile(args.pop(0)[len("--mask="):]))
+    if args and args[0].startswith("--expect-error="):
+        EXPECT_ERROR.append(args.pop(0)[len("--expect-error="):])
     program, prefix, *flags = args
     eager = run([tflc, "run", "--eager", program] + flags, "eager run")
     exe = prefix + ".exe"
-    run([tflc, "build", program, "-o", exe], "build")
+    build(tflc, [program, "-o", exe], "build")
     native = run([exe] + flags, "native run")
     def masked(text):
         for m in masks:
@@ -55,7 +86,28 @@ def main():
         sys.stderr.write("eager and native outputs differ: " + cmp.stdout)
         sys.stderr.write(f"--- eager\n{eager}--- native\n{native}")
         sys.exit(1)
+    if os.environ.get("TFL_CUDA") == "1":
+        build_for_gpu(tflc, program, prefix, flags, masked(eager))
     sys.stdout.write(eager)
+
+
+def build_for_gpu(tflc, program, prefix, flags, expected):
+    exe = prefix + ".cuda.exe"
+    build(tflc, ["--device", "cuda", program, "-o", exe],
+          "build --device cuda")
+    bundle = os.environ.get("TFL_GPU_BUNDLE")
+    if not bundle:
+        return
+    name = os.path.basename(prefix)
+    os.makedirs(bundle, exist_ok=True)
+    shutil.copy(exe, os.path.join(bundle, name + ".exe"))
+    with open(os.path.join(bundle, name + ".expected"), "w") as f:
+        f.write(expected)
+    with open(os.path.join(bundle, name + ".run"), "w") as f:
+        f.write(json.dumps({"cwd": os.getcwd(), "flags": flags,
+                            "masks": [m.pattern for m in MASKS],
+                            "expect_error": (EXPECT_ERROR or [None])[0]})
+                + "\n")
 
 
 if __name__ == "__main__":

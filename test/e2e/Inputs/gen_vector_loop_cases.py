@@ -29,11 +29,14 @@ def wave(shape, scale, dtype="f32"):
 
 
 def checksum(name, value):
-    """TFL text and NumPy value of a weighted f64 sum of `value`."""
+    """TFL text and NumPy value of a weighted f64 sum of `value`. The
+    weights (1.5 + cos(i)) differ per element but are all positive, so the
+    sum is well conditioned: float32 values that differ in the last bit
+    (another summation order, on another device) change it by as little."""
     n = value.size
-    text = (f"sum(cast({name}, f64) * reshape(cos(cast(arange({n}), f64)), "
-            f"{value.shape}))")
-    weights = np.cos(np.arange(n).astype(f64)).reshape(value.shape)
+    text = (f"sum(cast({name}, f64) * reshape(1.5 + cos(cast(arange({n}), "
+            f"f64)), {value.shape}))")
+    weights = 1.5 + np.cos(np.arange(n).astype(f64)).reshape(value.shape)
     return text, np.sum(value.astype(f64) * weights)
 
 

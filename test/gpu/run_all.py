@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Runs the unpacked GPU bundle's programs and compares their outputs.
+
+Usage: run_all.py BUNDLE_DIR LOG_DIR
+       run_all.py --library-path BUNDLE_DIR
+
+Each tests/NAME.exe runs in the directory and with the flags of NAME.run;
+its output (with NAME.run's masks applied) must match NAME.expected, the
+eager CPU run, up to float rounding; or, when NAME.run has expect_error,
+it must stop with exit code 1 and that error (the CPU's, with the .tfl
+line). Libraries come from BUNDLE_DIR/lib;
+when this machine's glibc is older than the build machine's, the bundled
+loader and glibc run the programs.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def cuda_library_dirs():
+    """Where this machine keeps cuDNN and cuBLAS, when the loader does not
+    find them: the toolkit's lib64, or the directories of the NVIDIA wheels
+    that PyTorch brings."""
+    dirs = []
+    try:
+        import nvidia  # PyTorch's CUDA libraries, as wheels
+        for base in nvidia.__path__:
+            for name in sorted(os.listdir(base)):
+                lib = os.path.join(base, name, "lib")
+                if os.path.isdir(lib):
+                    dirs.append(lib)
+    except ImportError:
+        pass
+    return [d for d in ["/usr/local/cuda/lib64"] + dirs if os.path.isdir(d)]
+
+
+def launcher(bundle):
+    """The command prefix that runs a bundled executable here."""
+    env = dict(os.environ)
+    paths = [os.path.join(bundle, "lib")] + cuda_library_dirs()
+    if env.get("LD_LIBRARY_PATH"):
+        paths.append(env["LD_LIBRARY_PATH"])
+    env["LD_LIBRARY_PATH"] = ":".join(paths)
+    probe = sorted(f for f in os.listdir(os.path.join(bundle, "tests"))
+                   if f.endswith(".exe"))[0]
+    r = subprocess.run([os.path.join(bundle, "tests", probe), "--help"],
+                       env=env, capture_output=True, text=True)
+    if "GLIBC" not in r.stderr:
+        return [], env
+    glibc = os.path.join(bundle, "glibc")
+    paths = [glibc, os.path.join(bundle, "lib")] + cuda_library_dirs()
+    # The driver's libcuda lives in the system's library directories.
+    for d in ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64",
+              "/usr/local/cuda/lib64", "/usr/local/cuda/compat"]:
+        if os.path.isdir(d):
+            paths.append(d)
+    return [os.path.join(glibc, "ld-linux-x86-64.so.2"), "--library-path",
+            ":".join(paths)], env
+
+
+def main():
+    if sys.argv[1] == "--library-path":
+        # For scripts: the LD_LIBRARY_PATH that runs a bundle's programs.
+        print(launcher(sys.argv[2])[1]["LD_LIBRARY_PATH"])
+        return
+    bundle, logs = sys.argv[1:3]
+    tests = os.path.join(bundle, "tests")
+    prefix, env = launcher(bundle)
+    passed = failed = 0
+    for name in sorted(f[:-4] for f in os.listdir(tests) if f.endswith(".run")):
+        spec = json.load(open(os.path.join(tests, name + ".run")))
+        os.makedirs(spec["cwd"], exist_ok=True)
+        cmd = prefix + [os.path.join(tests, name + ".exe")] + spec["flags"]
+        r = subprocess.run(cmd, cwd=spec["cwd"], env=env, capture_output=True,
+                           text=True, timeout=600)
+        out = r.stdout
+        for m in spec["masks"]:
+            out = re.sub(m, "<masked>", out)
+        got = os.path.join(logs, name + ".gpu")
+        with open(got, "w") as f:
+            f.write(out)
+        ok = r.returncode == 0
+        why = f"exit code {r.returncode}: {r.stderr.strip()[-2000:]}"
+        if spec.get("expect_error"):
+            # A program that must stop with a run-time error, the CPU's.
+            m = re.search(".*" + spec["expect_error"] + ".*", r.stderr)
+            ok = r.returncode == 1 and m is not None
+            why = f"expected an error like {spec['expect_error']!r}: {why}"
+            with open(got, "w") as f:
+                f.write(r.stdout + (m.group(0) + "\n" if m else r.stderr))
+        if ok:
+            cmp = subprocess.run([sys.executable,
+                                  os.path.join(bundle, "compare_outputs.py"),
+                                  os.path.join(tests, name + ".expected"), got],
+                                 capture_output=True, text=True)
+            ok = cmp.returncode == 0
+            why = "output differs from the CPU's: " + cmp.stdout.strip()
+        if ok:
+            passed += 1
+            print(f"PASS {name}")
+        else:
+            failed += 1
+            print(f"FAIL {name}: {why}")
+    print(f"gpu: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
