@@ -7,12 +7,33 @@ import torch
 
 
 def parse_args(default_steps):
-    """(steps, compile) from `[STEPS] [--compile]`: with --compile (a
-    PyTorch 2 peer), the workload's computation runs through
-    torch.compile."""
-    args = [a for a in sys.argv[1:] if a != "--compile"]
+    """(steps, compile) from `[STEPS] [--compile] [--cuda] [--batch=N]`:
+    with --compile (a PyTorch 2 peer), the workload's computation runs
+    through torch.compile; with --cuda, on the GPU (`device()`)."""
+    # f32 math on both sides: TFL keeps TF32 off, and so does this
+    # (PyTorch lets cuDNN's convolutions use TF32 by default).
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
     return (int(args[0]) if args else default_steps,
             "--compile" in sys.argv[1:])
+
+
+def batch(default):
+    """The batch size: --batch=N, or `default`."""
+    return next((int(a.split("=")[1]) for a in sys.argv[1:]
+                 if a.startswith("--batch=")), default)
+
+
+def device():
+    """Where the workload runs: the GPU with --cuda, else the CPU."""
+    return torch.device("cuda" if "--cuda" in sys.argv[1:] else "cpu")
+
+
+def sync():
+    """Waits for queued GPU work, so that a timer reading measures it."""
+    if device().type == "cuda":
+        torch.cuda.synchronize()
 
 
 def ms_per_step(model, x, y, steps, compile=False):
@@ -35,7 +56,9 @@ def ms_per_step(model, x, y, steps, compile=False):
 
     for _ in range(10):
         step()
+    sync()
     start = time.perf_counter()
     for _ in range(steps):
         step()
+    sync()
     return (time.perf_counter() - start) / steps * 1000
