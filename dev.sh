@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's two entry points (see README):
 #   ./dev.sh main   build tflc, compile the seed CNN natively and train it for
-#                   one epoch on Fashion-MNIST
+#                   one epoch on Fashion-MNIST (on the GPU when this tflc has
+#                   the CUDA path and nvidia-smi sees a GPU; TFL_DEVICE=cpu
+#                   or cuda chooses)
 #   ./dev.sh test   build everything and run every test (unit, lit, end to end)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -26,7 +28,14 @@ build_all() {
 case "${1:-}" in
 main)
   build_all
-  "$build/bin/tflc" build examples/mnist_cnn.tfl -o "$build/mnist_cnn"
+  device=${TFL_DEVICE:-cpu}
+  if [ -z "${TFL_DEVICE:-}" ] && [ -e "$build/lib/libtflrt_cuda.a" ] &&
+    nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    device=cuda
+  fi
+  echo "main: training on the $device"
+  "$build/bin/tflc" build --device "$device" examples/mnist_cnn.tfl \
+    -o "$build/mnist_cnn"
   "$build/mnist_cnn"
   ;;
 test)
