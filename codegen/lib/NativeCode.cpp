@@ -148,7 +148,8 @@ LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path) {
 }
 
 LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
-                             std::string &errorMessage) {
+                             std::string &errorMessage,
+                             ArrayRef<StringRef> targetLibraries) {
   // The C++ compiler tflc was built with links libtflrt (a C++ library);
   // PATH is the fallback when tflc was moved to another machine.
   llvm::ErrorOr<std::string> driver = std::string(TFL_LINKER_DRIVER);
@@ -160,18 +161,11 @@ LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
     errorMessage = "no C++ compiler driver (c++ or g++) on PATH to link with";
     return failure();
   }
-  SmallVector<StringRef> args = {*driver,
-                                 objectPath,
-                                 "-o",
-                                 outputPath,
-                                 TFL_RUNTIME_MAIN_LIB,
-                                 TFL_RUNTIME_LIB,
-                                 TFL_OPENBLAS_LIB,
-                                 TFL_OPENBLAS_RPATH,
-                                 TFL_DNNL_LIB,
-                                 TFL_OPENMP_FLAGS,
-                                 "-lz",
-                                 "-lm"};
+  SmallVector<StringRef> args = {*driver, objectPath, "-o", outputPath,
+                                 TFL_RUNTIME_MAIN_LIB};
+  llvm::append_range(args, targetLibraries);
+  args.append({TFL_RUNTIME_LIB, TFL_OPENBLAS_LIB, TFL_OPENBLAS_RPATH,
+               TFL_DNNL_LIB, TFL_OPENMP_FLAGS, "-lz", "-lm"});
   int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
                                      &errorMessage);
   if (rc != 0 && errorMessage.empty())

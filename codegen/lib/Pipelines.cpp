@@ -63,15 +63,7 @@ void buildLLVMStage(OpPassManager &pm) {
   ConvertVectorToLLVMPassOptions vectorOptions;
   vectorOptions.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToFuncs()); // math.ipowi
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass()); // vector padding values
+  addHostLLVMConversions(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
@@ -87,6 +79,18 @@ const PipelineStage kCpuStages[] = {
 };
 
 } // namespace
+
+void addHostLLVMConversions(OpPassManager &pm) {
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToFuncs()); // math.ipowi
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass()); // vector padding values
+}
 
 ArrayRef<PipelineStage> getCpuPipelineStages() { return kCpuStages; }
 

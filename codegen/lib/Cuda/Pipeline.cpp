@@ -73,14 +73,7 @@ void buildNvvmStage(OpPassManager &pm) {
 
 /// The host code to the LLVM dialect, and the kernels to binaries.
 void buildLlvmStage(OpPassManager &pm, bool ptxOnly) {
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
+  addHostLLVMConversions(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   // PTX in process (LLVM's NVPTX backend); for executables, ptxas's sm_90

@@ -214,111 +214,108 @@ bool empty(const Nhwc &v) {
 
 const float kOne = 1.0f, kZero = 0.0f;
 
+/// A libtflrt convolution entry point (two tensors in, one out, window).
+using StagedConv = void (*)(int64_t, void *, int64_t, void *, int64_t, void *,
+                            int64_t, int64_t, int64_t, int64_t, int64_t,
+                            int64_t);
+
+/// What every convolution entry point does before its cuDNN call: a window
+/// cuDNN cannot pad runs `staged` on the host; an empty output needs
+/// nothing, and an empty input gives zeros; else `run(a, b, out)`.
+template <typename Run>
+void convolve(StagedConv staged, int64_t rankA, void *a, int64_t rankB, void *b,
+              int64_t rankOut, void *out, const int64_t window[6],
+              const char *what, Run run) {
+  if (!symmetric(window))
+    return staged(rankA, a, rankB, b, rankOut, out, window[0], window[1],
+                  window[2], window[3], window[4], window[5]);
+  Nhwc va = nhwc(a), vb = nhwc(b), vo = nhwc(out);
+  if (empty(vo))
+    return;
+  if (empty(va) || empty(vb)) {
+    size_t bytes = sizeof(float) * vo.n * vo.h * vo.w * vo.c;
+    tflrt::cuda::check(
+        cudaMemsetAsync(vo.data, 0, bytes, tflrt::cuda::stream()), what);
+    return;
+  }
+  run(va, vb, vo);
+}
+
 } // namespace
 
 extern "C" {
 
-void tflrt_cuda_conv2d_f32(int64_t rankX, void *xd, int64_t rankW, void *wd,
-                           int64_t rankOut, void *outd, int64_t strideH,
+void tflrt_cuda_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
+                           int64_t rankOut, void *out, int64_t strideH,
                            int64_t strideW, int64_t padTop, int64_t padBottom,
                            int64_t padLeft, int64_t padRight) {
   const int64_t window[6] = {strideH,   strideW, padTop,
                              padBottom, padLeft, padRight};
-  if (!symmetric(window))
-    return tflrt::cuda::staged_conv2d_f32(rankX, xd, rankW, wd, rankOut, outd,
-                                          strideH, strideW, padTop, padBottom,
-                                          padLeft, padRight);
-  Nhwc x = nhwc(xd), w = nhwc(wd), y = nhwc(outd);
-  if (empty(y))
-    return;
-  if (empty(x) || empty(w)) {
-    tflrt::cuda::check(cudaMemsetAsync(y.data, 0,
-                                       sizeof(float) * y.n * y.h * y.w * y.c,
-                                       tflrt::cuda::stream()),
-                       "conv2d");
-    return;
-  }
-  Plan &p = plan(Kind::Forward, x, w, y, window);
-  Scratch filter(p.filterBytes), workspace(p.workspace);
-  cudnnHandle_t h = handle();
-  checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero, p.krsc,
-                                filter.ptr),
-           "conv2d's filter reorder");
-  checkDnn(cudnnConvolutionForward(
-               h, &kOne, p.x, x.data, p.filter, filter.ptr, p.conv,
-               static_cast<cudnnConvolutionFwdAlgo_t>(p.algo), workspace.ptr,
-               p.workspace, &kZero, p.y, y.data),
-           "conv2d");
+  convolve(tflrt::cuda::staged_conv2d_f32, rankX, x, rankW, w, rankOut, out,
+           window, "conv2d", [&](const Nhwc &x, const Nhwc &w, const Nhwc &y) {
+             Plan &p = plan(Kind::Forward, x, w, y, window);
+             Scratch filter(p.filterBytes), workspace(p.workspace);
+             cudnnHandle_t h = handle();
+             checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero,
+                                           p.krsc, filter.ptr),
+                      "conv2d's filter reorder");
+             checkDnn(cudnnConvolutionForward(
+                          h, &kOne, p.x, x.data, p.filter, filter.ptr, p.conv,
+                          static_cast<cudnnConvolutionFwdAlgo_t>(p.algo),
+                          workspace.ptr, p.workspace, &kZero, p.y, y.data),
+                      "conv2d");
+           });
 }
 
-void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dyd,
-                                          int64_t rankW, void *wd,
-                                          int64_t rankDx, void *dxd,
+void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dy,
+                                          int64_t rankW, void *w,
+                                          int64_t rankDx, void *dx,
                                           int64_t strideH, int64_t strideW,
                                           int64_t padTop, int64_t padBottom,
                                           int64_t padLeft, int64_t padRight) {
   const int64_t window[6] = {strideH,   strideW, padTop,
                              padBottom, padLeft, padRight};
-  if (!symmetric(window))
-    return tflrt::cuda::staged_conv2d_backward_input_f32(
-        rankDy, dyd, rankW, wd, rankDx, dxd, strideH, strideW, padTop,
-        padBottom, padLeft, padRight);
-  Nhwc dy = nhwc(dyd), w = nhwc(wd), dx = nhwc(dxd);
-  if (empty(dx))
-    return;
-  if (empty(dy) || empty(w)) {
-    tflrt::cuda::check(
-        cudaMemsetAsync(dx.data, 0, sizeof(float) * dx.n * dx.h * dx.w * dx.c,
-                        tflrt::cuda::stream()),
-        "conv2d's input gradient");
-    return;
-  }
-  Plan &p = plan(Kind::BackwardData, dx, w, dy, window);
-  Scratch filter(p.filterBytes), workspace(p.workspace);
-  cudnnHandle_t h = handle();
-  checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero, p.krsc,
-                                filter.ptr),
-           "conv2d's filter reorder");
-  checkDnn(cudnnConvolutionBackwardData(
-               h, &kOne, p.filter, filter.ptr, p.y, dy.data, p.conv,
-               static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
-               workspace.ptr, p.workspace, &kZero, p.x, dx.data),
-           "conv2d's input gradient");
+  convolve(tflrt::cuda::staged_conv2d_backward_input_f32, rankDy, dy, rankW, w,
+           rankDx, dx, window, "conv2d's input gradient",
+           [&](const Nhwc &dy, const Nhwc &w, const Nhwc &dx) {
+             Plan &p = plan(Kind::BackwardData, dx, w, dy, window);
+             Scratch filter(p.filterBytes), workspace(p.workspace);
+             cudnnHandle_t h = handle();
+             checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero,
+                                           p.krsc, filter.ptr),
+                      "conv2d's filter reorder");
+             checkDnn(cudnnConvolutionBackwardData(
+                          h, &kOne, p.filter, filter.ptr, p.y, dy.data, p.conv,
+                          static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
+                          workspace.ptr, p.workspace, &kZero, p.x, dx.data),
+                      "conv2d's input gradient");
+           });
 }
 
-void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *xd,
-                                           int64_t rankDy, void *dyd,
-                                           int64_t rankDw, void *dwd,
+void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *x,
+                                           int64_t rankDy, void *dy,
+                                           int64_t rankDw, void *dw,
                                            int64_t strideH, int64_t strideW,
                                            int64_t padTop, int64_t padBottom,
                                            int64_t padLeft, int64_t padRight) {
   const int64_t window[6] = {strideH,   strideW, padTop,
                              padBottom, padLeft, padRight};
-  if (!symmetric(window))
-    return tflrt::cuda::staged_conv2d_backward_filter_f32(
-        rankX, xd, rankDy, dyd, rankDw, dwd, strideH, strideW, padTop,
-        padBottom, padLeft, padRight);
-  Nhwc x = nhwc(xd), dy = nhwc(dyd), dw = nhwc(dwd);
-  if (empty(dw))
-    return;
-  if (empty(x) || empty(dy)) {
-    tflrt::cuda::check(
-        cudaMemsetAsync(dw.data, 0, sizeof(float) * dw.n * dw.h * dw.w * dw.c,
-                        tflrt::cuda::stream()),
-        "conv2d's filter gradient");
-    return;
-  }
-  Plan &p = plan(Kind::BackwardFilter, x, dw, dy, window);
-  Scratch filter(p.filterBytes), workspace(p.workspace);
-  cudnnHandle_t h = handle();
-  checkDnn(cudnnConvolutionBackwardFilter(
-               h, &kOne, p.x, x.data, p.y, dy.data, p.conv,
-               static_cast<cudnnConvolutionBwdFilterAlgo_t>(p.algo),
-               workspace.ptr, p.workspace, &kZero, p.filter, filter.ptr),
-           "conv2d's filter gradient");
-  checkDnn(cudnnTransformTensor(h, &kOne, p.krsc, filter.ptr, &kZero, p.hwio,
-                                dw.data),
-           "conv2d's filter gradient reorder");
+  convolve(tflrt::cuda::staged_conv2d_backward_filter_f32, rankX, x, rankDy, dy,
+           rankDw, dw, window, "conv2d's filter gradient",
+           [&](const Nhwc &x, const Nhwc &dy, const Nhwc &dw) {
+             Plan &p = plan(Kind::BackwardFilter, x, dw, dy, window);
+             Scratch filter(p.filterBytes), workspace(p.workspace);
+             cudnnHandle_t h = handle();
+             checkDnn(cudnnConvolutionBackwardFilter(
+                          h, &kOne, p.x, x.data, p.y, dy.data, p.conv,
+                          static_cast<cudnnConvolutionBwdFilterAlgo_t>(p.algo),
+                          workspace.ptr, p.workspace, &kZero, p.filter,
+                          filter.ptr),
+                      "conv2d's filter gradient");
+             checkDnn(cudnnTransformTensor(h, &kOne, p.krsc, filter.ptr, &kZero,
+                                           p.hwio, dw.data),
+                      "conv2d's filter gradient reorder");
+           });
 }
 
 } // extern "C"

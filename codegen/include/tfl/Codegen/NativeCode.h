@@ -24,9 +24,12 @@ translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext);
 /// Writes `llvmModule` as a host object file.
 LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path);
 
-/// Links `objectPath` with libtflrt into the executable `outputPath`.
+/// Links `objectPath` with libtflrt into the executable `outputPath`;
+/// `targetLibraries` (a device's runtime and libraries) come before
+/// libtflrt, whose functions they call.
 LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
-                             std::string &errorMessage);
+                             std::string &errorMessage,
+                             ArrayRef<StringRef> targetLibraries = {});
 
 } // namespace mlir::tfl
 

@@ -27,6 +27,10 @@ llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
 /// Fails when no stage has that name.
 LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage = "");
 
+/// The conversions of host code (memref, math through libm, arith, index,
+/// func, cf, ub) to the LLVM dialect, which both targets' last stage runs.
+void addHostLLVMConversions(OpPassManager &pm);
+
 /// Registers `tfl-cpu-pipeline` and one pipeline per stage
 /// (`tfl-stage-<name>`) with MLIR's pass registry, for tfl-opt.
 void registerTflPipelines();
