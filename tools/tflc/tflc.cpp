@@ -79,6 +79,11 @@ cl::opt<Device>
                       clEnumValN(Device::Cuda, "cuda",
                                  "an NVIDIA GPU (sm_90 code, PTX for others)")),
            cl::init(Device::Cpu), cl::cat(tflcCategory));
+cl::opt<bool> allowTf32(
+    "allow-tf32",
+    cl::desc("--device cuda: let cuBLAS and cuDNN multiply f32 in TF32 "
+             "(tensor cores, 10-bit mantissas); f32 stays f32 without it"),
+    cl::cat(tflcCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check diagnostics against `expected-error {{...}}` markers"),
@@ -217,7 +222,7 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
   if (device == Device::Cuda) {
 #ifdef TFL_HAVE_CUDA
     stages = mlir::tfl::getCudaPipelineStages();
-    built = mlir::tfl::buildCudaPipeline(pm, lastStage, ptxOnly);
+    built = mlir::tfl::buildCudaPipeline(pm, lastStage, ptxOnly, allowTf32);
 #else
     llvm::errs() << "error: this tflc was built without the CUDA toolkit, so "
                     "--device cuda is not available\n";

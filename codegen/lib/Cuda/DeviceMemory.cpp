@@ -302,7 +302,18 @@ void launchOnStream(IRRewriter &rewriter, func::FuncOp fn) {
   }
 }
 
+/// Step 6.
+void askForTf32(IRRewriter &rewriter, func::FuncOp entry) {
+  rewriter.setInsertionPointToStart(&entry.getBody().front());
+  func::FuncOp fn = getOrInsertRuntimeFunction(
+      rewriter, entry->getParentOfType<ModuleOp>(), "tflrt_cuda_allow_tf32",
+      rewriter.getFunctionType({}, {}));
+  func::CallOp::create(rewriter, entry.getLoc(), fn, ValueRange{});
+}
+
 struct DeviceMemoryPass : impl::DeviceMemoryBase<DeviceMemoryPass> {
+  using DeviceMemoryBase::DeviceMemoryBase;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     HostBuffers host;
@@ -320,6 +331,8 @@ struct DeviceMemoryPass : impl::DeviceMemoryBase<DeviceMemoryPass> {
       accessFromHost(rewriter, fn, host);
       callDeviceEntryPoints(rewriter, fn);
       launchOnStream(rewriter, fn);
+      if (allowTf32 && fn.getSymName() == "tfl_main")
+        askForTf32(rewriter, fn);
     }
   }
 };

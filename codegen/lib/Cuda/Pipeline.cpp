@@ -41,6 +41,12 @@
 namespace mlir::tfl {
 namespace {
 
+/// Whether the pipelines built next let the libraries use TF32.
+bool &tf32Allowed() {
+  static bool allowed = false;
+  return allowed;
+}
+
 /// Kernels for the loops, device memory for the buffers.
 void buildGpuStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createLinalgToGpu());
@@ -48,7 +54,9 @@ void buildGpuStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(createDeviceMemory());
+  DeviceMemoryOptions memory;
+  memory.allowTf32 = tf32Allowed();
+  pm.addPass(createDeviceMemory(memory));
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -111,7 +119,8 @@ const std::vector<PipelineStage> &stages() {
 ArrayRef<PipelineStage> getCudaPipelineStages() { return stages(); }
 
 LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage,
-                                bool ptxOnly) {
+                                bool ptxOnly, bool allowTf32) {
+  tf32Allowed() = allowTf32;
   for (const PipelineStage &stage : stages()) {
     if (stage.name == "llvm")
       buildLlvmStage(pm, ptxOnly);

@@ -5,8 +5,9 @@
 // cuBLAS is column-major, so the row-major product C = A B is computed as
 // the column-major C^T = B^T A^T, which reads the same memory. One f32
 // product runs on cuBLASLt (plans cached per shape, a 32 MiB workspace),
-// batches and f64 on cuBLAS. f32 math stays f32: CUBLAS_COMPUTE_32F and
-// cuBLAS's default math mode do not use TF32.
+// batches and f64 on cuBLAS. f32 math stays f32 (CUBLAS_COMPUTE_32F and
+// cuBLAS's default math mode do not use TF32) unless the program was built
+// with --allow-tf32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +34,8 @@ cublasHandle_t handle() {
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
       fail("cannot initialize cuBLAS");
     cublasSetStream(h, s);
-    cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+    cublasSetMathMode(h, tflrt_cuda_tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                   : CUBLAS_DEFAULT_MATH);
   }
   return h;
 }
@@ -112,7 +114,11 @@ LtPlan &ltPlan(const Product &p) {
     return *slot;
   slot = std::make_unique<LtPlan>();
   LtPlan &plan = *slot;
-  checkBlas(cublasLtMatmulDescCreate(&plan.op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+  checkBlas(cublasLtMatmulDescCreate(&plan.op,
+                                     tflrt_cuda_tf32_allowed()
+                                         ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                         : CUBLAS_COMPUTE_32F,
+                                     CUDA_R_32F),
             "matmul");
   checkBlas(cublasLtMatrixLayoutCreate(&plan.b, CUDA_R_32F, p.n, p.k, p.ldb),
             "matmul");

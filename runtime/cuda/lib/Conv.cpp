@@ -7,9 +7,10 @@
 // is reordered back. Per shape (the cache key holds every dim, stride and
 // window parameter), descriptors and the algorithm cuDNN's heuristics rank
 // first are made once; workspaces come from the caching allocator. The math
-// is f32 (CUDNN_FMA_MATH: no TF32). cuDNN pads symmetrically: a window
-// padded more on one side (TensorFlow's "same" with an even total) runs on
-// the host instead (libtflrt's oneDNN convolution).
+// is f32 (CUDNN_FMA_MATH: no TF32) unless the program was built with
+// --allow-tf32. cuDNN pads symmetrically: a window padded more on one side
+// (TensorFlow's "same" with an even total) runs on the host instead
+// (libtflrt's oneDNN convolution).
 //
 //===----------------------------------------------------------------------===//
 
@@ -147,7 +148,9 @@ Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
                static_cast<int>(window[0]), static_cast<int>(window[1]), 1, 1,
                CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
            "a convolution");
-  checkDnn(cudnnSetConvolutionMathType(p.conv, CUDNN_FMA_MATH),
+  checkDnn(cudnnSetConvolutionMathType(p.conv, tflrt_cuda_tf32_allowed()
+                                                   ? CUDNN_TENSOR_OP_MATH
+                                                   : CUDNN_FMA_MATH),
            "a convolution");
   cudnnHandle_t h = handle();
   switch (kind) {

@@ -314,6 +314,10 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
               "a GPU memset failed");
 }
 
+static int tf32 = 0;
+void tflrt_cuda_allow_tf32(void) { tf32 = 1; }
+int tflrt_cuda_tf32_allowed(void) { return tf32; }
+
 double tflrt_cuda_now(void) {
   if (state().stream)
     synchronize("a GPU computation failed");

@@ -69,6 +69,12 @@ void tflrt_cuda_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
    work measure the work, not its queueing). */
 double tflrt_cuda_now(void);
 
+/* Lets cuBLAS, cuBLASLt and cuDNN multiply f32 in TF32 from now on
+   (tflc --allow-tf32 calls it first thing). */
+void tflrt_cuda_allow_tf32(void);
+/* Whether they may. */
+int tflrt_cuda_tf32_allowed(void);
+
 /* Process set-up and tear-down (waits for the stream, reports its errors). */
 void tflrt_cuda_finish(void);
 

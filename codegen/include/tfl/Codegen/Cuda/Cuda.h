@@ -25,9 +25,10 @@ llvm::ArrayRef<PipelineStage> getCudaPipelineStages();
 
 /// Adds the stages up to and including `lastStage` (all when empty); the
 /// kernels are serialized as PTX text when `ptxOnly` (for `emit ptx`),
-/// else as a fatbin (sm_90 cubin and PTX). Fails on an unknown stage.
+/// else as a fatbin (sm_90 cubin and PTX); `allowTf32` lets cuBLAS and
+/// cuDNN multiply f32 in TF32. Fails on an unknown stage.
 LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage = "",
-                                bool ptxOnly = false);
+                                bool ptxOnly = false, bool allowTf32 = false);
 
 /// Registers `tfl-cuda-pipeline` and `tfl-cuda-stage-<name>` for tfl-opt,
 /// and the CUDA wing's passes.

@@ -64,12 +64,20 @@ def DeviceMemory : Pass<"tfl-device-memory", "mlir::ModuleOp"> {
        (`gpu.wait async`, which the runtime answers with its one stream):
        the host waits only where a value crosses to it.
 
+    6. With `allow-tf32`, the program's entry (`tfl_main`) first calls
+       `tflrt_cuda_allow_tf32`: cuBLAS and cuDNN may then multiply f32 in
+       TF32 on tensor cores (10-bit mantissas); without it, f32 is f32.
+
     ```mlir
     %0 = memref.alloc() : memref<4xf32>
     // becomes
     %0 = gpu.alloc () : memref<4xf32>
     ```
   }];
+  let options = [
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "let the libraries multiply f32 in TF32">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
                            "mlir::gpu::GPUDialect",
