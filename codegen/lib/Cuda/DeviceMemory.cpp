@@ -218,44 +218,47 @@ Value elementAddress(OpBuilder &b, Location loc, Value memref,
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
 }
 
+/// The call of libtflrt_cuda's `name` that reads (no `value`) or writes
+/// (`value`) the element of `memref` at `indices`, by its device address.
+Operation *accessElement(IRRewriter &rewriter, Operation *op, StringRef name,
+                         Value memref, ValueRange indices, Type type,
+                         Value value = {}) {
+  rewriter.setInsertionPoint(op);
+  Location loc = op->getLoc();
+  Type i64 = rewriter.getI64Type();
+  int64_t bytes = elementBytes(type);
+  SmallVector<Value> args = {
+      arith::ConstantIntOp::create(rewriter, loc, i64, bytes),
+      elementAddress(rewriter, loc, memref, indices, bytes)};
+  if (value)
+    args.push_back(toBits(rewriter, loc, value));
+  SmallVector<Type> results;
+  if (!value)
+    results.push_back(i64);
+  func::FuncOp fn = getOrInsertRuntimeFunction(
+      rewriter, op->getParentOfType<ModuleOp>(), name,
+      rewriter.getFunctionType(ValueRange(args).getTypes(), results));
+  return func::CallOp::create(rewriter, loc, fn, args);
+}
+
 /// Step 3.
 void accessFromHost(IRRewriter &rewriter, func::FuncOp fn,
                     const HostBuffers &host) {
-  Type i64 = rewriter.getI64Type();
-  auto module = fn->getParentOfType<ModuleOp>();
   fn.walk([&](memref::LoadOp load) {
     if (isHostBuffer(load.getMemref(), host))
       return;
-    rewriter.setInsertionPoint(load);
-    Location loc = load.getLoc();
-    Type t = load.getType();
-    int64_t bytes = elementBytes(t);
-    Value address = elementAddress(rewriter, loc, load.getMemref(),
-                                   load.getIndices(), bytes);
-    func::FuncOp read =
-        getOrInsertRuntimeFunction(rewriter, module, "tflrt_cuda_read_scalar",
-                                   rewriter.getFunctionType({i64, i64}, {i64}));
-    Value size = arith::ConstantIntOp::create(rewriter, loc, i64, bytes);
-    Value bits =
-        func::CallOp::create(rewriter, loc, read, ValueRange{size, address})
-            .getResult(0);
-    rewriter.replaceOp(load, fromBits(rewriter, loc, bits, t));
+    Operation *read =
+        accessElement(rewriter, load, "tflrt_cuda_read_scalar",
+                      load.getMemref(), load.getIndices(), load.getType());
+    rewriter.replaceOp(load, fromBits(rewriter, load.getLoc(),
+                                      read->getResult(0), load.getType()));
   });
   fn.walk([&](memref::StoreOp store) {
     if (isHostBuffer(store.getMemref(), host))
       return;
-    rewriter.setInsertionPoint(store);
-    Location loc = store.getLoc();
-    Type t = store.getValueToStore().getType();
-    int64_t bytes = elementBytes(t);
-    Value address = elementAddress(rewriter, loc, store.getMemref(),
-                                   store.getIndices(), bytes);
-    Value bits = toBits(rewriter, loc, store.getValueToStore());
-    func::FuncOp write = getOrInsertRuntimeFunction(
-        rewriter, module, "tflrt_cuda_write_scalar",
-        rewriter.getFunctionType({i64, i64, i64}, {}));
-    Value size = arith::ConstantIntOp::create(rewriter, loc, i64, bytes);
-    func::CallOp::create(rewriter, loc, write, ValueRange{size, address, bits});
+    accessElement(rewriter, store, "tflrt_cuda_write_scalar", store.getMemref(),
+                  store.getIndices(), store.getValueToStore().getType(),
+                  store.getValueToStore());
     rewriter.eraseOp(store);
   });
 }

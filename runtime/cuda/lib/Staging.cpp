@@ -105,17 +105,6 @@ void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits) {
                             static_cast<size_t>(elemSize));
 }
 
-void *tflrt_cuda_constant(const void *host, int64_t sizeBytes) {
-  static std::vector<std::pair<const void *, void *>> uploaded;
-  for (auto &entry : uploaded)
-    if (entry.first == host)
-      return entry.second;
-  void *device = tflrt::cuda::allocate(static_cast<size_t>(sizeBytes));
-  tflrt::cuda::copyToDevice(device, host, static_cast<size_t>(sizeBytes));
-  uploaded.emplace_back(host, device);
-  return device;
-}
-
 // ---- One wrapper per host function, by element type ----------------------
 
 #define TFLRT_CUDA_TYPED(T, SIZE)                                              \

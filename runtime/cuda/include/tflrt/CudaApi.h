@@ -52,8 +52,6 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
    for the stream); and a store of raw bits there. */
 int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address);
 void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits);
-/* A constant's device copy, uploaded at its first use and kept. */
-void *tflrt_cuda_constant(const void *host, int64_t sizeBytes);
 
 /* ---- Library operations on device memory --------------------------------- */
 void tflrt_cuda_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
