@@ -32,6 +32,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -216,13 +217,14 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
   mlir::PassManager pm(&context);
   if (failed(mlir::applyPassManagerCLOptions(pm)))
     return mlir::failure();
-  llvm::ArrayRef<mlir::tfl::PipelineStage> stages =
-      mlir::tfl::getCpuPipelineStages();
+  llvm::SmallVector<llvm::StringRef> stages;
+  for (const mlir::tfl::PipelineStage &s : mlir::tfl::getCpuPipelineStages())
+    stages.push_back(s.name);
   mlir::LogicalResult built = mlir::failure();
   if (device == Device::Cuda) {
 #ifdef TFL_HAVE_CUDA
-    stages = mlir::tfl::getCudaPipelineStages();
-    built = mlir::tfl::buildCudaPipeline(pm, lastStage, ptxOnly, allowTf32);
+    stages = mlir::tfl::getCudaPipelineStageNames();
+    built = mlir::tfl::buildCudaPipeline(pm, lastStage, {ptxOnly, allowTf32});
 #else
     llvm::errs() << "error: this tflc was built without the CUDA toolkit, so "
                     "--device cuda is not available\n";
@@ -232,11 +234,8 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
     built = mlir::tfl::buildCpuPipeline(pm, lastStage);
   }
   if (failed(built)) {
-    std::string names = "mlirgen";
-    for (const mlir::tfl::PipelineStage &s : stages)
-      names += ", " + s.name.str();
     llvm::errs() << "error: unknown stage '" << lastStage
-                 << "' (stages: " << names << ")\n";
+                 << "' (stages: mlirgen, " << llvm::join(stages, ", ") << ")\n";
     return mlir::failure();
   }
   return pm.run(module);

@@ -41,21 +41,15 @@
 namespace mlir::tfl {
 namespace {
 
-/// Whether the pipelines built next let the libraries use TF32.
-bool &tf32Allowed() {
-  static bool allowed = false;
-  return allowed;
-}
-
 /// Kernels for the loops, device memory for the buffers.
-void buildGpuStage(OpPassManager &pm) {
+void buildGpuStage(OpPassManager &pm, const CudaOptions &options) {
   pm.addNestedPass<func::FuncOp>(createLinalgToGpu());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   DeviceMemoryOptions memory;
-  memory.allowTf32 = tf32Allowed();
+  memory.allowTf32 = options.allowTf32;
   pm.addPass(createDeviceMemory(memory));
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
@@ -63,7 +57,7 @@ void buildGpuStage(OpPassManager &pm) {
 }
 
 /// The kernels to NVVM, for sm_90 (H100, H200).
-void buildNvvmStage(OpPassManager &pm) {
+void buildNvvmStage(OpPassManager &pm, const CudaOptions &) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -80,7 +74,7 @@ void buildNvvmStage(OpPassManager &pm) {
 }
 
 /// The host code to the LLVM dialect, and the kernels to binaries.
-void buildLlvmStage(OpPassManager &pm, bool ptxOnly) {
+void buildLlvmStage(OpPassManager &pm, const CudaOptions &options) {
   addHostLLVMConversions(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -88,44 +82,50 @@ void buildLlvmStage(OpPassManager &pm, bool ptxOnly) {
   // cubin and that PTX packed by fatbinary as one fatbin per module.
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = TFL_CUDA_ROOT;
-  binary.compilationTarget = ptxOnly ? "isa" : "fatbin";
+  binary.compilationTarget = options.ptxOnly ? "isa" : "fatbin";
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
-void buildLlvmStageFatbin(OpPassManager &pm) { buildLlvmStage(pm, false); }
+/// A stage of the CUDA wing, built for a program's options.
+struct CudaStage {
+  StringLiteral name;
+  StringLiteral summary;
+  void (*build)(OpPassManager &pm, const CudaOptions &options);
+};
 
-std::vector<PipelineStage> makeStages() {
-  std::vector<PipelineStage> stages;
-  for (const PipelineStage &stage : getCpuPipelineStages())
-    if (stage.name != "llvm")
-      stages.push_back(stage);
-  stages.push_back({"gpu",
-                    "map loops to GPU kernels and buffers to device memory",
-                    buildGpuStage});
-  stages.push_back({"nvvm", "lower the kernels to NVVM", buildNvvmStage});
-  stages.push_back({"llvm",
-                    "lower the host code to LLVM and the kernels to a fatbin",
-                    buildLlvmStageFatbin});
-  return stages;
-}
+const CudaStage kCudaStages[] = {
+    {"gpu", "map loops to GPU kernels and buffers to device memory",
+     buildGpuStage},
+    {"nvvm", "lower the kernels to NVVM", buildNvvmStage},
+    {"llvm", "lower the host code to LLVM and the kernels to a fatbin",
+     buildLlvmStage},
+};
 
-const std::vector<PipelineStage> &stages() {
-  static const std::vector<PipelineStage> s = makeStages();
-  return s;
+/// The CPU pipeline's stages that both targets share: all but its last.
+ArrayRef<PipelineStage> sharedStages() {
+  return getCpuPipelineStages().drop_back();
 }
 
 } // namespace
 
-ArrayRef<PipelineStage> getCudaPipelineStages() { return stages(); }
+SmallVector<StringRef> getCudaPipelineStageNames() {
+  SmallVector<StringRef> names;
+  for (const PipelineStage &stage : sharedStages())
+    names.push_back(stage.name);
+  for (const CudaStage &stage : kCudaStages)
+    names.push_back(stage.name);
+  return names;
+}
 
 LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage,
-                                bool ptxOnly, bool allowTf32) {
-  tf32Allowed() = allowTf32;
-  for (const PipelineStage &stage : stages()) {
-    if (stage.name == "llvm")
-      buildLlvmStage(pm, ptxOnly);
-    else
-      stage.build(pm);
+                                const CudaOptions &options) {
+  for (const PipelineStage &stage : sharedStages()) {
+    stage.build(pm);
+    if (stage.name == lastStage)
+      return success();
+  }
+  for (const CudaStage &stage : kCudaStages) {
+    stage.build(pm, options);
     if (stage.name == lastStage)
       return success();
   }
@@ -138,10 +138,10 @@ void registerTflCudaPipelines() {
       "tfl-cuda-pipeline",
       "The whole CUDA pipeline of `tflc build --device cuda`",
       [](OpPassManager &pm) { (void)buildCudaPipeline(pm); });
-  for (const PipelineStage &stage : stages())
-    if (stage.name == "gpu" || stage.name == "nvvm" || stage.name == "llvm")
-      PassPipelineRegistration<>(("tfl-cuda-stage-" + stage.name).str(),
-                                 stage.summary, stage.build);
+  for (const CudaStage &stage : kCudaStages)
+    PassPipelineRegistration<>(
+        ("tfl-cuda-stage-" + stage.name).str(), stage.summary,
+        [build = stage.build](OpPassManager &pm) { build(pm, CudaOptions()); });
 }
 
 void registerCudaDialects(DialectRegistry &registry) {

@@ -19,16 +19,22 @@
 
 namespace mlir::tfl {
 
-/// The CUDA pipeline's stages: the CPU pipeline's target-free stages
+/// The CUDA pipeline's stage names: the CPU pipeline's target-free stages
 /// (autodiff, simplify, linalg, bufferize), then gpu, nvvm and llvm.
-llvm::ArrayRef<PipelineStage> getCudaPipelineStages();
+SmallVector<StringRef> getCudaPipelineStageNames();
 
-/// Adds the stages up to and including `lastStage` (all when empty); the
-/// kernels are serialized as PTX text when `ptxOnly` (for `emit ptx`),
-/// else as a fatbin (sm_90 cubin and PTX); `allowTf32` lets cuBLAS and
-/// cuDNN multiply f32 in TF32. Fails on an unknown stage.
+/// What a CUDA build asks for beyond the default.
+struct CudaOptions {
+  /// Keep the kernels as PTX text (for `tflc emit ptx`), not a fatbin.
+  bool ptxOnly = false;
+  /// Let cuBLAS and cuDNN multiply f32 in TF32 (`--allow-tf32`).
+  bool allowTf32 = false;
+};
+
+/// Adds the stages up to and including `lastStage` (all when empty).
+/// Fails on an unknown stage.
 LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage = "",
-                                bool ptxOnly = false, bool allowTf32 = false);
+                                const CudaOptions &options = {});
 
 /// Registers `tfl-cuda-pipeline` and `tfl-cuda-stage-<name>` for tfl-opt,
 /// and the CUDA wing's passes.
