@@ -2,9 +2,8 @@
 # Packs what a GPU machine needs to run the e2e programs built with
 # --device cuda into one archive: the executables (stripped), their flags
 # and the eager runs' outputs (from the lit run with TFL_GPU_BUNDLE), the
-# shared libraries they load besides the driver and the system's C and
-# C++ libraries, those (with glibc's loader) apart for a machine whose
-# glibc is older, the input files the
+# shared libraries they load besides the CUDA driver and libraries and the
+# C and C++ runtimes (the GPU machine's own, newer ones serve), the input files the
 # programs read (a program that reads files runs in a directory of its own,
 # `%t.dir`, which travels), and with --data Fashion-MNIST for the seed CNN.
 #
@@ -21,7 +20,7 @@ out=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/tests" "$stage/lib" "$stage/glibc" "$stage/files"
+mkdir -p "$stage/tests" "$stage/lib" "$stage/files"
 cp "$dir"/*.run "$dir"/*.expected "$stage/tests/"
 for exe in "$dir"/*.exe; do
   strip -o "$stage/tests/$(basename "$exe")" "$exe"
@@ -33,21 +32,18 @@ if [ -d "$dir/bench" ]; then
     strip -o "$stage/bench/$(basename "$exe")" "$exe"
   done
 fi
-# Libraries: everything ldd resolves but the CUDA driver and toolkit (the
-# GPU machine has its own) and glibc (kept apart).
+# Libraries: everything ldd resolves but CUDA's and the C/C++ runtimes.
 for exe in "$dir"/*.exe "$dir"/bench/*.exe; do
-  [ -e "$exe" ] && ldd "$exe"
+  if [ -e "$exe" ]; then ldd "$exe"; fi
 done | awk '/=> \// {print $3}' |
   sort -u | while read -r lib; do
     case "$lib" in
     /usr/local/cuda*) ;;
     */libc.so.*|*/libm.so.*|*/libpthread.so.*|*/libdl.so.*|*/librt.so.*|\
-    */libstdc++.so.*|*/libgcc_s.so.*)
-      cp -L "$lib" "$stage/glibc/" ;;
+    */libstdc++.so.*|*/libgcc_s.so.*) ;;
     *) cp -L "$lib" "$stage/lib/" ;;
     esac
   done
-cp -L /lib64/ld-linux-x86-64.so.2 "$stage/glibc/"
 # Input files, at the paths the programs name.
 python3 - "$stage/tests" > "$stage/files.txt" <<'PY'
 import json, os, sys
@@ -60,6 +56,6 @@ PY
 [ "$data" = 1 ] && echo /usr/share/datasets/fashion-mnist >> "$stage/files.txt"
 tar -cPf "$stage/files/inputs.tar" -T "$stage/files.txt"
 cp "$root/test/lit/compare_outputs.py" "$stage/"
-tar -C "$stage" -cJf "$out" tests lib glibc files compare_outputs.py \
+tar -C "$stage" -cJf "$out" tests lib files compare_outputs.py \
   $(cd "$stage" && ls -d bench 2>/dev/null || true)
 ls -la "$out"

@@ -8,9 +8,7 @@ Each tests/NAME.exe runs in the directory and with the flags of NAME.run;
 its output (with NAME.run's masks applied) must match NAME.expected, the
 eager CPU run, up to float rounding; or, when NAME.run has expect_error,
 it must stop with exit code 1 and that error (the CPU's, with the .tfl
-line). Libraries come from BUNDLE_DIR/lib;
-when this machine's glibc is older than the build machine's, the bundled
-loader and glibc run the programs.
+line). Libraries come from BUNDLE_DIR/lib, then this machine's CUDA.
 """
 import json
 import os
@@ -36,43 +34,28 @@ def cuda_library_dirs():
     return [d for d in ["/usr/local/cuda/lib64"] + dirs if os.path.isdir(d)]
 
 
-def launcher(bundle):
-    """The command prefix that runs a bundled executable here."""
-    env = dict(os.environ)
+def library_path(bundle):
+    """The LD_LIBRARY_PATH that runs a bundle's programs here: its own
+    libraries, then this machine's CUDA libraries."""
     paths = [os.path.join(bundle, "lib")] + cuda_library_dirs()
-    if env.get("LD_LIBRARY_PATH"):
-        paths.append(env["LD_LIBRARY_PATH"])
-    env["LD_LIBRARY_PATH"] = ":".join(paths)
-    probe = sorted(f for f in os.listdir(os.path.join(bundle, "tests"))
-                   if f.endswith(".exe"))[0]
-    r = subprocess.run([os.path.join(bundle, "tests", probe), "--help"],
-                       env=env, capture_output=True, text=True)
-    if "GLIBC" not in r.stderr:
-        return [], env
-    glibc = os.path.join(bundle, "glibc")
-    paths = [glibc, os.path.join(bundle, "lib")] + cuda_library_dirs()
-    # The driver's libcuda lives in the system's library directories.
-    for d in ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64",
-              "/usr/local/cuda/lib64", "/usr/local/cuda/compat"]:
-        if os.path.isdir(d):
-            paths.append(d)
-    return [os.path.join(glibc, "ld-linux-x86-64.so.2"), "--library-path",
-            ":".join(paths)], env
+    if os.environ.get("LD_LIBRARY_PATH"):
+        paths.append(os.environ["LD_LIBRARY_PATH"])
+    return ":".join(paths)
 
 
 def main():
     if sys.argv[1] == "--library-path":
         # For scripts: the LD_LIBRARY_PATH that runs a bundle's programs.
-        print(launcher(sys.argv[2])[1]["LD_LIBRARY_PATH"])
+        print(library_path(sys.argv[2]))
         return
     bundle, logs = sys.argv[1:3]
     tests = os.path.join(bundle, "tests")
-    prefix, env = launcher(bundle)
+    env = dict(os.environ, LD_LIBRARY_PATH=library_path(bundle))
     passed = failed = 0
     for name in sorted(f[:-4] for f in os.listdir(tests) if f.endswith(".run")):
         spec = json.load(open(os.path.join(tests, name + ".run")))
         os.makedirs(spec["cwd"], exist_ok=True)
-        cmd = prefix + [os.path.join(tests, name + ".exe")] + spec["flags"]
+        cmd = [os.path.join(tests, name + ".exe")] + spec["flags"]
         r = subprocess.run(cmd, cwd=spec["cwd"], env=env, capture_output=True,
                            text=True, timeout=600)
         out = r.stdout

@@ -26,17 +26,17 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MASKS = []
-EXPECT_ERROR = []
 
 
-def run(cmd, what):
+def run(cmd, what, expect_error=None):
+    """The command's output. With `expect_error`, the command must stop
+    with exit code 1 and that error: its output up to the error, and the
+    error's line (the eager interpreter adds the source line and a caret
+    below it)."""
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
-    if EXPECT_ERROR:
-        # Its output up to the error, and the error's line (the eager
-        # interpreter adds the source line and a caret below it).
-        m = re.search(".*" + EXPECT_ERROR[0] + ".*", r.stderr)
+    if expect_error:
+        m = re.search(".*" + expect_error + ".*", r.stderr)
         if r.returncode != 1 or not m:
             sys.stderr.write(f"{what} did not stop with the expected error "
                              f"(exit code {r.returncode}):\n{r.stderr}")
@@ -49,27 +49,20 @@ def run(cmd, what):
     return r.stdout
 
 
-def build(tflc, args, what):
-    r = subprocess.run([tflc, "build"] + args, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        sys.stderr.write(f"{what} failed with exit code {r.returncode}:\n"
-                         f"{r.stderr}{r.stdout}")
-        sys.exit(1)
-
-
 def main():
     tflc, *args = sys.argv[1:]
-    masks = MASKS
+    masks = []
     while args and args[0].startswith("--mask="):
         masks.append(re.compile(args.pop(0)[len("--mask="):]))
+    expect_error = None
     if args and args[0].startswith("--expect-error="):
-        EXPECT_ERROR.append(args.pop(0)[len("--expect-error="):])
+        expect_error = args.pop(0)[len("--expect-error="):]
     program, prefix, *flags = args
-    eager = run([tflc, "run", "--eager", program] + flags, "eager run")
+    eager = run([tflc, "run", "--eager", program] + flags, "eager run",
+                expect_error)
     exe = prefix + ".exe"
-    build(tflc, [program, "-o", exe], "build")
-    native = run([exe] + flags, "native run")
+    run([tflc, "build", program, "-o", exe], "build")
+    native = run([exe] + flags, "native run", expect_error)
     def masked(text):
         for m in masks:
             text = m.sub("<masked>", text)
@@ -87,14 +80,19 @@ def main():
         sys.stderr.write(f"--- eager\n{eager}--- native\n{native}")
         sys.exit(1)
     if os.environ.get("TFL_CUDA") == "1":
-        build_for_gpu(tflc, program, prefix, flags, masked(eager))
+        build_for_gpu(tflc, program, prefix, {
+            "flags": flags, "masks": [m.pattern for m in masks],
+            "expect_error": expect_error}, masked(eager))
     sys.stdout.write(eager)
 
 
-def build_for_gpu(tflc, program, prefix, flags, expected):
+def build_for_gpu(tflc, program, prefix, spec, expected):
+    """Builds the program with --device cuda; with TFL_GPU_BUNDLE, puts the
+    executable, how to run it (`spec`, and the directory) and the output it
+    must print in that directory."""
     exe = prefix + ".cuda.exe"
-    build(tflc, ["--device", "cuda", program, "-o", exe],
-          "build --device cuda")
+    run([tflc, "build", "--device", "cuda", program, "-o", exe],
+        "build --device cuda")
     bundle = os.environ.get("TFL_GPU_BUNDLE")
     if not bundle:
         return
@@ -104,10 +102,7 @@ def build_for_gpu(tflc, program, prefix, flags, expected):
     with open(os.path.join(bundle, name + ".expected"), "w") as f:
         f.write(expected)
     with open(os.path.join(bundle, name + ".run"), "w") as f:
-        f.write(json.dumps({"cwd": os.getcwd(), "flags": flags,
-                            "masks": [m.pattern for m in MASKS],
-                            "expect_error": (EXPECT_ERROR or [None])[0]})
-                + "\n")
+        f.write(json.dumps(dict(spec, cwd=os.getcwd())) + "\n")
 
 
 if __name__ == "__main__":
