@@ -17,7 +17,8 @@ set -euo pipefail
 mode=$1
 dir=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
-repeats=${REPEATS:-3}
+# shellcheck source=bench/best.sh
+. "$here/best.sh"
 
 build() {
   local tflc=$here/../build/bin/tflc src
@@ -35,17 +36,6 @@ build() {
   "$tflc" build "$here/../examples/mnist_cnn.tfl" -o "$dir/bench/mnist_cnn_cpu.exe"
 }
 
-# The best (smallest) of $repeats runs of a command printing one number.
-best() {
-  local b="" v
-  for _ in $(seq "$repeats"); do
-    v=$("$@" | tail -1 | awk '{print $1}')
-    if [ -z "$b" ] || awk -v a="$v" -v b="$b" 'BEGIN { exit !(a < b) }'; then
-      b=$v
-    fi
-  done
-  echo "$b"
-}
 
 run() {
   # TFL's programs load the bundle's libraries; PyTorch keeps its own.
@@ -63,9 +53,9 @@ run() {
     "W4 MLP step, batch 128 (ms)")
   local exes=(w1_matmul_4096 w3_cnn w3_cnn_256 w4_mlp)
   local scripts=("w1_matmul.py" "w3_cnn.py" "w3_cnn.py --batch=256" "w4_mlp.py")
-  # shellcheck disable=SC2086
   for i in 0 1 2 3; do
     local t e c
+    # shellcheck disable=SC2086
     t=$(best $tfl "$b/${exes[i]}.exe")
     # shellcheck disable=SC2086
     e=$(cd "$here" && best $py ${scripts[i]} --cuda)

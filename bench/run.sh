@@ -13,23 +13,12 @@ set -euo pipefail
 peers=false
 [ "${1:-}" = "--peers" ] && peers=true
 cd "$(dirname "$0")"
+# shellcheck source=bench/best.sh
+. ./best.sh
 tflc=../build/bin/tflc
-repeats=${REPEATS:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# The best (smallest) of $repeats runs of a command printing one number.
-best() {
-  local b=""
-  for _ in $(seq "$repeats"); do
-    local v
-    v=$("$@" | tail -1 | awk '{print $1}')
-    if [ -z "$b" ] || awk -v a="$v" -v b="$b" 'BEGIN { exit !(a < b) }'; then
-      b=$v
-    fi
-  done
-  echo "$b"
-}
 
 for w in w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar grad_ratio; do
   "$tflc" build "$w.tfl" -o "$out/$w"
