@@ -44,6 +44,7 @@ namespace {
 /// Stops the program with `message` at `where` (its location, then "called
 /// from" notes, one a line), as the eager interpreter reports errors.
 [[noreturn]] void failAt(const char *where, const std::string &message) {
+  tflrt::reportPendingErrors();
   tflrt::flushOutput();
   std::string text(where);
   size_t end = text.find('\n');

@@ -8,7 +8,19 @@
 
 namespace tflrt {
 
+namespace {
+void (*pendingErrorsHook)() = nullptr;
+} // namespace
+
+void setPendingErrorsHook(void (*hook)()) { pendingErrorsHook = hook; }
+
+void reportPendingErrors() {
+  if (pendingErrorsHook)
+    pendingErrorsHook();
+}
+
 void writeText(std::string_view text) {
+  reportPendingErrors();
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 

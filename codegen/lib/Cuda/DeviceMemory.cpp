@@ -9,12 +9,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferAliases.h"
 #include "tfl/Codegen/Cuda/Passes.h"
 #include "tfl/Codegen/RuntimeAbi.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tfl {
 #define GEN_PASS_DEF_DEVICEMEMORY
@@ -29,10 +32,16 @@ Value streamToken(OpBuilder &b, Location loc) {
       .getAsyncToken();
 }
 
-/// The buffers that stay in host memory: stack buffers, and heap buffers
-/// that only host code touches (the lists of pointers and ownership flags
-/// that the deallocation lowering fills and hands to its helper).
-using HostBuffers = llvm::DenseSet<Operation *>;
+/// The buffers that stay in host memory: stack buffers, heap buffers that
+/// only host code touches (the lists of pointers and ownership flags that
+/// the deallocation lowering fills and hands to its helper), and the
+/// classes of buffers tfl-host-scalars kept on the host.
+struct HostBuffers {
+  llvm::DenseSet<Operation *> allocs;
+  llvm::DenseSet<Value> scalars; // of the function being converted
+
+  bool contains(Operation *alloc) const { return allocs.contains(alloc); }
+};
 
 /// The allocation `memref` views, if any.
 Operation *rootAllocation(Value memref) {
@@ -52,6 +61,8 @@ Operation *rootAllocation(Value memref) {
 }
 
 bool isHostBuffer(Value memref, const HostBuffers &host) {
+  if (host.scalars.contains(memref))
+    return true;
   Operation *root = rootAllocation(memref);
   return root && (isa<memref::AllocaOp>(root) || host.contains(root));
 }
@@ -177,7 +188,10 @@ void allocateOnDevice(IRRewriter &rewriter, func::FuncOp fn,
 /// Step 2.
 void uploadConstants(IRRewriter &rewriter, func::FuncOp fn) {
   SmallVector<memref::GetGlobalOp> globals;
-  fn.walk([&](memref::GetGlobalOp g) { globals.push_back(g); });
+  fn.walk([&](memref::GetGlobalOp g) {
+    if (!g->hasAttr(kHostBufferAttr))
+      globals.push_back(g);
+  });
   Block &entry = fn.getBody().front();
   for (memref::GetGlobalOp global : globals) {
     Location loc = global.getLoc();
@@ -241,18 +255,107 @@ Operation *accessElement(IRRewriter &rewriter, Operation *op, StringRef name,
   return func::CallOp::create(rewriter, loc, fn, args);
 }
 
+/// The calls of tflrt_check_slice that check `value` (directly or after
+/// an integer extension, whose signedness `isSigned` gets), if checking
+/// it is all that is done with `value`.
+std::optional<SmallVector<func::CallOp>> onlyChecked(Value value,
+                                                     bool &isSigned) {
+  SmallVector<func::CallOp> checks;
+  isSigned = true;
+  auto isCheck = [&](OpOperand &use) {
+    auto call = dyn_cast<func::CallOp>(use.getOwner());
+    if (!call || call.getCallee() != "tflrt_check_slice" ||
+        use.getOperandNumber() != 0)
+      return false;
+    checks.push_back(call);
+    return true;
+  };
+  for (OpOperand &use : value.getUses()) {
+    if (isCheck(use))
+      continue;
+    Operation *ext = use.getOwner();
+    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(ext) ||
+        !llvm::all_of(ext->getResult(0).getUses(), isCheck))
+      return std::nullopt;
+    isSigned = isa<arith::ExtSIOp>(ext);
+  }
+  if (checks.empty())
+    return std::nullopt;
+  // In program order (a use list runs the other way).
+  llvm::sort(checks, [](func::CallOp a, func::CallOp b) {
+    return a->getBlock() == b->getBlock() && a->isBeforeInBlock(b);
+  });
+  return checks;
+}
+
+/// A load of a device scalar that is only range-checked: its checks are
+/// queued where it is loaded (tflrt_cuda_check_slice_async copies the
+/// scalar to the host in stream order, so it copies the loaded value even
+/// if the buffer is written or freed later, and checks it at the host's
+/// next wait, before any output), so the host does not wait for it.
+bool checkAsync(IRRewriter &rewriter, memref::LoadOp load) {
+  bool isSigned = true;
+  std::optional<SmallVector<func::CallOp>> checks =
+      onlyChecked(load.getResult(), isSigned);
+  if (!checks || !load.getType().isSignlessInteger())
+    return false;
+  // The checks' other operands must be had where the load is: defined
+  // before it, or constants (and string addresses) to copy there.
+  DominanceInfo dominance(load->getParentOfType<func::FuncOp>());
+  auto available = [&](Value v) {
+    if (dominance.properlyDominates(v, load))
+      return true;
+    Operation *def = v.getDefiningOp();
+    return def && def->getNumOperands() == 0 && def->getNumRegions() == 0 &&
+           isMemoryEffectFree(def);
+  };
+  for (func::CallOp check : *checks)
+    if (!llvm::all_of(check.getOperands().drop_front(), available))
+      return false;
+  Type i64 = rewriter.getI64Type();
+  int64_t bytes = elementBytes(load.getType());
+  for (func::CallOp check : *checks) {
+    rewriter.setInsertionPoint(load);
+    Location loc = check.getLoc();
+    SmallVector<Value> args = {
+        arith::ConstantIntOp::create(rewriter, loc, i64, bytes),
+        elementAddress(rewriter, loc, load.getMemref(), load.getIndices(),
+                       bytes),
+        arith::ConstantIntOp::create(rewriter, loc, i64, isSigned ? 1 : 0)};
+    for (Value v : check.getOperands().drop_front())
+      args.push_back(dominance.properlyDominates(v, load)
+                         ? v
+                         : rewriter.clone(*v.getDefiningOp())->getResult(0));
+    func::FuncOp fn = getOrInsertRuntimeFunction(
+        rewriter, check->getParentOfType<ModuleOp>(),
+        "tflrt_cuda_check_slice_async",
+        rewriter.getFunctionType(ValueRange(args).getTypes(), {}));
+    func::CallOp::create(rewriter, loc, fn, args);
+    rewriter.eraseOp(check);
+  }
+  for (Operation *user : llvm::make_early_inc_range(load->getUsers()))
+    rewriter.eraseOp(user);
+  rewriter.eraseOp(load);
+  return true;
+}
+
 /// Step 3.
 void accessFromHost(IRRewriter &rewriter, func::FuncOp fn,
                     const HostBuffers &host) {
+  SmallVector<memref::LoadOp> loads;
   fn.walk([&](memref::LoadOp load) {
-    if (isHostBuffer(load.getMemref(), host))
-      return;
+    if (!isHostBuffer(load.getMemref(), host))
+      loads.push_back(load);
+  });
+  for (memref::LoadOp load : loads) {
+    if (checkAsync(rewriter, load))
+      continue;
     Operation *read =
         accessElement(rewriter, load, "tflrt_cuda_read_scalar",
                       load.getMemref(), load.getIndices(), load.getType());
     rewriter.replaceOp(load, fromBits(rewriter, load.getLoc(),
                                       read->getResult(0), load.getType()));
-  });
+  }
   fn.walk([&](memref::StoreOp store) {
     if (isHostBuffer(store.getMemref(), host))
       return;
@@ -264,11 +367,20 @@ void accessFromHost(IRRewriter &rewriter, func::FuncOp fn,
 }
 
 /// Step 4.
-void callDeviceEntryPoints(IRRewriter &rewriter, func::FuncOp fn) {
+void callDeviceEntryPoints(IRRewriter &rewriter, func::FuncOp fn,
+                           const HostBuffers &host) {
   auto module = fn->getParentOfType<ModuleOp>();
   fn.walk([&](func::CallOp call) {
     StringRef callee = call.getCallee();
     if (!callee.starts_with("tflrt_") || callee.starts_with("tflrt_cuda_"))
+      return;
+    // Host buffers only (tfl-host-scalars sees to all or none): the host
+    // function, as on the CPU.
+    auto memrefs = llvm::make_filter_range(call.getOperands(), [](Value v) {
+      return isa<BaseMemRefType>(v.getType());
+    });
+    if (!memrefs.empty() &&
+        llvm::all_of(memrefs, [&](Value v) { return isHostBuffer(v, host); }))
       return;
     // now() waits for the queued device work, so timings measure it.
     if (callee != "tflrt_now" &&
@@ -283,12 +395,20 @@ void callDeviceEntryPoints(IRRewriter &rewriter, func::FuncOp fn) {
 }
 
 /// Step 5.
-void launchOnStream(IRRewriter &rewriter, func::FuncOp fn) {
+LogicalResult launchOnStream(IRRewriter &rewriter, func::FuncOp fn,
+                             const HostBuffers &host) {
   SmallVector<gpu::LaunchFuncOp> launches;
-  fn.walk([&](gpu::LaunchFuncOp launch) {
+  WalkResult walk = fn.walk([&](gpu::LaunchFuncOp launch) {
+    for (Value v : launch.getKernelOperands())
+      if (isa<BaseMemRefType>(v.getType()) && isHostBuffer(v, host))
+        return WalkResult(launch.emitOpError(
+            "would read a host buffer on the device (internal error)"));
     if (!launch.getAsyncToken())
       launches.push_back(launch);
+    return WalkResult::advance();
   });
+  if (walk.wasInterrupted())
+    return failure();
   for (gpu::LaunchFuncOp launch : launches) {
     rewriter.setInsertionPoint(launch);
     Location loc = launch.getLoc();
@@ -303,6 +423,7 @@ void launchOnStream(IRRewriter &rewriter, func::FuncOp fn) {
         ValueRange{token}, cluster);
     rewriter.eraseOp(launch);
   }
+  return success();
 }
 
 /// Step 6.
@@ -322,18 +443,22 @@ struct DeviceMemoryPass : impl::DeviceMemoryBase<DeviceMemoryPass> {
     HostBuffers host;
     getOperation().walk([&](memref::AllocOp alloc) {
       if (!alloc->getParentOfType<gpu::GPUModuleOp>() &&
-          onlyHostUses(alloc.getResult()))
-        host.insert(alloc);
+          (alloc->hasAttr(kHostBufferAttr) || onlyHostUses(alloc.getResult())))
+        host.allocs.insert(alloc);
     });
     // Host functions only: kernels live in gpu.modules.
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || isHostOnlyFunction(fn, host))
         continue;
+      // (Taken before any change: the analysis holds on to ops that the
+      // steps replace.)
+      host.scalars = BufferAliases(fn).hostValues();
       allocateOnDevice(rewriter, fn, host);
       uploadConstants(rewriter, fn);
       accessFromHost(rewriter, fn, host);
-      callDeviceEntryPoints(rewriter, fn);
-      launchOnStream(rewriter, fn);
+      callDeviceEntryPoints(rewriter, fn, host);
+      if (failed(launchOnStream(rewriter, fn, host)))
+        return signalPassFailure();
       if (allowTf32 && fn.getSymName() == "tfl_main")
         askForTf32(rewriter, fn);
     }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/Cuda/Passes.h"
+#include "tfl/Codegen/RuntimeAbi.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -318,11 +320,78 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// Whether `v` is a constant zero.
+bool isZero(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValue().isPosZero();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// Step 0: a product into a buffer that was just filled with zeros
+/// (linalg.matmul's C += A B after C = 0) overwrites it instead (libtflrt_
+/// cuda's *_overwrite entry points, beta = 0): no fill kernel, and cuBLAS
+/// does not read C.
+void foldZeroFills(IRRewriter &rewriter, func::FuncOp fn) {
+  static constexpr StringLiteral kProducts[] = {
+      "tflrt_matmul_f32", "tflrt_matmul_f64", "tflrt_batch_matmul_f32",
+      "tflrt_batch_matmul_f64"};
+  SmallVector<func::CallOp> calls;
+  fn.walk([&](func::CallOp call) {
+    if (llvm::is_contained(kProducts, call.getCallee()) &&
+        call.getNumOperands() == 3)
+      calls.push_back(call);
+  });
+  auto sourceOf = [](Value v) {
+    auto cast = v.getDefiningOp<memref::CastOp>();
+    return cast ? cast.getSource() : v;
+  };
+  for (func::CallOp call : calls) {
+    Value c = sourceOf(call.getOperand(2));
+    if (!c.getDefiningOp<memref::AllocOp>() ||
+        sourceOf(call.getOperand(0)) == c || sourceOf(call.getOperand(1)) == c)
+      continue;
+    // The fill right before the call, with only casts between.
+    Operation *op = call->getPrevNode();
+    while (op && isa<memref::CastOp>(op))
+      op = op->getPrevNode();
+    auto fill = dyn_cast_or_null<linalg::FillOp>(op);
+    if (!fill || fill.getOutputs().front() != c ||
+        !isZero(fill.getInputs().front()))
+      continue;
+    // A and B must be other buffers than C (not views of it).
+    auto allocOf = [](Value v) {
+      while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+        v = view.getViewSource();
+      return v;
+    };
+    if (allocOf(sourceOf(call.getOperand(0))) == c ||
+        allocOf(sourceOf(call.getOperand(1))) == c)
+      continue;
+    StringRef name = call.getCallee();
+    size_t type = name.rfind('_');
+    std::string overwrite = ("tflrt_cuda_" + name.substr(6, type - 6) +
+                             "_overwrite" + name.substr(type))
+                                .str();
+    rewriter.setInsertionPoint(call);
+    func::FuncOp callee =
+        getOrInsertRuntimeFunction(rewriter, fn->getParentOfType<ModuleOp>(),
+                                   overwrite, call.getCalleeType());
+    rewriter.replaceOpWithNewOp<func::CallOp>(call, callee, call.getOperands());
+    rewriter.eraseOp(fill);
+  }
+}
+
 struct LinalgToGpuPass : impl::LinalgToGpuBase<LinalgToGpuPass> {
   using LinalgToGpuBase::LinalgToGpuBase;
 
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    foldZeroFills(rewriter, getOperation());
     // Copies between buffers become kernels too.
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });

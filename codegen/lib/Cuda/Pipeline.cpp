@@ -3,7 +3,8 @@
 // The CUDA pipeline shares the target-free stages with the CPU pipeline
 // (autodiff, simplify, linalg with fusion, bufferize with library calls),
 // then:
-//   gpu   linalg ops -> parallel loops -> gpu.launch -> outlined kernels in
+//   gpu   scalar work on the host; linalg ops -> parallel loops ->
+//         gpu.launch, runs of small launches merged -> outlined kernels in
 //         a gpu.module; the host's buffers in device memory
 //   nvvm  the kernels to the NVVM dialect (math through libdevice)
 //   llvm  the host code to the LLVM dialect, calling libtflrt_cuda for
@@ -43,9 +44,12 @@ namespace {
 
 /// Kernels for the loops, device memory for the buffers.
 void buildGpuStage(OpPassManager &pm, const CudaOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createHostScalars());
   pm.addNestedPass<func::FuncOp>(createLinalgToGpu());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createMergeSmallKernels());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   DeviceMemoryOptions memory;

@@ -466,7 +466,8 @@ struct NowToRuntime : OpConversionPattern<NowOp> {
 };
 
 /// gather: the smallest and largest index are checked by libtflrt (as slice
-/// starts are), then a generic reads each result element from its source.
+/// starts are), then a generic reads each result element from its source
+/// (at the index clamped into the axis).
 struct GatherToLinalg : OpConversionPattern<GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -529,6 +530,14 @@ struct GatherToLinalg : OpConversionPattern<GatherOp> {
             idxAt.push_back(linalg::IndexOp::create(b, l, d));
           Value pick = tensor::ExtractOp::create(b, l, indices, idxAt);
           pick = arith::IndexCastOp::create(b, l, b.getIndexType(), pick);
+          // Clamped into the axis: the range check above stops the
+          // program, but a GPU checks later (at its next wait), and its
+          // kernel must not read outside the source meanwhile.
+          Value last = arith::ConstantIndexOp::create(
+              b, l, std::max<int64_t>(in.getDimSize(axis) - 1, 0));
+          pick = arith::MaxSIOp::create(
+              b, l, arith::MinSIOp::create(b, l, pick, last),
+              arith::ConstantIndexOp::create(b, l, 0));
           for (int64_t d = 0; d < axis; ++d)
             srcAt.push_back(linalg::IndexOp::create(b, l, d));
           srcAt.push_back(pick);

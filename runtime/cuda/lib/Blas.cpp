@@ -1,13 +1,14 @@
 //===- Blas.cpp - matmul on cuBLAS ----------------------------------------===//
 //
-// C += A @ B (linalg.matmul's semantics, which the compiled code relies on:
-// it fills C first) on row-major device matrices with unit inner stride.
+// C += A @ B (linalg.matmul's semantics), or C = A @ B for the products whose
+// zero fill of C the compiler dropped (the *_overwrite entry points, beta =
+// 0), on row-major device matrices with unit inner stride.
 // cuBLAS is column-major, so the row-major product C = A B is computed as
 // the column-major C^T = B^T A^T, which reads the same memory. One f32
 // product runs on cuBLASLt (plans cached per shape, a 32 MiB workspace),
-// batches and f64 on cuBLAS. f32 math stays f32 (CUBLAS_COMPUTE_32F and
-// cuBLAS's default math mode do not use TF32) unless the program was built
-// with --allow-tf32.
+// batches and f64 on cuBLAS. f32 math
+// stays f32 (CUBLAS_COMPUTE_32F and cuBLAS's default math mode do not use TF32)
+// unless the program was built with --allow-tf32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,7 +87,7 @@ Product describe(int64_t lead, void *a, void *b, void *c, size_t elemSize) {
 }
 
 /// One f32 product shape's cuBLASLt plan: descriptors and the algorithm
-/// its heuristics rank first for the workspace below.
+/// for the workspace below.
 struct LtPlan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
@@ -101,6 +102,19 @@ cublasLtHandle_t ltHandle() {
   if (!h && cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS)
     fail("cannot initialize cuBLASLt");
   return h;
+}
+
+void *ltWorkspace() {
+  static void *workspace = tflrt::cuda::allocate(kLtWorkspace);
+  return workspace;
+}
+
+cublasStatus_t ltRun(const LtPlan &plan, const cublasLtMatmulAlgo_t &algo,
+                     const Product &p, float beta, char *c) {
+  const float one = 1;
+  return cublasLtMatmul(ltHandle(), plan.op, &one, p.b, plan.b, p.a, plan.a,
+                        &beta, c, plan.c, c, plan.c, &algo, ltWorkspace(),
+                        kLtWorkspace, tflrt::cuda::stream());
 }
 
 /// Row-major layouts (ld = row stride) of the column-major C^T = B^T A^T.
@@ -146,41 +160,37 @@ LtPlan &ltPlan(const Product &p) {
   return plan;
 }
 
-/// C += A B in f32 on cuBLASLt; false when it has no algorithm for it.
-bool ltGemm(const Product &p) {
+/// C = A B + beta C in f32 on cuBLASLt; false when it has no algorithm.
+bool ltGemm(const Product &p, float beta) {
   LtPlan &plan = ltPlan(p);
   if (!plan.found)
     return false;
-  static void *workspace = tflrt::cuda::allocate(kLtWorkspace);
-  const float one = 1;
-  checkBlas(cublasLtMatmul(ltHandle(), plan.op, &one, p.b, plan.b, p.a, plan.a,
-                           &one, p.c, plan.c, p.c, plan.c, &plan.algo,
-                           workspace, kLtWorkspace, tflrt::cuda::stream()),
-            "matmul");
+  checkBlas(ltRun(plan, plan.algo, p, beta, p.c), "matmul");
   return true;
 }
 
 template <typename T, typename Gemm, typename BatchedGemm>
-void gemm(int64_t lead, void *a, void *b, void *c, Gemm fn,
+void gemm(int64_t lead, void *a, void *b, void *c, T beta, Gemm fn,
           BatchedGemm batched) {
   Product p = describe(lead, a, b, c, sizeof(T));
-  if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0)
-    return; // C += nothing
+  if (p.m == 0 || p.n == 0 || p.batch == 0 || (p.k == 0 && beta != 0))
+    return; // C += nothing (an empty C = nothing is zeros: cuBLAS below)
   const T one = 1;
   const T *pa = reinterpret_cast<const T *>(p.a);
   const T *pb = reinterpret_cast<const T *>(p.b);
   T *pc = reinterpret_cast<T *>(p.c);
   // A single f32 product takes cuBLASLt (the algorithm its heuristics
   // rank first, with a workspace); f64 and batches take cuBLAS.
-  if (p.batch == 1 && sizeof(T) == 4 && ltGemm(p))
+  if (p.batch == 1 && sizeof(T) == 4 && p.k > 0 &&
+      ltGemm(p, static_cast<float>(beta)))
     return;
   if (p.batch == 1)
     checkBlas(fn(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, pb,
-                 p.ldb, pa, p.lda, &one, pc, p.ldc),
+                 p.ldb, pa, p.lda, &beta, pc, p.ldc),
               "matmul");
   else
     checkBlas(batched(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one,
-                      pb, p.ldb, p.strideB, pa, p.lda, p.strideA, &one, pc,
+                      pb, p.ldb, p.strideB, pa, p.lda, p.strideA, &beta, pc,
                       p.ldc, p.strideC, p.batch),
               "batched matmul");
 }
@@ -189,24 +199,24 @@ void gemm(int64_t lead, void *a, void *b, void *c, Gemm fn,
 
 extern "C" {
 
-void tflrt_cuda_matmul_f32(int64_t, void *a, int64_t, void *b, int64_t,
-                           void *c) {
-  gemm<float>(0, a, b, c, cublasSgemm, cublasSgemmStridedBatched);
-}
-
-void tflrt_cuda_matmul_f64(int64_t, void *a, int64_t, void *b, int64_t,
-                           void *c) {
-  gemm<double>(0, a, b, c, cublasDgemm, cublasDgemmStridedBatched);
-}
-
-void tflrt_cuda_batch_matmul_f32(int64_t, void *a, int64_t, void *b, int64_t,
-                                 void *c) {
-  gemm<float>(1, a, b, c, cublasSgemm, cublasSgemmStridedBatched);
-}
-
-void tflrt_cuda_batch_matmul_f64(int64_t, void *a, int64_t, void *b, int64_t,
-                                 void *c) {
-  gemm<double>(1, a, b, c, cublasDgemm, cublasDgemmStridedBatched);
-}
+// C += A B, and C = A B (the products whose zero fill was dropped).
+#define TFLRT_CUDA_MATMUL(NAME, T, LEAD, BETA, GEMM, BATCHED)                  \
+  void tflrt_cuda_##NAME(int64_t, void *a, int64_t, void *b, int64_t,          \
+                         void *c) {                                            \
+    gemm<T>(LEAD, a, b, c, T(BETA), GEMM, BATCHED);                            \
+  }
+#define TFLRT_CUDA_MATMULS(SUFFIX, T, S)                                       \
+  TFLRT_CUDA_MATMUL(matmul_##SUFFIX, T, 0, 1, cublas##S##gemm,                 \
+                    cublas##S##gemmStridedBatched)                             \
+  TFLRT_CUDA_MATMUL(matmul_overwrite_##SUFFIX, T, 0, 0, cublas##S##gemm,       \
+                    cublas##S##gemmStridedBatched)                             \
+  TFLRT_CUDA_MATMUL(batch_matmul_##SUFFIX, T, 1, 1, cublas##S##gemm,           \
+                    cublas##S##gemmStridedBatched)                             \
+  TFLRT_CUDA_MATMUL(batch_matmul_overwrite_##SUFFIX, T, 1, 0, cublas##S##gemm, \
+                    cublas##S##gemmStridedBatched)
+TFLRT_CUDA_MATMULS(f32, float, S)
+TFLRT_CUDA_MATMULS(f64, double, D)
+#undef TFLRT_CUDA_MATMULS
+#undef TFLRT_CUDA_MATMUL
 
 } // extern "C"

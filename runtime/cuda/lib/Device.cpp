@@ -13,6 +13,13 @@
 // Every failure is a clear error that stops the program; a kernel's own
 // fault surfaces at the next wait, which reports it.
 //
+// Scalars cross without the host waiting where it need not: a store of a
+// host scalar into device memory copies it from a pinned slot, and a range
+// check of a device scalar (a gather's smallest and largest index) copies
+// it into one and is checked at the host's next wait. Slots are handed out
+// in order and reclaimed at each wait; libtflrt asks for the pending checks
+// before any output and any other error, so errors keep program order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
@@ -29,6 +36,8 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace tflrt::cuda {
 namespace {
@@ -118,9 +127,83 @@ CachingAllocator &allocator() {
 
 void finishAtExit() { tflrt_cuda_finish(); }
 
+/// Pinned host slots that stream-ordered scalar copies go through.
+class ScalarSlots {
+public:
+  static constexpr size_t kSlots = 4096;
+
+  /// A slot no queued copy uses; waits for the stream when all are taken.
+  int64_t *take() {
+    if (used == kSlots)
+      synchronize("a GPU computation failed");
+    if (!slots) {
+      void *p = nullptr;
+      check(cudaHostAlloc(&p, kSlots * sizeof(int64_t), cudaHostAllocDefault),
+            "cannot allocate pinned host memory");
+      slots = static_cast<int64_t *>(p);
+    }
+    return &slots[used++];
+  }
+  /// After a wait: every queued copy is done.
+  void reclaim() { used = 0; }
+
+private:
+  int64_t *slots = nullptr;
+  size_t used = 0;
+};
+
+ScalarSlots &scalarSlots() {
+  static ScalarSlots s;
+  return s;
+}
+
+/// A range check of a device scalar, whose value a queued copy brings to
+/// `slot`.
+struct PendingCheck {
+  const int64_t *slot;
+  int64_t bytes;
+  bool isSigned;
+  int64_t size, stride, dim;
+  const char *where;
+};
+
+std::vector<PendingCheck> &pendingChecks() {
+  static std::vector<PendingCheck> checks;
+  return checks;
+}
+
+/// Runs the pending checks (the stream has been waited for); the first
+/// that fails stops the program with its message.
+void runPendingChecks() {
+  std::vector<PendingCheck> checks;
+  checks.swap(pendingChecks());
+  for (const PendingCheck &c : checks) {
+    int64_t value = *c.slot;
+    if (c.bytes < 8) {
+      int shift = static_cast<int>(64 - 8 * c.bytes);
+      uint64_t bits = static_cast<uint64_t>(value) << shift;
+      value = c.isSigned ? static_cast<int64_t>(bits) >> shift
+                         : static_cast<int64_t>(bits >> shift);
+    }
+    tflrt_check_slice(value, c.size, c.stride, c.dim, c.where);
+  }
+}
+
+/// libtflrt's hook before output and errors.
+void reportPendingChecks() {
+  if (!pendingChecks().empty())
+    synchronize("a GPU computation failed");
+}
+
 } // namespace
 
 [[noreturn]] void fail(const std::string &message) {
+  // A range check queued before the failure comes first (its copy ran if
+  // the stream got that far; an unrun copy leaves an in-range zero).
+  if (!pendingChecks().empty()) {
+    (void)cudaStreamSynchronize(state().stream);
+    runPendingChecks();
+  }
   flushOutput();
   std::fprintf(stderr, "error: %s\n", message.c_str());
   std::fflush(stderr);
@@ -173,11 +256,16 @@ cudaStream_t stream() {
   check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking),
         "cannot create a GPU stream");
   std::atexit(finishAtExit);
+  tflrt::setPendingErrorsHook(reportPendingChecks);
   return s.stream;
 }
 
 void synchronize(const char *what) {
-  check(cudaStreamSynchronize(stream()), what);
+  cudaError_t err = cudaStreamSynchronize(stream());
+  // The checks queued before a failure have their values: they come first.
+  runPendingChecks();
+  scalarSlots().reclaim();
+  check(err, what);
 }
 
 void *allocate(size_t bytes) {
@@ -234,7 +322,12 @@ void mgpuModuleUnload(void *module) {
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
-  CUfunction function = nullptr;
+  // Each launch asks again: the answers are kept, by module and by the
+  // address of the name (a constant of the program).
+  static std::map<std::pair<void *, const char *>, CUfunction> functions;
+  CUfunction &function = functions[{module, name}];
+  if (function)
+    return function;
   checkDriver(
       cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
       ("cannot find GPU kernel " + std::string(name)).c_str());
@@ -312,6 +405,36 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
   checkDriver(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
                                static_cast<CUstream>(stream())),
               "a GPU memset failed");
+}
+
+int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address) {
+  int64_t bits = 0; // little-endian: the element lands in the low bytes
+  copyToHost(&bits, reinterpret_cast<const void *>(address),
+             static_cast<size_t>(elemSize));
+  return bits;
+}
+
+void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits) {
+  int64_t *slot = scalarSlots().take();
+  *slot = bits;
+  check(cudaMemcpyAsync(reinterpret_cast<void *>(address), slot,
+                        static_cast<size_t>(elemSize), cudaMemcpyHostToDevice,
+                        stream()),
+        "a copy to the GPU failed");
+}
+
+void tflrt_cuda_check_slice_async(int64_t elemSize, int64_t address,
+                                  int64_t isSigned, int64_t size,
+                                  int64_t stride, int64_t dim,
+                                  const char *where) {
+  int64_t *slot = scalarSlots().take();
+  *slot = 0; // in range, should the copy never run (a fault before it)
+  check(cudaMemcpyAsync(slot, reinterpret_cast<const void *>(address),
+                        static_cast<size_t>(elemSize), cudaMemcpyDeviceToHost,
+                        stream()),
+        "a copy from the GPU failed");
+  pendingChecks().push_back(
+      {slot, elemSize, isSigned != 0, size, stride, dim, where});
 }
 
 static int tf32 = 0;

@@ -93,18 +93,6 @@ std::vector<std::unique_ptr<Staged>> &checkpointCopies() {
 
 extern "C" {
 
-int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address) {
-  int64_t bits = 0; // little-endian: the element lands in the low bytes
-  tflrt::cuda::copyToHost(&bits, reinterpret_cast<const void *>(address),
-                          static_cast<size_t>(elemSize));
-  return bits;
-}
-
-void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits) {
-  tflrt::cuda::copyToDevice(reinterpret_cast<void *>(address), &bits,
-                            static_cast<size_t>(elemSize));
-}
-
 // ---- One wrapper per host function, by element type ----------------------
 
 #define TFLRT_CUDA_TYPED(T, SIZE)                                              \

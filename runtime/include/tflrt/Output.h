@@ -25,6 +25,13 @@ double nowSeconds();
 /// Flushes the program's standard output.
 void flushOutput();
 
+/// Errors still in flight: a GPU runtime queues some checks on its stream
+/// and reports them when it next waits. It installs `hook`, which
+/// reportPendingErrors calls before any output and before any other
+/// error, so that errors come in program order.
+void setPendingErrorsHook(void (*hook)());
+void reportPendingErrors();
+
 } // namespace tflrt
 
 #endif // TFLRT_OUTPUT_H

@@ -165,3 +165,37 @@ func.func @copy(%a: memref<7xi64>, %out: memref<7xi64>) {
   memref.copy %a, %out : memref<7xi64> to memref<7xi64>
   return
 }
+
+// -----
+
+// Tests that a product into a fresh buffer filled with zeros overwrites
+// it (the fill goes, the call becomes its _overwrite entry point), while a
+// product into a buffer filled with another value, or into a buffer it
+// also reads, keeps the fill (as a kernel) and accumulates.
+// CHECK-LABEL: func.func @products
+// CHECK: %[[C:.*]] = memref.alloc() : memref<4x4xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: call @tflrt_cuda_matmul_overwrite_f32(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[D:.*]] = memref.alloc() : memref<4x4xf32>
+// CHECK: scf.parallel
+// CHECK: call @tflrt_matmul_f32(
+// CHECK: scf.parallel
+// CHECK: call @tflrt_matmul_f32(
+func.func private @tflrt_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+func.func @products(%a: memref<4x4xf32>, %b: memref<4x4xf32>) -> (memref<4x4xf32>, memref<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x4xf32>)
+  %ua = memref.cast %a : memref<4x4xf32> to memref<*xf32>
+  %ub = memref.cast %b : memref<4x4xf32> to memref<*xf32>
+  %uc = memref.cast %c : memref<4x4xf32> to memref<*xf32>
+  func.call @tflrt_matmul_f32(%ua, %ub, %uc) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+  %d = memref.alloc() : memref<4x4xf32>
+  linalg.fill ins(%one : f32) outs(%d : memref<4x4xf32>)
+  %ud = memref.cast %d : memref<4x4xf32> to memref<*xf32>
+  func.call @tflrt_matmul_f32(%ua, %ub, %ud) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+  linalg.fill ins(%zero : f32) outs(%d : memref<4x4xf32>)
+  func.call @tflrt_matmul_f32(%ud, %ub, %ud) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+  return %c, %d : memref<4x4xf32>, memref<4x4xf32>
+}

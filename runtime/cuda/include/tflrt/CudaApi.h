@@ -49,9 +49,17 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
 
 /* ---- Host access to device memory ---------------------------------------- */
 /* The element of `elemSize` bytes at a device address, as raw bits (waits
-   for the stream); and a store of raw bits there. */
+   for the stream); and a store of raw bits there (queued on the stream). */
 int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address);
 void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits);
+/* tflrt_check_slice of the integer element at a device address (sign- or
+   zero-extended from `elemSize` bytes), queued: the element is copied in
+   stream order and checked when the host next waits for the stream, and
+   before any output or other error. */
+void tflrt_cuda_check_slice_async(int64_t elemSize, int64_t address,
+                                  int64_t isSigned, int64_t size,
+                                  int64_t stride, int64_t dim,
+                                  const char *where);
 
 /* ---- Library operations on device memory --------------------------------- */
 void tflrt_cuda_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
@@ -62,6 +70,17 @@ void tflrt_cuda_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
                                  int64_t rankC, void *c);
 void tflrt_cuda_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
                                  int64_t rankC, void *c);
+/* The same with C = A B (the compiler drops C's zero fill before them). */
+void tflrt_cuda_matmul_overwrite_f32(int64_t rankA, void *a, int64_t rankB,
+                                     void *b, int64_t rankC, void *c);
+void tflrt_cuda_matmul_overwrite_f64(int64_t rankA, void *a, int64_t rankB,
+                                     void *b, int64_t rankC, void *c);
+void tflrt_cuda_batch_matmul_overwrite_f32(int64_t rankA, void *a,
+                                           int64_t rankB, void *b,
+                                           int64_t rankC, void *c);
+void tflrt_cuda_batch_matmul_overwrite_f64(int64_t rankA, void *a,
+                                           int64_t rankB, void *b,
+                                           int64_t rankC, void *c);
 
 /* now(): waits for the stream, then reads the clock (timings of device
    work measure the work, not its queueing). */

@@ -5,11 +5,53 @@
 
 include "mlir/Pass/PassBase.td"
 
+def HostScalars : Pass<"tfl-host-scalars", "mlir::func::FuncOp"> {
+  let summary = "Keep the host code's scalar arithmetic on the host";
+  let description = [{
+    The first step of the CUDA wing, on buffers. Scalar arithmetic that
+    host code steers itself with (a loop counter times the batch size, a
+    step count, bias corrections, a logging condition) runs on the host, so
+    that it neither costs a kernel launch nor makes the host wait for a
+    one-element result:
+
+    1. A one-element buffer that the code of one block reuses for several
+       values (each written before it is read, as bufferization leaves a
+       shared `tensor.empty`) gets a buffer of its own per value.
+    2. Placement: a class of buffers that may alias (views, selects, loop
+       and branch results) stays on the host when all its buffers are
+       one-element allocations or constants made here, used only by loads,
+       stores, deallocation and linalg ops, and every linalg op that writes
+       it touches only such buffers. Everything else goes to the device.
+    3. The host's buffers are marked `tfl.host` (for `tfl-device-memory`),
+       and the linalg ops on them become host loops.
+    4. A device op that reads a host scalar gets its value: the host loads
+       it before the op, which takes it as a captured value instead of an
+       operand, so the kernel receives it as an argument.
+
+    ```mlir
+    // %n = i * 32, then a slice of the device tensor %order at %n
+    linalg.generic ins(%i : memref<i64>) outs(%n : memref<i64>) {...}
+    // becomes host code, on a host buffer:
+    %n = memref.alloc() {tfl.host} : memref<i64>
+    %0 = memref.load %i[] : memref<i64>
+    %1 = arith.muli %0, %c32_i64 : i64
+    memref.store %1, %n[] : memref<i64>
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def LinalgToGpu : Pass<"tfl-linalg-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Turn linalg ops on buffers into GPU-mapped parallel loops";
   let description = [{
     Every linalg op on buffers in host code becomes a loop nest that
     `convert-parallel-loops-to-gpu` turns into one `gpu.launch`:
+
+    0. A zero `linalg.fill` of a fresh buffer right before a matmul call
+       into it goes, and the call becomes its `_overwrite` entry point
+       (`tflrt_cuda_matmul_overwrite_f32`, ...: cuBLAS with beta = 0).
 
     1. Named ops are generalized; a generic's loops are interchanged so its
        parallel dims come first.
@@ -37,6 +79,41 @@ def LinalgToGpu : Pass<"tfl-linalg-to-gpu", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect",
                            "mlir::gpu::GPUDialect",
                            "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def MergeSmallKernels : Pass<"tfl-merge-small-kernels", "mlir::func::FuncOp"> {
+  let summary = "Merge runs of small GPU launches into one launch";
+  let description = [{
+    After `convert-parallel-loops-to-gpu`, before outlining. A training
+    step's tail is dozens of kernels of one or a few blocks (a loss over a
+    batch, an optimizer's update of a bias), each costing a launch and a
+    gap on the GPU for a microsecond of work:
+
+    1. A run is a sequence of small `gpu.launch`es (a one-dimensional grid
+       of at most `max-blocks` blocks of at most 256 threads, constant
+       sizes, and at most 65536 threads times iterations of the body's
+       deepest loop nest: a block reduction over a large batch keeps its
+       blocks on several multiprocessors) in one block of host code, with only pure ops, allocations,
+       deallocations and host code on host buffers (`tfl.host`) between
+       them.
+    2. A run becomes one launch of one block of 256 threads (1 when every
+       launch had one thread) where its last launch was; deallocations
+       between its launches move after it. The block runs the bodies in
+       order, a `gpu.barrier` between them: a launch of several blocks as a
+       loop over its block ids, a launch of fewer threads behind a thread
+       id check. (After a barrier, every thread of the block sees what the
+       others wrote to global memory before it.) Launches with block-wide
+       operations (block reductions) join only with 256 threads, and get a
+       barrier after each block of their loop, since each reuses the
+       reduction's shared memory.
+  }];
+  let options = [
+    Option<"maxBlocks", "max-blocks", "int64_t", /*default=*/"16",
+           "the most blocks a launch may have to join a merged one">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::gpu::GPUDialect",
                            "mlir::scf::SCFDialect"];
 }
 
