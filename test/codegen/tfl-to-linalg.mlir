@@ -301,7 +301,8 @@ func.func @batch_matmul(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>) -> tensor<
 // -----
 
 // Tests gather: the smallest and largest index checked by libtflrt, then a
-// generic reading each element from its source row.
+// generic reading each element from its source row, at the index clamped
+// into the axis (a GPU checks later, and must not read outside meanwhile).
 // CHECK-LABEL: func.func @gather
 func.func @gather(%x: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
   // CHECK: arith.minsi
@@ -310,7 +311,10 @@ func.func @gather(%x: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
   // CHECK: call @tflrt_check_slice
   // CHECK: linalg.generic
   // CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<3xi64>
-  // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<10x4xf32>
+  // CHECK: %[[PICK:.*]] = arith.index_cast %{{.*}} : i64 to index
+  // CHECK: %[[BELOW:.*]] = arith.minsi %[[PICK]], %c9 : index
+  // CHECK: %[[ROW:.*]] = arith.maxsi %[[BELOW]], %c0 : index
+  // CHECK: tensor.extract %{{.*}}[%[[ROW]], %{{.*}}] : tensor<10x4xf32>
   %0 = tfl.gather %x, %i {axis = 0 : i64} : tensor<10x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }

@@ -256,12 +256,13 @@ Operation *accessElement(IRRewriter &rewriter, Operation *op, StringRef name,
 }
 
 /// The calls of tflrt_check_slice that check `value` (directly or after
-/// an integer extension, whose signedness `isSigned` gets), if checking
-/// it is all that is done with `value`.
+/// integer extensions of one signedness, which `isSigned` gets), if
+/// checking it is all that is done with `value`.
 std::optional<SmallVector<func::CallOp>> onlyChecked(Value value,
                                                      bool &isSigned) {
   SmallVector<func::CallOp> checks;
   isSigned = true;
+  bool extended = false;
   auto isCheck = [&](OpOperand &use) {
     auto call = dyn_cast<func::CallOp>(use.getOwner());
     if (!call || call.getCallee() != "tflrt_check_slice" ||
@@ -274,10 +275,12 @@ std::optional<SmallVector<func::CallOp>> onlyChecked(Value value,
     if (isCheck(use))
       continue;
     Operation *ext = use.getOwner();
-    if (!isa<arith::ExtSIOp, arith::ExtUIOp>(ext) ||
+    bool sext = isa<arith::ExtSIOp>(ext);
+    if (!(sext || isa<arith::ExtUIOp>(ext)) || (extended && sext != isSigned) ||
         !llvm::all_of(ext->getResult(0).getUses(), isCheck))
       return std::nullopt;
-    isSigned = isa<arith::ExtSIOp>(ext);
+    isSigned = sext;
+    extended = true;
   }
   if (checks.empty())
     return std::nullopt;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BufferAliases.h"
+#include "Copies.h"
 #include "tfl/Codegen/Cuda/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -169,12 +170,24 @@ bool isRuntimeCall(Operation *op) {
 /// Step 2: which buffer classes stay on the host, and which linalg ops
 /// run there.
 struct Placement {
+  explicit Placement(const BufferAliases &aliases) : aliases(aliases) {}
+
+  /// Whether buffer `v` stays on the host (anything else, a scalar, is
+  /// host data anyway).
+  bool isHost(Value v) const {
+    return !isa<BaseMemRefType>(v.getType()) ||
+           hostClasses.contains(aliases.leader(v));
+  }
+  /// Sends `v`'s class to the device; true if it was on the host.
+  bool demote(Value v) { return hostClasses.erase(aliases.leader(v)); }
+
+  const BufferAliases &aliases;
   llvm::DenseSet<Value> hostClasses; // by leader
   llvm::DenseSet<Operation *> hostOps;
 };
 
 Placement place(func::FuncOp fn, const BufferAliases &aliases) {
-  Placement p;
+  Placement p(aliases);
   SmallVector<linalg::LinalgOp> ops;
   fn.walk([&](linalg::LinalgOp op) {
     if (op.hasPureBufferSemantics())
@@ -220,57 +233,45 @@ Placement place(func::FuncOp fn, const BufferAliases &aliases) {
     if (isRuntimeCall(call))
       calls.push_back(call);
   });
+  auto isHostValue = [&](Value v) { return p.isHost(v); };
   bool changed = true;
   while (changed) {
     changed = false;
     // A runtime call gets host buffers only, or device buffers only.
     for (func::CallOp call : calls) {
-      auto isHost = [&](Value v) {
-        return !isa<BaseMemRefType>(v.getType()) ||
-               p.hostClasses.contains(aliases.leader(v));
-      };
-      if (llvm::all_of(call.getOperands(), isHost))
+      if (llvm::all_of(call.getOperands(), isHostValue))
         continue;
       for (Value v : call.getOperands())
         if (isa<BaseMemRefType>(v.getType()))
-          changed |= p.hostClasses.erase(aliases.leader(v));
+          changed |= p.demote(v);
     }
     for (linalg::LinalgOp op : ops) {
       SmallVector<Value> buffers = buffersOf(op);
-      bool host = llvm::all_of(buffers, [&](Value v) {
-        return p.hostClasses.contains(aliases.leader(v));
-      });
-      if (host)
+      if (llvm::all_of(buffers, isHostValue))
         continue;
-      auto demote = [&](Value v) {
-        changed |= p.hostClasses.erase(aliases.leader(v));
-      };
       for (OpOperand &init : op.getDpsInitsMutable())
-        demote(init.get());
+        changed |= p.demote(init.get());
       // A buffer the body reads from above is read by the kernel.
       for (Value v : buffers)
-        if (llvm::is_contained(op->getOperands(), v) == false)
-          demote(v);
+        if (!llvm::is_contained(op->getOperands(), v))
+          changed |= p.demote(v);
     }
   }
   for (linalg::LinalgOp op : ops)
-    if (llvm::all_of(buffersOf(op), [&](Value v) {
-          return p.hostClasses.contains(aliases.leader(v));
-        }))
+    if (llvm::all_of(buffersOf(op), isHostValue))
       p.hostOps.insert(op);
   return p;
 }
 
 /// Step 4: a device op's one-element inputs that stay on the host are read
 /// by the host before the launch and reach the kernel by value.
-void passByValue(IRRewriter &rewriter, linalg::GenericOp op, const Placement &p,
-                 const BufferAliases &aliases) {
+void passByValue(IRRewriter &rewriter, linalg::GenericOp op,
+                 const Placement &p) {
   llvm::BitVector drop(op.getNumDpsInputs());
   Block &body = op.getRegion().front();
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value v = input->get();
-    if (!isa<MemRefType>(v.getType()) ||
-        !p.hostClasses.contains(aliases.leader(v)))
+    if (!isa<MemRefType>(v.getType()) || !p.isHost(v))
       continue;
     rewriter.setInsertionPoint(op);
     auto type = cast<MemRefType>(v.getType());
@@ -299,11 +300,9 @@ void passByValue(IRRewriter &rewriter, linalg::GenericOp op, const Placement &p,
   replacement->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   rewriter.inlineRegionBefore(op.getRegion(), replacement.getRegion(),
                               replacement.getRegion().end());
-  llvm::BitVector dropArgs(body.getNumArguments());
-  for (unsigned i = 0; i < drop.size(); ++i)
-    if (drop.test(i))
-      dropArgs.set(i);
-  body.eraseArguments(dropArgs);
+  // The inputs' block arguments come first.
+  drop.resize(body.getNumArguments());
+  body.eraseArguments(drop);
   rewriter.eraseOp(op);
 }
 
@@ -311,14 +310,8 @@ struct HostScalarsPass : impl::HostScalarsBase<HostScalarsPass> {
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     IRRewriter rewriter(&getContext());
-    // Copies between buffers are linalg ops here, as for the kernels.
-    SmallVector<memref::CopyOp> copies;
-    fn.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-    for (memref::CopyOp copy : copies) {
-      rewriter.setInsertionPoint(copy);
-      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
-                                                  copy.getTarget());
-    }
+    // Copies between buffers are placed as the linalg ops they are.
+    copiesToLinalg(rewriter, fn);
     splitReusedScalars(rewriter, fn);
     BufferAliases aliases(fn);
     Placement p = place(fn, aliases);
@@ -326,7 +319,7 @@ struct HostScalarsPass : impl::HostScalarsBase<HostScalarsPass> {
     // Step 3: the host's buffers are marked, its ops become host loops.
     fn.walk([&](Operation *op) {
       if (isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
-          p.hostClasses.contains(aliases.leader(op->getResult(0))))
+          p.isHost(op->getResult(0)))
         op->setAttr(kHostBufferAttr, rewriter.getUnitAttr());
     });
     SmallVector<linalg::LinalgOp> ops;
@@ -345,8 +338,7 @@ struct HostScalarsPass : impl::HostScalarsBase<HostScalarsPass> {
         continue;
       }
       if (llvm::none_of(op.getDpsInputs(), [&](Value v) {
-            return isa<MemRefType>(v.getType()) &&
-                   p.hostClasses.contains(aliases.leader(v));
+            return isa<MemRefType>(v.getType()) && p.isHost(v);
           }))
         continue;
       rewriter.setInsertionPoint(op);
@@ -358,7 +350,7 @@ struct HostScalarsPass : impl::HostScalarsBase<HostScalarsPass> {
         op.emitOpError("has no generic form to run on the GPU");
         return signalPassFailure();
       }
-      passByValue(rewriter, *generic, p, aliases);
+      passByValue(rewriter, *generic, p);
     }
   }
 };

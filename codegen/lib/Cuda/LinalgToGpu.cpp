@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Copies.h"
 #include "tfl/Codegen/Cuda/Passes.h"
 #include "tfl/Codegen/RuntimeAbi.h"
 
@@ -20,6 +21,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <numeric>
@@ -337,23 +339,34 @@ bool isZero(Value v) {
 /// cuda's *_overwrite entry points, beta = 0): no fill kernel, and cuBLAS
 /// does not read C.
 void foldZeroFills(IRRewriter &rewriter, func::FuncOp fn) {
-  static constexpr StringLiteral kProducts[] = {
-      "tflrt_matmul_f32", "tflrt_matmul_f64", "tflrt_batch_matmul_f32",
-      "tflrt_batch_matmul_f64"};
+  static const llvm::StringMap<StringRef> kOverwrite = {
+      {"tflrt_matmul_f32", "tflrt_cuda_matmul_overwrite_f32"},
+      {"tflrt_matmul_f64", "tflrt_cuda_matmul_overwrite_f64"},
+      {"tflrt_batch_matmul_f32", "tflrt_cuda_batch_matmul_overwrite_f32"},
+      {"tflrt_batch_matmul_f64", "tflrt_cuda_batch_matmul_overwrite_f64"}};
   SmallVector<func::CallOp> calls;
   fn.walk([&](func::CallOp call) {
-    if (llvm::is_contained(kProducts, call.getCallee()) &&
-        call.getNumOperands() == 3)
+    if (kOverwrite.contains(call.getCallee()) && call.getNumOperands() == 3)
       calls.push_back(call);
   });
-  auto sourceOf = [](Value v) {
-    auto cast = v.getDefiningOp<memref::CastOp>();
-    return cast ? cast.getSource() : v;
+  // The buffer a call operand views (through the cast to an unranked
+  // memref, and any views).
+  auto bufferOf = [](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto cast = dyn_cast<memref::CastOp>(def))
+        v = cast.getSource();
+      else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+        v = view.getViewSource();
+      else
+        break;
+    }
+    return v;
   };
   for (func::CallOp call : calls) {
-    Value c = sourceOf(call.getOperand(2));
+    Value c = bufferOf(call.getOperand(2));
+    // C a fresh buffer that neither A nor B views.
     if (!c.getDefiningOp<memref::AllocOp>() ||
-        sourceOf(call.getOperand(0)) == c || sourceOf(call.getOperand(1)) == c)
+        bufferOf(call.getOperand(0)) == c || bufferOf(call.getOperand(1)) == c)
       continue;
     // The fill right before the call, with only casts between.
     Operation *op = call->getPrevNode();
@@ -363,24 +376,10 @@ void foldZeroFills(IRRewriter &rewriter, func::FuncOp fn) {
     if (!fill || fill.getOutputs().front() != c ||
         !isZero(fill.getInputs().front()))
       continue;
-    // A and B must be other buffers than C (not views of it).
-    auto allocOf = [](Value v) {
-      while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-        v = view.getViewSource();
-      return v;
-    };
-    if (allocOf(sourceOf(call.getOperand(0))) == c ||
-        allocOf(sourceOf(call.getOperand(1))) == c)
-      continue;
-    StringRef name = call.getCallee();
-    size_t type = name.rfind('_');
-    std::string overwrite = ("tflrt_cuda_" + name.substr(6, type - 6) +
-                             "_overwrite" + name.substr(type))
-                                .str();
     rewriter.setInsertionPoint(call);
-    func::FuncOp callee =
-        getOrInsertRuntimeFunction(rewriter, fn->getParentOfType<ModuleOp>(),
-                                   overwrite, call.getCalleeType());
+    func::FuncOp callee = getOrInsertRuntimeFunction(
+        rewriter, fn->getParentOfType<ModuleOp>(),
+        kOverwrite.lookup(call.getCallee()), call.getCalleeType());
     rewriter.replaceOpWithNewOp<func::CallOp>(call, callee, call.getOperands());
     rewriter.eraseOp(fill);
   }
@@ -393,13 +392,7 @@ struct LinalgToGpuPass : impl::LinalgToGpuBase<LinalgToGpuPass> {
     IRRewriter rewriter(&getContext());
     foldZeroFills(rewriter, getOperation());
     // Copies between buffers become kernels too.
-    SmallVector<memref::CopyOp> copies;
-    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-    for (memref::CopyOp copy : copies) {
-      rewriter.setInsertionPoint(copy);
-      rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
-                                                  copy.getTarget());
-    }
+    copiesToLinalg(rewriter, getOperation());
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && !op->getParentOfType<gpu::LaunchOp>())

@@ -49,28 +49,24 @@ std::optional<int64_t> tripCount(scf::ForOp loop) {
 /// body, or nothing when a loop's bounds are not constant.
 std::optional<int64_t> work(gpu::LaunchOp launch, int64_t threads) {
   int64_t deepest = 1;
-  bool known = true;
-  launch.getBody().walk([&](scf::ForOp loop) {
+  WalkResult walk = launch.getBody().walk([&](Operation *op) {
+    if (isa<scf::WhileOp>(op))
+      return WalkResult::interrupt();
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      return WalkResult::advance();
     int64_t iterations = 1;
-    for (scf::ForOp l = loop; l && known;
-         l = l->getParentOfType<scf::ForOp>()) {
-      if (!launch->isProperAncestor(l))
-        break;
-      std::optional<int64_t> n = tripCount(l);
-      if (!n) {
-        known = false;
-        break;
-      }
+    for (; loop && launch->isProperAncestor(loop);
+         loop = loop->getParentOfType<scf::ForOp>()) {
+      std::optional<int64_t> n = tripCount(loop);
+      if (!n)
+        return WalkResult::interrupt();
       iterations *= std::max<int64_t>(*n, 1);
     }
     deepest = std::max(deepest, iterations);
+    return WalkResult::advance();
   });
-  if (!known || launch.getBody()
-                    .walk([](Operation *op) {
-                      return isa<scf::WhileOp>(op) ? WalkResult::interrupt()
-                                                   : WalkResult::advance();
-                    })
-                    .wasInterrupted())
+  if (walk.wasInterrupted())
     return std::nullopt;
   return threads * deepest;
 }

@@ -6,9 +6,9 @@
 // cuBLAS is column-major, so the row-major product C = A B is computed as
 // the column-major C^T = B^T A^T, which reads the same memory. One f32
 // product runs on cuBLASLt (plans cached per shape, a 32 MiB workspace),
-// batches and f64 on cuBLAS. f32 math
-// stays f32 (CUBLAS_COMPUTE_32F and cuBLAS's default math mode do not use TF32)
-// unless the program was built with --allow-tf32.
+// batches and f64 on cuBLAS. f32 math stays f32 (CUBLAS_COMPUTE_32F and
+// cuBLAS's default math mode do not use TF32) unless the program was built
+// with --allow-tf32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,7 +87,7 @@ Product describe(int64_t lead, void *a, void *b, void *c, size_t elemSize) {
 }
 
 /// One f32 product shape's cuBLASLt plan: descriptors and the algorithm
-/// for the workspace below.
+/// its heuristics rank first for the workspace below.
 struct LtPlan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
@@ -102,19 +102,6 @@ cublasLtHandle_t ltHandle() {
   if (!h && cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS)
     fail("cannot initialize cuBLASLt");
   return h;
-}
-
-void *ltWorkspace() {
-  static void *workspace = tflrt::cuda::allocate(kLtWorkspace);
-  return workspace;
-}
-
-cublasStatus_t ltRun(const LtPlan &plan, const cublasLtMatmulAlgo_t &algo,
-                     const Product &p, float beta, char *c) {
-  const float one = 1;
-  return cublasLtMatmul(ltHandle(), plan.op, &one, p.b, plan.b, p.a, plan.a,
-                        &beta, c, plan.c, c, plan.c, &algo, ltWorkspace(),
-                        kLtWorkspace, tflrt::cuda::stream());
 }
 
 /// Row-major layouts (ld = row stride) of the column-major C^T = B^T A^T.
@@ -165,7 +152,12 @@ bool ltGemm(const Product &p, float beta) {
   LtPlan &plan = ltPlan(p);
   if (!plan.found)
     return false;
-  checkBlas(ltRun(plan, plan.algo, p, beta, p.c), "matmul");
+  static void *workspace = tflrt::cuda::allocate(kLtWorkspace);
+  const float one = 1;
+  checkBlas(cublasLtMatmul(ltHandle(), plan.op, &one, p.b, plan.b, p.a, plan.a,
+                           &beta, p.c, plan.c, p.c, plan.c, &plan.algo,
+                           workspace, kLtWorkspace, tflrt::cuda::stream()),
+            "matmul");
   return true;
 }
 
