@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfl/Codegen/CollapseLoops.h"
 #include "tfl/Codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -97,47 +98,6 @@ bool isCandidate(linalg::GenericOp op) {
         return false;
   }
   return succeeded(linalg::vectorizeOpPrecondition(op));
-}
-
-/// Step 1: merges runs of adjacent loop dims that every operand indexes
-/// together and in order, when all operands are contiguous buffers.
-linalg::GenericOp collapseDims(RewriterBase &rewriter, linalg::GenericOp op) {
-  for (Value operand : op->getOperands())
-    if (!cast<MemRefType>(operand.getType()).getLayout().isIdentity())
-      return op;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  // linalg's collapsing handles maps of dims only (not a broadcast's 0).
-  if (!llvm::all_of(maps,
-                    [](AffineMap m) { return m.isProjectedPermutation(); }))
-    return op;
-  auto iterators = op.getIteratorTypesArray();
-  SmallVector<ReassociationIndices> groups;
-  ReassociationIndices current = {0};
-  auto flush = [&] {
-    if (current.size() > 1)
-      groups.push_back(current);
-  };
-  for (int64_t d = 1; d < op.getNumLoops(); ++d) {
-    ReassociationIndices candidate = current;
-    candidate.push_back(d);
-    if (iterators[d] == iterators[current.front()] &&
-        linalg::areDimSequencesPreserved(maps, {candidate})) {
-      current = candidate;
-      continue;
-    }
-    flush();
-    current = {d};
-  }
-  flush();
-  if (groups.empty())
-    return op;
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(op, groups, rewriter);
-  if (failed(collapsed))
-    return op;
-  rewriter.eraseOp(op);
-  return cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
 }
 
 /// Step 2: tiles `op` into vector-sized tiles, marked for step 3.
@@ -411,7 +371,7 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
       return;
     IRRewriter rewriter(ctx);
     for (linalg::GenericOp op : candidates)
-      tile(rewriter, collapseDims(rewriter, op));
+      tile(rewriter, collapseContiguousLoops(rewriter, op)); // step 1
 
     // Fold the tiles' constant sizes into their subviews, so the full
     // tiles are static.

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Copies.h"
+#include "tfl/Codegen/CollapseLoops.h"
 #include "tfl/Codegen/Cuda/Passes.h"
 #include "tfl/Codegen/RuntimeAbi.h"
 
@@ -168,6 +169,60 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
   return indices;
 }
 
+/// The sizes of a generic's loops.
+SmallVector<Value> loopSizes(RewriterBase &rewriter, linalg::GenericOp g) {
+  SmallVector<Value> sizes;
+  auto linalgOp = cast<linalg::LinalgOp>(g.getOperation());
+  for (Range r : linalgOp.createLoopRanges(rewriter, g.getLoc()))
+    sizes.push_back(
+        getValueOrCreateConstantIndexOp(rewriter, g.getLoc(), r.size));
+  return sizes;
+}
+
+/// The sequential loop of one thread's partial result: it combines the
+/// contributions of reduced elements `from`, `from + step`, ... (below
+/// `reduced`, the reduced dims' linearized size), starting from the
+/// combiner's identity, for the output element whose parallel ivs `ivs`
+/// holds (its reduced ivs are filled in per iteration).
+scf::ForOp partialLoop(RewriterBase &rewriter, linalg::GenericOp g,
+                       const Combiner &c, ArrayRef<Value> ivs,
+                       ArrayRef<Value> reducedSizes, Value from, Value reduced,
+                       Value step) {
+  Location loc = g.getLoc();
+  unsigned numParallel = g.getNumParallelLoops();
+  Type t = c.op->getResult(0).getType();
+  Block &body = g.getRegion().front();
+  Value out = body.getArgument(g.getNumDpsInputs());
+  auto loop =
+      scf::ForOp::create(rewriter, loc, from, reduced, step,
+                         ValueRange{identity(rewriter, loc, c.kind, t)});
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(loop.getBody());
+  SmallVector<Value> loopIvs(ivs);
+  delinearize(rewriter, loc, loop.getInductionVar(), reducedSizes,
+              MutableArrayRef<Value>(loopIvs).drop_front(numParallel));
+  IRMapping map;
+  for (OpOperand *input : g.getDpsInputOperands()) {
+    SmallVector<Value> indices =
+        applyMap(rewriter, loc, g.getMatchingIndexingMap(input), loopIvs);
+    map.map(body.getArgument(input->getOperandNumber()),
+            memref::LoadOp::create(rewriter, loc, input->get(), indices));
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (&op == c.op)
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      map.map(index.getResult(), loopIvs[index.getDim()]);
+      continue;
+    }
+    rewriter.clone(op, map);
+  }
+  map.map(out, loop.getRegionIterArg(0));
+  Operation *combined = rewriter.clone(*c.op, map);
+  scf::YieldOp::create(rewriter, loc, combined->getResult(0));
+  return loop;
+}
+
 /// The block reduction: one block per output element; its threads stride
 /// over the reduced elements, each combining a partial result in a
 /// register, then gpu.all_reduce combines the block's partials (warp
@@ -179,10 +234,7 @@ void buildBlockReduction(RewriterBase &rewriter, linalg::GenericOp g,
   rewriter.setInsertionPoint(g);
   unsigned numLoops = g.getNumLoops();
   unsigned numParallel = g.getNumParallelLoops();
-  SmallVector<Value> sizes;
-  auto linalgOp = cast<linalg::LinalgOp>(g.getOperation());
-  for (Range r : linalgOp.createLoopRanges(rewriter, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, r.size));
+  SmallVector<Value> sizes = loopSizes(rewriter, g);
   ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
   ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
   Value outputs = product(rewriter, loc, parallelSizes);
@@ -197,41 +249,13 @@ void buildBlockReduction(RewriterBase &rewriter, linalg::GenericOp g,
   delinearize(rewriter, loc, launch.getBlockIds().x, parallelSizes,
               MutableArrayRef<Value>(ivs).take_front(numParallel));
   Value thread = launch.getThreadIds().x;
-  Type t = c.op->getResult(0).getType();
   Block &body = g.getRegion().front();
   Value out = body.getArgument(g.getNumDpsInputs());
 
   // Each thread's partial result over reduced elements thread, thread +
   // blockSize, ...
-  auto loop =
-      scf::ForOp::create(rewriter, loc, thread, reduced, threads,
-                         ValueRange{identity(rewriter, loc, c.kind, t)});
-  {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(loop.getBody());
-    SmallVector<Value> loopIvs(ivs);
-    delinearize(rewriter, loc, loop.getInductionVar(), reducedSizes,
-                MutableArrayRef<Value>(loopIvs).drop_front(numParallel));
-    IRMapping map;
-    for (OpOperand *input : g.getDpsInputOperands()) {
-      SmallVector<Value> indices =
-          applyMap(rewriter, loc, g.getMatchingIndexingMap(input), loopIvs);
-      map.map(body.getArgument(input->getOperandNumber()),
-              memref::LoadOp::create(rewriter, loc, input->get(), indices));
-    }
-    for (Operation &op : body.without_terminator()) {
-      if (&op == c.op)
-        continue;
-      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-        map.map(index.getResult(), loopIvs[index.getDim()]);
-        continue;
-      }
-      rewriter.clone(op, map);
-    }
-    map.map(out, loop.getRegionIterArg(0));
-    Operation *combined = rewriter.clone(*c.op, map);
-    scf::YieldOp::create(rewriter, loc, combined->getResult(0));
-  }
+  scf::ForOp loop =
+      partialLoop(rewriter, g, c, ivs, reducedSizes, thread, reduced, threads);
   Value total = gpu::AllReduceOp::create(
       rewriter, loc, loop.getResult(0),
       gpu::AllReduceOperationAttr::get(rewriter.getContext(), c.kind),
@@ -252,6 +276,139 @@ void buildBlockReduction(RewriterBase &rewriter, linalg::GenericOp g,
                           indices);
   rewriter.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.eraseOp(g);
+}
+
+/// How a large reduction into few outputs is split over many blocks.
+struct Split {
+  int64_t partials;  // partial results per output element
+  bool outputsInner; // partial[p][o] (else partial[o][p])
+};
+
+/// Whether a reduction has too few outputs to fill the GPU with one block
+/// each (a bias gradient: 16 sums of a batch's 173k pixels), and how to
+/// split it: about 64k threads in all, each combining at least 8 elements.
+/// Threads of one output are adjacent when the reduced dims are innermost
+/// in memory (a full sum), threads of one partial otherwise (the channels
+/// of an NHWC bias gradient), so that a warp's loads are contiguous.
+std::optional<Split> planSplit(linalg::GenericOp g) {
+  constexpr int64_t kMaxOutputs = 512, kMinReduced = 4096, kThreads = 65536;
+  SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  unsigned numParallel = g.getNumParallelLoops();
+  int64_t outputs = 1, reduced = 1;
+  for (auto [i, r] : llvm::enumerate(ranges))
+    (i < numParallel ? outputs : reduced) *= r;
+  if (outputs > kMaxOutputs || reduced < kMinReduced)
+    return std::nullopt;
+  int64_t partials = std::min(kThreads / outputs, reduced / 8) / 32 * 32;
+  if (partials < 64)
+    return std::nullopt;
+  // The input read with the most dims decides which dim is innermost.
+  bool outputsInner = false;
+  unsigned rank = 0;
+  for (OpOperand *input : g.getDpsInputOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(input);
+    if (map.getNumResults() <= rank)
+      continue;
+    rank = map.getNumResults();
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    outputsInner = dim && dim.getPosition() < numParallel;
+  }
+  return Split{partials, outputsInner};
+}
+
+/// The split reduction, two launches and a buffer of partial results:
+/// a parallel loop of one thread per (output, partial) pair, each
+/// combining every `partials`-th reduced element of its output from the
+/// identity into its slot of the buffer; then a block reduction per output
+/// combines its partials into the output element.
+void buildSplitReduction(RewriterBase &rewriter, linalg::GenericOp g,
+                         const Combiner &c, const Split &split,
+                         int64_t blockSize) {
+  Location loc = g.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.setInsertionPoint(g);
+  unsigned numLoops = g.getNumLoops();
+  unsigned numParallel = g.getNumParallelLoops();
+  SmallVector<int64_t> ranges = g.getStaticLoopRanges();
+  SmallVector<Value> sizes = loopSizes(rewriter, g);
+  ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
+  ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
+  int64_t outputs = 1, reduced = 1;
+  for (auto [i, r] : llvm::enumerate(ranges))
+    (i < numParallel ? outputs : reduced) *= r;
+
+  // partial[p][o...] or partial[o...][p].
+  SmallVector<int64_t> shape(ranges.begin(), ranges.begin() + numParallel);
+  shape.insert(split.outputsInner ? shape.begin() : shape.end(),
+               split.partials);
+  Type t = c.op->getResult(0).getType();
+  Value partial =
+      memref::AllocOp::create(rewriter, loc, MemRefType::get(shape, t));
+  auto slot = [&](auto indices, auto p) {
+    indices.insert(split.outputsInner ? indices.begin() : indices.end(), p);
+    return indices;
+  };
+
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value numPartials =
+      arith::ConstantIndexOp::create(rewriter, loc, split.partials);
+  Value numOutputs = arith::ConstantIndexOp::create(rewriter, loc, outputs);
+  Value total =
+      arith::ConstantIndexOp::create(rewriter, loc, outputs * split.partials);
+  Value numReduced = arith::ConstantIndexOp::create(rewriter, loc, reduced);
+  auto threads = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                                         ValueRange{total}, ValueRange{one});
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(threads.getBody()->getTerminator());
+    Value id = threads.getInductionVars()[0];
+    Value inner = split.outputsInner ? numOutputs : numPartials;
+    Value minor = arith::RemUIOp::create(rewriter, loc, id, inner);
+    Value major = arith::DivUIOp::create(rewriter, loc, id, inner);
+    Value output = split.outputsInner ? minor : major;
+    Value p = split.outputsInner ? major : minor;
+    SmallVector<Value> ivs(numLoops, zero);
+    delinearize(rewriter, loc, output, parallelSizes,
+                MutableArrayRef<Value>(ivs).take_front(numParallel));
+    scf::ForOp loop = partialLoop(rewriter, g, c, ivs, reducedSizes, p,
+                                  numReduced, numPartials);
+    memref::StoreOp::create(
+        rewriter, loc, loop.getResult(0), partial,
+        slot(SmallVector<Value>(ivs.begin(), ivs.begin() + numParallel), p));
+  }
+  (void)scf::tileParallelLoop(threads, {blockSize}, /*noMinMaxBounds=*/true);
+
+  // out[o] = combine(out[o], partial[o][0], partial[o][1], ...).
+  SmallVector<AffineExpr> dims;
+  for (unsigned i = 0; i < numParallel; ++i)
+    dims.push_back(getAffineDimExpr(i, ctx));
+  SmallVector<AffineExpr> partialDims =
+      slot(SmallVector<AffineExpr>(dims), getAffineDimExpr(numParallel, ctx));
+  OpOperand *init = g.getDpsInitOperand(0);
+  AffineMap maps[] = {
+      AffineMap::get(numParallel + 1, 0, partialDims, ctx),
+      AffineMap::get(numParallel + 1, 0,
+                     g.getMatchingIndexingMap(init).getResults(), ctx)};
+  SmallVector<utils::IteratorType> iterators(numParallel,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Block &body = g.getRegion().front();
+  Value out = body.getArgument(g.getNumDpsInputs());
+  auto combine = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{}, ValueRange{partial}, ValueRange{init->get()},
+      maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+        IRMapping map;
+        map.map(c.contribution, args[0]);
+        map.map(out, args[1]);
+        linalg::YieldOp::create(b, l, b.clone(*c.op, map)->getResult(0));
+      });
+  rewriter.setInsertionPointAfter(g);
+  memref::DeallocOp::create(rewriter, loc, partial);
+  buildBlockReduction(rewriter, combine, *matchCombiner(combine), blockSize);
   rewriter.eraseOp(g);
 }
 
@@ -277,7 +434,15 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp op,
   FailureOr<linalg::GenericOp> generic = parallelDimsFirst(rewriter, op);
   if (failed(generic))
     return failure();
+  // Step 1b: contiguous loops fold into one (64-bit divisions of a
+  // kernel's index back into one per dim cost a split reduction over an
+  // NHWC batch more than its loads).
+  generic = collapseContiguousLoops(rewriter, *generic);
   if (std::optional<Combiner> c = matchCombiner(*generic)) {
+    if (std::optional<Split> split = planSplit(*generic)) {
+      buildSplitReduction(rewriter, *generic, *c, *split, blockSize);
+      return success();
+    }
     if (wantsBlockReduction(*generic)) {
       buildBlockReduction(rewriter, *generic, *c, blockSize);
       return success();

@@ -86,7 +86,7 @@ void tflrt_cuda_batch_matmul_overwrite_f64(int64_t rankA, void *a,
    work measure the work, not its queueing). */
 double tflrt_cuda_now(void);
 
-/* Lets cuBLAS, cuBLASLt and cuDNN multiply f32 in TF32 from now on
+/* Lets cuBLAS and cuDNN multiply f32 in TF32 from now on
    (tflc --allow-tf32 calls it first thing). */
 void tflrt_cuda_allow_tf32(void);
 /* Whether they may. */

@@ -54,10 +54,21 @@ def LinalgToGpu : Pass<"tfl-linalg-to-gpu", "mlir::func::FuncOp"> {
        (`tflrt_cuda_matmul_overwrite_f32`, ...: cuBLAS with beta = 0).
 
     1. Named ops are generalized; a generic's loops are interchanged so its
-       parallel dims come first.
-    2. The parallel dims become one `scf.parallel`, the reduction dims
-       sequential `scf.for`s inside it (each thread owns output elements).
-       An op with no parallel dim runs in a parallel loop of one iteration.
+       parallel dims come first. Runs of adjacent loops of one kind that
+       every operand (of the identity layout) stores contiguously fold into
+       one loop over `memref.collapse_shape` views.
+    2. A combining reduction (add, mul, max, min on f32 or i32) with at most
+       512 outputs and at least 4096 elements each splits in two: a
+       parallel loop of about 64k threads, each combining every P-th
+       element of one output into a fresh buffer of partials, then a block
+       reduction per output over its P partials. Other combining
+       reductions of at least 32 elements per output (or with no output
+       dim) are block reductions: one block per output, its threads
+       striding over the elements, `gpu.all_reduce`, thread 0 storing.
+       Otherwise the parallel dims become one `scf.parallel`, the
+       reduction dims sequential `scf.for`s inside it (each thread owns
+       output elements). An op with no parallel dim runs in a parallel loop
+       of one iteration.
     3. The parallel dims are collapsed into one and tiled by the block size
        (256), with a bounds check instead of a partial last tile, and
        mapped: tiles to blocks, the elements of a tile to threads.
