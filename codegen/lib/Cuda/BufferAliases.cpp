@@ -11,6 +11,26 @@ namespace mlir::tfl {
 
 static bool isMemref(Value v) { return isa<BaseMemRefType>(v.getType()); }
 
+Operation *rootAllocation(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (isa<memref::AllocaOp, memref::AllocOp>(def))
+      return def;
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      memref = meta.getSource();
+      continue;
+    }
+    if (auto cast = dyn_cast<memref::CastOp>(def)) {
+      memref = cast.getSource();
+      continue;
+    }
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return nullptr;
+    memref = view.getViewSource();
+  }
+  return nullptr;
+}
+
 Value BufferAliases::find(Value v) const {
   auto it = parent.find(v);
   if (it == parent.end())

@@ -25,6 +25,10 @@ namespace mlir::tfl {
 /// host memory by the CUDA wing.
 inline constexpr llvm::StringLiteral kHostBufferAttr = "tfl.host";
 
+/// The allocation (alloc or alloca) that `memref` views, through views,
+/// casts and strided metadata, if any.
+Operation *rootAllocation(Value memref);
+
 class BufferAliases {
 public:
   explicit BufferAliases(func::FuncOp fn);

@@ -43,23 +43,6 @@ struct HostBuffers {
   bool contains(Operation *alloc) const { return allocs.contains(alloc); }
 };
 
-/// The allocation `memref` views, if any.
-Operation *rootAllocation(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (isa<memref::AllocaOp, memref::AllocOp>(def))
-      return def;
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
-      memref = meta.getSource();
-      continue;
-    }
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return nullptr;
-    memref = view.getViewSource();
-  }
-  return nullptr;
-}
-
 bool isHostBuffer(Value memref, const HostBuffers &host) {
   if (host.scalars.contains(memref))
     return true;

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferAliases.h"
 #include "Copies.h"
 #include "tfl/Codegen/CollapseLoops.h"
 #include "tfl/Codegen/Cuda/Passes.h"
@@ -281,8 +282,9 @@ void buildBlockReduction(RewriterBase &rewriter, linalg::GenericOp g,
 
 /// How a large reduction into few outputs is split over many blocks.
 struct Split {
-  int64_t partials;  // partial results per output element
-  bool outputsInner; // partial[p][o] (else partial[o][p])
+  int64_t outputs, reduced; // elements out, and reduced per output
+  int64_t partials;         // partial results per output element
+  bool outputsInner;        // partial[p][o] (else partial[o][p])
 };
 
 /// Whether a reduction has too few outputs to fill the GPU with one block
@@ -316,7 +318,7 @@ std::optional<Split> planSplit(linalg::GenericOp g) {
     auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
     outputsInner = dim && dim.getPosition() < numParallel;
   }
-  return Split{partials, outputsInner};
+  return Split{outputs, reduced, partials, outputsInner};
 }
 
 /// The split reduction, two launches and a buffer of partial results:
@@ -336,9 +338,6 @@ void buildSplitReduction(RewriterBase &rewriter, linalg::GenericOp g,
   SmallVector<Value> sizes = loopSizes(rewriter, g);
   ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
   ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
-  int64_t outputs = 1, reduced = 1;
-  for (auto [i, r] : llvm::enumerate(ranges))
-    (i < numParallel ? outputs : reduced) *= r;
 
   // partial[p][o...] or partial[o...][p].
   SmallVector<int64_t> shape(ranges.begin(), ranges.begin() + numParallel);
@@ -356,10 +355,12 @@ void buildSplitReduction(RewriterBase &rewriter, linalg::GenericOp g,
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value numPartials =
       arith::ConstantIndexOp::create(rewriter, loc, split.partials);
-  Value numOutputs = arith::ConstantIndexOp::create(rewriter, loc, outputs);
-  Value total =
-      arith::ConstantIndexOp::create(rewriter, loc, outputs * split.partials);
-  Value numReduced = arith::ConstantIndexOp::create(rewriter, loc, reduced);
+  Value numOutputs =
+      arith::ConstantIndexOp::create(rewriter, loc, split.outputs);
+  Value total = arith::ConstantIndexOp::create(rewriter, loc,
+                                               split.outputs * split.partials);
+  Value numReduced =
+      arith::ConstantIndexOp::create(rewriter, loc, split.reduced);
   auto threads = scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
                                          ValueRange{total}, ValueRange{one});
   {
@@ -487,18 +488,6 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
-/// Whether `v` is a constant zero.
-bool isZero(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return false;
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return f.getValue().isPosZero();
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return i.getValue().isZero();
-  return false;
-}
-
 /// Step 0: a product into a buffer that was just filled with zeros
 /// (linalg.matmul's C += A B after C = 0) overwrites it instead (libtflrt_
 /// cuda's *_overwrite entry points, beta = 0): no fill kernel, and cuBLAS
@@ -514,32 +503,27 @@ void foldZeroFills(IRRewriter &rewriter, func::FuncOp fn) {
     if (kOverwrite.contains(call.getCallee()) && call.getNumOperands() == 3)
       calls.push_back(call);
   });
-  // The buffer a call operand views (through the cast to an unranked
-  // memref, and any views).
-  auto bufferOf = [](Value v) {
-    while (Operation *def = v.getDefiningOp()) {
-      if (auto cast = dyn_cast<memref::CastOp>(def))
-        v = cast.getSource();
-      else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-        v = view.getViewSource();
-      else
-        break;
-    }
+  // The value under a call operand's casts (to an unranked memref).
+  auto uncast = [](Value v) {
+    while (auto cast = v.getDefiningOp<memref::CastOp>())
+      v = cast.getSource();
     return v;
   };
   for (func::CallOp call : calls) {
-    Value c = bufferOf(call.getOperand(2));
-    // C a fresh buffer that neither A nor B views.
-    if (!c.getDefiningOp<memref::AllocOp>() ||
-        bufferOf(call.getOperand(0)) == c || bufferOf(call.getOperand(1)) == c)
+    // C a fresh buffer, whole (not a view of it: the fill would cover more
+    // than the product writes), that neither A nor B views.
+    auto c = uncast(call.getOperand(2)).getDefiningOp<memref::AllocOp>();
+    if (!c || rootAllocation(call.getOperand(0)) == c ||
+        rootAllocation(call.getOperand(1)) == c)
       continue;
-    // The fill right before the call, with only casts between.
+    // A zero fill of C right before the call, with only casts between.
     Operation *op = call->getPrevNode();
     while (op && isa<memref::CastOp>(op))
       op = op->getPrevNode();
     auto fill = dyn_cast_or_null<linalg::FillOp>(op);
-    if (!fill || fill.getOutputs().front() != c ||
-        !isZero(fill.getInputs().front()))
+    if (!fill || fill.getOutputs().front() != c.getResult() ||
+        !(matchPattern(fill.getInputs().front(), m_PosZeroFloat()) ||
+          matchPattern(fill.getInputs().front(), m_Zero())))
       continue;
     rewriter.setInsertionPoint(call);
     func::FuncOp callee = getOrInsertRuntimeFunction(
