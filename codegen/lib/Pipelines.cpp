@@ -5,9 +5,11 @@
 #include "tfl/Passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -18,8 +20,14 @@ namespace {
 /// tfl -> tfl clean-up; the IR after it is what eager mode interprets.
 void buildAutodiffStage(OpPassManager &pm) { pm.addPass(createTflAutodiff()); }
 
+/// Mixed precision (tfl.precision), then clean-up; ops without 16-bit
+/// kernels move to f32 copies last, so the eager interpreter and both
+/// backends run the same casts.
 void buildSimplifyStage(OpPassManager &pm) {
+  pm.addPass(createTflAutocast());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createTflWidenHalf());
   pm.addPass(createCSEPass());
 }
 
@@ -53,6 +61,7 @@ void buildBufferizeStage(OpPassManager &pm) {
 
 /// Loops and everything else -> the LLVM dialect.
 void buildLLVMStage(OpPassManager &pm) {
+  addHalfFloatLowering(pm);
   pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
   pm.addPass(createParallelizeLoops());
   pm.addPass(createConvertVectorToSCFPass());
@@ -79,6 +88,15 @@ const PipelineStage kCpuStages[] = {
 };
 
 } // namespace
+
+void addHalfFloatLowering(OpPassManager &pm) {
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16", "f16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(createExpandBF16Conversions());
+}
 
 void addHostLLVMConversions(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -108,6 +108,10 @@ StringRef runtimeTypeSuffix(Type t) {
     return "f32";
   if (t.isF64())
     return "f64";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF16())
+    return "f16";
   if (t.isInteger(32))
     return "i32";
   if (t.isInteger(64))

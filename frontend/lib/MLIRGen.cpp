@@ -29,6 +29,10 @@ mlir::Type tfl::elementType(mlir::MLIRContext *ctx, DType dtype) {
     return b.getI8Type();
   case DType::Bool:
     return b.getI1Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::F16:
+    return b.getF16Type();
   }
   return {};
 }
@@ -60,6 +64,8 @@ mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
       }));
     module->setAttr("tfl.flags", builder.getArrayAttr(flags));
   }
+  if (!program.precision.empty())
+    module->setAttr("tfl.precision", builder.getStringAttr(program.precision));
   for (const std::unique_ptr<Specialization> &s : program.specializations)
     genFunction(*s);
   return module;

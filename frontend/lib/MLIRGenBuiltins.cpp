@@ -163,6 +163,8 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   if (name == "seed" || name == "shuffle_indices" || name == "random_normal" ||
       name == "random_uniform")
     return genRandom(expr, name);
+  if (name == "set_precision") // a property of the module (MLIRGen::run)
+    return {};
   if (name == "flag")
     return mlir::tfl::FlagOp::create(
         builder, l, tensorType(t),

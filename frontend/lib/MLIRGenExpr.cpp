@@ -72,6 +72,18 @@ Value MLIRGenImpl::genConstant(const Expr *expr, const Type &t) {
     if (t.dtype == DType::F32) {
       std::vector<float> f(leaves.begin(), leaves.end());
       attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(f));
+    } else if (isHalf(t.dtype)) {
+      // Rounded once, from the literal's f64 value, to nearest even.
+      auto &semantics =
+          cast<mlir::FloatType>(type.getElementType()).getFloatSemantics();
+      llvm::SmallVector<llvm::APFloat> values;
+      for (double v : leaves) {
+        llvm::APFloat f(v);
+        bool lost;
+        f.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &lost);
+        values.push_back(f);
+      }
+      attr = mlir::DenseElementsAttr::get(type, values);
     } else {
       attr = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<double>(leaves));
     }

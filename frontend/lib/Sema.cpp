@@ -88,6 +88,7 @@ const llvm::StringSet<> &builtinNames() {
                              "one_hot",
                              "matmul",
                              "flag",
+                             "set_precision",
                              "now",
                              "gather",
                              "seed",
@@ -127,6 +128,8 @@ std::optional<DType> dtypeNamed(llvm::StringRef name) {
       .Case("i64", DType::I64)
       .Case("u8", DType::U8)
       .Case("bool", DType::Bool)
+      .Case("bf16", DType::BF16)
+      .Case("f16", DType::F16)
       .Default(std::nullopt);
 }
 

@@ -686,10 +686,34 @@ FailureOr<Type> SemaImpl::analyzeFlag(const CallExpr *expr) {
   return Type::tensor(dtype, {});
 }
 
+FailureOr<Type> SemaImpl::analyzeSetPrecision(const CallExpr *expr) {
+  if (!frame->isScript || frame->controlDepth > 0) {
+    error(expr->getBegin()) << "set_precision() is called at the top level of "
+                               "the script";
+    return failure();
+  }
+  auto *p = expr->args.size() == 1 && expr->keywords.empty()
+                ? dyn_cast<StringExpr>(expr->args[0].get())
+                : nullptr;
+  if (!p || !llvm::is_contained({"bf16", "f16", "f32"}, p->value)) {
+    error(expr->getBegin()) << "set_precision() takes \"bf16\", \"f16\" or "
+                               "\"f32\" (a string literal)";
+    return failure();
+  }
+  if (!program->precision.empty()) {
+    error(expr->getBegin()) << "set_precision() is called once per program";
+    return failure();
+  }
+  program->precision = p->value;
+  return Type::none();
+}
+
 FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
     return analyzeFlag(expr);
+  if (name == "set_precision")
+    return analyzeSetPrecision(expr);
   if (llvm::is_contained(
           {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
           name))
@@ -824,7 +848,8 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     if (name == "cast") {
       if (types[1].kind != Type::Kind::DType) {
         error(expr->args[1]->getBegin())
-            << "cast() takes a dtype (f32, f64, i32, i64, u8, bool), got "
+            << "cast() takes a dtype (f32, f64, bf16, f16, i32, i64, u8, "
+               "bool), got "
             << types[1].str();
         return failure();
       }

@@ -43,8 +43,10 @@ FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
     FailureOr<Type> t = analyzeExpr(e);
     if (failed(t))
       return failure();
-    if (!t->isTensor() || t->rank() != 4 || t->dtype != DType::F32) {
-      error(e->getBegin()) << name << "()'s " << what << " must be an f32 "
+    if (!t->isTensor() || t->rank() != 4 ||
+        !(t->dtype == DType::F32 || isHalf(t->dtype))) {
+      error(e->getBegin()) << name << "()'s " << what
+                           << " must be an f32, bf16 or f16 "
                            << (what == "w" ? "HWIO" : "NHWC")
                            << " tensor (4 dims), got " << t->str();
       return failure();
@@ -60,6 +62,12 @@ FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
     FailureOr<Type> w = tensor4((*args)[1], "w");
     if (failed(w))
       return failure();
+    if (w->dtype != x->dtype) {
+      error((*args)[1]->getBegin())
+          << "conv2d()'s filter " << w->str() << " and x " << x->str()
+          << " must have one dtype";
+      return failure();
+    }
     if (w->shape[2] != x->shape[3]) {
       error((*args)[1]->getBegin())
           << "conv2d()'s filter " << w->str() << " takes " << w->shape[2]
@@ -120,5 +128,5 @@ FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
     shape[1 + d] = (in - k) / s + 1;
   }
   frame->spec->windows[expr] = info;
-  return Type::tensor(DType::F32, shape);
+  return Type::tensor(x->dtype, shape);
 }

@@ -187,6 +187,7 @@ private:
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeNN(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeFlag(const CallExpr *expr);
+  FailureOr<Type> analyzeSetPrecision(const CallExpr *expr);
   FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
                                       llvm::StringRef name);
   std::optional<std::vector<int64_t>> constInts(const Expr *e);

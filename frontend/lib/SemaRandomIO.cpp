@@ -134,7 +134,7 @@ FailureOr<Type> SemaImpl::analyzeRandom(const CallExpr *expr,
       dtypeArgument((*args)[3], (name + "()'s dtype").str(), DType::F32);
   if (failed(shape) || failed(dtype))
     return failure();
-  if (!isFloat(*dtype)) {
+  if (!isFloat(*dtype) || isHalf(*dtype)) {
     error((*args)[3]->getBegin())
         << name << "() draws f32 or f64, not " << dtypeName(*dtype);
     return failure();
@@ -181,6 +181,10 @@ static DType fromRuntime(tflrt::DType dtype) {
     return DType::U8;
   case tflrt::DType::Bool:
     return DType::Bool;
+  case tflrt::DType::BF16:
+    return DType::BF16;
+  case tflrt::DType::F16:
+    return DType::F16;
   }
   return DType::F32;
 }

@@ -23,11 +23,19 @@ llvm::StringRef dtypeName(DType dtype) {
     return "u8";
   case DType::Bool:
     return "bool";
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
   }
   return "?";
 }
 
-bool isFloat(DType dtype) { return dtype == DType::F32 || dtype == DType::F64; }
+bool isFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || isHalf(dtype);
+}
+
+bool isHalf(DType dtype) { return dtype == DType::BF16 || dtype == DType::F16; }
 
 bool isInteger(DType dtype) {
   return dtype == DType::I32 || dtype == DType::I64 || dtype == DType::U8;

@@ -320,6 +320,8 @@ TFLRT_PRINT(i32, I32)
 TFLRT_PRINT(i64, I64)
 TFLRT_PRINT(u8, U8)
 TFLRT_PRINT(bool, Bool)
+TFLRT_PRINT(bf16, BF16)
+TFLRT_PRINT(f16, F16)
 #undef TFLRT_PRINT
 
 void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,

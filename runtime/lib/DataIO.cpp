@@ -123,6 +123,10 @@ const char *npyDescr(DType dtype) {
     return "|u1";
   case DType::Bool:
     return "|b1";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16: // NumPy has no bf16; programs save such tensors as f32
+    return "";
   }
   return "";
 }
@@ -231,6 +235,10 @@ const char *safetensorsDType(DType dtype) {
     return "U8";
   case DType::Bool:
     return "BOOL";
+  case DType::BF16:
+    return "BF16";
+  case DType::F16:
+    return "F16";
   }
   return "";
 }

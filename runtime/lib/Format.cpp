@@ -29,13 +29,28 @@ constexpr int64_t kEdgeItems = 3;
 
 /// Shortest round-trip digits of `x` (as f32 or f64) in scientific form:
 /// mantissa digits without the point, and the decimal exponent.
-void shortestDigits(double x, bool isF32, std::string &digits, int &exp10) {
+void shortestDigits(double x, DType dtype, std::string &digits, int &exp10) {
   char buf[64];
-  std::to_chars_result r =
-      isF32 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(x),
-                            std::chars_format::scientific)
-            : std::to_chars(buf, buf + sizeof(buf), x,
-                            std::chars_format::scientific);
+  std::to_chars_result r;
+  if (isHalf(dtype)) {
+    // The fewest digits that read back (through f32) as the same 16-bit
+    // value, as NumPy prints float16.
+    float f = static_cast<float>(x);
+    uint16_t bits = floatToHalf(dtype, f);
+    for (int p = 0;; ++p) {
+      r = std::to_chars(buf, buf + sizeof(buf), f,
+                        std::chars_format::scientific, p);
+      float back = 0;
+      std::from_chars(buf, r.ptr, back);
+      if (floatToHalf(dtype, back) == bits || p >= 9)
+        break;
+    }
+  } else if (dtype == DType::F64) {
+    r = std::to_chars(buf, buf + sizeof(buf), x, std::chars_format::scientific);
+  } else {
+    r = std::to_chars(buf, buf + sizeof(buf), static_cast<float>(x),
+                      std::chars_format::scientific);
+  }
   std::string s(buf, r.ptr);
   size_t e = s.find('e');
   std::string mant = s.substr(0, e);
@@ -50,10 +65,10 @@ void shortestDigits(double x, bool isF32, std::string &digits, int &exp10) {
 
 /// Dragon4 positional, unique, at most `precision` fractional digits,
 /// trailing zeros trimmed, the point kept ("2.", "0.25"). Sign included.
-std::string positional(double x, bool isF32, int precision) {
+std::string positional(double x, DType dtype, int precision) {
   std::string digits;
   int exp10;
-  shortestDigits(std::fabs(x), isF32, digits, exp10);
+  shortestDigits(std::fabs(x), dtype, digits, exp10);
   int fracDigits = static_cast<int>(digits.size()) - (exp10 + 1);
   std::string out;
   if (fracDigits > precision) {
@@ -84,11 +99,11 @@ std::string positional(double x, bool isF32, int precision) {
 /// goes on with the value's exact digits (not zeros), as NumPy prints
 /// float32 876998976 padded to 7 digits as 8.7699898e+08. The point is kept;
 /// the exponent has at least `expDigits` digits.
-std::string scientific(double x, bool isF32, int precision, int minDigits,
+std::string scientific(double x, DType dtype, int precision, int minDigits,
                        int expDigits) {
   std::string digits;
   int exp10;
-  shortestDigits(std::fabs(x), isF32, digits, exp10);
+  shortestDigits(std::fabs(x), dtype, digits, exp10);
   int fracDigits = static_cast<int>(digits.size()) - 1;
   if (fracDigits > precision || fracDigits < minDigits) {
     int wanted = fracDigits > precision ? precision : minDigits;
@@ -123,7 +138,7 @@ std::string scientific(double x, bool isF32, int precision, int minDigits,
 /// NumPy's FloatingFormat for one array (fillFormat + __call__).
 class FloatFormat {
 public:
-  FloatFormat(const std::vector<double> &data, bool isF32) : isF32(isF32) {
+  FloatFormat(const std::vector<double> &data, DType dtype) : dtype(dtype) {
     std::vector<double> finite;
     for (double v : data)
       if (std::isfinite(v))
@@ -146,7 +161,7 @@ public:
     } else if (expFormat) {
       size_t maxInt = 0, maxFrac = 0, maxExp = 0;
       for (double v : finite) {
-        std::string s = scientific(v, isF32, kPrecision, 0, 2);
+        std::string s = scientific(v, dtype, kPrecision, 0, 2);
         size_t e = s.find('e'), dot = s.find('.');
         maxInt = std::max(maxInt, dot);
         maxFrac = std::max(maxFrac, e - dot - 1);
@@ -159,7 +174,7 @@ public:
     } else {
       size_t maxInt = 0, maxFrac = 0;
       for (double v : finite) {
-        std::string s = positional(v, isF32, kPrecision);
+        std::string s = positional(v, dtype, kPrecision);
         size_t dot = s.find('.');
         maxInt = std::max(maxInt, dot);
         maxFrac = std::max(maxFrac, s.size() - dot - 1);
@@ -183,11 +198,11 @@ public:
       return std::string(std::max<int>(0, width - r.size()), ' ') + r;
     }
     if (expFormat) {
-      std::string s = scientific(x, isF32, precision, precision, expSize);
+      std::string s = scientific(x, dtype, precision, precision, expSize);
       size_t dot = s.find('.');
       return std::string(std::max<int>(0, padLeft - dot), ' ') + s;
     }
-    std::string s = positional(x, isF32, kPrecision);
+    std::string s = positional(x, dtype, kPrecision);
     size_t dot = s.find('.');
     int frac = static_cast<int>(s.size() - dot - 1);
     return std::string(std::max<int>(0, padLeft - dot), ' ') + s +
@@ -195,7 +210,7 @@ public:
   }
 
 private:
-  bool isF32;
+  DType dtype;
   bool expFormat = false;
   int padLeft = 0, padRight = 0, precision = kPrecision, expSize = -1;
 };
@@ -427,7 +442,7 @@ std::string formatWithSpec(const TensorView &scalar, std::string_view text) {
       default:
         if (spec.precision < 0) {
           // No type and no precision: str() of the value as a Python float.
-          body = formatFloatScalar(a, /*isF32=*/false);
+          body = formatFloatScalar(a, DType::F64);
         } else {
           // Python's 'g' variant: a fixed-point result keeps a digit after
           // the point.
@@ -465,19 +480,19 @@ std::string formatWithSpec(const TensorView &scalar, std::string_view text) {
   }
 }
 
-std::string formatFloatScalar(double value, bool isF32) {
+std::string formatFloatScalar(double value, DType dtype) {
   if (std::isnan(value))
     return "nan";
   if (std::isinf(value))
     return value < 0 ? "-inf" : "inf";
   double a = std::fabs(value);
   if (a == 0 || (a >= 1e-4 && a < 1e16)) {
-    std::string s = positional(value, isF32, 400);
+    std::string s = positional(value, dtype, 400);
     if (s.back() == '.')
       s += "0";
     return s;
   }
-  std::string s = scientific(value, isF32, 400, 0, 2);
+  std::string s = scientific(value, dtype, 400, 0, 2);
   // Python drops a bare point: "1.e+20" -> "1e+20".
   size_t dot = s.find(".e");
   if (dot != std::string::npos)
@@ -488,7 +503,7 @@ std::string formatFloatScalar(double value, bool isF32) {
 std::string formatTensor(const TensorView &v) {
   if (v.rank() == 0) {
     if (isFloat(v.dtype))
-      return formatFloatScalar(v.getAsDouble(nullptr), v.dtype == DType::F32);
+      return formatFloatScalar(v.getAsDouble(nullptr), v.dtype);
     if (v.dtype == DType::Bool)
       return v.getAsInt(nullptr) ? "True" : "False";
     return std::to_string(v.getAsInt(nullptr));
@@ -505,8 +520,7 @@ std::string formatTensor(const TensorView &v) {
     forEachShown(v, summarize, [&](const int64_t *idx) {
       floats.push_back(v.getAsDouble(idx));
     });
-    floatFormatOwner =
-        std::make_unique<FloatFormat>(floats, v.dtype == DType::F32);
+    floatFormatOwner = std::make_unique<FloatFormat>(floats, v.dtype);
     floatFormat = floatFormatOwner.get();
     fmt = [&](const int64_t *idx) {
       return (*floatFormat)(v.getAsDouble(idx));

@@ -186,6 +186,11 @@ template <typename Fn> void dispatchNumeric(DType dtype, Fn &&fn) {
   case DType::U8:
   case DType::Bool:
     return fn(uint8_t());
+  case DType::BF16:
+  case DType::F16:
+    // The 16-bit floats compute in f32: callers widen them first.
+    throw std::logic_error(std::string("no kernel computes in ") +
+                           dtypeName(dtype));
   }
 }
 
@@ -352,6 +357,27 @@ Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b) {
 }
 
 Tensor cast(const Tensor &a, DType dtype) {
+  // The 16-bit floats convert through f32 (exactly from them, rounding to
+  // nearest even into them).
+  if (isHalf(a.dtype()) && dtype == a.dtype())
+    return a;
+  if (isHalf(a.dtype())) {
+    Tensor wide(DType::F32, a.shape());
+    const uint16_t *pa = a.data<uint16_t>();
+    float *pw = wide.data<float>();
+    for (int64_t i = 0, n = a.numElements(); i < n; ++i)
+      pw[i] = halfToFloat(a.dtype(), pa[i]);
+    return dtype == DType::F32 ? wide : cast(wide, dtype);
+  }
+  if (isHalf(dtype)) {
+    Tensor wide = a.dtype() == DType::F32 ? a : cast(a, DType::F32);
+    Tensor out(dtype, a.shape());
+    const float *pw = wide.data<float>();
+    uint16_t *po = out.data<uint16_t>();
+    for (int64_t i = 0, n = a.numElements(); i < n; ++i)
+      po[i] = floatToHalf(dtype, pw[i]);
+    return out;
+  }
   Tensor out(dtype, a.shape());
   int64_t n = a.numElements();
   dispatchNumeric(a.dtype(), [&](auto inTag) {

@@ -23,6 +23,9 @@ size_t dtypeSize(DType dtype) {
   case DType::U8:
   case DType::Bool:
     return 1;
+  case DType::BF16:
+  case DType::F16:
+    return 2;
   }
   return 0;
 }
@@ -41,11 +44,90 @@ const char *dtypeName(DType dtype) {
     return "u8";
   case DType::Bool:
     return "bool";
+  case DType::BF16:
+    return "bf16";
+  case DType::F16:
+    return "f16";
   }
   return "?";
 }
 
-bool isFloat(DType dtype) { return dtype == DType::F32 || dtype == DType::F64; }
+bool isFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || isHalf(dtype);
+}
+
+bool isHalf(DType dtype) { return dtype == DType::BF16 || dtype == DType::F16; }
+
+float bf16ToFloat(uint16_t bits) {
+  uint32_t u = static_cast<uint32_t>(bits) << 16;
+  float x;
+  std::memcpy(&x, &u, sizeof(x));
+  return x;
+}
+
+uint16_t floatToBf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet and a NaN
+    return static_cast<uint16_t>((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1); // round to nearest even
+  return static_cast<uint16_t>(u >> 16);
+}
+
+float f16ToFloat(uint16_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16;
+  uint32_t exp = (bits >> 10) & 0x1f, mant = bits & 0x3ff;
+  uint32_t u;
+  if (exp == 0x1f) {
+    u = sign | 0x7f800000u | (mant << 13);
+  } else if (exp != 0) {
+    u = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    u = sign;
+  } else { // subnormal: normalize
+    int e = -1;
+    do {
+      ++e;
+      mant <<= 1;
+    } while (!(mant & 0x400));
+    u = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float x;
+  std::memcpy(&x, &u, sizeof(x));
+  return x;
+}
+
+uint16_t floatToF16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
+  uint32_t absBits = u & 0x7fffffffu;
+  if (absBits > 0x7f800000u) // NaN
+    return static_cast<uint16_t>(sign | 0x7e00 | ((absBits >> 13) & 0x3ff));
+  if (absBits >= 0x477ff000u) // rounds to infinity (65520 and up)
+    return static_cast<uint16_t>(sign | 0x7c00);
+  if (absBits < 0x38800000u) { // below the smallest normal: subnormal or 0
+    // Scale by 2^24 so the subnormal's units are integers, round to even.
+    float a;
+    std::memcpy(&a, &absBits, sizeof(a));
+    float scaled = a * 16777216.0f; // exact: a power of two
+    uint32_t q = static_cast<uint32_t>(scaled);
+    float frac = scaled - static_cast<float>(q);
+    if (frac > 0.5f || (frac == 0.5f && (q & 1)))
+      ++q;
+    return static_cast<uint16_t>(sign | q);
+  }
+  uint32_t mant = absBits + 0xfffu + ((absBits >> 13) & 1);
+  return static_cast<uint16_t>(sign | ((mant - 0x38000000u) >> 13));
+}
+
+float halfToFloat(DType dtype, uint16_t bits) {
+  return dtype == DType::BF16 ? bf16ToFloat(bits) : f16ToFloat(bits);
+}
+
+uint16_t floatToHalf(DType dtype, float x) {
+  return dtype == DType::BF16 ? floatToBf16(x) : floatToF16(x);
+}
 
 int64_t numElements(const Shape &shape) {
   int64_t n = 1;
@@ -85,6 +167,9 @@ double TensorView::getAsDouble(const int64_t *index) const {
     return static_cast<const float *>(data)[off];
   case DType::F64:
     return static_cast<const double *>(data)[off];
+  case DType::BF16:
+  case DType::F16:
+    return halfToFloat(dtype, static_cast<const uint16_t *>(data)[off]);
   default:
     return static_cast<double>(getAsInt(index));
   }
@@ -105,6 +190,10 @@ int64_t TensorView::getAsInt(const int64_t *index) const {
     return static_cast<int64_t>(static_cast<const float *>(data)[off]);
   case DType::F64:
     return static_cast<int64_t>(static_cast<const double *>(data)[off]);
+  case DType::BF16:
+  case DType::F16:
+    return static_cast<int64_t>(
+        halfToFloat(dtype, static_cast<const uint16_t *>(data)[off]));
   }
   return 0;
 }

@@ -76,7 +76,8 @@ def main():
         if ok:
             cmp = subprocess.run([sys.executable,
                                   os.path.join(bundle, "compare_outputs.py"),
-                                  os.path.join(tests, name + ".expected"), got],
+                                  os.path.join(tests, name + ".expected"), got]
+                                 + spec.get("rtol", []),
                                  capture_output=True, text=True)
             ok = cmp.returncode == 0
             why = "output differs from the CPU's: " + cmp.stdout.strip()

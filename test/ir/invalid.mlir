@@ -38,7 +38,7 @@ func.func @binary_wrong_result_shape(%a: tensor<3x1xf32>, %b: tensor<4xf32>) {
 
 // Tests that division is only for floats.
 func.func @div_on_ints(%a: tensor<2xi64>) {
-  // expected-error @+1 {{must be ranked tensor of 32-bit float or 64-bit float values}}
+  // expected-error @+1 {{must be ranked tensor of 32-bit float or 64-bit float or bfloat16 type or 16-bit float values}}
   %0 = tfl.div %a, %a : tensor<2xi64>, tensor<2xi64> -> tensor<2xi64>
   return
 }
@@ -120,7 +120,7 @@ func.func @print_count(%a: tensor<f32>) {
 // Tests that constants take the tfl element types only.
 func.func @constant_element_type() {
   // expected-error @+1 {{must be ranked tensor of}}
-  %0 = tfl.constant dense<1.0> : tensor<2xf16>
+  %0 = tfl.constant dense<1> : tensor<2xi16>
   return
 }
 
@@ -146,7 +146,7 @@ func.func @compare_broadcast(%a: tensor<2xf32>, %b: tensor<3xf32>) {
 
 // Tests that float functions reject integers.
 func.func @exp_on_ints(%a: tensor<2xi64>) {
-  // expected-error @+1 {{must be ranked tensor of 32-bit float or 64-bit float values}}
+  // expected-error @+1 {{must be ranked tensor of 32-bit float or 64-bit float or bfloat16 type or 16-bit float values}}
   %0 = tfl.exp %a : tensor<2xi64>
   return
 }

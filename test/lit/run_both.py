@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """Runs a TFL program eagerly and natively and checks the two agree.
 
-Usage: run_both.py TFLC [--mask=REGEX ...] [--expect-error=REGEX]
-                   PROGRAM.tfl TMP_PREFIX [program flags...]
+Usage: run_both.py TFLC [--tflc=OPTION ...] [--rtol=R] [--mask=REGEX ...]
+                   [--expect-error=REGEX] PROGRAM.tfl TMP_PREFIX
+                   [program flags...]
+
+--tflc=OPTION passes OPTION (such as --precision=bf16) to every tflc run
+and build.
+--rtol=R compares numbers to relative tolerance R (default 1e-5): a
+bf16 program's two runs round f32 sums made in different orders to bf16,
+so they may differ by a bf16 rounding step.
 
 --mask=REGEX leaves what REGEX matches out of the comparison (a rate in
 images/s, which is the one number the two modes need not agree on).
@@ -51,6 +58,12 @@ def run(cmd, what, expect_error=None):
 
 def main():
     tflc, *args = sys.argv[1:]
+    options = []
+    while args and args[0].startswith("--tflc="):
+        options.append(args.pop(0)[len("--tflc="):])
+    rtol = []
+    if args and args[0].startswith("--rtol="):
+        rtol = ["--rtol", args.pop(0)[len("--rtol="):]]
     masks = []
     while args and args[0].startswith("--mask="):
         masks.append(re.compile(args.pop(0)[len("--mask="):]))
@@ -58,10 +71,10 @@ def main():
     if args and args[0].startswith("--expect-error="):
         expect_error = args.pop(0)[len("--expect-error="):]
     program, prefix, *flags = args
-    eager = run([tflc, "run", "--eager", program] + flags, "eager run",
-                expect_error)
+    eager = run([tflc, "run", "--eager"] + options + [program] + flags,
+                "eager run", expect_error)
     exe = prefix + ".exe"
-    run([tflc, "build", program, "-o", exe], "build")
+    run([tflc, "build"] + options + [program, "-o", exe], "build")
     native = run([exe] + flags, "native run", expect_error)
     def masked(text):
         for m in masks:
@@ -73,25 +86,25 @@ def main():
         f.write(masked(native))
     cmp = subprocess.run([sys.executable, os.path.join(HERE,
                                                        "compare_outputs.py"),
-                          prefix + ".eager", prefix + ".native"],
+                          prefix + ".eager", prefix + ".native"] + rtol,
                          stdout=subprocess.PIPE, text=True)
     if cmp.returncode != 0:
         sys.stderr.write("eager and native outputs differ: " + cmp.stdout)
         sys.stderr.write(f"--- eager\n{eager}--- native\n{native}")
         sys.exit(1)
     if os.environ.get("TFL_CUDA") == "1":
-        build_for_gpu(tflc, program, prefix, {
-            "flags": flags, "masks": [m.pattern for m in masks],
+        build_for_gpu(tflc, options, program, prefix, {
+            "flags": flags, "rtol": rtol, "masks": [m.pattern for m in masks],
             "expect_error": expect_error}, masked(eager))
     sys.stdout.write(eager)
 
 
-def build_for_gpu(tflc, program, prefix, spec, expected):
+def build_for_gpu(tflc, options, program, prefix, spec, expected):
     """Builds the program with --device cuda; with TFL_GPU_BUNDLE, puts the
     executable, how to run it (`spec`, and the directory) and the output it
     must print in that directory."""
     exe = prefix + ".cuda.exe"
-    run([tflc, "build", "--device", "cuda", program, "-o", exe],
+    run([tflc, "build", "--device", "cuda"] + options + [program, "-o", exe],
         "build --device cuda")
     bundle = os.environ.get("TFL_GPU_BUNDLE")
     if not bundle:

@@ -33,7 +33,51 @@ TEST(FormatTest, ScalarsAreShownAsPythonShowsThem) {
   EXPECT_EQ(fmt(makeF32({}, {1.0f / 3})), "0.33333334");
   EXPECT_EQ(fmt(makeF32({}, {-0.0f})), "-0.0");
   EXPECT_EQ(fmt(makeF32({}, {std::numeric_limits<float>::quiet_NaN()})), "nan");
-  EXPECT_EQ(formatFloatScalar(1.0 / 3, /*isF32=*/false), "0.3333333333333333");
+  EXPECT_EQ(formatFloatScalar(1.0 / 3, DType::F64), "0.3333333333333333");
+}
+
+// 16-bit floats show the fewest digits that read back as the same value,
+// as NumPy prints float16 (np.float16(1/3) is 0.3333).
+TEST(FormatTest, HalfFloatsShowTheirOwnShortestDigits) {
+  auto half = [](DType dtype, float x) {
+    Tensor t(dtype, {});
+    t.data<uint16_t>()[0] = floatToHalf(dtype, x);
+    return fmt(t);
+  };
+  EXPECT_EQ(half(DType::F16, 1.0f / 3), "0.3333");
+  EXPECT_EQ(half(DType::F16, 0.1f), "0.1");
+  EXPECT_EQ(half(DType::BF16, 0.1f), "0.1");
+  EXPECT_EQ(half(DType::BF16, 1.0f / 3), "0.334");
+  EXPECT_EQ(half(DType::BF16, 100.5f), "100.5");
+  EXPECT_EQ(half(DType::BF16, 3e38f), "3e+38");
+  EXPECT_EQ(half(DType::BF16, 3.015625f), "3.02");
+}
+
+// Bit patterns from PyTorch's bfloat16 and NumPy's float16 conversions.
+TEST(FormatTest, HalfConversionsRoundToNearestEven) {
+  EXPECT_EQ(floatToBf16(1.0f / 3), 0x3eab);
+  EXPECT_EQ(floatToBf16(0.1f), 0x3dcd);
+  EXPECT_EQ(floatToBf16(3e38f), 0x7f62);
+  EXPECT_EQ(floatToBf16(1e-40f), 0x0001);
+  EXPECT_TRUE(std::isnan(
+      bf16ToFloat(floatToBf16(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_EQ(bf16ToFloat(0x3dcd), 0.10009765625f);
+  EXPECT_EQ(floatToF16(1.0f / 3), 0x3555);
+  EXPECT_EQ(floatToF16(0.1f), 0x2e66);
+  EXPECT_EQ(floatToF16(65519.0f), 0x7bff);
+  EXPECT_EQ(floatToF16(65520.0f), 0x7c00);              // overflows to infinity
+  EXPECT_EQ(floatToF16(std::ldexp(1.0f, -25)), 0x0000); // tie to even: 0
+  EXPECT_EQ(floatToF16(3 * std::ldexp(1.0f, -26)), 0x0001);
+  EXPECT_EQ(floatToF16(1.5f * std::ldexp(1.0f, -24)), 0x0002); // tie: even
+  EXPECT_EQ(f16ToFloat(0x0001), std::ldexp(1.0f, -24));
+  EXPECT_EQ(f16ToFloat(0x3555), 0.333251953125f);
+  EXPECT_EQ(f16ToFloat(0xfbff), -65504.0f);
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) { // every f16 round-trips
+    float x = f16ToFloat(static_cast<uint16_t>(bits));
+    if (!std::isnan(x)) {
+      EXPECT_EQ(floatToF16(x), bits) << bits;
+    }
+  }
 }
 
 TEST(FormatTest, FloatArraysPadToACommonWidth) {

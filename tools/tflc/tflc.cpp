@@ -85,6 +85,13 @@ cl::opt<bool> allowTf32(
     cl::desc("--device cuda: let cuBLAS and cuDNN multiply f32 in TF32 "
              "(tensor cores, 10-bit mantissas); f32 stays f32 without it"),
     cl::cat(tflcCategory));
+cl::opt<std::string> precision(
+    "precision",
+    cl::desc("run, build, emit: run matmuls and convolutions (and their "
+             "gradients) in bf16 or f16 with f32 accumulation, the rest in "
+             "f32, as PyTorch's autocast (bf16, f16, f32; overrides the "
+             "program's set_precision)"),
+    cl::value_desc("bf16|f16|f32"), cl::cat(tflcCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check diagnostics against `expected-error {{...}}` markers"),
@@ -99,9 +106,10 @@ cl::opt<double> checkTolerance(
              "gradient's largest element (at least 1)"),
     cl::init(1e-6), cl::cat(tflcCategory));
 
-const char *kUsage = "usage: tflc run [--eager|--device cuda] prog.tfl "
-                     "[flags]\n"
-                     "       tflc build prog.tfl -o prog [--device cuda]\n"
+const char *kUsage = "usage: tflc run [--eager|--device cuda] "
+                     "[--precision bf16] prog.tfl [flags]\n"
+                     "       tflc build prog.tfl -o prog [--device cuda] "
+                     "[--precision bf16]\n"
                      "       tflc check-grad prog.tfl FUNC [--seed=N] "
                      "[--tolerance=T]\n"
                      "       tflc emit {ast,mlir,llvm,ptx} [--after=STAGE] "
@@ -351,6 +359,15 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     return finish(true);
   if (!module)
     return finish(false);
+  if (!precision.empty()) {
+    if (precision != "bf16" && precision != "f16" && precision != "f32") {
+      llvm::errs() << "error: --precision takes bf16, f16 or f32, not '"
+                   << precision << "'\n";
+      return finish(false);
+    }
+    (*module)->setAttr("tfl.precision",
+                       mlir::StringAttr::get(&context, precision));
+  }
 
   if (emitKind == EmitKind::Mlir) {
     if (afterStage != "mlirgen" && failed(lower(*module, afterStage)))

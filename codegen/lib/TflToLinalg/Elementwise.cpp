@@ -48,7 +48,18 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value r = body(nb, nl, args.drop_back());
+        // bf16/f16 compute in f32, rounded once per op (as the eager
+        // interpreter does): the body sees f32 values.
+        SmallVector<Value> values;
+        for (Value arg : args.drop_back())
+          values.push_back(
+              isHalfFloat(arg.getType())
+                  ? Value(arith::ExtFOp::create(nb, nl, nb.getF32Type(), arg))
+                  : arg);
+        Value r = body(nb, nl, values);
+        Type elem = resultType.getElementType();
+        if (isHalfFloat(elem) && r.getType() != elem)
+          r = arith::TruncFOp::create(nb, nl, elem, r);
         linalg::YieldOp::create(nb, nl, r);
       });
   return generic.getResult(0);
@@ -364,6 +375,11 @@ Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
   Type from = x.getType();
   if (from == to)
     return x;
+  // Into a 16-bit float through f32, as the eager interpreter converts (and
+  // no target needs a library call for f64 or integers to bf16).
+  if (isHalfFloat(to) && !from.isF32())
+    return arith::TruncFOp::create(b, l, to,
+                                   scalarCast(b, l, x, b.getF32Type()));
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
   bool fromUnsigned = from.isInteger(8) || from.isInteger(1);
   if (to.isInteger(1)) {

@@ -151,6 +151,17 @@ TFLRT_CUDA_TYPED(u8, 1)
 TFLRT_CUDA_TYPED(bool, 1)
 #undef TFLRT_CUDA_TYPED
 
+// The 16-bit floats reach the host only to be printed: every other host
+// function runs on f32 copies (tfl-widen-half).
+void tflrt_cuda_print_bf16(int64_t rank, void *desc, const char *spec) {
+  Staged s(rank, desc, 2, Dir::In);
+  tflrt_print_bf16(rank, s.desc(), spec);
+}
+void tflrt_cuda_print_f16(int64_t rank, void *desc, const char *spec) {
+  Staged s(rank, desc, 2, Dir::In);
+  tflrt_print_f16(rank, s.desc(), spec);
+}
+
 #define TFLRT_CUDA_FLOAT(T, SIZE)                                              \
   void tflrt_cuda_tape_add_##T(int64_t tape, int64_t position, int64_t rank,   \
                                void *desc) {                                   \

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Eager/Interpreter.h"
+#include "tfl/IR/TflOps.h"
 #include "tflrt/Format.h"
+#include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
 
 #include <cmath>
@@ -18,6 +20,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
@@ -29,6 +32,10 @@ tflrt::DType toRuntimeDType(Type t) {
     return tflrt::DType::F32;
   if (t.isF64())
     return tflrt::DType::F64;
+  if (t.isBF16())
+    return tflrt::DType::BF16;
+  if (t.isF16())
+    return tflrt::DType::F16;
   if (t.isInteger(32))
     return tflrt::DType::I32;
   if (t.isInteger(64) || t.isIndex())
@@ -39,6 +46,12 @@ tflrt::DType toRuntimeDType(Type t) {
 }
 
 namespace {
+
+bool isHalfTensor(const Tensor &t) { return tflrt::isHalf(t.dtype()); }
+bool isHalfType(Type t) {
+  Type e = getElementTypeOrSelf(t);
+  return e.isBF16() || e.isF16();
+}
 
 class Interpreter {
 public:
@@ -130,7 +143,23 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
       return failure();
     }
     try {
+      // bf16/f16 compute in f32: a kernel gets f32 copies of 16-bit float
+      // operands and its results are rounded back, as compiled code's
+      // arithmetic does. Casts, constants and prints take them as they are.
+      bool widen =
+          !isa<mlir::tfl::CastOp, mlir::tfl::ConstantOp, mlir::tfl::PrintOp>(
+              op) &&
+          (llvm::any_of(operands, isHalfTensor) ||
+           llvm::any_of(op.getResultTypes(), isHalfType));
+      if (widen)
+        for (Tensor &t : operands)
+          if (isHalfTensor(t))
+            t = tflrt::cast(t, tflrt::DType::F32);
       (*kernel)(&op, operands, results);
+      if (widen)
+        for (auto [t, type] : llvm::zip(results, op.getResultTypes()))
+          if (isHalfType(type))
+            t = tflrt::cast(t, toRuntimeDType(getElementTypeOrSelf(type)));
     } catch (const std::exception &e) {
       fail(&op, e.what());
       return failure();
@@ -202,15 +231,18 @@ LogicalResult Interpreter::observe(Operation &op, ArrayRef<Tensor> results) {
         llvm::errs() << " #" << i;
       llvm::errs() << " -> " << shape;
       // Values at the tensor's own precision (integers as integers).
-      bool isF32 = t.dtype() != tflrt::DType::F64;
+      // The mean of a 16-bit or integer tensor shows as an f32.
+      tflrt::DType meanType = t.dtype() == tflrt::DType::F64
+                                  ? tflrt::DType::F64
+                                  : tflrt::DType::F32;
       auto show = [&](double x) {
         return tflrt::isFloat(t.dtype())
-                   ? tflrt::formatFloatScalar(x, isF32)
+                   ? tflrt::formatFloatScalar(x, t.dtype())
                    : std::to_string(static_cast<int64_t>(x));
       };
       if (n > 0)
         llvm::errs() << " min=" << show(lo) << " max=" << show(hi)
-                     << " mean=" << tflrt::formatFloatScalar(sum / n, isF32);
+                     << " mean=" << tflrt::formatFloatScalar(sum / n, meanType);
       llvm::errs() << "\n";
     }
     if (options.checkNumerics && badIndex >= 0 && tflrt::isFloat(t.dtype())) {

@@ -50,6 +50,12 @@ Tensor tensorFromAttr(DenseElementsAttr attr) {
     for (bool v : attr.getValues<bool>())
       t.data<uint8_t>()[i++] = v;
     break;
+  case tflrt::DType::BF16:
+  case tflrt::DType::F16:
+    for (const llvm::APFloat &v : attr.getValues<llvm::APFloat>())
+      t.data<uint16_t>()[i++] =
+          static_cast<uint16_t>(v.bitcastToAPInt().getZExtValue());
+    break;
   }
   return t;
 }

@@ -28,6 +28,8 @@ void tflrt_print_i32(int64_t rank, void *desc, const char *spec);
 void tflrt_print_i64(int64_t rank, void *desc, const char *spec);
 void tflrt_print_u8(int64_t rank, void *desc, const char *spec);
 void tflrt_print_bool(int64_t rank, void *desc, const char *spec);
+void tflrt_print_bf16(int64_t rank, void *desc, const char *spec);
+void tflrt_print_f16(int64_t rank, void *desc, const char *spec);
 
 /* C += A @ B on 2-D memrefs (linalg.matmul's semantics). */
 void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,

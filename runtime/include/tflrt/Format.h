@@ -29,7 +29,7 @@ std::string formatWithSpec(const TensorView &scalar, std::string_view spec);
 
 /// Python's `str()` of one float: shortest round-trip digits, positional in
 /// [1e-4, 1e16), scientific outside ("1e+20").
-std::string formatFloatScalar(double value, bool isF32);
+std::string formatFloatScalar(double value, DType dtype);
 
 } // namespace tflrt
 

@@ -24,7 +24,9 @@ enum class DType : int32_t {
   I32 = 2,
   I64 = 3,
   U8 = 4,
-  Bool = 5
+  Bool = 5,
+  BF16 = 6,
+  F16 = 7
 };
 
 /// Size in bytes of one element.
@@ -32,6 +34,19 @@ size_t dtypeSize(DType dtype);
 /// The language's name of a dtype ("f32", "i64", ...).
 const char *dtypeName(DType dtype);
 bool isFloat(DType dtype);
+/// bf16 and f16: stored in 16 bits, computed in f32 (each op's result is
+/// rounded to the 16-bit type, to nearest even).
+bool isHalf(DType dtype);
+
+/// Conversions between the 16-bit float formats and f32, rounding to
+/// nearest even (NaN stays NaN, overflow gives infinity).
+float bf16ToFloat(uint16_t bits);
+uint16_t floatToBf16(float x);
+float f16ToFloat(uint16_t bits);
+uint16_t floatToF16(float x);
+/// Reads or writes one element of a 16-bit float dtype.
+float halfToFloat(DType dtype, uint16_t bits);
+uint16_t floatToHalf(DType dtype, float x);
 
 using Shape = std::vector<int64_t>;
 

@@ -78,4 +78,17 @@ def ParallelizeLoops : Pass<"tfl-parallelize-loops", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def ExpandBF16Conversions : Pass<"tfl-expand-bf16-conversions"> {
+  let summary = "Lower bf16 <-> f32 conversions to integer arithmetic";
+  let description = [{
+    `arith.extf` from bf16 is a shift; `arith.truncf` to bf16 rounds to
+    nearest even with integer adds and shifts (NaN kept a NaN). Targets
+    without bf16 instructions (and C runtimes without `__truncsfbf2`) then
+    need no library call, and the conversions vectorize. Runs after
+    `arith-emulate-unsupported-floats` has put every bf16 computation in
+    f32 between such conversions.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 #endif // TFL_CODEGEN_PASSES_TD

@@ -148,6 +148,9 @@ struct Program {
   const ast::Module *module = nullptr;
   /// The flags, in declaration order.
   std::vector<FlagInfo> flags;
+  /// set_precision("bf16"): the precision of matmuls and convolutions
+  /// (empty when the script does not set it).
+  std::string precision;
   std::vector<std::unique_ptr<Specialization>> specializations;
   Specialization *entry = nullptr;
 };

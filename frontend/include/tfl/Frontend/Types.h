@@ -31,10 +31,11 @@ struct FuncDef;
 struct Module;
 } // namespace ast
 
-enum class DType { F32, F64, I32, I64, U8, Bool };
+enum class DType { F32, F64, I32, I64, U8, Bool, BF16, F16 };
 
 llvm::StringRef dtypeName(DType dtype);
-bool isFloat(DType dtype);
+bool isFloat(DType dtype);   // f32, f64, bf16, f16
+bool isHalf(DType dtype);    // bf16, f16
 bool isInteger(DType dtype); // i32, i64, u8 (not bool)
 
 /// A dim known only at run time.

@@ -45,6 +45,17 @@ llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
                                         llvm::ArrayRef<int64_t> axes,
                                         bool keepdims);
 
+/// True for the 16-bit floats, bf16 and f16.
+bool isHalfFloat(Type elementType);
+
+/// True for the ops that work on bf16/f16 values as they are: elementwise
+/// arithmetic (each op computes in f32 and rounds its result), comparisons,
+/// selection, data movement, casts, constants, prints and numeric checks.
+/// Every other op with 16-bit float operands or results (reductions,
+/// matmul, convolutions, pooling, scatter_add, tapes, I/O) is rewritten by
+/// `tfl-widen-half` to run on f32 copies, its results rounded back.
+bool runsOnHalfFloats(Operation *op);
+
 } // namespace mlir::tfl
 
 #endif // TFL_IR_TFLOPS_H

@@ -532,9 +532,9 @@ def Tfl_ScatterAddOp : Tfl_Op<"scatter_add",
     %dx = tfl.scatter_add %dy, %idx {axis = 0 : i64} : tensor<3x4xf32>, tensor<3xi64> -> tensor<10x4xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F64]>:$dy,
+  let arguments = (ins Tfl_FloatTensor:$dy,
                    RankedTensorOf<[I64]>:$indices, I64Attr:$axis);
-  let results = (outs RankedTensorOf<[F32, F64]>:$result);
+  let results = (outs Tfl_FloatTensor:$result);
   let assemblyFormat = [{
     $dy `,` $indices attr-dict `:` type($dy) `,` type($indices) `->` type($result)
   }];
@@ -833,10 +833,10 @@ def Tfl_Conv2DOp : Tfl_Op<"conv2d",
     %0 = tfl.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<8x28x28x1xf32>, tensor<3x3x1x16xf32> -> tensor<8x28x28x16xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$input,
-                   RankedTensorOf<[F32]>:$filter, DenseI64ArrayAttr:$strides,
+  let arguments = (ins Tfl_ConvTensor:$input,
+                   Tfl_ConvTensor:$filter, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$padding);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs Tfl_ConvTensor:$result);
   let assemblyFormat = [{
     $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->`
     type($result)
@@ -856,9 +856,9 @@ def Tfl_Conv2DBackwardInputOp : Tfl_Op<"conv2d_backward_input",
     %dx = tfl.conv2d_backward_input %dy, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<8x28x28x16xf32>, tensor<3x3x1x16xf32> -> tensor<8x28x28x1xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$dy, RankedTensorOf<[F32]>:$filter,
+  let arguments = (ins Tfl_ConvTensor:$dy, Tfl_ConvTensor:$filter,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs Tfl_ConvTensor:$result);
   let assemblyFormat = [{
     $dy `,` $filter attr-dict `:` type($dy) `,` type($filter) `->` type($result)
   }];
@@ -876,9 +876,9 @@ def Tfl_Conv2DBackwardFilterOp : Tfl_Op<"conv2d_backward_filter",
     %dw = tfl.conv2d_backward_filter %x, %dy {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<8x28x28x1xf32>, tensor<8x28x28x16xf32> -> tensor<3x3x1x16xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$input, RankedTensorOf<[F32]>:$dy,
+  let arguments = (ins Tfl_ConvTensor:$input, Tfl_ConvTensor:$dy,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs Tfl_ConvTensor:$result);
   let assemblyFormat = [{
     $input `,` $dy attr-dict `:` type($input) `,` type($dy) `->` type($result)
   }];
@@ -897,9 +897,9 @@ class Tfl_Pool2DOp<string mnemonic, string what>
     %0 = tfl.max_pool2d %x {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$input, DenseI64ArrayAttr:$size,
+  let arguments = (ins Tfl_ConvTensor:$input, DenseI64ArrayAttr:$size,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs Tfl_ConvTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
 }
@@ -921,10 +921,10 @@ class Tfl_Pool2DBackwardOp<string mnemonic, string what>
     %dx = tfl.max_pool2d_backward %x, %dy {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x28x28x16xf32>, tensor<8x14x14x16xf32> -> tensor<8x28x28x16xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$input, RankedTensorOf<[F32]>:$dy,
+  let arguments = (ins Tfl_ConvTensor:$input, Tfl_ConvTensor:$dy,
                    DenseI64ArrayAttr:$size, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$padding);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs Tfl_ConvTensor:$result);
   let assemblyFormat = [{
     $input `,` $dy attr-dict `:` type($input) `,` type($dy) `->` type($result)
   }];
@@ -946,10 +946,10 @@ def Tfl_MaxPool2DGatherOp : Tfl_Op<"max_pool2d_gather",
     %0 = tfl.max_pool2d_gather %x, %g {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x28x28x16xf32>, tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32]>:$input,
-                   RankedTensorOf<[F32]>:$tangent, DenseI64ArrayAttr:$size,
+  let arguments = (ins Tfl_ConvTensor:$input,
+                   Tfl_ConvTensor:$tangent, DenseI64ArrayAttr:$size,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+  let results = (outs Tfl_ConvTensor:$result);
   let assemblyFormat = [{
     $input `,` $tangent attr-dict `:` type($input) `,` type($tangent) `->`
     type($result)
@@ -1179,8 +1179,8 @@ def Tfl_CheckNumericsOp : Tfl_Op<"check_numerics",
     %1 = tfl.check_numerics %0 {message = "logits"} : tensor<32x10xf32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[F32, F64]>:$input, StrAttr:$message);
-  let results = (outs RankedTensorOf<[F32, F64]>:$result);
+  let arguments = (ins Tfl_FloatTensor:$input, StrAttr:$message);
+  let results = (outs Tfl_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
