@@ -89,12 +89,16 @@ const PipelineStage kCpuStages[] = {
 
 } // namespace
 
-void addHalfFloatLowering(OpPassManager &pm) {
+void addHalfFloatArithmetic(OpPassManager &pm) {
   pm.addPass(math::createMathExtendToSupportedTypes());
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+}
+
+void addHalfFloatLowering(OpPassManager &pm) {
+  addHalfFloatArithmetic(pm);
   pm.addPass(createExpandBF16Conversions());
 }
 

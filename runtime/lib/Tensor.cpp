@@ -58,16 +58,26 @@ bool isFloat(DType dtype) {
 
 bool isHalf(DType dtype) { return dtype == DType::BF16 || dtype == DType::F16; }
 
-float bf16ToFloat(uint16_t bits) {
-  uint32_t u = static_cast<uint32_t>(bits) << 16;
+namespace {
+/// The bits of an f32, and the f32 of bits.
+uint32_t bitsOf(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  return u;
+}
+float floatOf(uint32_t u) {
   float x;
   std::memcpy(&x, &u, sizeof(x));
   return x;
 }
+} // namespace
+
+float bf16ToFloat(uint16_t bits) {
+  return floatOf(static_cast<uint32_t>(bits) << 16);
+}
 
 uint16_t floatToBf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof(u));
+  uint32_t u = bitsOf(x);
   if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet and a NaN
     return static_cast<uint16_t>((u >> 16) | 0x40);
   u += 0x7fffu + ((u >> 16) & 1); // round to nearest even
@@ -92,14 +102,11 @@ float f16ToFloat(uint16_t bits) {
     } while (!(mant & 0x400));
     u = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3ff) << 13);
   }
-  float x;
-  std::memcpy(&x, &u, sizeof(x));
-  return x;
+  return floatOf(u);
 }
 
 uint16_t floatToF16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof(u));
+  uint32_t u = bitsOf(x);
   uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
   uint32_t absBits = u & 0x7fffffffu;
   if (absBits > 0x7f800000u) // NaN
@@ -108,9 +115,7 @@ uint16_t floatToF16(float x) {
     return static_cast<uint16_t>(sign | 0x7c00);
   if (absBits < 0x38800000u) { // below the smallest normal: subnormal or 0
     // Scale by 2^24 so the subnormal's units are integers, round to even.
-    float a;
-    std::memcpy(&a, &absBits, sizeof(a));
-    float scaled = a * 16777216.0f; // exact: a power of two
+    float scaled = floatOf(absBits) * 16777216.0f; // exact: a power of two
     uint32_t q = static_cast<uint32_t>(scaled);
     float frac = scaled - static_cast<float>(q);
     if (frac > 0.5f || (frac == 0.5f && (q & 1)))

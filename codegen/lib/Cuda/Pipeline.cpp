@@ -29,11 +29,9 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -75,11 +73,7 @@ void buildNvvmStage(OpPassManager &pm, const CudaOptions &) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   // bf16/f16 math in f32 (libdevice has no 16-bit functions); the
   // conversions stay, as sm_90's own cvt instructions.
-  kernels.addPass(math::createMathExtendToSupportedTypes());
-  arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"bf16", "f16"};
-  emulate.targetTypeStr = "f32";
-  kernels.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  addHalfFloatArithmetic(kernels);
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -27,8 +27,10 @@ llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
 /// Fails when no stage has that name.
 LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage = "");
 
-/// bf16/f16 arithmetic and math computed in f32 between conversions, the
-/// bf16 conversions as integer arithmetic (any CPU, vectorizable).
+/// bf16/f16 arithmetic and math computed in f32 between conversions.
+void addHalfFloatArithmetic(OpPassManager &pm);
+/// That, and the bf16 conversions as integer arithmetic (any CPU,
+/// vectorizable).
 void addHalfFloatLowering(OpPassManager &pm);
 
 /// The conversions of host code (memref, math through libm, arith, index,
