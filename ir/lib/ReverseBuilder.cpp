@@ -89,11 +89,14 @@ Value ReverseBuilder::ones(Value like) {
       DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 1.0)));
 }
 
-Value ReverseBuilder::castLike(Value x, Value like) {
-  Type elem = tensorOf(like).getElementType();
-  if (tensorOf(x).getElementType() == elem)
+Value ReverseBuilder::castTo(Value x, Type elementType) {
+  if (tensorOf(x).getElementType() == elementType)
     return x;
-  return CastOp::create(b, loc, tensorOf(x).clone(elem), x);
+  return CastOp::create(b, loc, tensorOf(x).clone(elementType), x);
+}
+
+Value ReverseBuilder::castLike(Value x, Value like) {
+  return castTo(x, tensorOf(like).getElementType());
 }
 
 Value ReverseBuilder::sumTo(Value x, Value like) {

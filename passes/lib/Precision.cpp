@@ -20,44 +20,42 @@ namespace mlir::tfl {
 
 namespace {
 
-/// `value` cast to element type `to` (itself when it has that type).
-Value castTo(OpBuilder &b, Location loc, Value value, Type to) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == to)
-    return value;
-  return CastOp::create(b, loc, type.clone(to), value);
+/// The element type of a tensor type (null for other types).
+Type elementTypeOf(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor ? tensor.getElementType() : Type();
 }
 
-/// Clones `op` with each operand of element type `from` cast to `to` and
-/// each result of type `from` computed as `to` and cast back; replaces
-/// `op` with the clone's (cast) results.
-void retype(Operation *op, Type from, Type to) {
+/// Clones `op` with each tensor operand whose element type satisfies
+/// `from` cast to `to`, and each such result computed as `to` and cast
+/// back to its own type; replaces `op` with the clone.
+void retype(Operation *op, function_ref<bool(Type)> from, Type to) {
   OpBuilder b(op);
-  Location loc = op->getLoc();
+  ReverseBuilder casts(b, op->getLoc());
   IRMapping mapping;
-  for (Value operand : op->getOperands()) {
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (type && type.getElementType() == from)
-      mapping.map(operand, castTo(b, loc, operand, to));
-  }
+  for (Value operand : op->getOperands())
+    if (Type elem = elementTypeOf(operand.getType()); elem && from(elem))
+      mapping.map(operand, casts.castTo(operand, to));
   Operation *clone = b.clone(*op, mapping);
   b.setInsertionPointAfter(clone);
   for (auto [old, now] : llvm::zip(op->getResults(), clone->getResults())) {
-    auto type = dyn_cast<RankedTensorType>(old.getType());
-    if (!type || type.getElementType() != from) {
+    Type elem = elementTypeOf(old.getType());
+    if (!elem || !from(elem)) {
       old.replaceAllUsesWith(now);
       continue;
     }
-    now.setType(type.clone(to));
-    old.replaceAllUsesWith(castTo(b, loc, now, from));
+    now.setType(cast<RankedTensorType>(old.getType()).clone(to));
+    old.replaceAllUsesWith(casts.castTo(now, elem));
   }
   op->erase();
 }
 
-bool hasElementType(TypeRange types, function_ref<bool(Type)> pred) {
+/// True when some tensor among `types` has an element type satisfying
+/// `pred`.
+bool anyElementType(TypeRange types, function_ref<bool(Type)> pred) {
   return llvm::any_of(types, [&](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && pred(tensor.getElementType());
+    Type elem = elementTypeOf(t);
+    return elem && pred(elem);
   });
 }
 
@@ -83,39 +81,34 @@ struct Autocast : impl::TflAutocastBase<Autocast> {
           << wanted << "' (bf16, f16 or f32)";
       return signalPassFailure();
     }
-    Type f32 = b.getF32Type();
+    auto isF32 = [](Type t) { return t.isF32(); };
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<MatmulOp, Conv2DOp, Conv2DBackwardInputOp,
               Conv2DBackwardFilterOp>(op) &&
-          llvm::all_of(op->getOperandTypes(), [&](Type t) {
-            return cast<RankedTensorType>(t).getElementType() == f32;
+          llvm::all_of(op->getOperandTypes(), [](Type t) {
+            Type elem = elementTypeOf(t);
+            return elem && elem.isF32();
           }))
         ops.push_back(op);
     });
     for (Operation *op : ops)
-      retype(op, f32, low);
+      retype(op, isF32, low);
   }
 };
 
 struct WidenHalf : impl::TflWidenHalfBase<WidenHalf> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    Builder b(module.getContext());
-    // One type at a time, so an op that mixed bf16 and f16 would be
-    // widened twice over (none does: only casts change a float's type).
-    for (Type half : {Type(b.getBF16Type()), Type(b.getF16Type())}) {
-      auto isHalf = [&](Type t) { return t == half; };
-      SmallVector<Operation *> ops;
-      module.walk([&](Operation *op) {
-        if (isa<TflDialect>(op->getDialect()) && !runsOnHalfFloats(op) &&
-            (hasElementType(op->getOperandTypes(), isHalf) ||
-             hasElementType(op->getResultTypes(), isHalf)))
-          ops.push_back(op);
-      });
-      for (Operation *op : ops)
-        retype(op, half, b.getF32Type());
-    }
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<TflDialect>(op->getDialect()) && !runsOnHalfFloats(op) &&
+          (anyElementType(op->getOperandTypes(), isHalfFloat) ||
+           anyElementType(op->getResultTypes(), isHalfFloat)))
+        ops.push_back(op);
+    });
+    Type f32 = Float32Type::get(&getContext());
+    for (Operation *op : ops)
+      retype(op, isHalfFloat, f32);
   }
 };
 

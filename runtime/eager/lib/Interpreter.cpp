@@ -49,8 +49,7 @@ namespace {
 
 bool isHalfTensor(const Tensor &t) { return tflrt::isHalf(t.dtype()); }
 bool isHalfType(Type t) {
-  Type e = getElementTypeOrSelf(t);
-  return e.isBF16() || e.isF16();
+  return mlir::tfl::isHalfFloat(getElementTypeOrSelf(t));
 }
 
 class Interpreter {
@@ -202,11 +201,14 @@ LogicalResult Interpreter::observe(Operation &op, ArrayRef<Tensor> results) {
     double lo = 0, hi = 0, sum = 0;
     int64_t badIndex = -1;
     for (int64_t k = 0; k < n; ++k) {
-      double x = tflrt::isFloat(t.dtype())
-                     ? (t.dtype() == tflrt::DType::F32 ? t.data<float>()[k]
-                                                       : t.data<double>()[k])
-                     : 0;
-      if (!tflrt::isFloat(t.dtype())) {
+      double x = 0;
+      if (t.dtype() == tflrt::DType::F32)
+        x = t.data<float>()[k];
+      else if (t.dtype() == tflrt::DType::F64)
+        x = t.data<double>()[k];
+      else if (tflrt::isHalf(t.dtype()))
+        x = tflrt::halfToFloat(t.dtype(), t.data<uint16_t>()[k]);
+      else {
         std::vector<int64_t> index(t.rank());
         for (int64_t d = t.rank() - 1, rest = k; d >= 0; --d) {
           index[d] = rest % t.shape()[d];

@@ -43,6 +43,8 @@ public:
   /// zeros and ones of `like`'s type.
   Value zeros(Value like);
   Value ones(Value like);
+  /// `x` cast to `elementType` (itself when it has that type).
+  Value castTo(Value x, Type elementType);
   /// `x` cast to the element type of `like`.
   Value castLike(Value x, Value like);
   /// Sums `x` over the dims that broadcasting added or stretched, giving

@@ -21,9 +21,10 @@ def Tfl_Dialect : Dialect {
     runtime and lowered to linalg for native code.
 
     Element types: `f32 f64 bf16 f16` are themselves (the 16-bit floats
-    are storage types: each op computes in f32 and rounds its result), `i32 i64` are signless `i32
-    i64`, `bool` is `i1`, and `u8` is `i8`: TFL has no signed 8-bit type, so
-    ops read `i8` as unsigned (MLIR's `arith` works on signless integers).
+    are storage types: each op computes in f32 and rounds its result),
+    `i32 i64` are signless `i32 i64`, `bool` is `i1`, and `u8` is `i8`: TFL
+    has no signed 8-bit type, so ops read `i8` as unsigned (MLIR's `arith`
+    works on signless integers).
   }];
 }
 
