@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fmt=/usr/lib/llvm-22/bin/clang-format
-files=$(git ls-files '*.cpp' '*.h' 2>/dev/null || true)
+files=$(git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' 2>/dev/null || true)
 [ -z "$files" ] && exit 0
 bad=$($fmt --dry-run $files 2>&1 | grep -c "warning:" || true)
 if [ "$bad" != "0" ]; then

@@ -368,8 +368,13 @@ void callDeviceEntryPoints(IRRewriter &rewriter, func::FuncOp fn,
     if (!memrefs.empty() &&
         llvm::all_of(memrefs, [&](Value v) { return isHostBuffer(v, host); }))
       return;
-    // now() waits for the queued device work, so timings measure it.
-    if (callee != "tflrt_now" &&
+    // now() waits for the queued device work, so timings measure it; the
+    // tapes' frames and cursors are kept for device entries too.
+    bool always = callee == "tflrt_now" || callee == "tflrt_tape_enter" ||
+                  callee == "tflrt_tape_exit" || callee == "tflrt_tape_size" ||
+                  callee == "tflrt_tape_rewind" ||
+                  callee == "tflrt_tape_release";
+    if (!always &&
         llvm::none_of(call.getOperandTypes(), llvm::IsaPred<BaseMemRefType>))
       return;
     rewriter.setInsertionPoint(call);

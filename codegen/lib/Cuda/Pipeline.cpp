@@ -5,7 +5,8 @@
 // then:
 //   gpu   scalar work on the host; linalg ops -> parallel loops ->
 //         gpu.launch, runs of small launches merged -> outlined kernels in
-//         a gpu.module; the host's buffers in device memory
+//         a gpu.module; the host's buffers in device memory; loop bodies
+//         the runtime may replay as CUDA graphs marked
 //   nvvm  the kernels to the NVVM dialect (math through libdevice)
 //   llvm  the host code to the LLVM dialect, calling libtflrt_cuda for
 //         launches and memory; the kernels to PTX with LLVM's NVPTX backend
@@ -55,6 +56,7 @@ void buildGpuStage(OpPassManager &pm, const CudaOptions &options) {
   DeviceMemoryOptions memory;
   memory.allowTf32 = options.allowTf32;
   pm.addPass(createDeviceMemory(memory));
+  pm.addPass(createStepGraphs());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -19,6 +19,7 @@
 #include <cublas_v2.h>
 
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -28,10 +29,17 @@ using tflrt::cuda::fail;
 cublasHandle_t handle() {
   static cublasHandle_t h = nullptr;
   if (!h) {
-    cudaStream_t s = tflrt::cuda::stream();
+    cudaStream_t s = tflrt::cuda::rawStream();
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
       fail("cannot initialize cuBLAS");
     cublasSetStream(h, s);
+    // A workspace of its own, set once: cuBLAS then allocates nothing
+    // while a loop step is captured as a CUDA graph (Graphs.cpp). 32 MiB
+    // is what cuBLAS recommends for Hopper.
+    const size_t workspaceBytes = size_t(32) << 20;
+    if (cublasSetWorkspace(h, tflrt::cuda::allocate(workspaceBytes),
+                           workspaceBytes) != CUBLAS_STATUS_SUCCESS)
+      fail("cannot initialize cuBLAS's workspace");
     cublasSetMathMode(h, tflrt_cuda_tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH
                                                    : CUBLAS_DEFAULT_MATH);
   }
@@ -89,19 +97,27 @@ void gemm(int64_t lead, void *a, void *b, void *c, T beta, Gemm fn,
   Product p = describe(lead, a, b, c, sizeof(T));
   if (p.m == 0 || p.n == 0 || p.batch == 0 || (p.k == 0 && beta != 0))
     return; // C += nothing (an empty C = nothing is zeros: cuBLAS below)
-  const T one = 1;
-  const T *pa = reinterpret_cast<const T *>(p.a);
-  const T *pb = reinterpret_cast<const T *>(p.b);
-  T *pc = reinterpret_cast<T *>(p.c);
-  if (p.batch == 1)
-    checkBlas(fn(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, pb,
-                 p.ldb, pa, p.lda, &beta, pc, p.ldc),
-              "matmul");
-  else
-    checkBlas(batched(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one,
-                      pb, p.ldb, p.strideB, pa, p.lda, p.strideA, &beta, pc,
-                      p.ldc, p.strideC, p.batch),
-              "batched matmul");
+  handle(); // created before any step records (its workspace, its stream)
+  std::string key = tflrt::cuda::Key()
+                        .add(reinterpret_cast<const void *>(fn))
+                        .add(p)
+                        .add(beta)
+                        .str();
+  tflrt::cuda::libraryCall(std::move(key), [p, beta, fn, batched] {
+    const T one = 1;
+    const T *pa = reinterpret_cast<const T *>(p.a);
+    const T *pb = reinterpret_cast<const T *>(p.b);
+    T *pc = reinterpret_cast<T *>(p.c);
+    if (p.batch == 1)
+      checkBlas(fn(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one, pb,
+                   p.ldb, pa, p.lda, &beta, pc, p.ldc),
+                "matmul");
+    else
+      checkBlas(batched(handle(), CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &one,
+                        pb, p.ldb, p.strideB, pa, p.lda, p.strideA, &beta, pc,
+                        p.ldc, p.strideC, p.batch),
+                "batched matmul");
+  });
 }
 
 } // namespace

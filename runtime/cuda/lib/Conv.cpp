@@ -39,7 +39,7 @@ void checkDnn(cudnnStatus_t status, const char *what) {
 cudnnHandle_t handle() {
   static cudnnHandle_t h = nullptr;
   if (!h) {
-    cudaStream_t s = tflrt::cuda::stream();
+    cudaStream_t s = tflrt::cuda::rawStream();
     checkDnn(cudnnCreate(&h), "initializing cuDNN");
     checkDnn(cudnnSetStream(h, s), "initializing cuDNN");
   }
@@ -207,6 +207,23 @@ struct Scratch {
   void *ptr;
 };
 
+/// Queues a planned convolution's cuDNN calls (`run`), which use the
+/// scratch blocks allocated for it now; they are keyed by the plan (the
+/// shapes) and every buffer.
+template <typename Run>
+void issue(const Plan &p, const Nhwc &a, const Nhwc &b, const Nhwc &out,
+           const Scratch &filter, const Scratch &workspace, Run run) {
+  std::string key = tflrt::cuda::Key()
+                        .add(&p)
+                        .add(a.data)
+                        .add(b.data)
+                        .add(out.data)
+                        .add(filter.ptr)
+                        .add(workspace.ptr)
+                        .str();
+  tflrt::cuda::libraryCall(std::move(key), std::move(run));
+}
+
 bool symmetric(const int64_t window[6]) {
   return window[2] == window[3] && window[4] == window[5];
 }
@@ -258,15 +275,19 @@ void tflrt_cuda_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
            window, "conv2d", [&](const Nhwc &x, const Nhwc &w, const Nhwc &y) {
              Plan &p = plan(Kind::Forward, x, w, y, window);
              Scratch filter(p.filterBytes), workspace(p.workspace);
-             cudnnHandle_t h = handle();
-             checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero,
-                                           p.krsc, filter.ptr),
-                      "conv2d's filter reorder");
-             checkDnn(cudnnConvolutionForward(
-                          h, &kOne, p.x, x.data, p.filter, filter.ptr, p.conv,
-                          static_cast<cudnnConvolutionFwdAlgo_t>(p.algo),
-                          workspace.ptr, p.workspace, &kZero, p.y, y.data),
-                      "conv2d");
+             issue(p, x, w, y, filter, workspace,
+                   [&p, x, w, y, f = filter.ptr, ws = workspace.ptr] {
+                     cudnnHandle_t h = handle();
+                     checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data,
+                                                   &kZero, p.krsc, f),
+                              "conv2d's filter reorder");
+                     checkDnn(
+                         cudnnConvolutionForward(
+                             h, &kOne, p.x, x.data, p.filter, f, p.conv,
+                             static_cast<cudnnConvolutionFwdAlgo_t>(p.algo), ws,
+                             p.workspace, &kZero, p.y, y.data),
+                         "conv2d");
+                   });
            });
 }
 
@@ -283,15 +304,19 @@ void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dy,
            [&](const Nhwc &dy, const Nhwc &w, const Nhwc &dx) {
              Plan &p = plan(Kind::BackwardData, dx, w, dy, window);
              Scratch filter(p.filterBytes), workspace(p.workspace);
-             cudnnHandle_t h = handle();
-             checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data, &kZero,
-                                           p.krsc, filter.ptr),
-                      "conv2d's filter reorder");
-             checkDnn(cudnnConvolutionBackwardData(
-                          h, &kOne, p.filter, filter.ptr, p.y, dy.data, p.conv,
-                          static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
-                          workspace.ptr, p.workspace, &kZero, p.x, dx.data),
-                      "conv2d's input gradient");
+             issue(p, dy, w, dx, filter, workspace,
+                   [&p, dy, w, dx, f = filter.ptr, ws = workspace.ptr] {
+                     cudnnHandle_t h = handle();
+                     checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data,
+                                                   &kZero, p.krsc, f),
+                              "conv2d's filter reorder");
+                     checkDnn(
+                         cudnnConvolutionBackwardData(
+                             h, &kOne, p.filter, f, p.y, dy.data, p.conv,
+                             static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
+                             ws, p.workspace, &kZero, p.x, dx.data),
+                         "conv2d's input gradient");
+                   });
            });
 }
 
@@ -308,16 +333,19 @@ void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *x,
            [&](const Nhwc &x, const Nhwc &dy, const Nhwc &dw) {
              Plan &p = plan(Kind::BackwardFilter, x, dw, dy, window);
              Scratch filter(p.filterBytes), workspace(p.workspace);
-             cudnnHandle_t h = handle();
-             checkDnn(cudnnConvolutionBackwardFilter(
-                          h, &kOne, p.x, x.data, p.y, dy.data, p.conv,
-                          static_cast<cudnnConvolutionBwdFilterAlgo_t>(p.algo),
-                          workspace.ptr, p.workspace, &kZero, p.filter,
-                          filter.ptr),
-                      "conv2d's filter gradient");
-             checkDnn(cudnnTransformTensor(h, &kOne, p.krsc, filter.ptr, &kZero,
-                                           p.hwio, dw.data),
-                      "conv2d's filter gradient reorder");
+             issue(p, x, dy, dw, filter, workspace,
+                   [&p, x, dy, dw, f = filter.ptr, ws = workspace.ptr] {
+                     cudnnHandle_t h = handle();
+                     checkDnn(cudnnConvolutionBackwardFilter(
+                                  h, &kOne, p.x, x.data, p.y, dy.data, p.conv,
+                                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(
+                                      p.algo),
+                                  ws, p.workspace, &kZero, p.filter, f),
+                              "conv2d's filter gradient");
+                     checkDnn(cudnnTransformTensor(h, &kOne, p.krsc, f, &kZero,
+                                                   p.hwio, dw.data),
+                              "conv2d's filter gradient reorder");
+                   });
            });
 }
 

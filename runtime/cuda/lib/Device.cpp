@@ -55,16 +55,18 @@ DeviceState &state() {
 }
 
 /// Blocks of device memory by rounded size; `live` maps each handed-out
-/// block to its size.
+/// block to its size. The block freed last is handed out first, so a loop
+/// that allocates the same sizes each step gets the same few blocks back
+/// (its step graphs repeat, and the blocks stay in cache).
 class CachingAllocator {
 public:
   void *allocate(size_t bytes) {
     size_t size = roundSize(bytes);
     std::lock_guard<std::mutex> lock(mutex);
     auto it = freeBlocks.find(size);
-    if (it != freeBlocks.end()) {
-      void *ptr = it->second;
-      freeBlocks.erase(it);
+    if (it != freeBlocks.end() && !it->second.empty()) {
+      void *ptr = it->second.back();
+      it->second.pop_back();
       live[ptr] = size;
       return ptr;
     }
@@ -94,7 +96,7 @@ public:
     auto it = live.find(ptr);
     if (it == live.end())
       fail("internal error: freeing GPU memory that was not allocated");
-    freeBlocks.emplace(it->second, ptr);
+    freeBlocks[it->second].push_back(ptr);
     live.erase(it);
   }
 
@@ -109,14 +111,17 @@ private:
   }
 
   void releaseCachedLocked() {
+    // Recorded work may still use free blocks: it goes first.
+    issueRecorded();
     cudaStreamSynchronize(state().stream);
-    for (auto &block : freeBlocks)
-      cudaFree(block.second);
+    for (auto &sized : freeBlocks)
+      for (void *ptr : sized.second)
+        cudaFree(ptr);
     freeBlocks.clear();
   }
 
   std::mutex mutex;
-  std::multimap<size_t, void *> freeBlocks;
+  std::unordered_map<size_t, std::vector<void *>> freeBlocks;
   std::unordered_map<void *, size_t> live;
 };
 
@@ -239,6 +244,12 @@ void checkDriver(CUresult res, const char *what) {
 }
 
 cudaStream_t stream() {
+  cudaStream_t s = rawStream();
+  issueRecorded();
+  return s;
+}
+
+cudaStream_t rawStream() {
   DeviceState &s = state();
   if (s.stream)
     return s.stream;
@@ -269,7 +280,7 @@ void synchronize(const char *what) {
 }
 
 void *allocate(size_t bytes) {
-  stream();
+  rawStream();
   return allocator().allocate(bytes);
 }
 
@@ -292,6 +303,17 @@ void copyToDevice(void *dst, const void *src, size_t bytes) {
   synchronize("a GPU computation failed");
 }
 
+namespace {
+bool isDeviceMemory(const void *ptr) {
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeDevice;
+}
+} // namespace
+
 } // namespace tflrt::cuda
 
 using namespace tflrt::cuda;
@@ -299,7 +321,7 @@ using namespace tflrt::cuda;
 extern "C" {
 
 void *mgpuModuleLoad(void *data, size_t sizeBytes) {
-  stream();
+  rawStream();
   CUmodule module = nullptr;
   checkDriver(cuModuleLoadData(&module, data),
               "cannot load this program's GPU kernels");
@@ -307,7 +329,7 @@ void *mgpuModuleLoad(void *data, size_t sizeBytes) {
 }
 
 void *mgpuModuleLoadJIT(void *ptx, int optLevel) {
-  stream();
+  rawStream();
   CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
   CUmodule module = nullptr;
@@ -340,25 +362,31 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       void **params, void **extra, size_t paramsCount) {
   if (gridX == 0 || gridY == 0 || gridZ == 0)
     return; // an empty tensor: nothing to compute
-  checkDriver(cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
-                             gridZ, blockX, blockY, blockZ, smem,
-                             static_cast<CUstream>(stream()), params, extra),
-              "a GPU kernel could not be launched");
+  if (extra)
+    fail("internal error: a GPU kernel launched with extra options");
+  const unsigned dims[7] = {
+      static_cast<unsigned>(gridX),  static_cast<unsigned>(gridY),
+      static_cast<unsigned>(gridZ),  static_cast<unsigned>(blockX),
+      static_cast<unsigned>(blockY), static_cast<unsigned>(blockZ),
+      static_cast<unsigned>(smem)};
+  launchKernel(static_cast<CUfunction>(function), dims, params, paramsCount);
 }
 
 // The program has one stream: "creating" one hands it out, destroying it
 // does nothing, and synchronizing waits for it.
-void *mgpuStreamCreate(void) { return stream(); }
+void *mgpuStreamCreate(void) { return rawStream(); }
 void mgpuStreamDestroy(void *) {}
 void mgpuStreamSynchronize(void *) { synchronize("a GPU computation failed"); }
 
 void mgpuStreamWaitEvent(void *streamArg, void *event) {
+  // Events are recorded on this stream too, so the wait orders nothing
+  // that the stream does not; it is kept for the ABI's sake.
   check(cudaStreamWaitEvent(stream(), static_cast<cudaEvent_t>(event), 0),
         "a GPU event wait failed");
 }
 
 void *mgpuEventCreate(void) {
-  stream();
+  rawStream();
   cudaEvent_t event = nullptr;
   check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming),
         "cannot create a GPU event");
@@ -391,20 +419,21 @@ void mgpuMemFree(void *ptr, void *) { release(ptr); }
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *) {
   if (sizeBytes == 0)
     return;
+  // Between device buffers it may be recorded; from or to pageable host
+  // memory it is issued now (the host may change or read the buffer right
+  // after).
+  if (recording() && isDeviceMemory(dst) && isDeviceMemory(src))
+    return copyAsync(dst, src, sizeBytes, cudaMemcpyDeviceToDevice);
   check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault, stream()),
         "a GPU copy failed");
 }
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *) {
-  checkDriver(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
-                               static_cast<CUstream>(stream())),
-              "a GPU memset failed");
+  memsetAsync(dst, value, count, 4);
 }
 
 void mgpuMemset16(void *dst, unsigned short value, size_t count, void *) {
-  checkDriver(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
-                               static_cast<CUstream>(stream())),
-              "a GPU memset failed");
+  memsetAsync(dst, value, count, 2);
 }
 
 int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address) {
@@ -417,10 +446,8 @@ int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address) {
 void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits) {
   int64_t *slot = scalarSlots().take();
   *slot = bits;
-  check(cudaMemcpyAsync(reinterpret_cast<void *>(address), slot,
-                        static_cast<size_t>(elemSize), cudaMemcpyHostToDevice,
-                        stream()),
-        "a copy to the GPU failed");
+  copyAsync(reinterpret_cast<void *>(address), slot,
+            static_cast<size_t>(elemSize), cudaMemcpyHostToDevice);
 }
 
 void tflrt_cuda_check_slice_async(int64_t elemSize, int64_t address,
@@ -429,10 +456,8 @@ void tflrt_cuda_check_slice_async(int64_t elemSize, int64_t address,
                                   const char *where) {
   int64_t *slot = scalarSlots().take();
   *slot = 0; // in range, should the copy never run (a fault before it)
-  check(cudaMemcpyAsync(slot, reinterpret_cast<const void *>(address),
-                        static_cast<size_t>(elemSize), cudaMemcpyDeviceToHost,
-                        stream()),
-        "a copy from the GPU failed");
+  copyAsync(slot, reinterpret_cast<const void *>(address),
+            static_cast<size_t>(elemSize), cudaMemcpyDeviceToHost);
   pendingChecks().push_back(
       {slot, elemSize, isSigned != 0, size, stride, dim, where});
 }

@@ -14,7 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 
 namespace tflrt::cuda {
 
@@ -24,8 +26,13 @@ namespace tflrt::cuda {
 void check(cudaError_t err, const char *what);
 void checkDriver(CUresult res, const char *what);
 
-/// The program's stream, set up (device, context) on first use.
+/// The program's stream for work issued now, set up (device, context) on
+/// first use. Device work a loop step recorded (Graphs.cpp) is issued
+/// first, so that whatever the caller queues or waits for comes after it.
 cudaStream_t stream();
+/// The stream as it is, without issuing recorded work: for library
+/// handles, and for work the recorder itself issues.
+cudaStream_t rawStream();
 /// Waits for every operation queued so far.
 void synchronize(const char *what);
 
@@ -37,6 +44,45 @@ void release(void *ptr);
 /// host buffer is ready (or free to reuse) on return.
 void copyToHost(void *dst, const void *src, size_t bytes);
 void copyToDevice(void *dst, const void *src, size_t bytes);
+
+// ---- Device work a loop step may record (Graphs.cpp) ----------------------
+
+/// Whether device work is being recorded for a step graph now.
+bool recording();
+/// Issues the recorded work (stream() does so).
+void issueRecorded();
+/// A kernel launch: grid x, y, z, block x, y, z, dynamic shared memory.
+void launchKernel(CUfunction function, const unsigned dims[7], void **params,
+                  size_t count);
+/// A copy between device buffers, or between a device buffer and a pinned
+/// host slot whose contents stay until the host next waits.
+void copyAsync(void *dst, const void *src, size_t bytes,
+               cudaMemcpyKind direction);
+/// A fill of `count` elements of `elemSize` (2 or 4) bytes.
+void memsetAsync(void *dst, unsigned value, size_t count, unsigned elemSize);
+/// A library call on the stream: `key` holds every argument that the
+/// device work depends on (pointers, sizes, scalars, plans); `run` issues
+/// it. Allocations the call needs are made before, by the caller.
+void libraryCall(std::string key, std::function<void()> run);
+
+/// The bytes of values, appended: a library call's key.
+class Key {
+public:
+  template <typename T> Key &add(const T &value) {
+    bytes.append(reinterpret_cast<const char *>(&value), sizeof value);
+    return *this;
+  }
+  /// A memref descriptor's pointer, offset, sizes and strides.
+  Key &memref(int64_t rank, void *desc) {
+    bytes.append(static_cast<const char *>(desc),
+                 sizeof(void *) * 2 + sizeof(int64_t) * (1 + 2 * rank));
+    return *this;
+  }
+  std::string str() const { return bytes; }
+
+private:
+  std::string bytes;
+};
 
 } // namespace tflrt::cuda
 

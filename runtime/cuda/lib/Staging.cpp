@@ -1,9 +1,9 @@
 //===- Staging.cpp - libtflrt's host functions on device tensors ----------===//
 //
-// The runtime functions that have no device implementation yet (printing,
-// files, checkpoints, the random generator, the autodiff tapes, pooling,
-// and convolutions whose padding cuDNN cannot express) run libtflrt's host
-// code on a host copy of their tensors:
+// The runtime functions that have no device implementation (printing,
+// files, checkpoints, shuffle_indices, and convolutions whose padding cuDNN
+// cannot express) run libtflrt's host code on a host
+// copy of their tensors:
 // inputs are copied from the device before the call, outputs back after it.
 // Each wrapper keeps libtflrt's name with a `tflrt_cuda_` prefix and its
 // arguments, so the compiler only renames the call.
@@ -128,20 +128,6 @@ extern "C" {
                                       const char *where) {                     \
     Staged s(rank, desc, SIZE, Dir::Out);                                      \
     tflrt_checkpoint_read_##T(path, name, rank, s.desc(), where);              \
-  }                                                                            \
-  void tflrt_cuda_tape_push_##T(int64_t tape, int64_t rank, void *desc) {      \
-    Staged s(rank, desc, SIZE, Dir::In);                                       \
-    tflrt_tape_push_##T(tape, rank, s.desc());                                 \
-  }                                                                            \
-  void tflrt_cuda_tape_write_##T(int64_t tape, int64_t position, int64_t rank, \
-                                 void *desc) {                                 \
-    Staged s(rank, desc, SIZE, Dir::In);                                       \
-    tflrt_tape_write_##T(tape, position, rank, s.desc());                      \
-  }                                                                            \
-  void tflrt_cuda_tape_read_##T(int64_t tape, int64_t position, int64_t rank,  \
-                                void *desc) {                                  \
-    Staged s(rank, desc, SIZE, Dir::Out);                                      \
-    tflrt_tape_read_##T(tape, position, rank, s.desc());                       \
   }
 TFLRT_CUDA_TYPED(f32, 4)
 TFLRT_CUDA_TYPED(f64, 8)
@@ -162,38 +148,6 @@ void tflrt_cuda_print_f16(int64_t rank, void *desc, const char *spec) {
   tflrt_print_f16(rank, s.desc(), spec);
 }
 
-#define TFLRT_CUDA_FLOAT(T, SIZE)                                              \
-  void tflrt_cuda_tape_add_##T(int64_t tape, int64_t position, int64_t rank,   \
-                               void *desc) {                                   \
-    Staged s(rank, desc, SIZE, Dir::In);                                       \
-    tflrt_tape_add_##T(tape, position, rank, s.desc());                        \
-  }                                                                            \
-  void tflrt_cuda_tape_accumulated_##T(int64_t tape, int64_t position,         \
-                                       int64_t rank, void *desc) {             \
-    Staged s(rank, desc, SIZE, Dir::Out);                                      \
-    tflrt_tape_accumulated_##T(tape, position, rank, s.desc());                \
-  }                                                                            \
-  void tflrt_cuda_random_uniform_##T(int64_t rank, void *desc) {               \
-    Staged s(rank, desc, SIZE, Dir::Out);                                      \
-    tflrt_random_uniform_##T(rank, s.desc());                                  \
-  }                                                                            \
-  void tflrt_cuda_random_normal_##T(int64_t rank, void *desc) {                \
-    Staged s(rank, desc, SIZE, Dir::Out);                                      \
-    tflrt_random_normal_##T(rank, s.desc());                                   \
-  }                                                                            \
-  void tflrt_cuda_scatter_add_##T(int64_t rankDy, void *dy, int64_t rankIdx,   \
-                                  void *idx, int64_t rankOut, void *out,       \
-                                  int64_t axis) {                              \
-    Staged sDy(rankDy, dy, SIZE, Dir::In);                                     \
-    Staged sIdx(rankIdx, idx, 8, Dir::In);                                     \
-    Staged sOut(rankOut, out, SIZE, Dir::InOut);                               \
-    tflrt_scatter_add_##T(rankDy, sDy.desc(), rankIdx, sIdx.desc(), rankOut,   \
-                          sOut.desc(), axis);                                  \
-  }
-TFLRT_CUDA_FLOAT(f32, 4)
-TFLRT_CUDA_FLOAT(f64, 8)
-#undef TFLRT_CUDA_FLOAT
-
 void tflrt_cuda_shuffle_indices(int64_t rank, void *desc) {
   Staged s(rank, desc, 8, Dir::Out);
   tflrt_shuffle_indices(rank, s.desc());
@@ -203,9 +157,8 @@ void tflrt_cuda_shuffle_indices(int64_t rank, void *desc) {
 
 namespace tflrt::cuda {
 
-// Convolution and pooling on the host (oneDNN), for the windows cuDNN does
-// not take: two tensors in, one out, then the window's strides and padding
-// (and, for pooling's adjoints, its size first).
+// Convolution on the host (oneDNN), for the windows cuDNN does not take:
+// two tensors in, one out, then the window's strides and padding.
 #define TFLRT_CUDA_STAGE3                                                      \
   Staged sA(rankA, a, 4, Dir::In);                                             \
   Staged sB(rankB, b, 4, Dir::In);                                             \
@@ -222,37 +175,6 @@ TFLRT_CUDA_WINDOW6(conv2d_f32)
 TFLRT_CUDA_WINDOW6(conv2d_backward_input_f32)
 TFLRT_CUDA_WINDOW6(conv2d_backward_filter_f32)
 #undef TFLRT_CUDA_WINDOW6
-
-} // namespace tflrt::cuda
-
-extern "C" {
-
-#define TFLRT_CUDA_WINDOW8(NAME)                                               \
-  void tflrt_cuda_##NAME(int64_t rankA, void *a, int64_t rankB, void *b,       \
-                         int64_t rankOut, void *out, int64_t p0, int64_t p1,   \
-                         int64_t p2, int64_t p3, int64_t p4, int64_t p5,       \
-                         int64_t p6, int64_t p7) {                             \
-    TFLRT_CUDA_STAGE3                                                          \
-    tflrt_##NAME(rankA, sA.desc(), rankB, sB.desc(), rankOut, sOut.desc(), p0, \
-                 p1, p2, p3, p4, p5, p6, p7);                                  \
-  }
-TFLRT_CUDA_WINDOW8(max_pool2d_backward_f32)
-TFLRT_CUDA_WINDOW8(avg_pool2d_backward_f32)
-TFLRT_CUDA_WINDOW8(max_pool2d_gather_f32)
-#undef TFLRT_CUDA_WINDOW8
 #undef TFLRT_CUDA_STAGE3
 
-#define TFLRT_CUDA_POOL(NAME)                                                  \
-  void tflrt_cuda_##NAME(int64_t rankX, void *x, int64_t rankOut, void *out,   \
-                         int64_t p0, int64_t p1, int64_t p2, int64_t p3,       \
-                         int64_t p4, int64_t p5, int64_t p6, int64_t p7) {     \
-    Staged sX(rankX, x, 4, Dir::In);                                           \
-    Staged sOut(rankOut, out, 4, Dir::InOut);                                  \
-    tflrt_##NAME(rankX, sX.desc(), rankOut, sOut.desc(), p0, p1, p2, p3, p4,   \
-                 p5, p6, p7);                                                  \
-  }
-TFLRT_CUDA_POOL(max_pool2d_f32)
-TFLRT_CUDA_POOL(avg_pool2d_f32)
-#undef TFLRT_CUDA_POOL
-
-} // extern "C"
+} // namespace tflrt::cuda

@@ -61,6 +61,17 @@ void tflrt_cuda_check_slice_async(int64_t elemSize, int64_t address,
                                   int64_t stride, int64_t dim,
                                   const char *where);
 
+/* ---- Loop steps replayed as CUDA graphs -----------------------------------
+ */
+/* The body of a loop the compiler marked (tfl-step-graphs) starts with
+   tflrt_cuda_step_begin(site) and ends with tflrt_cuda_step_end(site): the
+   device work between them is recorded and, when an earlier iteration of
+   the loop issued the same work, replayed as that iteration's CUDA graph
+   (kernel arguments and copy addresses updated). Anything that waits for
+   the stream or issues work directly issues what was recorded first. */
+void tflrt_cuda_step_begin(int64_t site);
+void tflrt_cuda_step_end(int64_t site);
+
 /* ---- Library operations on device memory --------------------------------- */
 void tflrt_cuda_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
                            int64_t rankC, void *c);

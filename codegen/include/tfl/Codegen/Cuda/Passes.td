@@ -147,7 +147,9 @@ def DeviceMemory : Pass<"tfl-device-memory", "mlir::ModuleOp"> {
     4. A call of a libtflrt function that takes tensors, `tflrt_X`, calls
        its device entry point `tflrt_cuda_X` instead (same arguments); so
        does `tflrt_now`, whose device version first waits for the queued
-       device work, so that timings measure it.
+       device work, so that timings measure it, and so do the tapes' frame
+       and cursor calls (`tflrt_tape_enter`, `_exit`, `_size`, `_rewind`,
+       `_release`), since device tensors' tapes live in device memory.
     5. `gpu.launch_func` becomes asynchronous on the program's stream
        (`gpu.wait async`, which the runtime answers with its one stream):
        the host waits only where a value crosses to it.
@@ -170,6 +172,41 @@ def DeviceMemory : Pass<"tfl-device-memory", "mlir::ModuleOp"> {
                            "mlir::func::FuncDialect",
                            "mlir::gpu::GPUDialect",
                            "mlir::memref::MemRefDialect"];
+}
+
+def StepGraphs : Pass<"tfl-step-graphs", "mlir::ModuleOp"> {
+  let summary = "Mark the loop bodies whose device work the runtime may "
+                "replay as CUDA graphs";
+  let description = [{
+    After `tfl-device-memory`, in host functions. A training step issues
+    the same kernels, copies and library calls every iteration; issuing
+    them one by one costs the host a few microseconds each, which bounds
+    small-batch steps. Each innermost host loop (`scf.for`, or the body of
+    an `scf.while`) that issues device work (`gpu.launch_func`,
+    `gpu.memcpy`, `gpu.memset`, a `tflrt_cuda_*` call or a call of a
+    program function), with no loop inside it that does, gets a call of
+    `tflrt_cuda_step_begin(site)` at the start of its body and of
+    `tflrt_cuda_step_end(site)` before its terminator; `site` numbers the
+    loops of the module.
+
+    Between the two, libtflrt_cuda records the device work instead of
+    issuing it, and at the end replays it as one CUDA graph when it is the
+    work an earlier iteration captured (kernel arguments and copy
+    addresses may differ: they are updated in the graph), or captures it
+    into a new one. Anything that needs the stream's results on the host
+    issues what was recorded first, so the markers never change what a
+    program computes.
+
+    ```mlir
+    scf.for %i = %c0 to %n step %c1 {
+      func.call @tflrt_cuda_step_begin(%c0_i64) : (i64) -> ()
+      gpu.launch_func ...
+      func.call @tflrt_cuda_step_end(%c0_i64) : (i64) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect"];
 }
 
 #endif // TFL_CODEGEN_CUDA_PASSES_TD

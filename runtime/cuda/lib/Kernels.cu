@@ -1,0 +1,360 @@
+//===- Kernels.cu - libtflrt's own GPU kernels ----------------------------===//
+//
+// The runtime functions that the code generator does not express as loops
+// run here on device tensors, each element computed as libtflrt's host code
+// computes it, so that the GPU prints what the CPU prints:
+//
+//  - random_uniform and random_normal: the counter-based Philox generator
+//    of runtime/lib/Random.cpp, one thread per counter block; the same seed
+//    draws the same numbers on both (uniform bit for bit; normal through
+//    the device's double log, sqrt, sin and cos, within an ulp of glibc's);
+//  - scatter_add (gather's adjoint): one thread per output column (outer
+//    and inner position), adding the picked rows in index order, as the
+//    host does, so sums are bit for bit the host's and need no atomics;
+//  - max and average pooling, their adjoints and max pooling's tangent
+//    gather (padding excluded, each window's first maximum), one thread
+//    per output element; an adjoint sums the windows over an element in
+//    the host's order.
+//
+// Tensors arrive as memref descriptors (any strides); kernels go through
+// libtflrt_cuda's launch (Launch.cuh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Launch.cuh"
+#include "tflrt/CudaApi.h"
+#include "tflrt/Random.h"
+
+#include <array>
+#include <cstdint>
+
+namespace {
+
+using tflrt::cuda::at;
+using tflrt::cuda::count;
+using tflrt::cuda::launch;
+using tflrt::cuda::offsetOf;
+using tflrt::cuda::threadIndex;
+using tflrt::cuda::View;
+using tflrt::cuda::viewOf;
+
+// ---- Philox-4x32-10, as runtime/lib/Random.cpp -----------------------------
+
+struct Words {
+  uint32_t w[4];
+};
+
+__device__ Words philox(uint64_t key, uint64_t draw, uint64_t block) {
+  const uint32_t m0 = 0xD2511F53, m1 = 0xCD9E8D57;
+  const uint32_t w0 = 0x9E3779B9, w1 = 0xBB67AE85;
+  uint32_t k0 = static_cast<uint32_t>(key),
+           k1 = static_cast<uint32_t>(key >> 32);
+  uint32_t c0 = static_cast<uint32_t>(block),
+           c1 = static_cast<uint32_t>(block >> 32),
+           c2 = static_cast<uint32_t>(draw),
+           c3 = static_cast<uint32_t>(draw >> 32);
+  for (int round = 0; round < 10; ++round) {
+    uint64_t p0 = static_cast<uint64_t>(m0) * c0;
+    uint64_t p1 = static_cast<uint64_t>(m1) * c2;
+    uint32_t hi0 = static_cast<uint32_t>(p0 >> 32),
+             lo0 = static_cast<uint32_t>(p0);
+    uint32_t hi1 = static_cast<uint32_t>(p1 >> 32),
+             lo1 = static_cast<uint32_t>(p1);
+    uint32_t n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+    k0 += w0;
+    k1 += w1;
+  }
+  return {{c0, c1, c2, c3}};
+}
+
+__device__ uint64_t join(uint32_t hi, uint32_t lo) {
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+__global__ void uniformF32(View out, int64_t n, uint64_t key, uint64_t draw) {
+  int64_t b = threadIndex();
+  if (4 * b >= n)
+    return;
+  Words w = philox(key, draw, b);
+  for (int64_t k = 0; k < 4 && 4 * b + k < n; ++k)
+    at<float>(out, 4 * b + k) = static_cast<float>(w.w[k] >> 8) * 0x1p-24f;
+}
+
+__global__ void uniformF64(View out, int64_t n, uint64_t key, uint64_t draw) {
+  int64_t b = threadIndex();
+  if (2 * b >= n)
+    return;
+  Words w = philox(key, draw, b);
+  at<double>(out, 2 * b) = (join(w.w[0], w.w[1]) >> 11) * 0x1p-53;
+  if (2 * b + 1 < n)
+    at<double>(out, 2 * b + 1) = (join(w.w[2], w.w[3]) >> 11) * 0x1p-53;
+}
+
+template <typename T>
+__global__ void normal(View out, int64_t n, uint64_t key, uint64_t draw) {
+  int64_t p = threadIndex();
+  if (2 * p >= n)
+    return;
+  const double twoPi = 6.283185307179586476925286766559;
+  Words w = philox(key, draw, p);
+  double u1 = ((join(w.w[0], w.w[1]) >> 11) + 1) * 0x1p-53;
+  double u2 = (join(w.w[2], w.w[3]) >> 11) * 0x1p-53;
+  double r = sqrt(-2.0 * log(u1));
+  at<T>(out, 2 * p) = static_cast<T>(r * cos(twoPi * u2));
+  if (2 * p + 1 < n)
+    at<T>(out, 2 * p + 1) = static_cast<T>(r * sin(twoPi * u2));
+}
+
+/// The generator's next draw: its key and number.
+void nextDraw(uint64_t &key, uint64_t &draw) {
+  std::array<uint64_t, 2> state = tflrt::randomState();
+  key = state[0];
+  draw = state[1];
+  tflrt::setRandomState(key, draw + 1);
+}
+
+// ---- scatter_add -----------------------------------------------------------
+
+template <typename T> __global__ void zeros(View out, int64_t n) {
+  int64_t i = threadIndex();
+  if (i < n)
+    at<T>(out, i) = T(0);
+}
+
+/// out[o, idx[k], i] += dy[o, k, i] for k in order; thread (o, i).
+template <typename T>
+__global__ void scatterAdd(View dy, View idx, View out, int64_t outer,
+                           int64_t n, int64_t inner, int64_t picks) {
+  int64_t t = threadIndex();
+  if (t >= outer * inner)
+    return;
+  int64_t o = t / inner, i = t % inner;
+  T *dst = reinterpret_cast<T *>(out.data);
+  for (int64_t k = 0; k < picks; ++k) {
+    int64_t p = at<int64_t>(idx, k);
+    p = p < 0 ? 0 : (p >= n ? n - 1 : p); // gather checked them
+    dst[offsetOf(out, (o * n + p) * inner + i)] +=
+        at<T>(dy, (o * picks + k) * inner + i);
+  }
+}
+
+// ---- Pooling (NHWC) --------------------------------------------------------
+
+struct Pool {
+  int64_t sizeH, sizeW, strideH, strideW, padTop, padLeft;
+};
+
+__device__ float &at4(const View &v, int64_t n, int64_t h, int64_t w,
+                      int64_t c) {
+  return reinterpret_cast<float *>(v.data)[n * v.strides[0] + h * v.strides[1] +
+                                           w * v.strides[2] + c * v.strides[3]];
+}
+
+/// Window (i, j)'s unpadded rows [h0, h1) and columns [w0, w1) over `x`.
+struct Span {
+  int64_t h0, h1, w0, w1;
+};
+
+__device__ Span span(const View &x, const Pool &p, int64_t i, int64_t j) {
+  int64_t h0 = i * p.strideH - p.padTop, w0 = j * p.strideW - p.padLeft;
+  int64_t h1 = min(h0 + p.sizeH, x.sizes[1]),
+          w1 = min(w0 + p.sizeW, x.sizes[2]);
+  return {max(h0, int64_t(0)), h1, max(w0, int64_t(0)), w1};
+}
+
+/// The first maximum of `x` in a window, as (row, column).
+__device__ void firstMax(const View &x, int64_t n, int64_t c, const Span &s,
+                         int64_t &bh, int64_t &bw) {
+  bh = s.h0;
+  bw = s.w0;
+  for (int64_t h = s.h0; h < s.h1; ++h)
+    for (int64_t w = s.w0; w < s.w1; ++w)
+      if (at4(x, n, h, w, c) > at4(x, n, bh, bw, c)) {
+        bh = h;
+        bw = w;
+      }
+}
+
+/// The output element `t`'s (n, i, j, c).
+__device__ void unravel(const View &v, int64_t t, int64_t &n, int64_t &i,
+                        int64_t &j, int64_t &c) {
+  c = t % v.sizes[3];
+  t /= v.sizes[3];
+  j = t % v.sizes[2];
+  t /= v.sizes[2];
+  i = t % v.sizes[1];
+  n = t / v.sizes[1];
+}
+
+__global__ void poolForward(View x, View out, Pool p, int isMax) {
+  int64_t t = threadIndex(), n, i, j, c;
+  if (t >= out.sizes[0] * out.sizes[1] * out.sizes[2] * out.sizes[3])
+    return;
+  unravel(out, t, n, i, j, c);
+  Span s = span(x, p, i, j);
+  if (isMax) {
+    int64_t bh, bw;
+    firstMax(x, n, c, s, bh, bw);
+    at4(out, n, i, j, c) = s.h0 < s.h1 && s.w0 < s.w1
+                               ? at4(x, n, bh, bw, c)
+                               : -__int_as_float(0x7f800000);
+    return;
+  }
+  float sum = 0.0f;
+  for (int64_t h = s.h0; h < s.h1; ++h)
+    for (int64_t w = s.w0; w < s.w1; ++w)
+      sum += at4(x, n, h, w, c);
+  at4(out, n, i, j, c) =
+      sum / static_cast<float>((s.h1 - s.h0) * (s.w1 - s.w0));
+}
+
+/// dx[n, h, w, c]: the windows over (h, w) in the host's order (i, then
+/// j), each adding its share (avg) or its gradient if (h, w) is its first
+/// maximum (max).
+__global__ void poolBackward(View x, View dy, View dx, Pool p, int isMax) {
+  int64_t t = threadIndex(), n, h, w, c;
+  if (t >= dx.sizes[0] * dx.sizes[1] * dx.sizes[2] * dx.sizes[3])
+    return;
+  unravel(dx, t, n, h, w, c);
+  // Windows i with i * stride - pad <= h < i * stride - pad + size.
+  auto first = [](int64_t pos, int64_t pad, int64_t size, int64_t stride) {
+    int64_t lo = pos + pad - size + 1;
+    return lo <= 0 ? int64_t(0) : (lo + stride - 1) / stride;
+  };
+  int64_t i0 = first(h, p.padTop, p.sizeH, p.strideH),
+          i1 = min((h + p.padTop) / p.strideH, dy.sizes[1] - 1);
+  int64_t j0 = first(w, p.padLeft, p.sizeW, p.strideW),
+          j1 = min((w + p.padLeft) / p.strideW, dy.sizes[2] - 1);
+  float sum = 0.0f;
+  for (int64_t i = i0; i <= i1; ++i)
+    for (int64_t j = j0; j <= j1; ++j) {
+      Span s = span(x, p, i, j);
+      float g = at4(dy, n, i, j, c);
+      if (isMax) {
+        int64_t bh, bw;
+        firstMax(x, n, c, s, bh, bw);
+        if (bh == h && bw == w)
+          sum += g;
+      } else {
+        sum += g / static_cast<float>((s.h1 - s.h0) * (s.w1 - s.w0));
+      }
+    }
+  at4(dx, n, h, w, c) = sum;
+}
+
+__global__ void maxPoolGather(View x, View g, View out, Pool p) {
+  int64_t t = threadIndex(), n, i, j, c;
+  if (t >= out.sizes[0] * out.sizes[1] * out.sizes[2] * out.sizes[3])
+    return;
+  unravel(out, t, n, i, j, c);
+  int64_t bh, bw;
+  firstMax(x, n, c, span(x, p, i, j), bh, bw);
+  at4(out, n, i, j, c) = at4(g, n, bh, bw, c);
+}
+
+} // namespace
+
+extern "C" {
+
+void tflrt_cuda_random_uniform_f32(int64_t rank, void *desc) {
+  View out = viewOf(rank, desc, 4);
+  uint64_t key, draw;
+  nextDraw(key, draw);
+  int64_t n = count(out);
+  launch(uniformF32, (n + 3) / 4, out, n, key, draw);
+}
+
+void tflrt_cuda_random_uniform_f64(int64_t rank, void *desc) {
+  View out = viewOf(rank, desc, 8);
+  uint64_t key, draw;
+  nextDraw(key, draw);
+  int64_t n = count(out);
+  launch(uniformF64, (n + 1) / 2, out, n, key, draw);
+}
+
+void tflrt_cuda_random_normal_f32(int64_t rank, void *desc) {
+  View out = viewOf(rank, desc, 4);
+  uint64_t key, draw;
+  nextDraw(key, draw);
+  int64_t n = count(out);
+  launch(normal<float>, (n + 1) / 2, out, n, key, draw);
+}
+
+void tflrt_cuda_random_normal_f64(int64_t rank, void *desc) {
+  View out = viewOf(rank, desc, 8);
+  uint64_t key, draw;
+  nextDraw(key, draw);
+  int64_t n = count(out);
+  launch(normal<double>, (n + 1) / 2, out, n, key, draw);
+}
+
+#define TFLRT_CUDA_SCATTER_ADD(T, CTYPE)                                       \
+  void tflrt_cuda_scatter_add_##T(                                             \
+      int64_t rankDy, void *dyDesc, int64_t rankIdx, void *idxDesc,            \
+      int64_t rankOut, void *outDesc, int64_t axis) {                          \
+    View dy = viewOf(rankDy, dyDesc, sizeof(CTYPE));                           \
+    View idx = viewOf(rankIdx, idxDesc, 8);                                    \
+    View out = viewOf(rankOut, outDesc, sizeof(CTYPE));                        \
+    int64_t outer = 1, inner = 1, n = out.sizes[axis];                         \
+    for (int64_t d = 0; d < axis; ++d)                                         \
+      outer *= out.sizes[d];                                                   \
+    for (int64_t d = axis + 1; d < rankOut; ++d)                               \
+      inner *= out.sizes[d];                                                   \
+    int64_t total = count(out);                                                \
+    launch(zeros<CTYPE>, total, out, total);                                   \
+    if (n > 0)                                                                 \
+      launch(scatterAdd<CTYPE>, outer * inner, dy, idx, out, outer, n, inner,  \
+             count(idx));                                                      \
+  }
+TFLRT_CUDA_SCATTER_ADD(f32, float)
+TFLRT_CUDA_SCATTER_ADD(f64, double)
+#undef TFLRT_CUDA_SCATTER_ADD
+
+void tflrt_cuda_max_pool2d_f32(int64_t rankX, void *x, int64_t rankOut,
+                               void *out, int64_t sizeH, int64_t sizeW,
+                               int64_t strideH, int64_t strideW, int64_t padTop,
+                               int64_t, int64_t padLeft, int64_t) {
+  View vo = viewOf(rankOut, out, 4);
+  launch(poolForward, count(vo), viewOf(rankX, x, 4), vo,
+         Pool{sizeH, sizeW, strideH, strideW, padTop, padLeft}, 1);
+}
+
+void tflrt_cuda_avg_pool2d_f32(int64_t rankX, void *x, int64_t rankOut,
+                               void *out, int64_t sizeH, int64_t sizeW,
+                               int64_t strideH, int64_t strideW, int64_t padTop,
+                               int64_t, int64_t padLeft, int64_t) {
+  View vo = viewOf(rankOut, out, 4);
+  launch(poolForward, count(vo), viewOf(rankX, x, 4), vo,
+         Pool{sizeH, sizeW, strideH, strideW, padTop, padLeft}, 0);
+}
+
+#define TFLRT_CUDA_POOL_BACKWARD(NAME, IS_MAX)                                 \
+  void tflrt_cuda_##NAME##_backward_f32(                                       \
+      int64_t rankX, void *x, int64_t rankDy, void *dy, int64_t rankDx,        \
+      void *dx, int64_t sizeH, int64_t sizeW, int64_t strideH,                 \
+      int64_t strideW, int64_t padTop, int64_t, int64_t padLeft, int64_t) {    \
+    View vdx = viewOf(rankDx, dx, 4);                                          \
+    launch(poolBackward, count(vdx), viewOf(rankX, x, 4),                      \
+           viewOf(rankDy, dy, 4), vdx,                                         \
+           Pool{sizeH, sizeW, strideH, strideW, padTop, padLeft}, IS_MAX);     \
+  }
+TFLRT_CUDA_POOL_BACKWARD(max_pool2d, 1)
+TFLRT_CUDA_POOL_BACKWARD(avg_pool2d, 0)
+#undef TFLRT_CUDA_POOL_BACKWARD
+
+void tflrt_cuda_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG,
+                                      void *g, int64_t rankOut, void *out,
+                                      int64_t sizeH, int64_t sizeW,
+                                      int64_t strideH, int64_t strideW,
+                                      int64_t padTop, int64_t, int64_t padLeft,
+                                      int64_t) {
+  View vo = viewOf(rankOut, out, 4);
+  launch(maxPoolGather, count(vo), viewOf(rankX, x, 4), viewOf(rankG, g, 4), vo,
+         Pool{sizeH, sizeW, strideH, strideW, padTop, padLeft});
+}
+
+} // extern "C"

@@ -1,0 +1,243 @@
+//===- Tapes.cu - The autodiff tapes of loops, in device memory -----------===//
+//
+// The reverse pass of a loop reads back what its forward pass pushed on a
+// tape (libtflrt's tapes, runtime/lib/Kernels.cpp, say how). On the GPU the
+// entries of a device tensor's tape stay in device memory: a push copies
+// the tensor (any strides) into a dense block of the caching allocator, a
+// read copies it out, and the sums of `tape_add` are added in place, all
+// queued on the stream (and recorded in a loop step's graph). Frames,
+// cursors and positions follow libtflrt's rules exactly; a host scalar's
+// tape (a loop counter) stays libtflrt's, so the frame and cursor calls go
+// to both.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Launch.cuh"
+#include "tflrt/CApi.h"
+#include "tflrt/CudaApi.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tflrt::cuda::count;
+using tflrt::cuda::dense;
+using tflrt::cuda::launch;
+using tflrt::cuda::offsetOf;
+using tflrt::cuda::threadIndex;
+using tflrt::cuda::View;
+using tflrt::cuda::viewOf;
+
+/// dst[i] = src[i] (row-major element order), or dst[i] += src[i].
+template <typename T>
+__global__ void copyElements(View dst, View src, int64_t n, int add) {
+  int64_t i = threadIndex();
+  if (i >= n)
+    return;
+  T value = reinterpret_cast<const T *>(src.data)[offsetOf(src, i)];
+  T &out = reinterpret_cast<T *>(dst.data)[offsetOf(dst, i)];
+  out = add ? out + value : value;
+}
+
+template <typename T> __global__ void zeroElements(View dst, int64_t n) {
+  int64_t i = threadIndex();
+  if (i < n)
+    reinterpret_cast<T *>(dst.data)[offsetOf(dst, i)] = T(0);
+}
+
+/// Copies (or adds) `n` elements of `elemSize` bytes between views.
+void copy(const View &dst, const View &src, int64_t n, size_t elemSize,
+          bool add = false) {
+  int plus = add ? 1 : 0;
+  switch (elemSize) {
+  case 1:
+    return launch(copyElements<uint8_t>, n, dst, src, n, plus);
+  case 2:
+    return launch(copyElements<uint16_t>, n, dst, src, n, plus);
+  case 4:
+    return launch(copyElements<uint32_t>, n, dst, src, n, plus);
+  default:
+    return launch(copyElements<uint64_t>, n, dst, src, n, plus);
+  }
+}
+
+/// One entry: a dense block of `count` elements of one dtype.
+struct Entry {
+  void *data = nullptr;
+  int64_t count = 0;
+  int dtype = -1; // an element type's tag; -1: no entry
+
+  bool valid() const { return dtype >= 0; }
+  void release() {
+    tflrt::cuda::release(data);
+    *this = Entry();
+  }
+};
+
+struct Tape {
+  std::vector<Entry> entries, sums;
+  int64_t cursor = 0;
+};
+
+std::vector<std::vector<Tape>> &frames() {
+  static std::vector<std::vector<Tape>> *f =
+      new std::vector<std::vector<Tape>>(); // outlives atexit
+  return *f;
+}
+
+Tape &tapeNamed(int64_t tape) {
+  auto &all = frames();
+  if (all.empty() || tape < 0)
+    tflrt::cuda::fail("internal error: a tape used outside a frame");
+  std::vector<Tape> &frame = all.back();
+  if (static_cast<size_t>(tape) >= frame.size())
+    frame.resize(tape + 1);
+  return frame[tape];
+}
+
+void releaseAll(std::vector<Entry> &slots, size_t from) {
+  for (size_t i = from; i < slots.size(); ++i)
+    if (slots[i].valid())
+      slots[i].release();
+  if (slots.size() > from)
+    slots.resize(from);
+}
+
+/// A fresh dense copy of `v`.
+Entry copyOf(const View &v, size_t elemSize, int dtype) {
+  Entry e;
+  e.count = count(v);
+  e.dtype = dtype;
+  e.data = tflrt::cuda::allocate(std::max<size_t>(1, e.count * elemSize));
+  copy(dense(e.data, e.count), v, e.count, elemSize);
+  return e;
+}
+
+void store(std::vector<Entry> &slots, int64_t position, Entry e) {
+  if (position < 0)
+    tflrt::cuda::fail("internal error: a negative tape position");
+  if (static_cast<size_t>(position) >= slots.size())
+    slots.resize(position + 1);
+  if (slots[position].valid())
+    slots[position].release();
+  slots[position] = e;
+}
+
+/// Copies the entry at `position` of `slots` into `out`, or zeros.
+void readInto(const std::vector<Entry> &slots, int64_t position,
+              const View &out, size_t elemSize, int dtype) {
+  int64_t n = count(out);
+  if (position < 0)
+    tflrt::cuda::fail("internal error: a negative tape position");
+  if (static_cast<size_t>(position) >= slots.size() ||
+      !slots[position].valid()) {
+    switch (elemSize) {
+    case 1:
+      return launch(zeroElements<uint8_t>, n, out, n);
+    case 2:
+      return launch(zeroElements<uint16_t>, n, out, n);
+    case 4:
+      return launch(zeroElements<uint32_t>, n, out, n);
+    default:
+      return launch(zeroElements<uint64_t>, n, out, n);
+    }
+  }
+  const Entry &e = slots[position];
+  if (e.dtype != dtype || e.count != n)
+    tflrt::cuda::fail("internal error: a tape entry read as another type "
+                      "than it was written");
+  copy(out, dense(e.data, e.count), n, elemSize);
+}
+
+} // namespace
+
+extern "C" {
+
+// Frames and cursors: libtflrt's (a host scalar's tape) and the device's.
+void tflrt_cuda_tape_enter(void) {
+  tflrt_tape_enter();
+  frames().emplace_back();
+}
+
+void tflrt_cuda_tape_exit(void) {
+  tflrt_tape_exit();
+  if (frames().empty())
+    tflrt::cuda::fail("internal error: no tape frame to close");
+  for (Tape &t : frames().back()) {
+    releaseAll(t.entries, 0);
+    releaseAll(t.sums, 0);
+  }
+  frames().pop_back();
+}
+
+int64_t tflrt_cuda_tape_size(int64_t tape) {
+  // A tape holds host or device entries, never both: the other's cursor
+  // stays 0.
+  return std::max(tflrt_tape_size(tape), tapeNamed(tape).cursor);
+}
+
+void tflrt_cuda_tape_rewind(int64_t tape, int64_t position) {
+  tflrt_tape_rewind(tape, position);
+  tapeNamed(tape).cursor = position;
+}
+
+void tflrt_cuda_tape_release(int64_t tape, int64_t position) {
+  tflrt_tape_release(tape, position);
+  Tape &t = tapeNamed(tape);
+  t.cursor = position;
+  releaseAll(t.entries, static_cast<size_t>(position));
+  releaseAll(t.sums, static_cast<size_t>(position));
+}
+
+#define TFLRT_CUDA_TAPE(T, SIZE, TAG)                                          \
+  void tflrt_cuda_tape_push_##T(int64_t tape, int64_t rank, void *desc) {      \
+    Tape &t = tapeNamed(tape);                                                 \
+    store(t.entries, t.cursor++, copyOf(viewOf(rank, desc, SIZE), SIZE, TAG)); \
+  }                                                                            \
+  void tflrt_cuda_tape_write_##T(int64_t tape, int64_t position, int64_t rank, \
+                                 void *desc) {                                 \
+    store(tapeNamed(tape).entries, position,                                   \
+          copyOf(viewOf(rank, desc, SIZE), SIZE, TAG));                        \
+  }                                                                            \
+  void tflrt_cuda_tape_read_##T(int64_t tape, int64_t position, int64_t rank,  \
+                                void *desc) {                                  \
+    readInto(tapeNamed(tape).entries, position, viewOf(rank, desc, SIZE),      \
+             SIZE, TAG);                                                       \
+  }
+TFLRT_CUDA_TAPE(f32, 4, 0)
+TFLRT_CUDA_TAPE(f64, 8, 1)
+TFLRT_CUDA_TAPE(i32, 4, 2)
+TFLRT_CUDA_TAPE(i64, 8, 3)
+TFLRT_CUDA_TAPE(u8, 1, 4)
+TFLRT_CUDA_TAPE(bool, 1, 5)
+#undef TFLRT_CUDA_TAPE
+
+#define TFLRT_CUDA_TAPE_SUM(T, CTYPE, TAG)                                     \
+  void tflrt_cuda_tape_add_##T(int64_t tape, int64_t position, int64_t rank,   \
+                               void *desc) {                                   \
+    std::vector<Entry> &sums = tapeNamed(tape).sums;                           \
+    View v = viewOf(rank, desc, sizeof(CTYPE));                                \
+    bool held = position >= 0 &&                                               \
+                static_cast<size_t>(position) < sums.size() &&                 \
+                sums[position].valid();                                        \
+    if (!held)                                                                 \
+      return store(sums, position, copyOf(v, sizeof(CTYPE), TAG));             \
+    Entry &sum = sums[position];                                               \
+    if (sum.dtype != TAG || sum.count != count(v))                             \
+      tflrt::cuda::fail("internal error: a tape sum of another type");         \
+    launch(copyElements<CTYPE>, sum.count, dense(sum.data, sum.count), v,      \
+           sum.count, 1);                                                      \
+  }                                                                            \
+  void tflrt_cuda_tape_accumulated_##T(int64_t tape, int64_t position,         \
+                                       int64_t rank, void *desc) {             \
+    readInto(tapeNamed(tape).sums, position,                                   \
+             viewOf(rank, desc, sizeof(CTYPE)), sizeof(CTYPE), TAG);           \
+  }
+TFLRT_CUDA_TAPE_SUM(f32, float, 0)
+TFLRT_CUDA_TAPE_SUM(f64, double, 1)
+#undef TFLRT_CUDA_TAPE_SUM
+
+} // extern "C"
