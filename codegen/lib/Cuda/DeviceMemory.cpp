@@ -365,15 +365,15 @@ void callDeviceEntryPoints(IRRewriter &rewriter, func::FuncOp fn,
     auto memrefs = llvm::make_filter_range(call.getOperands(), [](Value v) {
       return isa<BaseMemRefType>(v.getType());
     });
-    if (!memrefs.empty() &&
+    // The tapes live in device memory, whichever side a value is pushed
+    // from or read into (a scalar may be pushed from the device and read
+    // on the host): every tape call goes to libtflrt_cuda.
+    bool tape = callee.starts_with("tflrt_tape_");
+    if (!tape && !memrefs.empty() &&
         llvm::all_of(memrefs, [&](Value v) { return isHostBuffer(v, host); }))
       return;
-    // now() waits for the queued device work, so timings measure it; the
-    // tapes' frames and cursors are kept for device entries too.
-    bool always = callee == "tflrt_now" || callee == "tflrt_tape_enter" ||
-                  callee == "tflrt_tape_exit" || callee == "tflrt_tape_size" ||
-                  callee == "tflrt_tape_rewind" ||
-                  callee == "tflrt_tape_release";
+    // now() waits for the queued device work, so timings measure it.
+    bool always = tape || callee == "tflrt_now";
     if (!always &&
         llvm::none_of(call.getOperandTypes(), llvm::IsaPred<BaseMemRefType>))
       return;

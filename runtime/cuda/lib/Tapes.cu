@@ -6,9 +6,10 @@
 // the tensor (any strides) into a dense block of the caching allocator, a
 // read copies it out, and the sums of `tape_add` are added in place, all
 // queued on the stream (and recorded in a loop step's graph). Frames,
-// cursors and positions follow libtflrt's rules exactly; a host scalar's
-// tape (a loop counter) stays libtflrt's, so the frame and cursor calls go
-// to both.
+// cursors and positions follow libtflrt's rules exactly. Every tape call of
+// a --device cuda program comes here, host buffers too: a scalar may be
+// pushed from device memory and read into a host buffer (or the other way
+// round), so a host buffer's elements are copied across (the host waits).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -106,13 +108,53 @@ void releaseAll(std::vector<Entry> &slots, size_t from) {
     slots.resize(from);
 }
 
-/// A fresh dense copy of `v`.
+bool onDevice(const View &v) {
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, v.data) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeDevice;
+}
+
+/// The element offset of a host view's `linear`-th element.
+int64_t hostOffset(const View &v, int64_t linear) {
+  int64_t offset = 0;
+  for (int64_t i = v.rank - 1; i >= 0; --i) {
+    offset += (linear % v.sizes[i]) * v.strides[i];
+    linear /= v.sizes[i];
+  }
+  return offset;
+}
+
+/// A host view's elements, dense, or written back from dense.
+std::vector<char> gather(const View &v, size_t elemSize) {
+  int64_t n = count(v);
+  std::vector<char> out(n * elemSize);
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(&out[i * elemSize], v.data + hostOffset(v, i) * elemSize,
+                elemSize);
+  return out;
+}
+
+void scatter(const View &v, const std::vector<char> &dense, size_t elemSize) {
+  for (int64_t i = 0, n = count(v); i < n; ++i)
+    std::memcpy(v.data + hostOffset(v, i) * elemSize, &dense[i * elemSize],
+                elemSize);
+}
+
+/// A fresh dense device copy of `v` (device or host memory).
 Entry copyOf(const View &v, size_t elemSize, int dtype) {
   Entry e;
   e.count = count(v);
   e.dtype = dtype;
   e.data = tflrt::cuda::allocate(std::max<size_t>(1, e.count * elemSize));
-  copy(dense(e.data, e.count), v, e.count, elemSize);
+  if (onDevice(v)) {
+    copy(dense(e.data, e.count), v, e.count, elemSize);
+  } else if (e.count > 0) {
+    std::vector<char> host = gather(v, elemSize);
+    tflrt::cuda::copyToDevice(e.data, host.data(), host.size());
+  }
   return e;
 }
 
@@ -126,44 +168,45 @@ void store(std::vector<Entry> &slots, int64_t position, Entry e) {
   slots[position] = e;
 }
 
-/// Copies the entry at `position` of `slots` into `out`, or zeros.
+/// Copies the entry at `position` of `slots` into `out` (device or host
+/// memory), or zeros.
 void readInto(const std::vector<Entry> &slots, int64_t position,
               const View &out, size_t elemSize, int dtype) {
   int64_t n = count(out);
   if (position < 0)
     tflrt::cuda::fail("internal error: a negative tape position");
-  if (static_cast<size_t>(position) >= slots.size() ||
-      !slots[position].valid()) {
-    switch (elemSize) {
-    case 1:
-      return launch(zeroElements<uint8_t>, n, out, n);
-    case 2:
-      return launch(zeroElements<uint16_t>, n, out, n);
-    case 4:
-      return launch(zeroElements<uint32_t>, n, out, n);
-    default:
-      return launch(zeroElements<uint64_t>, n, out, n);
-    }
-  }
-  const Entry &e = slots[position];
-  if (e.dtype != dtype || e.count != n)
+  bool held =
+      static_cast<size_t>(position) < slots.size() && slots[position].valid();
+  if (held && (slots[position].dtype != dtype || slots[position].count != n))
     tflrt::cuda::fail("internal error: a tape entry read as another type "
                       "than it was written");
-  copy(out, dense(e.data, e.count), n, elemSize);
+  if (!onDevice(out)) {
+    std::vector<char> host(n * elemSize, 0);
+    if (held && n > 0)
+      tflrt::cuda::copyToHost(host.data(), slots[position].data, host.size());
+    return scatter(out, host, elemSize);
+  }
+  if (held)
+    return copy(out, dense(slots[position].data, n), n, elemSize);
+  switch (elemSize) {
+  case 1:
+    return launch(zeroElements<uint8_t>, n, out, n);
+  case 2:
+    return launch(zeroElements<uint16_t>, n, out, n);
+  case 4:
+    return launch(zeroElements<uint32_t>, n, out, n);
+  default:
+    return launch(zeroElements<uint64_t>, n, out, n);
+  }
 }
 
 } // namespace
 
 extern "C" {
 
-// Frames and cursors: libtflrt's (a host scalar's tape) and the device's.
-void tflrt_cuda_tape_enter(void) {
-  tflrt_tape_enter();
-  frames().emplace_back();
-}
+void tflrt_cuda_tape_enter(void) { frames().emplace_back(); }
 
 void tflrt_cuda_tape_exit(void) {
-  tflrt_tape_exit();
   if (frames().empty())
     tflrt::cuda::fail("internal error: no tape frame to close");
   for (Tape &t : frames().back()) {
@@ -173,19 +216,13 @@ void tflrt_cuda_tape_exit(void) {
   frames().pop_back();
 }
 
-int64_t tflrt_cuda_tape_size(int64_t tape) {
-  // A tape holds host or device entries, never both: the other's cursor
-  // stays 0.
-  return std::max(tflrt_tape_size(tape), tapeNamed(tape).cursor);
-}
+int64_t tflrt_cuda_tape_size(int64_t tape) { return tapeNamed(tape).cursor; }
 
 void tflrt_cuda_tape_rewind(int64_t tape, int64_t position) {
-  tflrt_tape_rewind(tape, position);
   tapeNamed(tape).cursor = position;
 }
 
 void tflrt_cuda_tape_release(int64_t tape, int64_t position) {
-  tflrt_tape_release(tape, position);
   Tape &t = tapeNamed(tape);
   t.cursor = position;
   releaseAll(t.entries, static_cast<size_t>(position));
@@ -228,8 +265,10 @@ TFLRT_CUDA_TAPE(bool, 1, 5)
     Entry &sum = sums[position];                                               \
     if (sum.dtype != TAG || sum.count != count(v))                             \
       tflrt::cuda::fail("internal error: a tape sum of another type");         \
-    launch(copyElements<CTYPE>, sum.count, dense(sum.data, sum.count), v,      \
-           sum.count, 1);                                                      \
+    Entry addend = copyOf(v, sizeof(CTYPE), TAG);                              \
+    launch(copyElements<CTYPE>, sum.count, dense(sum.data, sum.count),         \
+           dense(addend.data, addend.count), sum.count, 1);                    \
+    addend.release();                                                          \
   }                                                                            \
   void tflrt_cuda_tape_accumulated_##T(int64_t tape, int64_t position,         \
                                        int64_t rank, void *desc) {             \

@@ -147,9 +147,10 @@ def DeviceMemory : Pass<"tfl-device-memory", "mlir::ModuleOp"> {
     4. A call of a libtflrt function that takes tensors, `tflrt_X`, calls
        its device entry point `tflrt_cuda_X` instead (same arguments); so
        does `tflrt_now`, whose device version first waits for the queued
-       device work, so that timings measure it, and so do the tapes' frame
-       and cursor calls (`tflrt_tape_enter`, `_exit`, `_size`, `_rewind`,
-       `_release`), since device tensors' tapes live in device memory.
+       device work, so that timings measure it, and so does every tape
+       call (`tflrt_tape_*`), host buffers or not: the tapes live in
+       device memory, and a value pushed from one side may be read on
+       the other.
     5. `gpu.launch_func` becomes asynchronous on the program's stream
        (`gpu.wait async`, which the runtime answers with its one stream):
        the host waits only where a value crosses to it.
