@@ -260,37 +260,21 @@ __global__ void maxPoolGather(View x, View g, View out, Pool p) {
 
 extern "C" {
 
-void tflrt_cuda_random_uniform_f32(int64_t rank, void *desc) {
-  View out = viewOf(rank, desc, 4);
-  uint64_t key, draw;
-  nextDraw(key, draw);
-  int64_t n = count(out);
-  launch(uniformF32, (n + 3) / 4, out, n, key, draw);
-}
-
-void tflrt_cuda_random_uniform_f64(int64_t rank, void *desc) {
-  View out = viewOf(rank, desc, 8);
-  uint64_t key, draw;
-  nextDraw(key, draw);
-  int64_t n = count(out);
-  launch(uniformF64, (n + 1) / 2, out, n, key, draw);
-}
-
-void tflrt_cuda_random_normal_f32(int64_t rank, void *desc) {
-  View out = viewOf(rank, desc, 4);
-  uint64_t key, draw;
-  nextDraw(key, draw);
-  int64_t n = count(out);
-  launch(normal<float>, (n + 1) / 2, out, n, key, draw);
-}
-
-void tflrt_cuda_random_normal_f64(int64_t rank, void *desc) {
-  View out = viewOf(rank, desc, 8);
-  uint64_t key, draw;
-  nextDraw(key, draw);
-  int64_t n = count(out);
-  launch(normal<double>, (n + 1) / 2, out, n, key, draw);
-}
+// Each random entry point fills a tensor with the next draw, `perThread`
+// elements (one Philox block) per thread.
+#define TFLRT_CUDA_RANDOM(NAME, ELEM_SIZE, KERNEL, PER_THREAD)                 \
+  void tflrt_cuda_##NAME(int64_t rank, void *desc) {                           \
+    View out = viewOf(rank, desc, ELEM_SIZE);                                  \
+    uint64_t key, draw;                                                        \
+    nextDraw(key, draw);                                                       \
+    int64_t n = count(out);                                                    \
+    launch(KERNEL, (n + PER_THREAD - 1) / PER_THREAD, out, n, key, draw);      \
+  }
+TFLRT_CUDA_RANDOM(random_uniform_f32, 4, uniformF32, 4)
+TFLRT_CUDA_RANDOM(random_uniform_f64, 8, uniformF64, 2)
+TFLRT_CUDA_RANDOM(random_normal_f32, 4, normal<float>, 2)
+TFLRT_CUDA_RANDOM(random_normal_f64, 8, normal<double>, 2)
+#undef TFLRT_CUDA_RANDOM
 
 #define TFLRT_CUDA_SCATTER_ADD(T, CTYPE)                                       \
   void tflrt_cuda_scatter_add_##T(                                             \
