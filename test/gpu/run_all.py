@@ -8,7 +8,9 @@ Each tests/NAME.exe runs in the directory and with the flags of NAME.run;
 its output (with NAME.run's masks applied) must match NAME.expected, the
 eager CPU run, up to float rounding; or, when NAME.run has expect_error,
 it must stop with exit code 1 and that error (the CPU's, with the .tfl
-line). Libraries come from BUNDLE_DIR/lib, then this machine's CUDA.
+line). The examples' training loops must also replay their steps as CUDA
+graphs (TFL_CUDA_GRAPHS=stats counts them). Libraries come from
+BUNDLE_DIR/lib, then this machine's CUDA.
 """
 import json
 import os
@@ -43,6 +45,11 @@ def library_path(bundle):
     return ":".join(paths)
 
 
+# Programs whose training loop must replay its steps as CUDA graphs: most
+# graph launches reuse a captured graph.
+MUST_REPLAY = {"example-mnist-cnn.tfl.tmp", "example-mnist-mlp.tfl.tmp"}
+
+
 def main():
     if sys.argv[1] == "--library-path":
         # For scripts: the LD_LIBRARY_PATH that runs a bundle's programs.
@@ -50,7 +57,9 @@ def main():
         return
     bundle, logs = sys.argv[1:3]
     tests = os.path.join(bundle, "tests")
-    env = dict(os.environ, LD_LIBRARY_PATH=library_path(bundle))
+    # Step graphs on, and counted (libtflrt_cuda prints them at exit).
+    env = dict(os.environ, LD_LIBRARY_PATH=library_path(bundle),
+               TFL_CUDA_GRAPHS="stats")
     passed = failed = 0
     for name in sorted(f[:-4] for f in os.listdir(tests) if f.endswith(".run")):
         spec = json.load(open(os.path.join(tests, name + ".run")))
@@ -81,6 +90,13 @@ def main():
                                  capture_output=True, text=True)
             ok = cmp.returncode == 0
             why = "output differs from the CPU's: " + cmp.stdout.strip()
+        if ok and name in MUST_REPLAY:
+            # A training loop's steps must replay as graphs, not only run.
+            m = re.search(r"step graphs: (\d+) launched, (\d+) captured",
+                          r.stderr)
+            ok = m is not None and int(m.group(1)) > 2 * int(m.group(2))
+            why = ("its training steps did not replay as CUDA graphs: "
+                   + (m.group(0) if m else "no step graph counts"))
         if ok:
             passed += 1
             print(f"PASS {name}")

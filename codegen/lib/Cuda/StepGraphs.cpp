@@ -45,7 +45,7 @@ public:
     return fn && !fn.isDeclaration() && functionIssues(fn);
   }
 
-  /// Whether anything in `region`s ops issues device work.
+  /// Whether any op nested in `root` issues device work.
   bool within(Operation *root) {
     return root
         ->walk([&](Operation *op) {

@@ -303,7 +303,6 @@ void copyToDevice(void *dst, const void *src, size_t bytes) {
   synchronize("a GPU computation failed");
 }
 
-namespace {
 bool isDeviceMemory(const void *ptr) {
   cudaPointerAttributes attributes;
   if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
@@ -312,7 +311,6 @@ bool isDeviceMemory(const void *ptr) {
   }
   return attributes.type == cudaMemoryTypeDevice;
 }
-} // namespace
 
 } // namespace tflrt::cuda
 
@@ -477,6 +475,7 @@ void tflrt_cuda_finish(void) {
   if (!s.stream)
     return;
   synchronize("a GPU computation failed");
+  reportStepGraphs();
 }
 
 } // extern "C"

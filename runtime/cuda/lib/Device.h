@@ -44,6 +44,9 @@ void release(void *ptr);
 /// host buffer is ready (or free to reuse) on return.
 void copyToHost(void *dst, const void *src, size_t bytes);
 void copyToDevice(void *dst, const void *src, size_t bytes);
+/// Whether `ptr` points into device memory (not host memory, pinned or
+/// not).
+bool isDeviceMemory(const void *ptr);
 
 // ---- Device work a loop step may record (Graphs.cpp) ----------------------
 
@@ -51,6 +54,8 @@ void copyToDevice(void *dst, const void *src, size_t bytes);
 bool recording();
 /// Issues the recorded work (stream() does so).
 void issueRecorded();
+/// With TFL_CUDA_GRAPHS=stats, prints the graphs launched and captured.
+void reportStepGraphs();
 /// A kernel launch: grid x, y, z, block x, y, z, dynamic shared memory.
 void launchKernel(CUfunction function, const unsigned dims[7], void **params,
                   size_t count);
@@ -70,12 +75,6 @@ class Key {
 public:
   template <typename T> Key &add(const T &value) {
     bytes.append(reinterpret_cast<const char *>(&value), sizeof value);
-    return *this;
-  }
-  /// A memref descriptor's pointer, offset, sizes and strides.
-  Key &memref(int64_t rank, void *desc) {
-    bytes.append(static_cast<const char *>(desc),
-                 sizeof(void *) * 2 + sizeof(int64_t) * (1 + 2 * rank));
     return *this;
   }
   std::string str() const { return bytes; }

@@ -26,7 +26,8 @@
 // order, so recording never changes what a program computes; the rest of
 // that iteration runs directly. A loop whose iterations keep differing (or
 // keep waiting) stops being recorded. TFL_CUDA_GRAPHS=0 in the environment
-// turns recording off.
+// turns recording off; TFL_CUDA_GRAPHS=stats prints, at exit, how many
+// graphs were launched and how many of those were captured anew.
 //
 // Library calls make their allocations (cuDNN's workspace, a reordered
 // filter) when the host reaches them, not when they are issued, so that
@@ -39,10 +40,10 @@
 #include "tflrt/CudaApi.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -193,9 +194,15 @@ struct Recorder {
   std::unordered_map<int64_t, Site> sites;
   uint64_t clock = 0;
 
+  /// Graph launches and captures over the run (TFL_CUDA_GRAPHS=stats
+  /// prints them at exit).
+  int64_t launched = 0, captured = 0;
+  bool stats = false;
+
   Recorder() {
     const char *env = std::getenv("TFL_CUDA_GRAPHS");
     enabled = !(env && std::strcmp(env, "0") == 0);
+    stats = env && std::strcmp(env, "stats") == 0;
   }
 
   void miss(Site &s) {
@@ -345,6 +352,7 @@ struct Recorder {
       check(cudaGraphLaunch(g->exec, st), "cannot launch a CUDA graph");
       g->lastUse = ++clock;
       ++s.hits;
+      ++launched;
       return;
     }
     miss(s);
@@ -356,6 +364,8 @@ struct Recorder {
     std::unique_ptr<Graph> g = capture(std::move(ops));
     check(cudaGraphLaunch(g->exec, st), "cannot launch a CUDA graph");
     g->lastUse = ++clock;
+    ++launched;
+    ++captured;
     if (s.graphs.size() < kGraphsPerSite) {
       s.graphs.push_back(std::move(g));
       return;
@@ -389,6 +399,14 @@ Recorder &recorder() {
 } // namespace
 
 bool recording() { return recorder().recording; }
+
+void reportStepGraphs() {
+  Recorder &r = recorder();
+  if (r.stats)
+    std::fprintf(stderr, "step graphs: %lld launched, %lld captured\n",
+                 static_cast<long long>(r.launched),
+                 static_cast<long long>(r.captured));
+}
 
 void issueRecorded() {
   Recorder &r = recorder();

@@ -23,9 +23,9 @@
 
 #include "Launch.cuh"
 #include "tflrt/CudaApi.h"
+#include "tflrt/Philox.h"
 #include "tflrt/Random.h"
 
-#include <array>
 #include <cstdint>
 
 namespace {
@@ -38,60 +38,25 @@ using tflrt::cuda::threadIndex;
 using tflrt::cuda::View;
 using tflrt::cuda::viewOf;
 
-// ---- Philox-4x32-10, as runtime/lib/Random.cpp -----------------------------
-
-struct Words {
-  uint32_t w[4];
-};
-
-__device__ Words philox(uint64_t key, uint64_t draw, uint64_t block) {
-  const uint32_t m0 = 0xD2511F53, m1 = 0xCD9E8D57;
-  const uint32_t w0 = 0x9E3779B9, w1 = 0xBB67AE85;
-  uint32_t k0 = static_cast<uint32_t>(key),
-           k1 = static_cast<uint32_t>(key >> 32);
-  uint32_t c0 = static_cast<uint32_t>(block),
-           c1 = static_cast<uint32_t>(block >> 32),
-           c2 = static_cast<uint32_t>(draw),
-           c3 = static_cast<uint32_t>(draw >> 32);
-  for (int round = 0; round < 10; ++round) {
-    uint64_t p0 = static_cast<uint64_t>(m0) * c0;
-    uint64_t p1 = static_cast<uint64_t>(m1) * c2;
-    uint32_t hi0 = static_cast<uint32_t>(p0 >> 32),
-             lo0 = static_cast<uint32_t>(p0);
-    uint32_t hi1 = static_cast<uint32_t>(p1 >> 32),
-             lo1 = static_cast<uint32_t>(p1);
-    uint32_t n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0;
-    c1 = lo1;
-    c2 = n2;
-    c3 = lo0;
-    k0 += w0;
-    k1 += w1;
-  }
-  return {{c0, c1, c2, c3}};
-}
-
-__device__ uint64_t join(uint32_t hi, uint32_t lo) {
-  return (static_cast<uint64_t>(hi) << 32) | lo;
-}
+// ---- Philox-4x32-10 (tflrt/Philox.h, shared with the host) ----------------
 
 __global__ void uniformF32(View out, int64_t n, uint64_t key, uint64_t draw) {
   int64_t b = threadIndex();
   if (4 * b >= n)
     return;
-  Words w = philox(key, draw, b);
+  tflrt::PhiloxWords w = tflrt::philoxBlock(key, draw, b);
   for (int64_t k = 0; k < 4 && 4 * b + k < n; ++k)
-    at<float>(out, 4 * b + k) = static_cast<float>(w.w[k] >> 8) * 0x1p-24f;
+    at<float>(out, 4 * b + k) = tflrt::philoxUniformF32(w.w[k]);
 }
 
 __global__ void uniformF64(View out, int64_t n, uint64_t key, uint64_t draw) {
   int64_t b = threadIndex();
   if (2 * b >= n)
     return;
-  Words w = philox(key, draw, b);
-  at<double>(out, 2 * b) = (join(w.w[0], w.w[1]) >> 11) * 0x1p-53;
+  tflrt::PhiloxWords w = tflrt::philoxBlock(key, draw, b);
+  at<double>(out, 2 * b) = tflrt::philoxUniformF64(w.w[0], w.w[1]);
   if (2 * b + 1 < n)
-    at<double>(out, 2 * b + 1) = (join(w.w[2], w.w[3]) >> 11) * 0x1p-53;
+    at<double>(out, 2 * b + 1) = tflrt::philoxUniformF64(w.w[2], w.w[3]);
 }
 
 template <typename T>
@@ -99,31 +64,14 @@ __global__ void normal(View out, int64_t n, uint64_t key, uint64_t draw) {
   int64_t p = threadIndex();
   if (2 * p >= n)
     return;
-  const double twoPi = 6.283185307179586476925286766559;
-  Words w = philox(key, draw, p);
-  double u1 = ((join(w.w[0], w.w[1]) >> 11) + 1) * 0x1p-53;
-  double u2 = (join(w.w[2], w.w[3]) >> 11) * 0x1p-53;
-  double r = sqrt(-2.0 * log(u1));
-  at<T>(out, 2 * p) = static_cast<T>(r * cos(twoPi * u2));
+  double first, second;
+  tflrt::philoxNormalPair(tflrt::philoxBlock(key, draw, p), first, second);
+  at<T>(out, 2 * p) = static_cast<T>(first);
   if (2 * p + 1 < n)
-    at<T>(out, 2 * p + 1) = static_cast<T>(r * sin(twoPi * u2));
-}
-
-/// The generator's next draw: its key and number.
-void nextDraw(uint64_t &key, uint64_t &draw) {
-  std::array<uint64_t, 2> state = tflrt::randomState();
-  key = state[0];
-  draw = state[1];
-  tflrt::setRandomState(key, draw + 1);
+    at<T>(out, 2 * p + 1) = static_cast<T>(second);
 }
 
 // ---- scatter_add -----------------------------------------------------------
-
-template <typename T> __global__ void zeros(View out, int64_t n) {
-  int64_t i = threadIndex();
-  if (i < n)
-    at<T>(out, i) = T(0);
-}
 
 /// out[o, idx[k], i] += dy[o, k, i] for k in order; thread (o, i).
 template <typename T>
@@ -256,7 +204,27 @@ __global__ void maxPoolGather(View x, View g, View out, Pool p) {
   at4(out, n, i, j, c) = at4(g, n, bh, bw, c);
 }
 
+template <typename T> __global__ void zeroElements(View out, int64_t n) {
+  int64_t i = threadIndex();
+  if (i < n)
+    at<T>(out, i) = T(0);
+}
+
 } // namespace
+
+void tflrt::cuda::zeroFill(const View &v, size_t elemSize) {
+  int64_t n = count(v);
+  switch (elemSize) {
+  case 1:
+    return launch(zeroElements<uint8_t>, n, v, n);
+  case 2:
+    return launch(zeroElements<uint16_t>, n, v, n);
+  case 4:
+    return launch(zeroElements<uint32_t>, n, v, n);
+  default:
+    return launch(zeroElements<uint64_t>, n, v, n);
+  }
+}
 
 extern "C" {
 
@@ -265,8 +233,7 @@ extern "C" {
 #define TFLRT_CUDA_RANDOM(NAME, ELEM_SIZE, KERNEL, PER_THREAD)                 \
   void tflrt_cuda_##NAME(int64_t rank, void *desc) {                           \
     View out = viewOf(rank, desc, ELEM_SIZE);                                  \
-    uint64_t key, draw;                                                        \
-    nextDraw(key, draw);                                                       \
+    auto [key, draw] = tflrt::nextRandomDraw();                                \
     int64_t n = count(out);                                                    \
     launch(KERNEL, (n + PER_THREAD - 1) / PER_THREAD, out, n, key, draw);      \
   }
@@ -288,8 +255,7 @@ TFLRT_CUDA_RANDOM(random_normal_f64, 8, normal<double>, 2)
       outer *= out.sizes[d];                                                   \
     for (int64_t d = axis + 1; d < rankOut; ++d)                               \
       inner *= out.sizes[d];                                                   \
-    int64_t total = count(out);                                                \
-    launch(zeros<CTYPE>, total, out, total);                                   \
+    tflrt::cuda::zeroFill(out, sizeof(CTYPE));                                 \
     if (n > 0)                                                                 \
       launch(scatterAdd<CTYPE>, outer * inner, dy, idx, out, outer, n, inner,  \
              count(idx));                                                      \
@@ -298,23 +264,18 @@ TFLRT_CUDA_SCATTER_ADD(f32, float)
 TFLRT_CUDA_SCATTER_ADD(f64, double)
 #undef TFLRT_CUDA_SCATTER_ADD
 
-void tflrt_cuda_max_pool2d_f32(int64_t rankX, void *x, int64_t rankOut,
-                               void *out, int64_t sizeH, int64_t sizeW,
-                               int64_t strideH, int64_t strideW, int64_t padTop,
-                               int64_t, int64_t padLeft, int64_t) {
-  View vo = viewOf(rankOut, out, 4);
-  launch(poolForward, count(vo), viewOf(rankX, x, 4), vo,
-         Pool{sizeH, sizeW, strideH, strideW, padTop, padLeft}, 1);
-}
-
-void tflrt_cuda_avg_pool2d_f32(int64_t rankX, void *x, int64_t rankOut,
-                               void *out, int64_t sizeH, int64_t sizeW,
-                               int64_t strideH, int64_t strideW, int64_t padTop,
-                               int64_t, int64_t padLeft, int64_t) {
-  View vo = viewOf(rankOut, out, 4);
-  launch(poolForward, count(vo), viewOf(rankX, x, 4), vo,
-         Pool{sizeH, sizeW, strideH, strideW, padTop, padLeft}, 0);
-}
+#define TFLRT_CUDA_POOL(NAME, IS_MAX)                                          \
+  void tflrt_cuda_##NAME##_f32(                                                \
+      int64_t rankX, void *x, int64_t rankOut, void *out, int64_t sizeH,       \
+      int64_t sizeW, int64_t strideH, int64_t strideW, int64_t padTop,         \
+      int64_t, int64_t padLeft, int64_t) {                                     \
+    View vo = viewOf(rankOut, out, 4);                                         \
+    launch(poolForward, count(vo), viewOf(rankX, x, 4), vo,                    \
+           Pool{sizeH, sizeW, strideH, strideW, padTop, padLeft}, IS_MAX);     \
+  }
+TFLRT_CUDA_POOL(max_pool2d, 1)
+TFLRT_CUDA_POOL(avg_pool2d, 0)
+#undef TFLRT_CUDA_POOL
 
 #define TFLRT_CUDA_POOL_BACKWARD(NAME, IS_MAX)                                 \
   void tflrt_cuda_##NAME##_backward_f32(                                       \

@@ -60,8 +60,9 @@ inline int64_t count(const View &v) {
   return n;
 }
 
-/// The element offset of the row-major `linear`-th element.
-__device__ inline int64_t offsetOf(const View &v, int64_t linear) {
+/// The element offset of the row-major `linear`-th element (on the host
+/// too, for host views).
+__host__ __device__ inline int64_t offsetOf(const View &v, int64_t linear) {
   int64_t offset = 0;
   for (int64_t i = v.rank - 1; i >= 0; --i) {
     offset += (linear % v.sizes[i]) * v.strides[i];
@@ -104,6 +105,9 @@ void launch(void (*kernel)(Params...), int64_t threads,
   launchKernel(reinterpret_cast<CUfunction>(function), dims, params,
                sizeof...(Params));
 }
+
+/// Zeros the elements (of `elemSize` bytes) of a device view, queued.
+void zeroFill(const View &v, size_t elemSize);
 
 } // namespace tflrt::cuda
 

@@ -44,25 +44,17 @@ __global__ void copyElements(View dst, View src, int64_t n, int add) {
   out = add ? out + value : value;
 }
 
-template <typename T> __global__ void zeroElements(View dst, int64_t n) {
-  int64_t i = threadIndex();
-  if (i < n)
-    reinterpret_cast<T *>(dst.data)[offsetOf(dst, i)] = T(0);
-}
-
-/// Copies (or adds) `n` elements of `elemSize` bytes between views.
-void copy(const View &dst, const View &src, int64_t n, size_t elemSize,
-          bool add = false) {
-  int plus = add ? 1 : 0;
+/// Copies `n` elements of `elemSize` bytes between device views.
+void copy(const View &dst, const View &src, int64_t n, size_t elemSize) {
   switch (elemSize) {
   case 1:
-    return launch(copyElements<uint8_t>, n, dst, src, n, plus);
+    return launch(copyElements<uint8_t>, n, dst, src, n, 0);
   case 2:
-    return launch(copyElements<uint16_t>, n, dst, src, n, plus);
+    return launch(copyElements<uint16_t>, n, dst, src, n, 0);
   case 4:
-    return launch(copyElements<uint32_t>, n, dst, src, n, plus);
+    return launch(copyElements<uint32_t>, n, dst, src, n, 0);
   default:
-    return launch(copyElements<uint64_t>, n, dst, src, n, plus);
+    return launch(copyElements<uint64_t>, n, dst, src, n, 0);
   }
 }
 
@@ -108,38 +100,19 @@ void releaseAll(std::vector<Entry> &slots, size_t from) {
     slots.resize(from);
 }
 
-bool onDevice(const View &v) {
-  cudaPointerAttributes attributes;
-  if (cudaPointerGetAttributes(&attributes, v.data) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return attributes.type == cudaMemoryTypeDevice;
-}
-
-/// The element offset of a host view's `linear`-th element.
-int64_t hostOffset(const View &v, int64_t linear) {
-  int64_t offset = 0;
-  for (int64_t i = v.rank - 1; i >= 0; --i) {
-    offset += (linear % v.sizes[i]) * v.strides[i];
-    linear /= v.sizes[i];
-  }
-  return offset;
-}
-
 /// A host view's elements, dense, or written back from dense.
 std::vector<char> gather(const View &v, size_t elemSize) {
   int64_t n = count(v);
   std::vector<char> out(n * elemSize);
   for (int64_t i = 0; i < n; ++i)
-    std::memcpy(&out[i * elemSize], v.data + hostOffset(v, i) * elemSize,
+    std::memcpy(&out[i * elemSize], v.data + offsetOf(v, i) * elemSize,
                 elemSize);
   return out;
 }
 
 void scatter(const View &v, const std::vector<char> &dense, size_t elemSize) {
   for (int64_t i = 0, n = count(v); i < n; ++i)
-    std::memcpy(v.data + hostOffset(v, i) * elemSize, &dense[i * elemSize],
+    std::memcpy(v.data + offsetOf(v, i) * elemSize, &dense[i * elemSize],
                 elemSize);
 }
 
@@ -149,7 +122,7 @@ Entry copyOf(const View &v, size_t elemSize, int dtype) {
   e.count = count(v);
   e.dtype = dtype;
   e.data = tflrt::cuda::allocate(std::max<size_t>(1, e.count * elemSize));
-  if (onDevice(v)) {
+  if (tflrt::cuda::isDeviceMemory(v.data)) {
     copy(dense(e.data, e.count), v, e.count, elemSize);
   } else if (e.count > 0) {
     std::vector<char> host = gather(v, elemSize);
@@ -180,7 +153,7 @@ void readInto(const std::vector<Entry> &slots, int64_t position,
   if (held && (slots[position].dtype != dtype || slots[position].count != n))
     tflrt::cuda::fail("internal error: a tape entry read as another type "
                       "than it was written");
-  if (!onDevice(out)) {
+  if (!tflrt::cuda::isDeviceMemory(out.data)) {
     std::vector<char> host(n * elemSize, 0);
     if (held && n > 0)
       tflrt::cuda::copyToHost(host.data(), slots[position].data, host.size());
@@ -188,16 +161,7 @@ void readInto(const std::vector<Entry> &slots, int64_t position,
   }
   if (held)
     return copy(out, dense(slots[position].data, n), n, elemSize);
-  switch (elemSize) {
-  case 1:
-    return launch(zeroElements<uint8_t>, n, out, n);
-  case 2:
-    return launch(zeroElements<uint16_t>, n, out, n);
-  case 4:
-    return launch(zeroElements<uint32_t>, n, out, n);
-  default:
-    return launch(zeroElements<uint64_t>, n, out, n);
-  }
+  tflrt::cuda::zeroFill(out, elemSize);
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 namespace tflrt {
 
@@ -28,6 +29,9 @@ void seedRandom(int64_t seed);
 /// replays the draws of a computation it runs a second time).
 std::array<uint64_t, 2> randomState();
 void setRandomState(uint64_t key, uint64_t draws);
+/// Starts the next draw: the key and the draw's number (a GPU kernel then
+/// fills its tensor from them).
+std::pair<uint64_t, uint64_t> nextRandomDraw();
 /// Fills `out` with the next draw.
 void randomUniform(float *out, int64_t n);
 void randomUniform(double *out, int64_t n);
