@@ -63,6 +63,7 @@ void buildBufferizeStage(OpPassManager &pm) {
 void buildLLVMStage(OpPassManager &pm) {
   addHalfFloatLowering(pm);
   pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
+  pm.addPass(createErrorLocations()); // before loops move to other threads
   pm.addPass(createParallelizeLoops());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
@@ -103,7 +104,12 @@ void addHalfFloatLowering(OpPassManager &pm) {
 }
 
 void addHostLLVMConversions(OpPassManager &pm) {
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Heap buffers come from libtflrt's _mlir_memref_to_llvm_alloc, which
+  // reports an allocation the system refuses at tflrt_where.
+  FinalizeMemRefToLLVMConversionPassOptions memref;
+  memref.useGenericFunctions = true;
+  memref.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   pm.addPass(createConvertMathToFuncs()); // math.ipowi
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());

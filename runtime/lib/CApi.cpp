@@ -9,6 +9,7 @@
 #include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
+#include "tflrt/Memory.h"
 #include "tflrt/Output.h"
 #include "tflrt/Random.h"
 
@@ -17,6 +18,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <malloc.h>
 
 namespace {
 
@@ -41,18 +44,7 @@ tflrt::TensorView viewOf(tflrt::DType dtype, int64_t rank, void *desc) {
 
 namespace {
 
-/// Stops the program with `message` at `where` (its location, then "called
-/// from" notes, one a line), as the eager interpreter reports errors.
-[[noreturn]] void failAt(const char *where, const std::string &message) {
-  tflrt::reportPendingErrors();
-  tflrt::flushOutput();
-  std::string text(where);
-  size_t end = text.find('\n');
-  std::fprintf(stderr, "%s: error: %s%s\n", text.substr(0, end).c_str(),
-               message.c_str(),
-               end == std::string::npos ? "" : text.substr(end).c_str());
-  std::exit(1);
-}
+using tflrt::failAt;
 
 /// Runs a file operation, turning its IoError into a stop at `where`.
 template <typename Fn> void fileOp(const char *where, Fn fn) {
@@ -76,6 +68,35 @@ PendingCheckpoint &pendingCheckpoint() {
 } // namespace
 
 extern "C" {
+
+const char *tflrt_where = nullptr;
+
+void *_mlir_memref_to_llvm_alloc(size_t size) {
+  void *ptr = std::malloc(size);
+  if (!ptr && size)
+    failAt(tflrt_where, tflrt::outOfMemoryMessage(size));
+  if (ptr && tflrt::countingMemory())
+    tflrt::noteHostAllocated(malloc_usable_size(ptr));
+  return ptr;
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  // aligned_alloc wants a size that is a multiple of the alignment.
+  size_t rounded = (size + alignment - 1) / alignment * alignment;
+  void *ptr =
+      rounded >= size ? std::aligned_alloc(alignment, rounded) : nullptr;
+  if (!ptr && size)
+    failAt(tflrt_where, tflrt::outOfMemoryMessage(size));
+  if (ptr && tflrt::countingMemory())
+    tflrt::noteHostAllocated(malloc_usable_size(ptr));
+  return ptr;
+}
+
+void _mlir_memref_to_llvm_free(void *ptr) {
+  if (ptr && tflrt::countingMemory())
+    tflrt::noteHostFreed(malloc_usable_size(ptr));
+  std::free(ptr);
+}
 
 void tflrt_print_text(const char *text) { tflrt::writeText(text); }
 

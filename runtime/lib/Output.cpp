@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 namespace tflrt {
 
@@ -17,6 +18,24 @@ void setPendingErrorsHook(void (*hook)()) { pendingErrorsHook = hook; }
 void reportPendingErrors() {
   if (pendingErrorsHook)
     pendingErrorsHook();
+}
+
+void failAt(const char *where, const std::string &message) {
+  reportPendingErrors();
+  flushOutput();
+  std::string text = where ? where : "";
+  size_t end = text.find('\n');
+  std::string head = text.substr(0, end);
+  std::fprintf(stderr, "%s%serror: %s%s\n", head.c_str(),
+               head.empty() ? "" : ": ", message.c_str(),
+               end == std::string::npos ? "" : text.substr(end).c_str());
+  std::fflush(stderr);
+  // No exit handlers: a GPU runtime's would wait for work that failed.
+  std::_Exit(1);
+}
+
+std::string outOfMemoryMessage(size_t bytes) {
+  return "out of memory: cannot allocate " + std::to_string(bytes) + " bytes";
 }
 
 void writeText(std::string_view text) {

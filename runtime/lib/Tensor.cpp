@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/Tensor.h"
+#include "tflrt/Memory.h"
+#include "tflrt/Output.h"
 
 #include <cstdlib>
 #include <cstring>
-#include <new>
+#include <stdexcept>
 
 namespace tflrt {
 
@@ -210,11 +212,18 @@ Tensor::Tensor(DType dtype, Shape shape)
   size_t alloc = ((bytes + 63) / 64) * 64;
   if (alloc == 0)
     alloc = 64;
-  void *p = std::aligned_alloc(64, alloc);
+  void *p = alloc >= bytes ? std::aligned_alloc(64, alloc) : nullptr;
   if (!p)
-    throw std::bad_alloc();
+    throw std::runtime_error(outOfMemoryMessage(bytes));
   std::memset(p, 0, alloc);
-  storage_ = std::shared_ptr<void>(p, [](void *q) { std::free(q); });
+  bool counted = countingMemory();
+  if (counted)
+    noteHostAllocated(alloc);
+  storage_ = std::shared_ptr<void>(p, [counted, alloc](void *q) {
+    if (counted)
+      noteHostFreed(alloc);
+    std::free(q);
+  });
 }
 
 Tensor Tensor::reshaped(Shape shape) const {

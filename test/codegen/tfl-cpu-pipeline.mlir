@@ -3,7 +3,9 @@
 
 // Tests the whole CPU pipeline of `tflc build`: callees are inlined, the
 // elementwise chain is fused into one loop nest, matmul calls BLAS, and
-// everything ends in the LLVM dialect.
+// everything ends in the LLVM dialect, where heap buffers come from
+// libtflrt's allocation functions (which report an allocation the system
+// refuses at the op named by tflrt_where).
 
 // LINALG-LABEL: func.func @tfl_main
 // LINALG-NOT: call @f
@@ -18,11 +20,13 @@
 // CHECK-DAG: llvm.func @tflrt_matmul_f32(i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr)
 // CHECK-DAG: llvm.func @tflrt_print_f32(i64, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @tfl_main()
+// CHECK: llvm.store {{.*}} : !llvm.ptr, !llvm.ptr
+// CHECK: llvm.call @_mlir_memref_to_llvm_aligned_alloc
 // CHECK: llvm.call @tflrt_matmul_f32
 // CHECK: llvm.fadd
 // CHECK: llvm.fmul
 // CHECK: llvm.call @tflrt_print_f32
-// CHECK: llvm.call @free
+// CHECK: llvm.call @_mlir_memref_to_llvm_free
 // CHECK-NOT: func.func
 // CHECK-NOT: tfl.
 

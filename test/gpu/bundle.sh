@@ -5,16 +5,27 @@
 # shared libraries they load besides the CUDA driver and libraries and the
 # C and C++ runtimes (the GPU machine's own, newer ones serve), the input files the
 # programs read (a program that reads files runs in a directory of its own,
-# `%t.dir`, which travels), and with --data Fashion-MNIST for the seed CNN.
+# `%t.dir`, which travels), with --data Fashion-MNIST for the seed CNN, and
+# with --tflc PATH a self-contained tflc (built with -DTFL_SELF_CONTAINED=ON:
+# no LLVM on the GPU machine), stripped, as bin/tflc, with the stdlib
+# (run it with TFL_STDLIB_PATH=stdlib).
 #
 #   TFL_GPU_BUNDLE=DIR lit build/test --filter e2e   # fills DIR
-#   test/gpu/bundle.sh [--data] DIR OUT.tar.xz
+#   test/gpu/bundle.sh [--data] [--tflc PATH] DIR OUT.tar.xz
 set -euo pipefail
 data=0
-if [ "${1:-}" = "--data" ]; then
-  data=1
+tflc=
+while [ $# -gt 2 ]; do
+  case "$1" in
+  --data) data=1 ;;
+  --tflc)
+    tflc=$2
+    shift
+    ;;
+  *) break ;;
+  esac
   shift
-fi
+done
 dir=$1
 out=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,8 +43,17 @@ if [ -d "$dir/bench" ]; then
     strip -o "$stage/bench/$(basename "$exe")" "$exe"
   done
 fi
+if [ -n "$tflc" ]; then
+  if ldd "$tflc" | grep -q libLLVM; then
+    echo "bundle.sh: $tflc links libLLVM; build it with -DTFL_SELF_CONTAINED=ON" >&2
+    exit 1
+  fi
+  mkdir -p "$stage/bin"
+  strip -o "$stage/bin/tflc" "$tflc"
+  cp -r "$root/stdlib" "$stage/stdlib"
+fi
 # Libraries: everything ldd resolves but CUDA's and the C/C++ runtimes.
-for exe in "$dir"/*.exe "$dir"/bench/*.exe; do
+for exe in "$dir"/*.exe "$dir"/bench/*.exe ${tflc:+"$tflc"}; do
   if [ -e "$exe" ]; then ldd "$exe"; fi
 done | awk '/=> \// {print $3}' |
   sort -u | while read -r lib; do
@@ -57,5 +77,5 @@ PY
 tar -cPf "$stage/files/inputs.tar" -T "$stage/files.txt"
 cp "$root/test/lit/compare_outputs.py" "$stage/"
 tar -C "$stage" -cJf "$out" tests lib files compare_outputs.py \
-  $(cd "$stage" && ls -d bench 2>/dev/null || true)
+  $(cd "$stage" && ls -d bench bin stdlib 2>/dev/null || true)
 ls -la "$out"

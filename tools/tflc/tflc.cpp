@@ -24,8 +24,10 @@
 #include "tfl/Frontend/Parser.h"
 #include "tfl/Frontend/Sema.h"
 #include "tflrt/Flags.h"
+#include "tflrt/Memory.h"
 #include "tflrt/Output.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -92,6 +94,11 @@ cl::opt<std::string> precision(
              "f32, as PyTorch's autocast (bf16, f16, f32; overrides the "
              "program's set_precision)"),
     cl::value_desc("bf16|f16|f32"), cl::cat(tflcCategory));
+cl::opt<bool> reportMemory(
+    "report-memory",
+    cl::desc("run, build: print the run's peak memory in tensors at exit "
+             "(host, and GPU with --device cuda) to stderr"),
+    cl::cat(tflcCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check diagnostics against `expected-error {{...}}` markers"),
@@ -107,9 +114,9 @@ cl::opt<double> checkTolerance(
     cl::init(1e-6), cl::cat(tflcCategory));
 
 const char *kUsage = "usage: tflc run [--eager|--device cuda] "
-                     "[--precision bf16] prog.tfl [flags]\n"
+                     "[--precision bf16] [--report-memory] prog.tfl [flags]\n"
                      "       tflc build prog.tfl -o prog [--device cuda] "
-                     "[--precision bf16]\n"
+                     "[--precision bf16] [--report-memory]\n"
                      "       tflc check-grad prog.tfl FUNC [--seed=N] "
                      "[--tolerance=T]\n"
                      "       tflc emit {ast,mlir,llvm,ptx} [--after=STAGE] "
@@ -249,8 +256,29 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
   return pm.run(module);
 }
 
+/// Makes the program's entry (in the LLVM dialect) call
+/// tflrt_report_memory first.
+void callMemoryReport(mlir::ModuleOp module) {
+  auto entry = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(tfl::kEntrySymbol);
+  if (!entry || entry.isExternal())
+    return;
+  mlir::OpBuilder builder = mlir::OpBuilder::atBlockBegin(module.getBody());
+  auto type = mlir::LLVM::LLVMFunctionType::get(
+      mlir::LLVM::LLVMVoidType::get(module.getContext()), {});
+  auto report =
+      module.lookupSymbol<mlir::LLVM::LLVMFuncOp>("tflrt_report_memory");
+  if (!report)
+    report = mlir::LLVM::LLVMFuncOp::create(builder, module.getLoc(),
+                                            "tflrt_report_memory", type);
+  builder.setInsertionPointToStart(&entry.getBody().front());
+  mlir::LLVM::CallOp::create(builder, entry.getLoc(), report,
+                             mlir::ValueRange{});
+}
+
 mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
                                             llvm::StringRef path) {
+  if (reportMemory)
+    callMemoryReport(module);
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext);
@@ -401,6 +429,8 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     int flagsRc = tflrt::parseFlags(inputPath, programArgs);
     if (flagsRc != 0)
       return finish(flagsRc == 2);
+    if (reportMemory)
+      tflrt_report_memory();
     tfl::eager::RunOptions options;
     options.trace = trace;
     options.checkNumerics = checkNumerics;

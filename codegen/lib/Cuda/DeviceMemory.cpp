@@ -12,6 +12,7 @@
 #include "BufferAliases.h"
 #include "tfl/Codegen/Cuda/Passes.h"
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tflrt/CudaApi.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -417,13 +418,30 @@ LogicalResult launchOnStream(IRRewriter &rewriter, func::FuncOp fn,
   return success();
 }
 
-/// Step 6.
-void askForTf32(IRRewriter &rewriter, func::FuncOp entry) {
+/// Step 6: the libraries the program's host code calls, as
+/// tflrt_cuda_start's flags (CudaApi.h).
+int64_t librariesCalled(ModuleOp module) {
+  int64_t flags = 0;
+  module.walk([&](func::CallOp call) {
+    StringRef callee = call.getCallee();
+    if (!callee.consume_front("tflrt_cuda_"))
+      return;
+    if (callee.contains("matmul"))
+      flags |= TFLRT_CUDA_START_CUBLAS;
+    else if (callee.starts_with("conv2d"))
+      flags |= TFLRT_CUDA_START_CUDNN;
+  });
+  return flags;
+}
+
+void startDevice(IRRewriter &rewriter, func::FuncOp entry, int64_t flags) {
   rewriter.setInsertionPointToStart(&entry.getBody().front());
+  Location loc = entry.getLoc();
+  Value arg = arith::ConstantIntOp::create(rewriter, loc, flags, 64);
   func::FuncOp fn = getOrInsertRuntimeFunction(
-      rewriter, entry->getParentOfType<ModuleOp>(), "tflrt_cuda_allow_tf32",
-      rewriter.getFunctionType({}, {}));
-  func::CallOp::create(rewriter, entry.getLoc(), fn, ValueRange{});
+      rewriter, entry->getParentOfType<ModuleOp>(), "tflrt_cuda_start",
+      rewriter.getFunctionType({rewriter.getI64Type()}, {}));
+  func::CallOp::create(rewriter, loc, fn, arg);
 }
 
 struct DeviceMemoryPass : impl::DeviceMemoryBase<DeviceMemoryPass> {
@@ -450,9 +468,12 @@ struct DeviceMemoryPass : impl::DeviceMemoryBase<DeviceMemoryPass> {
       callDeviceEntryPoints(rewriter, fn, host);
       if (failed(launchOnStream(rewriter, fn, host)))
         return signalPassFailure();
-      if (allowTf32 && fn.getSymName() == "tfl_main")
-        askForTf32(rewriter, fn);
     }
+    if (auto entry = getOperation().lookupSymbol<func::FuncOp>("tfl_main");
+        entry && !entry.isExternal())
+      startDevice(rewriter, entry,
+                  librariesCalled(getOperation()) |
+                      (allowTf32 ? TFLRT_CUDA_START_TF32 : 0));
   }
 };
 

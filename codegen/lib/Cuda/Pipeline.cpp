@@ -85,6 +85,7 @@ void buildNvvmStage(OpPassManager &pm, const CudaOptions &) {
 /// The host code to the LLVM dialect, and the kernels to binaries.
 void buildLlvmStage(OpPassManager &pm, const CudaOptions &options) {
   addHalfFloatLowering(pm); // the host's own (the kernels are NVVM by now)
+  pm.addPass(createErrorLocations());
   addHostLLVMConversions(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

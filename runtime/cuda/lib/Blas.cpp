@@ -46,6 +46,12 @@ cublasHandle_t handle() {
   return h;
 }
 
+} // namespace
+
+void tflrt::cuda::startCublas() { handle(); }
+
+namespace {
+
 void checkBlas(cublasStatus_t status, const char *what) {
   if (status != CUBLAS_STATUS_SUCCESS)
     fail(std::string(what) +

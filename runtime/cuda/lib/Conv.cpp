@@ -46,6 +46,12 @@ cudnnHandle_t handle() {
   return h;
 }
 
+} // namespace
+
+void tflrt::cuda::startCudnn() { handle(); }
+
+namespace {
+
 /// An NHWC memref of rank 4: its dims and strides, and its first element.
 struct Nhwc {
   int n, h, w, c;

@@ -25,13 +25,16 @@
 #include "Device.h"
 #include "tflrt/CApi.h"
 #include "tflrt/CudaApi.h"
+#include "tflrt/Memory.h"
 #include "tflrt/Output.h"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -67,7 +70,7 @@ public:
     if (it != freeBlocks.end() && !it->second.empty()) {
       void *ptr = it->second.back();
       it->second.pop_back();
-      live[ptr] = size;
+      hold(ptr, size);
       return ptr;
     }
     void *ptr = nullptr;
@@ -85,7 +88,9 @@ public:
            " bytes (" + std::to_string(freeBytes >> 20) + " MiB free of " +
            std::to_string(totalBytes >> 20) + " MiB)");
     }
-    live[ptr] = size;
+    reserved += size;
+    peakReserved = std::max(peakReserved, reserved);
+    hold(ptr, size);
     return ptr;
   }
 
@@ -97,7 +102,16 @@ public:
     if (it == live.end())
       fail("internal error: freeing GPU memory that was not allocated");
     freeBlocks[it->second].push_back(ptr);
+    inUse -= it->second;
     live.erase(it);
+  }
+
+  /// "GPU 48.0 MiB (64.0 MiB reserved)": the peak of the blocks handed out,
+  /// and of the blocks taken from the device (the cache's too).
+  std::string report() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return "GPU " + formatMebibytes(peakInUse) + " (" +
+           formatMebibytes(peakReserved) + " reserved)";
   }
 
 private:
@@ -110,19 +124,28 @@ private:
     return (bytes + large - 1) / large * large;
   }
 
+  void hold(void *ptr, size_t size) {
+    live[ptr] = size;
+    inUse += size;
+    peakInUse = std::max(peakInUse, inUse);
+  }
+
   void releaseCachedLocked() {
     // Recorded work may still use free blocks: it goes first.
     issueRecorded();
     cudaStreamSynchronize(state().stream);
     for (auto &sized : freeBlocks)
-      for (void *ptr : sized.second)
+      for (void *ptr : sized.second) {
         cudaFree(ptr);
+        reserved -= sized.first;
+      }
     freeBlocks.clear();
   }
 
   std::mutex mutex;
   std::unordered_map<size_t, std::vector<void *>> freeBlocks;
   std::unordered_map<void *, size_t> live;
+  size_t inUse = 0, peakInUse = 0, reserved = 0, peakReserved = 0;
 };
 
 CachingAllocator &allocator() {
@@ -209,10 +232,20 @@ void reportPendingChecks() {
     (void)cudaStreamSynchronize(state().stream);
     runPendingChecks();
   }
-  flushOutput();
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::fflush(stderr);
-  std::_Exit(1);
+  tflrt::failAt(tflrt_where, message);
+}
+
+bool launchBlocking() {
+  static const bool blocking = [] {
+    const char *env = std::getenv("CUDA_LAUNCH_BLOCKING");
+    return env && std::strcmp(env, "1") == 0;
+  }();
+  return blocking;
+}
+
+void waitIfBlocking() {
+  if (launchBlocking())
+    synchronize("a GPU computation failed");
 }
 
 void check(cudaError_t err, const char *what) {
@@ -268,6 +301,7 @@ cudaStream_t rawStream() {
         "cannot create a GPU stream");
   std::atexit(finishAtExit);
   tflrt::setPendingErrorsHook(reportPendingChecks);
+  tflrt::setDeviceMemoryReport([] { return allocator().report(); });
   return s.stream;
 }
 
@@ -276,6 +310,12 @@ void synchronize(const char *what) {
   // The checks queued before a failure have their values: they come first.
   runPendingChecks();
   scalarSlots().reclaim();
+  if (err != cudaSuccess && !launchBlocking())
+    check(err, (std::string(what) +
+                " (the GPU runs behind the host: the failing operation may "
+                "be an earlier one; with CUDA_LAUNCH_BLOCKING=1 each waits, "
+                "and the error names it)")
+                   .c_str());
   check(err, what);
 }
 
@@ -424,6 +464,7 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *) {
     return copyAsync(dst, src, sizeBytes, cudaMemcpyDeviceToDevice);
   check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault, stream()),
         "a GPU copy failed");
+  waitIfBlocking();
 }
 
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *) {
@@ -461,7 +502,14 @@ void tflrt_cuda_check_slice_async(int64_t elemSize, int64_t address,
 }
 
 static int tf32 = 0;
-void tflrt_cuda_allow_tf32(void) { tf32 = 1; }
+void tflrt_cuda_start(int64_t flags) {
+  tf32 = (flags & TFLRT_CUDA_START_TF32) != 0;
+  rawStream();
+  if (flags & TFLRT_CUDA_START_CUBLAS)
+    startCublas();
+  if (flags & TFLRT_CUDA_START_CUDNN)
+    startCudnn();
+}
 int tflrt_cuda_tf32_allowed(void) { return tf32; }
 
 double tflrt_cuda_now(void) {

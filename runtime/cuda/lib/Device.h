@@ -20,8 +20,19 @@
 
 namespace tflrt::cuda {
 
-/// Prints "error: message" (after the program's pending output) and exits 1.
+/// Prints "where: error: message" (after the program's pending output),
+/// `where` being the .tfl location of the op the host is running
+/// (tflrt_where), and exits 1.
 [[noreturn]] void fail(const std::string &message);
+/// Whether CUDA_LAUNCH_BLOCKING=1: every device operation is waited for
+/// where it is issued, so that an error names the op that failed (no
+/// step graphs then).
+bool launchBlocking();
+/// Waits for an operation just issued when launchBlocking().
+void waitIfBlocking();
+/// The library handles, made at start (tflrt_cuda_start) or first use.
+void startCublas();
+void startCudnn();
 /// Stops the program when a runtime or driver call failed.
 void check(cudaError_t err, const char *what);
 void checkDriver(CUresult res, const char *what);

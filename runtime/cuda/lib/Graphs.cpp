@@ -201,7 +201,7 @@ struct Recorder {
 
   Recorder() {
     const char *env = std::getenv("TFL_CUDA_GRAPHS");
-    enabled = !(env && std::strcmp(env, "0") == 0);
+    enabled = !(env && std::strcmp(env, "0") == 0) && !launchBlocking();
     stats = env && std::strcmp(env, "stats") == 0;
   }
 
@@ -425,7 +425,7 @@ void launchKernel(CUfunction function, const unsigned dims[7], void **params,
                                reinterpret_cast<CUstream>(stream()), params,
                                nullptr),
                 "a GPU kernel could not be launched");
-    return;
+    return waitIfBlocking();
   }
   Op op{Op::Kernel};
   op.function = function;
@@ -446,7 +446,7 @@ void copyAsync(void *dst, const void *src, size_t bytes,
   if (!r.recording) {
     check(cudaMemcpyAsync(dst, src, bytes, direction, stream()),
           "a GPU copy failed");
-    return;
+    return waitIfBlocking();
   }
   Op op{Op::Copy};
   op.dst = dst;
@@ -465,8 +465,10 @@ void memsetAsync(void *dst, unsigned value, size_t count, unsigned elemSize) {
   op.value = value;
   op.bytes = count;
   op.elemSize = elemSize;
-  if (!r.recording)
-    return op.issue(stream());
+  if (!r.recording) {
+    op.issue(stream());
+    return waitIfBlocking();
+  }
   r.record(std::move(op));
 }
 
@@ -474,7 +476,8 @@ void libraryCall(std::string key, std::function<void()> run) {
   Recorder &r = recorder();
   if (!r.recording) {
     stream(); // issues nothing recorded (none is), sets the device up
-    return run();
+    run();
+    return waitIfBlocking();
   }
   Op op{Op::Library};
   op.key = std::move(key);

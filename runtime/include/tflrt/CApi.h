@@ -13,6 +13,7 @@
 #ifndef TFLRT_CAPI_H
 #define TFLRT_CAPI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -42,6 +43,20 @@ void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
    need only libtflrt). `src` and `dst` point to unranked descriptors
    { int64_t rank; void *descriptor }. */
 void memrefCopy(int64_t elemSize, void *src, void *dst);
+
+/* The source location ("file.tfl:LINE:COL", then "called from" notes, one
+   a line) of the op the program is running, or NULL: compiled code sets it
+   before each op that may fail inside the runtime without a location of
+   its own (an allocation, a GPU launch or copy, a library call), and the
+   runtime's errors name it. */
+extern const char *tflrt_where;
+
+/* MLIR's memref-to-llvm lowering allocates and frees host buffers through
+   these (its `use-generic-functions` option): an allocation the system
+   cannot give stops the program with "where: error: out of memory". */
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
 
 /* Run-time checks of compiled code: a slice reading `size` elements from
    `start` with `stride` must stay inside a dim of `dim` elements; otherwise

@@ -10,6 +10,8 @@
 
 #include "tflrt/Tensor.h"
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace tflrt {
@@ -31,6 +33,14 @@ void flushOutput();
 /// error, so that errors come in program order.
 void setPendingErrorsHook(void (*hook)());
 void reportPendingErrors();
+
+/// Stops the program (exit code 1) with "where: error: message", the
+/// "called from" notes of `where` below it, or with "error: message" when
+/// `where` is null; pending errors and the output so far come first.
+[[noreturn]] void failAt(const char *where, const std::string &message);
+
+/// How an allocation of `bytes` that the system refused is reported.
+std::string outOfMemoryMessage(size_t bytes);
 
 } // namespace tflrt
 

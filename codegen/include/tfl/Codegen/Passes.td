@@ -78,6 +78,22 @@ def ParallelizeLoops : Pass<"tfl-parallelize-loops", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def ErrorLocations : Pass<"tfl-error-locations", "mlir::ModuleOp"> {
+  let summary = "Name the .tfl line of each host op the runtime may fail in";
+  let description = [{
+    Before each host op that may fail inside the runtime without a location
+    argument (a call of a runtime function, a heap allocation, a GPU op),
+    stores the address of its location text ("file.tfl:LINE:COL" and its
+    "called from" notes) in the external global `tflrt_where`, which the
+    runtime's errors name (out of memory, a failed GPU launch or library
+    call). A store is left out where straight-line code already set the
+    same text. Loops that run on several threads (`tfl.parallel`,
+    `scf.parallel`, OpenMP) and GPU regions are not entered: a failure in
+    them is reported at the op that holds them.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def ExpandBF16Conversions : Pass<"tfl-expand-bf16-conversions"> {
   let summary = "Lower bf16 <-> f32 conversions to integer arithmetic";
   let description = [{

@@ -5,8 +5,9 @@
 |*  - MLIR's GPU host ABI (mgpu*), which the gpu dialect's lowering calls:   *|
 |*    modules, kernel launches, the stream, events, device memory;           *|
 |*  - tflrt_cuda_X for every libtflrt function tflrt_X that takes tensors:   *|
-|*    the same arguments, device memrefs; matmuls run on cuBLAS, the others  *|
-|*    stage their tensors through host memory around libtflrt's function;    *|
+|*    the same arguments, device memrefs; matmuls run on cuBLAS, convolution *|
+|*    on cuDNN, the others on libtflrt_cuda's own kernels (print, files and  *|
+|*    checkpoints stage their tensors through host memory);                  *|
 |*  - element reads and writes of device memory for host code (a scalar     *|
 |*    that steers control flow).                                             *|
 |* Every device operation goes on the program's one stream in issue order;   *|
@@ -97,10 +98,17 @@ void tflrt_cuda_batch_matmul_overwrite_f64(int64_t rankA, void *a,
    work measure the work, not its queueing). */
 double tflrt_cuda_now(void);
 
-/* Lets cuBLAS and cuDNN multiply f32 in TF32 from now on
-   (tflc --allow-tf32 calls it first thing). */
-void tflrt_cuda_allow_tf32(void);
-/* Whether they may. */
+/* Process set-up, first thing in tfl_main: the device, its stream, and the
+   handles of the libraries the program calls (a one-time cost that the
+   program's first step would otherwise pay). With TFLRT_CUDA_START_TF32 (tflc
+   --allow-tf32), cuBLAS and cuDNN may multiply f32 in TF32. */
+enum {
+  TFLRT_CUDA_START_TF32 = 1,
+  TFLRT_CUDA_START_CUBLAS = 2,
+  TFLRT_CUDA_START_CUDNN = 4
+};
+void tflrt_cuda_start(int64_t flags);
+/* Whether cuBLAS and cuDNN may multiply f32 in TF32. */
 int tflrt_cuda_tf32_allowed(void);
 
 /* Process set-up and tear-down (waits for the stream, reports its errors). */

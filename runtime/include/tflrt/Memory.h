@@ -1,0 +1,40 @@
+//===- Memory.h - The peak memory of a run ----------------------*- C++ -*-===//
+//
+// `--report-memory`: the bytes a program holds in tensor buffers, counted
+// as they are allocated and freed (compiled code's heap buffers, the eager
+// interpreter's tensors, and through a hook a GPU runtime's device
+// memory), and their peak, printed to stderr when the program exits.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_MEMORY_H
+#define TFLRT_MEMORY_H
+
+#include <cstddef>
+#include <string>
+
+namespace tflrt {
+
+/// Whether allocations are counted (tflrt_report_memory was called).
+bool countingMemory();
+/// Counts host tensor memory: `bytes` more, or fewer, in use.
+void noteHostAllocated(size_t bytes);
+void noteHostFreed(size_t bytes);
+
+/// A GPU runtime's part of the report ("GPU 48.0 MiB, ..."), asked for at
+/// exit.
+void setDeviceMemoryReport(std::string (*report)());
+
+/// "12.0 MiB": bytes in MiB, one decimal.
+std::string formatMebibytes(size_t bytes);
+
+} // namespace tflrt
+
+extern "C" {
+/// Counts allocations from now on and prints "peak memory: host N MiB"
+/// (and the GPU's part) to stderr at exit. tflc --report-memory calls it
+/// first thing.
+void tflrt_report_memory(void);
+}
+
+#endif // TFLRT_MEMORY_H

@@ -1,0 +1,57 @@
+//===- Memory.cpp - The peak memory of a run ------------------------------===//
+
+#include "tflrt/Memory.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+namespace tflrt {
+namespace {
+
+std::atomic<bool> counting{false};
+// Signed: a buffer allocated before counting began may be freed after.
+std::atomic<int64_t> hostInUse{0}, hostPeak{0};
+std::string (*deviceReport)() = nullptr;
+
+void printReport() {
+  std::string text = "peak memory: host " + formatMebibytes(static_cast<size_t>(hostPeak.load()));
+  if (deviceReport)
+    text += ", " + deviceReport();
+  std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+} // namespace
+
+bool countingMemory() { return counting.load(std::memory_order_relaxed); }
+
+void noteHostAllocated(size_t bytes) {
+  int64_t add = static_cast<int64_t>(bytes);
+  int64_t now = hostInUse.fetch_add(add, std::memory_order_relaxed) + add;
+  int64_t peak = hostPeak.load(std::memory_order_relaxed);
+  while (now > peak &&
+         !hostPeak.compare_exchange_weak(peak, now, std::memory_order_relaxed))
+    ;
+}
+
+void noteHostFreed(size_t bytes) {
+  hostInUse.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+}
+
+void setDeviceMemoryReport(std::string (*report)()) { deviceReport = report; }
+
+std::string formatMebibytes(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB",
+                static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+} // namespace tflrt
+
+void tflrt_report_memory(void) {
+  if (tflrt::counting.exchange(true))
+    return;
+  std::atexit(tflrt::printReport);
+}
