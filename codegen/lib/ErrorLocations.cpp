@@ -110,7 +110,6 @@ public:
   bool marked = false;
 
 private:
-
   ModuleOp module;
   OpBuilder builder;
 };

@@ -57,6 +57,7 @@ void buildBufferizeStage(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createLowerToRuntimeCalls());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createEarlyDeallocs());
 }
 
 /// Loops and everything else -> the LLVM dialect.
@@ -105,10 +106,11 @@ void addHalfFloatLowering(OpPassManager &pm) {
 
 void addHostLLVMConversions(OpPassManager &pm) {
   // Heap buffers come from libtflrt's _mlir_memref_to_llvm_alloc, which
-  // reports an allocation the system refuses at tflrt_where.
+  // reports an allocation the system refuses at tflrt_where. It is
+  // malloc's, the lowering aligning the pointer itself: glibc's
+  // aligned_alloc made the seed CNN's training 1.5x slower.
   FinalizeMemRefToLLVMConversionPassOptions memref;
   memref.useGenericFunctions = true;
-  memref.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   pm.addPass(createConvertMathToFuncs()); // math.ipowi
   pm.addPass(createConvertMathToLLVMPass());

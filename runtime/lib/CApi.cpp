@@ -55,8 +55,11 @@ template <typename Fn> void fileOp(const char *where, Fn fn) {
   }
 }
 
+/// The tensors of a checkpoint being written, copied: compiled code may
+/// free a buffer right after it is added.
 struct PendingCheckpoint {
   std::vector<std::string> names;
+  std::vector<tflrt::Tensor> copies;
   std::vector<tflrt::TensorView> tensors;
 };
 
@@ -73,18 +76,6 @@ const char *tflrt_where = nullptr;
 
 void *_mlir_memref_to_llvm_alloc(size_t size) {
   void *ptr = std::malloc(size);
-  if (!ptr && size)
-    failAt(tflrt_where, tflrt::outOfMemoryMessage(size));
-  if (ptr && tflrt::countingMemory())
-    tflrt::noteHostAllocated(malloc_usable_size(ptr));
-  return ptr;
-}
-
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
-  // aligned_alloc wants a size that is a multiple of the alignment.
-  size_t rounded = (size + alignment - 1) / alignment * alignment;
-  void *ptr =
-      rounded >= size ? std::aligned_alloc(alignment, rounded) : nullptr;
   if (!ptr && size)
     failAt(tflrt_where, tflrt::outOfMemoryMessage(size));
   if (ptr && tflrt::countingMemory())
@@ -225,9 +216,11 @@ void tflrt_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG, void *g,
     });                                                                        \
   }                                                                            \
   void tflrt_checkpoint_add_##T(const char *name, int64_t rank, void *desc) {  \
-    pendingCheckpoint().names.push_back(name);                                 \
-    pendingCheckpoint().tensors.push_back(                                     \
-        viewOf(tflrt::DType::DTYPE, rank, desc));                              \
+    PendingCheckpoint &p = pendingCheckpoint();                                \
+    p.names.push_back(name);                                                   \
+    p.copies.push_back(                                                        \
+        tflrt::materialize(viewOf(tflrt::DType::DTYPE, rank, desc)));          \
+    p.tensors.push_back(p.copies.back().view());                               \
   }                                                                            \
   void tflrt_checkpoint_read_##T(const char *path, const char *name,           \
                                  int64_t rank, void *desc,                     \

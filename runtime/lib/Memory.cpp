@@ -16,7 +16,8 @@ std::atomic<int64_t> hostInUse{0}, hostPeak{0};
 std::string (*deviceReport)() = nullptr;
 
 void printReport() {
-  std::string text = "peak memory: host " + formatMebibytes(static_cast<size_t>(hostPeak.load()));
+  std::string text = "peak memory: host " +
+                     formatMebibytes(static_cast<size_t>(hostPeak.load()));
   if (deviceReport)
     text += ", " + deviceReport();
   std::fprintf(stderr, "%s\n", text.c_str());

@@ -34,8 +34,24 @@ void failAt(const char *where, const std::string &message) {
   std::_Exit(1);
 }
 
+std::string formatBytes(size_t bytes) {
+  const char *units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[64];
+  if (unit == 0)
+    std::snprintf(text, sizeof text, "%zu bytes", bytes);
+  else
+    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  return text;
+}
+
 std::string outOfMemoryMessage(size_t bytes) {
-  return "out of memory: cannot allocate " + std::to_string(bytes) + " bytes";
+  return "out of memory: cannot allocate " + formatBytes(bytes);
 }
 
 void writeText(std::string_view text) {

@@ -21,7 +21,7 @@
 // CHECK-DAG: llvm.func @tflrt_print_f32(i64, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @tfl_main()
 // CHECK: llvm.store {{.*}} : !llvm.ptr, !llvm.ptr
-// CHECK: llvm.call @_mlir_memref_to_llvm_aligned_alloc
+// CHECK: llvm.call @_mlir_memref_to_llvm_alloc
 // CHECK: llvm.call @tflrt_matmul_f32
 // CHECK: llvm.fadd
 // CHECK: llvm.fmul

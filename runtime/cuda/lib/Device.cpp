@@ -84,9 +84,9 @@ public:
     if (err != cudaSuccess) {
       size_t freeBytes = 0, totalBytes = 0;
       cudaMemGetInfo(&freeBytes, &totalBytes);
-      fail("out of GPU memory: cannot allocate " + std::to_string(bytes) +
-           " bytes (" + std::to_string(freeBytes >> 20) + " MiB free of " +
-           std::to_string(totalBytes >> 20) + " MiB)");
+      fail("out of GPU memory: cannot allocate " + formatBytes(bytes) + " (" +
+           formatBytes(freeBytes) + " free of " + formatBytes(totalBytes) +
+           ")");
     }
     reserved += size;
     peakReserved = std::max(peakReserved, reserved);

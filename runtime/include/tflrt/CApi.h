@@ -52,10 +52,10 @@ void memrefCopy(int64_t elemSize, void *src, void *dst);
 extern const char *tflrt_where;
 
 /* MLIR's memref-to-llvm lowering allocates and frees host buffers through
-   these (its `use-generic-functions` option): an allocation the system
-   cannot give stops the program with "where: error: out of memory". */
+   these (its `use-generic-functions` option; it aligns the pointer
+   itself): an allocation the system cannot give stops the program with
+   "where: error: out of memory". */
 void *_mlir_memref_to_llvm_alloc(size_t size);
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
 void _mlir_memref_to_llvm_free(void *ptr);
 
 /* Run-time checks of compiled code: a slice reading `size` elements from

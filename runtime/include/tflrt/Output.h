@@ -39,6 +39,10 @@ void reportPendingErrors();
 /// `where` is null; pending errors and the output so far come first.
 [[noreturn]] void failAt(const char *where, const std::string &message);
 
+/// "12 bytes", "3.5 KiB", "372529.0 GiB": one decimal, in the largest unit
+/// (up to TiB) the size reaches. Sizes in errors are rounded so: an
+/// allocation's request may carry alignment padding.
+std::string formatBytes(size_t bytes);
 /// How an allocation of `bytes` that the system refused is reported.
 std::string outOfMemoryMessage(size_t bytes);
 

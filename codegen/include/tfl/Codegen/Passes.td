@@ -78,6 +78,20 @@ def ParallelizeLoops : Pass<"tfl-parallelize-loops", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def EarlyDeallocs : Pass<"tfl-early-deallocs", "mlir::ModuleOp"> {
+  let summary = "Free each buffer right after its last use in its block";
+  let description = [{
+    The ownership-based deallocation pipeline frees a buffer at the end of
+    the block that allocated it: for a script's top level, the end of the
+    program. This pass moves each `memref.dealloc` of a `memref.alloc` in
+    the same block to just after the last op of that block that uses the
+    buffer or a view of it (casts, subviews, reshapes, reinterpretations,
+    strided metadata), an op holding a use in a region counting as a use.
+    A buffer that may escape (yielded, returned, passed to an op that
+    returns a memref or a pointer, or freed elsewhere) keeps its dealloc.
+  }];
+}
+
 def ErrorLocations : Pass<"tfl-error-locations", "mlir::ModuleOp"> {
   let summary = "Name the .tfl line of each host op the runtime may fail in";
   let description = [{
