@@ -4,7 +4,9 @@
 // of builtin types, index included, are 0-d tensors). Blocks run their ops
 // in order; calls push a frame and a location on the call stack; scf.if,
 // scf.for and scf.while run their regions here; a kernel that throws stops
-// the run with a diagnostic at its op.
+// the run with a diagnostic at its op. A value leaves the frame after the
+// last op of its block that uses it, so its tensor is freed then (if no
+// other value shares it), as a reference count in Python would free it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include "tflrt/Output.h"
 
 #include <cmath>
+#include <memory>
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -75,10 +78,21 @@ private:
   /// Traces and checks the results of `op` as the options ask.
   LogicalResult observe(Operation &op, ArrayRef<Tensor> results);
 
+  /// For each op of `block`, the values of the block (its arguments and
+  /// results of its ops) whose last use in the block it is (an op holding
+  /// a use in a region counts); a value nothing uses dies where it is
+  /// defined (arguments: at the block's first op). Computed once a block.
+  const llvm::DenseMap<Operation *, SmallVector<Value>> &deaths(Block &block);
+
   SymbolTable symbols;
   const KernelRegistry &registry;
   const RunOptions &options;
   SmallVector<Location> callStack;
+  // (Boxed: a block's map stays where it is while nested blocks add
+  // theirs.)
+  llvm::DenseMap<
+      Block *, std::unique_ptr<llvm::DenseMap<Operation *, SmallVector<Value>>>>
+      deathsByBlock;
 };
 
 void Interpreter::fail(Operation *op, const Twine &message) {
@@ -98,17 +112,52 @@ FailureOr<SmallVector<Tensor>> Interpreter::call(func::FuncOp fn,
   return runBlock(entry, frame);
 }
 
+const llvm::DenseMap<Operation *, SmallVector<Value>> &
+Interpreter::deaths(Block &block) {
+  std::unique_ptr<llvm::DenseMap<Operation *, SmallVector<Value>>> &slot =
+      deathsByBlock[&block];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<llvm::DenseMap<Operation *, SmallVector<Value>>>();
+  llvm::DenseMap<Operation *, SmallVector<Value>> &map = *slot;
+  if (block.empty())
+    return map;
+  auto lastUse = [&](Value v, Operation *def) {
+    Operation *last = def;
+    for (Operation *user : v.getUsers())
+      if (Operation *inBlock = block.findAncestorOpInBlock(*user))
+        if (!last || last->isBeforeInBlock(inBlock))
+          last = inBlock;
+    return last ? last : &block.front();
+  };
+  for (BlockArgument arg : block.getArguments())
+    map[lastUse(arg, nullptr)].push_back(arg);
+  for (Operation &op : block)
+    for (Value result : op.getResults())
+      map[lastUse(result, &op)].push_back(result);
+  return map;
+}
+
 FailureOr<SmallVector<Tensor>> Interpreter::runBlock(Block &block,
                                                      Frame &frame) {
+  // A tensor is freed after the last op that uses it, as a reference
+  // count would free it, not when its function returns.
+  const llvm::DenseMap<Operation *, SmallVector<Value>> &dying = deaths(block);
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
       SmallVector<Tensor> results;
       for (Value v : op.getOperands())
         results.push_back(frame.lookup(v));
+      if (auto it = dying.find(&op); it != dying.end())
+        for (Value v : it->second)
+          frame.erase(v);
       return results;
     }
     if (failed(runOp(op, frame)))
       return failure();
+    if (auto it = dying.find(&op); it != dying.end())
+      for (Value v : it->second)
+        frame.erase(v);
   }
   return SmallVector<Tensor>();
 }
