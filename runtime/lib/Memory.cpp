@@ -40,6 +40,9 @@ void noteHostFreed(size_t bytes) {
   hostInUse.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
 }
 
+int64_t hostMemoryInUse() { return hostInUse.load(); }
+int64_t hostMemoryPeak() { return hostPeak.load(); }
+
 void setDeviceMemoryReport(std::string (*report)()) { deviceReport = report; }
 
 std::string formatMebibytes(size_t bytes) {

@@ -11,6 +11,7 @@
 #define TFLRT_MEMORY_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tflrt {
@@ -20,6 +21,9 @@ bool countingMemory();
 /// Counts host tensor memory: `bytes` more, or fewer, in use.
 void noteHostAllocated(size_t bytes);
 void noteHostFreed(size_t bytes);
+/// Host tensor memory counted now in use, and its peak.
+int64_t hostMemoryInUse();
+int64_t hostMemoryPeak();
 
 /// A GPU runtime's part of the report ("GPU 48.0 MiB, ..."), asked for at
 /// exit.
