@@ -97,21 +97,21 @@ private:
     builder.setInsertionPoint(op);
     Location loc = op->getLoc();
     auto ptr = LLVM::LLVMPointerType::get(module.getContext());
-    Value value = StringRef(text).starts_with("<unknown")
+    Value value = text == "<unknown location>" // locationText's
                       ? LLVM::ZeroOp::create(builder, loc, ptr).getResult()
                       : getOrCreateStringPointer(builder, loc, module, text);
     Value where = LLVM::AddressOfOp::create(builder, loc, ptr, kWhere);
     LLVM::StoreOp::create(builder, loc, value, where);
-    marked = true;
+    anyStore = true;
   }
+
+  ModuleOp module;
+  OpBuilder builder;
+  bool anyStore = false;
 
 public:
   /// Whether a store was inserted.
-  bool marked = false;
-
-private:
-  ModuleOp module;
-  OpBuilder builder;
+  bool marked() const { return anyStore; }
 };
 
 struct ErrorLocationsPass : impl::ErrorLocationsBase<ErrorLocationsPass> {
@@ -121,7 +121,7 @@ struct ErrorLocationsPass : impl::ErrorLocationsBase<ErrorLocationsPass> {
     for (auto fn : module.getOps<func::FuncOp>())
       for (Block &block : fn.getBody())
         marker.markBlock(block);
-    if (!marker.marked || module.lookupSymbol(kWhere))
+    if (!marker.marked() || module.lookupSymbol(kWhere))
       return;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     LLVM::GlobalOp::create(builder, module.getLoc(),

@@ -59,8 +59,7 @@ template <typename Fn> void fileOp(const char *where, Fn fn) {
 /// free a buffer right after it is added.
 struct PendingCheckpoint {
   std::vector<std::string> names;
-  std::vector<tflrt::Tensor> copies;
-  std::vector<tflrt::TensorView> tensors;
+  std::vector<tflrt::Tensor> tensors;
 };
 
 PendingCheckpoint &pendingCheckpoint() {
@@ -216,11 +215,9 @@ void tflrt_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG, void *g,
     });                                                                        \
   }                                                                            \
   void tflrt_checkpoint_add_##T(const char *name, int64_t rank, void *desc) {  \
-    PendingCheckpoint &p = pendingCheckpoint();                                \
-    p.names.push_back(name);                                                   \
-    p.copies.push_back(                                                        \
+    pendingCheckpoint().names.push_back(name);                                 \
+    pendingCheckpoint().tensors.push_back(                                     \
         tflrt::materialize(viewOf(tflrt::DType::DTYPE, rank, desc)));          \
-    p.tensors.push_back(p.copies.back().view());                               \
   }                                                                            \
   void tflrt_checkpoint_read_##T(const char *path, const char *name,           \
                                  int64_t rank, void *desc,                     \
@@ -298,12 +295,10 @@ TFLRT_TAPE_SUM_FUNCTIONS(f64, F64)
 void tflrt_checkpoint_write(const char *path, const char *where) {
   PendingCheckpoint pending = std::move(pendingCheckpoint());
   pendingCheckpoint() = {};
-  fileOp(where,
-         [&] { tflrt::writeCheckpoint(path, pending.names, pending.tensors); });
-}
-
-int64_t tflrt_checkpoint_pending(void) {
-  return static_cast<int64_t>(pendingCheckpoint().tensors.size());
+  std::vector<tflrt::TensorView> views;
+  for (const tflrt::Tensor &t : pending.tensors)
+    views.push_back(t.view());
+  fileOp(where, [&] { tflrt::writeCheckpoint(path, pending.names, views); });
 }
 
 void tflrt_log_scalar(const char *name, double value, int64_t step,

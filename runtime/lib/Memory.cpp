@@ -1,6 +1,8 @@
 //===- Memory.cpp - The peak memory of a run ------------------------------===//
 
 #include "tflrt/Memory.h"
+#include "tflrt/CApi.h"
+#include "tflrt/Output.h"
 
 #include <atomic>
 #include <cstdint>
@@ -16,8 +18,8 @@ std::atomic<int64_t> hostInUse{0}, hostPeak{0};
 std::string (*deviceReport)() = nullptr;
 
 void printReport() {
-  std::string text = "peak memory: host " +
-                     formatMebibytes(static_cast<size_t>(hostPeak.load()));
+  std::string text =
+      "peak memory: host " + formatBytes(static_cast<size_t>(hostPeak.load()));
   if (deviceReport)
     text += ", " + deviceReport();
   std::fprintf(stderr, "%s\n", text.c_str());
@@ -44,13 +46,6 @@ int64_t hostMemoryInUse() { return hostInUse.load(); }
 int64_t hostMemoryPeak() { return hostPeak.load(); }
 
 void setDeviceMemoryReport(std::string (*report)()) { deviceReport = report; }
-
-std::string formatMebibytes(size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB",
-                static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return text;
-}
 
 } // namespace tflrt
 

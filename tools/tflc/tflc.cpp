@@ -23,8 +23,8 @@
 #include "tfl/Frontend/MLIRGen.h"
 #include "tfl/Frontend/Parser.h"
 #include "tfl/Frontend/Sema.h"
+#include "tflrt/CApi.h"
 #include "tflrt/Flags.h"
-#include "tflrt/Memory.h"
 #include "tflrt/Output.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -240,6 +240,13 @@ bool empty(const Nhwc &v) {
 
 const float kOne = 1.0f, kZero = 0.0f;
 
+/// Copies a filter between its HWIO layout and cuDNN's KRSC.
+void reorder(cudnnHandle_t h, cudnnTensorDescriptor_t fromDesc,
+             const void *from, cudnnTensorDescriptor_t toDesc, void *to) {
+  checkDnn(cudnnTransformTensor(h, &kOne, fromDesc, from, &kZero, toDesc, to),
+           "conv2d's filter reorder");
+}
+
 /// A libtflrt convolution entry point (two tensors in, one out, window).
 using StagedConv = void (*)(int64_t, void *, int64_t, void *, int64_t, void *,
                             int64_t, int64_t, int64_t, int64_t, int64_t,
@@ -284,9 +291,7 @@ void tflrt_cuda_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
              issue(p, x, w, y, filter, workspace,
                    [&p, x, w, y, f = filter.ptr, ws = workspace.ptr] {
                      cudnnHandle_t h = handle();
-                     checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data,
-                                                   &kZero, p.krsc, f),
-                              "conv2d's filter reorder");
+                     reorder(h, p.hwio, w.data, p.krsc, f);
                      checkDnn(
                          cudnnConvolutionForward(
                              h, &kOne, p.x, x.data, p.filter, f, p.conv,
@@ -313,9 +318,7 @@ void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dy,
              issue(p, dy, w, dx, filter, workspace,
                    [&p, dy, w, dx, f = filter.ptr, ws = workspace.ptr] {
                      cudnnHandle_t h = handle();
-                     checkDnn(cudnnTransformTensor(h, &kOne, p.hwio, w.data,
-                                                   &kZero, p.krsc, f),
-                              "conv2d's filter reorder");
+                     reorder(h, p.hwio, w.data, p.krsc, f);
                      checkDnn(
                          cudnnConvolutionBackwardData(
                              h, &kOne, p.filter, f, p.y, dy.data, p.conv,
@@ -348,9 +351,7 @@ void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *x,
                                       p.algo),
                                   ws, p.workspace, &kZero, p.filter, f),
                               "conv2d's filter gradient");
-                     checkDnn(cudnnTransformTensor(h, &kOne, p.krsc, f, &kZero,
-                                                   p.hwio, dw.data),
-                              "conv2d's filter gradient reorder");
+                     reorder(h, p.krsc, f, p.hwio, dw.data);
                    });
            });
 }

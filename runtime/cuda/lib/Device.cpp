@@ -110,8 +110,8 @@ public:
   /// and of the blocks taken from the device (the cache's too).
   std::string report() {
     std::lock_guard<std::mutex> lock(mutex);
-    return "GPU " + formatMebibytes(peakInUse) + " (" +
-           formatMebibytes(peakReserved) + " reserved)";
+    return "GPU " + formatBytes(peakInUse) + " (" + formatBytes(peakReserved) +
+           " reserved)";
   }
 
 private:
@@ -310,13 +310,14 @@ void synchronize(const char *what) {
   // The checks queued before a failure have their values: they come first.
   runPendingChecks();
   scalarSlots().reclaim();
-  if (err != cudaSuccess && !launchBlocking())
-    check(err, (std::string(what) +
-                " (the GPU runs behind the host: the failing operation may "
-                "be an earlier one; with CUDA_LAUNCH_BLOCKING=1 each waits, "
-                "and the error names it)")
-                   .c_str());
-  check(err, what);
+  if (err == cudaSuccess)
+    return;
+  std::string text = what;
+  if (!launchBlocking())
+    text += " (the GPU runs behind the host: the failing operation may be an "
+            "earlier one; with CUDA_LAUNCH_BLOCKING=1 each waits, and the "
+            "error names it)";
+  check(err, text.c_str());
 }
 
 void *allocate(size_t bytes) {

@@ -82,13 +82,6 @@ private:
   std::vector<int64_t> storage;
 };
 
-/// Host copies queued for a checkpoint: libtflrt keeps views of them until
-/// the checkpoint is written (which empties its queue).
-std::vector<std::unique_ptr<Staged>> &checkpointCopies() {
-  static std::vector<std::unique_ptr<Staged>> copies;
-  return copies;
-}
-
 } // namespace
 
 extern "C" {
@@ -117,11 +110,9 @@ extern "C" {
   }                                                                            \
   void tflrt_cuda_checkpoint_add_##T(const char *name, int64_t rank,           \
                                      void *desc) {                             \
-    if (tflrt_checkpoint_pending() == 0)                                       \
-      checkpointCopies().clear();                                              \
-    checkpointCopies().push_back(                                              \
-        std::make_unique<Staged>(rank, desc, SIZE, Dir::In));                  \
-    tflrt_checkpoint_add_##T(name, rank, checkpointCopies().back()->desc());   \
+    /* libtflrt copies what a checkpoint holds until it is written. */         \
+    Staged s(rank, desc, SIZE, Dir::In);                                       \
+    tflrt_checkpoint_add_##T(name, rank, s.desc());                            \
   }                                                                            \
   void tflrt_cuda_checkpoint_read_##T(const char *path, const char *name,      \
                                       int64_t rank, void *desc,                \

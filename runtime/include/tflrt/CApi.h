@@ -58,6 +58,11 @@ extern const char *tflrt_where;
 void *_mlir_memref_to_llvm_alloc(size_t size);
 void _mlir_memref_to_llvm_free(void *ptr);
 
+/* Counts tensor memory from now on and prints "peak memory: host N MiB"
+   (and a GPU runtime's part) to stderr at exit; tflc --report-memory
+   calls it first thing (tflrt/Memory.h). */
+void tflrt_report_memory(void);
+
 /* Run-time checks of compiled code: a slice reading `size` elements from
    `start` with `stride` must stay inside a dim of `dim` elements; otherwise
    the program stops with an error at `where` ("file.tfl:LINE:COL"). */
@@ -164,7 +169,7 @@ void tflrt_shuffle_indices(int64_t rank, void *desc);
      tflrt_load_idx_T / tflrt_load_npy_T(path, memref, where): fills the
        memref from the file, which must match its dtype and shape;
      tflrt_save_npy_T(path, memref, where);
-     tflrt_checkpoint_add_T(name, memref) queues a tensor, and
+     tflrt_checkpoint_add_T(name, memref) queues a copy of a tensor, and
        tflrt_checkpoint_write(path, where) writes the queued ones;
      tflrt_checkpoint_read_T(path, name, memref, where). */
 #define TFLRT_FILE_FUNCTIONS(T)                                                \
@@ -185,8 +190,6 @@ TFLRT_FILE_FUNCTIONS(u8)
 TFLRT_FILE_FUNCTIONS(bool)
 #undef TFLRT_FILE_FUNCTIONS
 void tflrt_checkpoint_write(const char *path, const char *where);
-/* How many tensors are queued for the next checkpoint_write. */
-int64_t tflrt_checkpoint_pending(void);
 /* log_scalar(name, value, step). */
 void tflrt_log_scalar(const char *name, double value, int64_t step,
                       const char *where);

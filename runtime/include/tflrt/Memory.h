@@ -25,20 +25,10 @@ void noteHostFreed(size_t bytes);
 int64_t hostMemoryInUse();
 int64_t hostMemoryPeak();
 
-/// A GPU runtime's part of the report ("GPU 48.0 MiB, ..."), asked for at
-/// exit.
+/// A GPU runtime's part of the report ("GPU 48.0 MiB (64.0 MiB
+/// reserved)"), asked for at exit.
 void setDeviceMemoryReport(std::string (*report)());
 
-/// "12.0 MiB": bytes in MiB, one decimal.
-std::string formatMebibytes(size_t bytes);
-
 } // namespace tflrt
-
-extern "C" {
-/// Counts allocations from now on and prints "peak memory: host N MiB"
-/// (and the GPU's part) to stderr at exit. tflc --report-memory calls it
-/// first thing.
-void tflrt_report_memory(void);
-}
 
 #endif // TFLRT_MEMORY_H

@@ -158,9 +158,9 @@ def DeviceMemory : Pass<"tfl-device-memory", "mlir::ModuleOp"> {
     6. The program's entry (`tfl_main`) first calls `tflrt_cuda_start`
        with the libraries the host code calls (cuBLAS for matmuls, cuDNN
        for convolutions: their handles are made there, not in the first
-       step) and, with `allow-tf32`, leave for cuBLAS and cuDNN to
-       multiply f32 in TF32 on tensor cores (10-bit mantissas); without
-       it, f32 is f32.
+       step) and, with `allow-tf32`, lets cuBLAS and cuDNN multiply f32
+       in TF32 on tensor cores (10-bit mantissas); without it, f32 is
+       f32.
 
     ```mlir
     %0 = memref.alloc() : memref<4xf32>
