@@ -47,6 +47,7 @@ compoundStmt
   : ifStmt
   | whileStmt
   | forStmt
+  | withStmt
   | funcDef
   | classDef
   ;
@@ -54,6 +55,8 @@ compoundStmt
 ifStmt : 'if' expr ':' block ('elif' expr ':' block)* ('else' ':' block)? ;
 whileStmt : 'while' expr ':' block ;
 forStmt : 'for' exprList 'in' exprList ':' block ;
+// Only `with device("cpu"|"cuda"):` (placement; see lang/README.md).
+withStmt : 'with' expr ':' block ;
 
 decorator : '@' dottedName NEWLINE ;
 funcDef : decorator* 'def' NAME '(' params? ')' ('->' expr)? ':' block ;
@@ -139,6 +142,7 @@ NONE : 'None' ;
 LAMBDA : 'lambda' ;
 ASSERT : 'assert' ;
 CLASS : 'class' ;
+WITH : 'with' ;
 
 // A line break and the indentation of the next line.
 NEWLINE : ('\r'? '\n' | '\r') [ \t\f]* ;

@@ -20,10 +20,12 @@ namespace {
 /// tfl -> tfl clean-up; the IR after it is what eager mode interprets.
 void buildAutodiffStage(OpPassManager &pm) { pm.addPass(createTflAutodiff()); }
 
-/// Mixed precision (tfl.precision), then clean-up; ops without 16-bit
-/// kernels move to f32 copies last, so the eager interpreter and both
-/// backends run the same casts.
+/// Devices and the copies between them (tfl.target), mixed precision
+/// (tfl.precision), then clean-up; ops without 16-bit kernels move to f32
+/// copies last, so the eager interpreter and both backends run the same
+/// casts.
 void buildSimplifyStage(OpPassManager &pm) {
+  pm.addPass(createTflPlaceDevices());
   pm.addPass(createTflAutocast());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -71,6 +71,9 @@ static bool anyInLoop(const Block &block, bool breakOnly) {
     if (auto *i = dyn_cast<IfStmt>(s.get()))
       if (anyInLoop(i->body, breakOnly) || anyInLoop(i->orelse, breakOnly))
         return true;
+    if (auto *w = dyn_cast<WithStmt>(s.get()))
+      if (anyInLoop(w->body, breakOnly))
+        return true;
   }
   return false;
 }
@@ -86,6 +89,9 @@ static bool anyReturn(const Block &block) {
       if (anyReturn(f->body))
         return true;
     if (auto *w = dyn_cast<WhileStmt>(s.get()))
+      if (anyReturn(w->body))
+        return true;
+    if (auto *w = dyn_cast<WithStmt>(s.get()))
       if (anyReturn(w->body))
         return true;
   }
@@ -124,6 +130,8 @@ bool mayExitLoop(const Stmt *stmt) {
   if (auto *i = dyn_cast<IfStmt>(stmt))
     return anyInLoop(i->body, false) || anyInLoop(i->orelse, false) ||
            anyReturn(i->body) || anyReturn(i->orelse);
+  if (auto *w = dyn_cast<WithStmt>(stmt))
+    return anyInLoop(w->body, false) || anyReturn(w->body);
   return false;
 }
 
@@ -137,6 +145,8 @@ bool mayReturn(const Stmt *stmt) {
   if (auto *f = dyn_cast<ForStmt>(stmt))
     return anyReturn(f->body);
   if (auto *w = dyn_cast<WhileStmt>(stmt))
+    return anyReturn(w->body);
+  if (auto *w = dyn_cast<WithStmt>(stmt))
     return anyReturn(w->body);
   return false;
 }
@@ -268,6 +278,13 @@ private:
       optExpr("target", f->target, d + 1);
       optExpr("iter", f->iter, d + 1);
       block(f->body, d + 1);
+      return;
+    }
+    case Stmt::Kind::With: {
+      auto *w = cast<WithStmt>(s);
+      line(d, "With", p) << "\n";
+      optExpr("context", w->context, d + 1);
+      block(w->body, d + 1);
       return;
     }
     case Stmt::Kind::FuncDef: {

@@ -376,6 +376,16 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
   case Stmt::Kind::While:
     genWhile(cast<WhileStmt>(stmt));
     return false;
+  case Stmt::Kind::With: {
+    // The body's ops are marked with the device; tfl-place-devices makes
+    // the copies between devices.
+    auto *w = cast<WithStmt>(stmt);
+    mlir::StringAttr outer = deviceMarker.device;
+    deviceMarker.device = builder.getStringAttr(spec->devices.find(w)->second);
+    bool returned = genBlock(w->body);
+    deviceMarker.device = outer;
+    return returned;
+  }
   default:
     // Pass, and `def` (a compile-time binding Sema already resolved).
     return false;

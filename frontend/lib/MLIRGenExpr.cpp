@@ -457,6 +457,16 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       return genExpr(expr->args[0].get());
     if (builtin->second == "tree_map")
       return genTreeMap(expr);
+    if (builtin->second == "to_device") {
+      const Expr *x = spec->callArgs.find(expr)->second.front();
+      mlir::StringAttr device =
+          builder.getStringAttr(spec->transfers.find(expr)->second);
+      Values moved;
+      for (Value leaf : genExpr(x))
+        moved.push_back(mlir::tfl::ToDeviceOp::create(
+            builder, loc(expr->getBegin()), leaf, device));
+      return moved;
+    }
     if (builtin->second == "stop_gradient") {
       const Expr *x = spec->callArgs.find(expr)->second.front();
       return {mlir::tfl::StopGradientOp::create(builder, loc(expr->getBegin()),

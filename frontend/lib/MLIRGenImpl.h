@@ -58,7 +58,7 @@ bool isNumberLiteral(const Expr *e);
 class MLIRGenImpl {
 public:
   MLIRGenImpl(mlir::MLIRContext &ctx, const Program &program)
-      : ctx(ctx), program(program), builder(&ctx) {}
+      : ctx(ctx), program(program), builder(&ctx, &deviceMarker) {}
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
@@ -217,6 +217,8 @@ private:
 
   mlir::MLIRContext &ctx;
   const Program &program;
+  /// Marks the ops of `with device(...)` blocks (nested ones included).
+  mlir::tfl::DeviceMarker deviceMarker;
   mlir::OpBuilder builder;
   mlir::ModuleOp module;
   const Specialization *spec = nullptr;

@@ -392,6 +392,9 @@ StmtPtr AstBuilder::buildCompoundStmt(TFLParser::CompoundStmtContext *ctx) {
   if (auto *w = ctx->whileStmt())
     return std::make_unique<WhileStmt>(range(w), buildExpr(w->expr()),
                                        buildBlock(w->block()));
+  if (auto *w = ctx->withStmt())
+    return std::make_unique<WithStmt>(range(w), buildExpr(w->expr()),
+                                      buildBlock(w->block()));
   if (auto *f = ctx->forStmt()) {
     ExprPtr target = buildExprList(f->exprList(0));
     if (!checkTarget(target.get(), true))

@@ -109,7 +109,9 @@ const llvm::StringSet<> &builtinNames() {
                              "grad",
                              "value_and_grad",
                              "stop_gradient",
-                             "tree_map"};
+                             "tree_map",
+                             "device",
+                             "to_device"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -205,6 +207,8 @@ static void collectStmtAssigned(const Stmt *s, llvm::StringSet<> &out) {
     collectTargetNames(f->target.get(), out);
     collectAssigned(f->body, out);
   } else if (auto *w = dyn_cast<WhileStmt>(s)) {
+    collectAssigned(w->body, out);
+  } else if (auto *w = dyn_cast<WithStmt>(s)) {
     collectAssigned(w->body, out);
   }
 }
@@ -322,6 +326,10 @@ static void collectReadNames(const Block &block, llvm::StringSet<> &out) {
       collectReadNames(cast<ForStmt>(s.get())->iter.get(), out);
       collectReadNames(cast<ForStmt>(s.get())->body, out);
       break;
+    case Stmt::Kind::With:
+      collectReadNames(cast<WithStmt>(s.get())->context.get(), out);
+      collectReadNames(cast<WithStmt>(s.get())->body, out);
+      break;
     case Stmt::Kind::FuncDef:
       collectReadNames(cast<FuncDef>(s.get())->body, out);
       break;
@@ -338,6 +346,9 @@ static bool anyContinue(const Block &block) {
       return true;
     if (auto *i = dyn_cast<IfStmt>(s.get()))
       if (anyContinue(i->body) || anyContinue(i->orelse))
+        return true;
+    if (auto *w = dyn_cast<WithStmt>(s.get()))
+      if (anyContinue(w->body))
         return true;
   }
   return false;
@@ -577,6 +588,30 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   case Stmt::Kind::While: {
     auto *w = cast<WhileStmt>(stmt);
     return analyzeLoop(stmt, w->body, w->cond.get(), "");
+  }
+  case Stmt::Kind::With: {
+    // The body is the enclosing block's, run on the context's device.
+    auto *w = cast<WithStmt>(stmt);
+    auto *call = dyn_cast<CallExpr>(w->context.get());
+    withContext = call;
+    FailureOr<Type> context = analyzeExpr(w->context.get());
+    withContext = nullptr;
+    if (failed(context))
+      return failure();
+    auto builtin = call ? frame->spec->builtinCalls.find(call)
+                        : frame->spec->builtinCalls.end();
+    if (builtin == frame->spec->builtinCalls.end() ||
+        builtin->second != "device") {
+      error(w->context->getBegin())
+          << "a 'with' statement takes device(\"cpu\") or "
+             "device(\"cuda\"), the device its block runs on";
+      return failure();
+    }
+    frame->spec->devices[stmt] = typeOf(call).name;
+    ++frame->controlDepth;
+    LogicalResult body = analyzeBlock(w->body);
+    --frame->controlDepth;
+    return body;
   }
   case Stmt::Kind::FuncDef: {
     auto *def = cast<FuncDef>(stmt);

@@ -708,6 +708,72 @@ FailureOr<Type> SemaImpl::analyzeSetPrecision(const CallExpr *expr) {
   return Type::none();
 }
 
+FailureOr<std::string> SemaImpl::deviceArgument(const Expr *e,
+                                                llvm::StringRef what) {
+  FailureOr<Type> t = analyzeExpr(e);
+  if (failed(t))
+    return failure();
+  // PyTorch's "cpu", "cuda", "cuda:0" and TensorFlow's "/GPU:0",
+  // "/device:CPU:0"; one GPU, the first.
+  if (t->kind == Type::Kind::String) {
+    std::string name = llvm::StringRef(t->name).lower();
+    llvm::StringRef rest(name);
+    rest.consume_front("/");
+    rest.consume_front("device:");
+    rest.consume_back(":0");
+    if (rest == "cpu")
+      return std::string("cpu");
+    if (rest == "cuda" || rest == "gpu")
+      return std::string("cuda");
+  }
+  error(e->getBegin()) << what
+                       << " takes \"cpu\" or \"cuda\" (also \"cuda:0\", "
+                          "\"gpu\", \"/GPU:0\"; one GPU), got "
+                       << (t->kind == Type::Kind::String ? "\"" + t->name + "\""
+                                                         : t->str());
+  return failure();
+}
+
+FailureOr<Type> SemaImpl::analyzePlacement(const CallExpr *expr,
+                                           llvm::StringRef name) {
+  if (name == "device") {
+    if (expr != withContext) {
+      error(expr->getBegin())
+          << "device() is the context of a 'with' statement: "
+             "`with device(\"cpu\"):` runs its block on the CPU";
+      return failure();
+    }
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"name"}, 1);
+    if (failed(args))
+      return failure();
+    FailureOr<std::string> device = deviceArgument((*args)[0], "device()");
+    if (failed(device))
+      return failure();
+    return Type::string(*device);
+  }
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, name, {"x", "device"}, 2);
+  if (failed(args))
+    return failure();
+  FailureOr<Type> x = analyzeExpr((*args)[0]);
+  if (failed(x))
+    return failure();
+  if (!x->hasValues()) {
+    error((*args)[0]->getBegin())
+        << "to_device() moves a tensor or a tuple or record of tensors, got "
+        << x->str();
+    return failure();
+  }
+  FailureOr<std::string> device = deviceArgument((*args)[1], "to_device()");
+  if (failed(device))
+    return failure();
+  if (x->isTensor())
+    coerce((*args)[0], x->dtype);
+  frame->spec->transfers[expr] = *device;
+  return x->strong();
+}
+
 FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
@@ -722,6 +788,8 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     return analyzeGradBuiltin(expr, name);
   if (name == "tree_map")
     return analyzeTreeMap(expr);
+  if (name == "device" || name == "to_device")
+    return analyzePlacement(expr, name);
   if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d")
     return analyzeConv(expr, name);
   if (name == "check_numerics") {

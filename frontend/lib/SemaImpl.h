@@ -188,6 +188,12 @@ private:
   FailureOr<Type> analyzeNN(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeFlag(const CallExpr *expr);
   FailureOr<Type> analyzeSetPrecision(const CallExpr *expr);
+  /// device("cpu") (a `with` statement's context) and to_device(x, "cpu").
+  FailureOr<Type> analyzePlacement(const CallExpr *expr, llvm::StringRef name);
+  /// A device named by a compile-time string, as "cpu" or "cuda".
+  FailureOr<std::string> deviceArgument(const Expr *e, llvm::StringRef what);
+  /// The call a `with` statement is analyzing as its context.
+  const CallExpr *withContext = nullptr;
   FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
                                       llvm::StringRef name);
   std::optional<std::vector<int64_t>> constInts(const Expr *e);

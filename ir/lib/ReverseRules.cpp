@@ -362,4 +362,10 @@ LogicalResult StopGradientOp::reverse(OpBuilder &, ValueRange,
   return success();
 }
 
+LogicalResult ToDeviceOp::reverse(OpBuilder &, ValueRange dResults,
+                                  SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(dResults[0]);
+  return success();
+}
+
 } // namespace mlir::tfl

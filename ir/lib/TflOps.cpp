@@ -74,6 +74,49 @@ template <typename OpTy> static LogicalResult verifyReductionOp(OpTy op) {
   return verifyReduction(op, input, result, op.getAxes(), op.getKeepdims());
 }
 
+StringAttr mlir::tfl::deviceOf(Operation *op, StringAttr fallback) {
+  for (; op; op = op->getParentOp())
+    if (auto device = op->getAttrOfType<StringAttr>(kDeviceAttrName))
+      return device;
+  return fallback;
+}
+
+LogicalResult ToDeviceOp::verify() {
+  if (getDevice() != "cpu" && getDevice() != "cuda")
+    return emitOpError("moves to \"cpu\" or \"cuda\", not \"")
+           << getDevice() << "\"";
+  return success();
+}
+
+StringAttr mlir::tfl::deviceOfValue(Value v) {
+  if (auto copy = v.getDefiningOp<ToDeviceOp>())
+    return copy.getDeviceAttr();
+  Operation *owner = v.getDefiningOp();
+  if (!owner)
+    owner = cast<BlockArgument>(v).getOwner()->getParentOp();
+  auto module = owner->getParentOfType<ModuleOp>();
+  auto target =
+      module ? module->getAttrOfType<StringAttr>("tfl.target") : StringAttr();
+  return deviceOf(owner,
+                  target ? target : StringAttr::get(v.getContext(), "cpu"));
+}
+
+/// A copy to where its value is is the value; a copy of a copy goes
+/// straight from the first one's source.
+LogicalResult ToDeviceOp::canonicalize(ToDeviceOp op,
+                                       PatternRewriter &rewriter) {
+  if (deviceOfValue(op.getInput()) == op.getDeviceAttr()) {
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+  auto inner = op.getInput().getDefiningOp<ToDeviceOp>();
+  if (!inner)
+    return failure();
+  rewriter.modifyOpInPlace(
+      op, [&] { op.getInputMutable().assign(inner.getInput()); });
+  return success();
+}
+
 LogicalResult ReduceSumOp::verify() { return verifyReductionOp(*this); }
 LogicalResult ReduceProdOp::verify() { return verifyReductionOp(*this); }
 LogicalResult ReduceMaxOp::verify() { return verifyReductionOp(*this); }

@@ -62,6 +62,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <map>
 #include <set>
@@ -484,6 +485,13 @@ LogicalResult VjpBuilder::reverseBlock(OpBuilder &b, Block &block,
 LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
                                     ArrayRef<Value> dResults,
                                     DenseMap<Value, Value> &adjoint) {
+  // The pullback runs where the op ran (an op in a `with device` block
+  // names its device; tfl-place-devices copies what crosses).
+  DeviceMarker marker(op.getAttrOfType<StringAttr>(kDeviceAttrName));
+  OpBuilder::Listener *outer = b.getListener();
+  if (marker.device)
+    b.setListener(&marker);
+  llvm::scope_exit restore([&] { b.setListener(outer); });
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return reverseIf(b, ifOp, map, dResults, adjoint);
   if (auto forOp = dyn_cast<scf::ForOp>(op))
@@ -1128,6 +1136,8 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
   if (failed(vjp))
     return failure();
   OpBuilder b(grad);
+  DeviceMarker marker(grad->getAttrOfType<StringAttr>(kDeviceAttrName));
+  b.setListener(&marker);
   auto seedType = cast<RankedTensorType>(type.getResult(0));
   Value seed = ConstantOp::create(
       b, grad.getLoc(),

@@ -397,6 +397,11 @@ int Driver::run(std::optional<EmitKind> emitKind) {
                        mlir::StringAttr::get(&context, precision));
   }
 
+  // Where ops that name no device run, and which devices there are
+  // (tfl-place-devices).
+  if (device == Device::Cuda)
+    (*module)->setAttr("tfl.target", mlir::StringAttr::get(&context, "cuda"));
+
   if (emitKind == EmitKind::Mlir) {
     if (afterStage != "mlirgen" && failed(lower(*module, afterStage)))
       return finish(false);

@@ -402,11 +402,13 @@ struct LogScalarToRuntime : OpConversionPattern<LogScalarOp> {
   }
 };
 
-/// stop_gradient: the identity once gradients are built.
-struct StopGradientToInput : OpConversionPattern<StopGradientOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// stop_gradient: the identity once gradients are built. to_device: the
+/// identity too, the copies being made where host functions are called
+/// from device code (tfl-device-memory).
+template <typename OpTy> struct IdentityToInput : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(StopGradientOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, adaptor.getInput());
     return success();
@@ -586,13 +588,14 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<
-      ReshapeToTensor, TransposeToLinalg, SliceToTensor, ConcatToTensor,
-      AssertToRuntime, CheckNumericsToRuntime, FlagToRuntime,
-      LogScalarToRuntime, NowToRuntime, SeedToRuntime, RandomStateToRuntime,
-      SetRandomStateToRuntime, StopGradientToInput, EmbedSliceToTensor,
-      TapeCallToRuntime<TapeEnterOp>, TapeCallToRuntime<TapeExitOp>,
-      TapeSizeToRuntime, TapeCallToRuntime<TapeRewindOp>, GatherToLinalg>(
+  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
+               ConcatToTensor, AssertToRuntime, CheckNumericsToRuntime,
+               FlagToRuntime, LogScalarToRuntime, NowToRuntime, SeedToRuntime,
+               RandomStateToRuntime, SetRandomStateToRuntime,
+               IdentityToInput<StopGradientOp>, IdentityToInput<ToDeviceOp>,
+               EmbedSliceToTensor, TapeCallToRuntime<TapeEnterOp>,
+               TapeCallToRuntime<TapeExitOp>, TapeSizeToRuntime,
+               TapeCallToRuntime<TapeRewindOp>, GatherToLinalg>(
       patterns.getContext());
 }
 

@@ -261,6 +261,10 @@ void registerTflKernels(KernelRegistry &registry) {
   registry.add(mlir::tfl::StopGradientOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in,
                   SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
+  // Eager mode runs on the CPU, where every device's tensors are.
+  registry.add(mlir::tfl::ToDeviceOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
   registry.add(
       mlir::tfl::Conv2DOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {

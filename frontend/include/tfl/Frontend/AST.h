@@ -267,6 +267,7 @@ public:
     If,
     While,
     For,
+    With,
     FuncDef,
     ClassDef,
   };
@@ -388,6 +389,15 @@ struct ForStmt : StmtBase<Stmt::Kind::For> {
       : StmtBase(r), target(std::move(target)), iter(std::move(iter)),
         body(std::move(body)) {}
   ExprPtr target, iter;
+  Block body;
+};
+
+/// `with device("cpu"):`: the body runs where the context says (its
+/// statements are the enclosing block's for control flow and bindings).
+struct WithStmt : StmtBase<Stmt::Kind::With> {
+  WithStmt(SourceRange r, ExprPtr context, Block body)
+      : StmtBase(r), context(std::move(context)), body(std::move(body)) {}
+  ExprPtr context;
   Block body;
 };
 

@@ -119,6 +119,10 @@ struct Specialization {
   /// holding `break`/`continue`), the variables the guarded rest of the
   /// block rebinds.
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> guards;
+  /// The device of each `with device(...)` block and `to_device` call:
+  /// "cpu" or "cuda".
+  llvm::DenseMap<const ast::Stmt *, std::string> devices;
+  llvm::DenseMap<const ast::CallExpr *, std::string> transfers;
   /// The result type of each augmented assignment (`x += v`).
   llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
   /// Each record construction (`Params(w=..., b=...)`): the field values in

@@ -4,8 +4,10 @@
 #define TFL_IR_TFLOPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "tfl/IR/ReverseBuilder.h"
@@ -55,6 +57,33 @@ bool isHalfFloat(Type elementType);
 /// matmul, convolutions, pooling, scatter_add, tapes, I/O) is rewritten by
 /// `tfl-widen-half` to run on f32 copies, its results rounded back.
 bool runsOnHalfFloats(Operation *op);
+
+/// The attribute naming the device ("cpu" or "cuda") an op runs on, and
+/// with it every op it holds that names no device of its own; a function's
+/// names the device of its body. Ops that none names run on the program's
+/// target (tfl-place-devices).
+inline constexpr llvm::StringLiteral kDeviceAttrName = "tfl.device";
+
+/// The device `op` runs on by the attributes of it, its ancestors and its
+/// function; `fallback` when none names one.
+StringAttr deviceOf(Operation *op, StringAttr fallback);
+
+/// The device value `v` lives on: where the op that made it ran (a
+/// to_device's destination), or for a block argument, where its block's
+/// op or function runs; the module's `tfl.target` ("cpu" when unset) where
+/// nothing names one.
+StringAttr deviceOfValue(Value v);
+
+/// An OpBuilder listener marking every op inserted through it with a
+/// device (nothing while `device` is null).
+struct DeviceMarker : OpBuilder::Listener {
+  explicit DeviceMarker(StringAttr device = {}) : device(device) {}
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    if (device)
+      op->setAttr(kDeviceAttrName, device);
+  }
+  StringAttr device;
+};
 
 } // namespace mlir::tfl
 

@@ -815,6 +815,32 @@ def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Tfl_ToDeviceOp : Tfl_Op<"to_device",
+    [Pure, SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "a copy of a tensor on a device";
+  let description = [{
+    `to_device(x, "cpu")`, and the copies `tfl-place-devices` inserts where
+    a value computed on one device is used on another: the same value, on
+    `device` ("cpu" or "cuda"). Ops run on the device their `tfl.device`
+    attribute names (inherited from the enclosing op or function; the
+    program's target when none does).
+
+    Its pullback hands the cotangent back unchanged: the ops that consume
+    it (the pullbacks of the operand's producer) run on the operand's
+    device, where the placement copies it.
+
+    ```mlir
+    %1 = tfl.to_device %0 to "cpu" : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, StrAttr:$device);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input `to` $device attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution and pooling
 //===----------------------------------------------------------------------===//

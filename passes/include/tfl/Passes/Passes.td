@@ -23,6 +23,56 @@ def TflAutodiff : Pass<"tfl-autodiff", "mlir::ModuleOp"> {
                            "mlir::tfl::TflDialect"];
 }
 
+def TflPlaceDevices : Pass<"tfl-place-devices", "mlir::ModuleOp"> {
+  let summary = "Decide the device of each op and copy values between devices";
+  let description = [{
+    An op runs on the device its `tfl.device` attribute names ("cpu" or
+    "cuda"; `with device(...)` blocks mark their ops), else on that of the
+    nearest enclosing op or function that names one, else on the program's
+    target: the `target` option or, when it is empty, the module's
+    `tfl.target` attribute (`tflc --device`), "cpu" when neither is set.
+    A value lives where the op that made it ran (a `tfl.to_device`'s result
+    on its `device`, a block argument where its block's op or function
+    runs), as TensorFlow's placement of `tf.device` scopes.
+
+    On the "cpu" target every op runs on the CPU (soft placement: a program
+    that asks for a GPU also runs where there is none): the attributes and
+    copies go. On "cuda":
+
+    1. A call runs its callee on the call's device: a function called on
+       another device than its own is cloned for it (`@f_on_cpu`, marked
+       `tfl.device`), once per device.
+    2. Devices become explicit: an op not on the target names its device,
+       an op on the target only where an enclosing op names another, so
+       inlining keeps them.
+    3. A tensor operand made on another device than its user's is copied
+       there by a `tfl.to_device` right after it is made, once per value
+       and device; the copies name no device of their own. Constants are
+       not copied: each device has its own (the canonicalizer merges and
+       hoists constants whatever their devices).
+    4. A `tfl.to_device` to where its value already is goes.
+
+    It runs after autodiff: a pullback runs on the device of the op it
+    reverses, and a `tfl.to_device`'s pullback passes the cotangent on, so
+    gradients flow back through the copies this pass makes.
+
+    ```mlir
+    %0 = tfl.exp %x : tensor<4xf32>                    // on the target
+    %1 = tfl.mul %0, %0 {tfl.device = "cpu"} : ...
+    // becomes
+    %0 = tfl.exp %x : tensor<4xf32>
+    %c = tfl.to_device %0 to "cpu" : tensor<4xf32>
+    %1 = tfl.mul %c, %c {tfl.device = "cpu"} : ...
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "cpu or cuda (empty: the module's tfl.target attribute)">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::tfl::TflDialect"];
+}
+
 def TflAutocast : Pass<"tfl-autocast", "mlir::ModuleOp"> {
   let summary = "Run matmuls and convolutions in bf16 or f16 (mixed precision)";
   let description = [{
