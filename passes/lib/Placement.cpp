@@ -48,16 +48,10 @@ public:
     specializeCallees();
     makeDevicesExplicit();
     insertCopies();
-    dropNeedlessCopies();
     warnOfHostWork();
   }
 
 private:
-  StringAttr deviceOfFunction(func::FuncOp fn) {
-    auto device = fn->getAttrOfType<StringAttr>(kDeviceAttrName);
-    return device ? device : target;
-  }
-
   /// Step 1: a function called on another device than its own is cloned
   /// for that device (once per device), so a call inside a `with` block
   /// runs its callee's whole body there.
@@ -66,13 +60,12 @@ private:
     std::map<std::pair<Operation *, StringRef>, func::FuncOp> clones;
     while (!worklist.empty()) {
       func::FuncOp fn = worklist.pop_back_val();
-      StringAttr home = deviceOfFunction(fn);
       fn.walk([&](func::CallOp call) {
         auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
         if (!callee || callee.isExternal())
           return;
-        StringAttr device = deviceOf(call, home);
-        if (device == deviceOfFunction(callee))
+        StringAttr device = deviceOf(call, target);
+        if (device == deviceOf(callee, target))
           return;
         func::FuncOp &clone = clones[{callee, device.getValue()}];
         if (!clone) {
@@ -94,7 +87,6 @@ private:
   /// none: they run between devices.
   void makeDevicesExplicit() {
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      StringAttr home = deviceOfFunction(fn);
       fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (op == fn)
           return;
@@ -102,8 +94,8 @@ private:
           op->removeAttr(kDeviceAttrName);
           return;
         }
-        StringAttr device = deviceOf(op, home);
-        StringAttr inherited = deviceOf(op->getParentOp(), home);
+        StringAttr device = deviceOf(op, target);
+        StringAttr inherited = deviceOf(op->getParentOp(), target);
         if (device != target || inherited != target)
           op->setAttr(kDeviceAttrName, device);
         else
@@ -117,11 +109,10 @@ private:
   void insertCopies() {
     DenseMap<std::pair<Value, Attribute>, Value> copies;
     for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
-      StringAttr home = deviceOfFunction(fn);
       fn.walk([&](Operation *op) {
         if (isa<ToDeviceOp>(op))
           return;
-        StringAttr device = deviceOf(op, home);
+        StringAttr device = deviceOf(op, target);
         for (OpOperand &use : op->getOpOperands()) {
           Value v = use.get();
           // Constants are had on every device (the canonicalizer merges
@@ -143,20 +134,6 @@ private:
           use.set(copy);
         }
       });
-    }
-  }
-
-  /// Step 4: a copy to where its value already is (a `to_device` the
-  /// program asked for) is the value itself.
-  void dropNeedlessCopies() {
-    SmallVector<ToDeviceOp> needless;
-    module.walk([&](ToDeviceOp copy) {
-      if (deviceOfValue(copy.getInput()) == copy.getDeviceAttr())
-        needless.push_back(copy);
-    });
-    for (ToDeviceOp copy : needless) {
-      copy.replaceAllUsesWith(copy.getInput());
-      copy.erase();
     }
   }
 

@@ -9,14 +9,18 @@
 
 // Tests the copies into and out of a CPU op on the GPU target, one copy per
 // value and device however many users, and that a copy the program asked
-// for to where its value already is goes.
+// for to where its value already is goes (canonicalization).
 // CHECK-LABEL: func.func @crossing(
 // CHECK-NEXT: %[[C:.*]] = tfl.to_device %arg0 to "cpu" : tensor<4xf32>
 // CHECK-NEXT: %[[E:.*]] = tfl.exp %arg0 : tensor<4xf32>
 // CHECK-NEXT: %[[M:.*]] = tfl.mul %[[C]], %[[C]] {tfl.device = "cpu"}
 // CHECK-NEXT: %[[B:.*]] = tfl.to_device %[[M]] to "cuda" : tensor<4xf32>
-// CHECK-NEXT: %[[A:.*]] = tfl.add %[[B]], %[[E]] : tensor<4xf32>
-// CHECK-NEXT: return %[[A]]
+// CHECK: tfl.add %[[B]]
+// CANON-LABEL: func.func @crossing(
+// CANON: %[[E:.*]] = tfl.exp %arg0 : tensor<4xf32>
+// CANON: %[[B:.*]] = tfl.to_device {{.*}} to "cuda" : tensor<4xf32>
+// CANON-NEXT: %[[A:.*]] = tfl.add %[[B]], %[[E]] : tensor<4xf32>
+// CANON-NEXT: return %[[A]]
 // CPU-LABEL: func.func @crossing(
 // CPU-NOT: tfl.to_device
 // CPU-NOT: tfl.device

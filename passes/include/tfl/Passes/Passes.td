@@ -50,7 +50,10 @@ def TflPlaceDevices : Pass<"tfl-place-devices", "mlir::ModuleOp"> {
        and device; the copies name no device of their own. Constants are
        not copied: each device has its own (the canonicalizer merges and
        hoists constants whatever their devices).
-    4. A `tfl.to_device` to where its value already is goes.
+
+    A `tfl.to_device` to where its value already is (one the program asked
+    for) is left to `tfl.to_device`'s canonicalization, which the simplify
+    stage runs next.
 
     It runs after autodiff: a pullback runs on the device of the op it
     reverses, and a `tfl.to_device`'s pullback passes the cotangent on, so
