@@ -4,6 +4,8 @@
 
 #include "antlr4-runtime.h"
 
+#include <cstdio>
+
 namespace tfl {
 
 std::unique_ptr<antlr4::Token>
@@ -27,6 +29,12 @@ void IndentingTokenSource::handleIndentation(const std::string &indentText,
             "tab in indentation: indent with spaces (TFL rejects tabs)");
   size_t width = indent.size();
   if (width > indents.back()) {
+    if (indents.size() > kMaxIndentDepth) {
+      fatal(line, tokenCol + 1,
+            "too many levels of indentation (at most " +
+                std::to_string(kMaxIndentDepth) + ")");
+      return;
+    }
     indents.push_back(width);
     pending.push_back(makeToken(TFLParser::INDENT, "<INDENT>", line, tokenCol));
     return;
@@ -40,6 +48,43 @@ void IndentingTokenSource::handleIndentation(const std::string &indentText,
             "unindent does not match any outer indentation level");
 }
 
+void IndentingTokenSource::fatal(size_t line, size_t col,
+                                 const std::string &message) {
+  onError(line, col, message);
+  pending.clear();
+  indents.assign(1, 0);
+  lineHasTokens = false;
+  atEof = true;
+}
+
+/// The message for a character the lexer has no token for (`text` is its
+/// UTF-8): control and other invisible characters by code point, as CPython
+/// names them.
+static std::string invalidCharacterMessage(const std::string &text) {
+  if (text == "\"" || text == "'")
+    return "unterminated string literal";
+  uint32_t cp = 0;
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  if (text.size() == 1)
+    cp = byte(0);
+  else if (text.size() == 2)
+    cp = (byte(0) & 0x1f) << 6 | (byte(1) & 0x3f);
+  else if (text.size() == 3)
+    cp = (byte(0) & 0x0f) << 12 | (byte(1) & 0x3f) << 6 | (byte(2) & 0x3f);
+  else if (text.size() == 4)
+    cp = (byte(0) & 0x07) << 18 | (byte(1) & 0x3f) << 12 |
+         (byte(2) & 0x3f) << 6 | (byte(3) & 0x3f);
+  bool printable = cp > 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0xa0) &&
+                   !(cp >= 0x200b && cp <= 0x200f) && cp != 0x2028 &&
+                   cp != 0x2029 && cp != 0xfeff;
+  char code[16];
+  std::snprintf(code, sizeof(code), "U+%04X", cp);
+  if (!printable)
+    return std::string("invalid non-printable character ") + code +
+           " in program";
+  return "invalid character '" + text + "' (" + code + ") in program";
+}
+
 std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
   while (pending.empty()) {
     if (atEof)
@@ -49,7 +94,7 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
     size_t type = tok->getType();
 
     if (type == TFLLexer::NEWLINE) {
-      if (bracketDepth > 0)
+      if (!brackets.empty())
         continue; // implicit line joining
       sawNewline = true;
       lastNewlineText = tok->getText();
@@ -57,6 +102,12 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
       continue;
     }
 
+    if (type == antlr4::Token::EOF && !brackets.empty()) {
+      const OpenBracket &open = brackets.back();
+      fatal(open.line, open.col,
+            std::string("'") + open.c + "' was never closed");
+      continue;
+    }
     if (type == antlr4::Token::EOF) {
       atEof = true;
       if (lineHasTokens)
@@ -73,11 +124,8 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
     }
 
     if (type == TFLLexer::ERROR_CHAR) {
-      std::string text = tok->getText();
-      std::string msg = (text == "\"" || text == "'")
-                            ? "unterminated string literal"
-                            : "invalid character '" + text + "' in program";
-      onError(tok->getLine(), tok->getCharPositionInLine() + 1, msg);
+      onError(tok->getLine(), tok->getCharPositionInLine() + 1,
+              invalidCharacterMessage(tok->getText()));
       continue;
     }
 
@@ -89,6 +137,8 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
       handleIndentation(lastNewlineText, lastNewlineLine,
                         tok->getCharPositionInLine());
       sawNewline = false;
+      if (atEof)
+        continue;
     } else if (!sawAnyToken && tok->getCharPositionInLine() > 0) {
       onError(tok->getLine(), tok->getCharPositionInLine() + 1,
               "unexpected indent");
@@ -99,10 +149,32 @@ std::unique_ptr<antlr4::Token> IndentingTokenSource::nextToken() {
     lastTokenEndCol = tok->getCharPositionInLine() + tok->getText().size();
 
     const std::string &text = tok->getText();
-    if (text == "(" || text == "[" || text == "{")
-      ++bracketDepth;
-    else if ((text == ")" || text == "]" || text == "}") && bracketDepth > 0)
-      --bracketDepth;
+    size_t line = tok->getLine(), col = tok->getCharPositionInLine() + 1;
+    if (text == "(" || text == "[" || text == "{") {
+      if (brackets.size() == kMaxBracketDepth) {
+        fatal(line, col,
+              "too many nested parentheses (brackets nest at most " +
+                  std::to_string(kMaxBracketDepth) + " deep)");
+        continue;
+      }
+      brackets.push_back({text[0], line, col});
+    } else if (text == ")" || text == "]" || text == "}") {
+      if (brackets.empty()) {
+        fatal(line, col, "unmatched '" + text + "'");
+        continue;
+      }
+      char open = brackets.back().c;
+      if ((open == '(') != (text == ")") || (open == '[') != (text == "]")) {
+        fatal(line, col,
+              "closing parenthesis '" + text +
+                  "' does not match opening parenthesis '" + open + "'" +
+                  (brackets.back().line == line
+                       ? std::string()
+                       : " on line " + std::to_string(brackets.back().line)));
+        continue;
+      }
+      brackets.pop_back();
+    }
     pending.push_back(std::move(tok));
   }
   std::unique_ptr<antlr4::Token> tok = std::move(pending.front());

@@ -7,6 +7,9 @@
 //   - a deeper indentation emits INDENT, a shallower one DEDENTs back to an
 //     enclosing level (an unknown level is an error);
 //   - a tab in indentation is an error (LANGUAGE.md section 2);
+//   - as in CPython, brackets nest at most kMaxBracketDepth deep and blocks
+//     at most kMaxIndentDepth: past either the input ends with an error (the
+//     parser is recursive descent, and no real program nests that deep);
 //   - at the end of input, NEWLINE and the DEDENTs that close every block.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +29,10 @@ class IndentingTokenSource : public antlr4::TokenSource {
 public:
   /// `onError(line, col, message)` is told of lexical errors (1-based).
   using ErrorFn = std::function<void(size_t, size_t, const std::string &)>;
+
+  /// CPython's limits (MAXLEVEL and MAXINDENT in its tokenizer).
+  static constexpr int kMaxBracketDepth = 200;
+  static constexpr size_t kMaxIndentDepth = 100;
 
   IndentingTokenSource(TFLLexer &lexer, ErrorFn onError)
       : lexer(lexer), onError(std::move(onError)) {}
@@ -51,12 +58,20 @@ private:
   /// line whose indentation is `indentText`, which starts at `line`.
   void handleIndentation(const std::string &indentText, size_t line,
                          size_t tokenCol);
+  /// Reports an error after which nothing more is read: the next token is
+  /// EOF.
+  void fatal(size_t line, size_t col, const std::string &message);
 
   TFLLexer &lexer;
   ErrorFn onError;
   std::deque<std::unique_ptr<antlr4::Token>> pending;
   std::vector<size_t> indents{0};
-  int bracketDepth = 0;
+  /// The brackets open here: their character, line and column (1-based).
+  struct OpenBracket {
+    char c;
+    size_t line, col;
+  };
+  std::vector<OpenBracket> brackets;
   bool lineHasTokens = false;
   bool sawAnyToken = false;
   bool atEof = false;

@@ -146,8 +146,8 @@ private:
                       << buffer.getError().message();
       return nullptr;
     }
-    unsigned id =
-        sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    unsigned id = sourceMgr.AddNewSourceBuffer(
+        normalizeSource(std::move(*buffer)), llvm::SMLoc());
     std::unique_ptr<Module> module = parseModule(sourceMgr, id, ctx);
     if (!module)
       return nullptr;

@@ -17,7 +17,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/thread.h"
+
 #include <cmath>
+#include <limits>
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -105,7 +109,15 @@ public:
   std::unique_ptr<Module> buildFile(TFLParser::FileContext *file);
   ExprPtr buildExpr(TFLParser::ExprContext *ctx);
 
+  /// How deep expressions may nest (operators, calls, subscripts inside one
+  /// another: a chain `a + b + ...` of N terms is N - 1 deep). Every later
+  /// stage walks expressions recursively; tflc gives them a stack that holds
+  /// this depth with room to spare (tfl::runWithLargeStack).
+  static constexpr unsigned kMaxExprDepth = 5000;
+
 private:
+  ExprPtr buildExprNode(TFLParser::ExprContext *ctx);
+
   Position pos(antlr4::Token *tok) const {
     size_t line = tok->getLine(), col = tok->getCharPositionInLine();
     if (line == 1)
@@ -138,6 +150,8 @@ private:
   ExprPtr buildBinary(TFLParser::ExprContext *ctx, antlr4::Token *op,
                       TFLParser::ExprContext *lhs, TFLParser::ExprContext *rhs);
   bool checkTarget(const Expr *target, bool allowTuple);
+
+  unsigned exprDepth = 0;
 
   ErrorSink &sink;
   mlir::MLIRContext *ctx;
@@ -441,6 +455,22 @@ ExprPtr AstBuilder::buildBinary(TFLParser::ExprContext *ctx, antlr4::Token *op,
 }
 
 ExprPtr AstBuilder::buildExpr(TFLParser::ExprContext *ctx) {
+  if (exprDepth == kMaxExprDepth) {
+    // Reported once; a placeholder keeps the tree whole until it is dropped.
+    error(range(ctx).begin,
+          "expression is too deeply nested (more than " +
+              std::to_string(kMaxExprDepth) +
+              " operators, calls or subscripts inside one another): split "
+              "it into several statements");
+    return std::make_unique<NoneExpr>(range(ctx));
+  }
+  ++exprDepth;
+  ExprPtr e = buildExprNode(ctx);
+  --exprDepth;
+  return e;
+}
+
+ExprPtr AstBuilder::buildExprNode(TFLParser::ExprContext *ctx) {
   SourceRange r = range(ctx);
   if (auto *e = dynamic_cast<TFLParser::AtomExprContext *>(ctx))
     return buildAtom(e->atom());
@@ -488,10 +518,23 @@ ExprPtr AstBuilder::buildExpr(TFLParser::ExprContext *ctx) {
         r, BinaryOp::Pow, buildExpr(e->expr(0)), buildExpr(e->expr(1)),
         pos(static_cast<antlr4::tree::TerminalNode *>(e->children[1])
                 ->getSymbol()));
-  if (auto *e = dynamic_cast<TFLParser::UnaryExprContext *>(ctx))
+  if (auto *e = dynamic_cast<TFLParser::UnaryExprContext *>(ctx)) {
+    // -9223372036854775808 is i64's least value, though its digits alone do
+    // not fit.
+    auto *atom = dynamic_cast<TFLParser::AtomExprContext *>(e->expr());
+    auto *lit = atom ? dynamic_cast<TFLParser::IntAtomContext *>(atom->atom())
+                     : nullptr;
+    if (lit && e->op->getText() == "-") {
+      std::string text = lit->INT()->getText();
+      text.erase(std::remove(text.begin(), text.end(), '_'), text.end());
+      if (text == "9223372036854775808")
+        return std::make_unique<IntExpr>(r,
+                                         std::numeric_limits<int64_t>::min());
+    }
     return std::make_unique<UnaryExpr>(
         r, e->op->getText() == "-" ? UnaryOp::Minus : UnaryOp::Plus,
         buildExpr(e->expr()));
+  }
   if (auto *e = dynamic_cast<TFLParser::MulExprContext *>(ctx))
     return buildBinary(ctx, e->op, e->expr(0), e->expr(1));
   if (auto *e = dynamic_cast<TFLParser::AddExprContext *>(ctx))
@@ -576,7 +619,14 @@ ExprPtr AstBuilder::buildAtom(TFLParser::AtomContext *ctx) {
   if (auto *a = dynamic_cast<TFLParser::FloatAtomContext *>(ctx)) {
     std::string text = a->FLOAT()->getText();
     text.erase(std::remove(text.begin(), text.end(), '_'), text.end());
-    return std::make_unique<FloatExpr>(r, std::strtod(text.c_str(), nullptr));
+    double value = std::strtod(text.c_str(), nullptr);
+    if (std::isinf(value)) {
+      error(r.begin, "float literal " + text +
+                         " is out of range: it exceeds f64's largest value "
+                         "(1.7976931348623157e+308)");
+      return nullptr;
+    }
+    return std::make_unique<FloatExpr>(r, value);
   }
   if (auto *a = dynamic_cast<TFLParser::StringAtomContext *>(ctx)) {
     std::string value;
@@ -701,7 +751,62 @@ ExprPtr AstBuilder::buildFString(antlr4::Token *tok) {
   return std::make_unique<FStringExpr>(r, std::move(parts));
 }
 
+/// Reports the first byte of `text` that is not UTF-8 (the lexer reads
+/// UTF-8 only), at its line and column in characters; true if all is.
+bool checkUtf8(ErrorSink &sink, llvm::StringRef text) {
+  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  const auto *end = begin + text.size();
+  size_t line = 1, col = 1;
+  for (const llvm::UTF8 *p = begin; p < end;) {
+    if (*p < 0x80) {
+      if (*p == '\n' || (*p == '\r' && (p + 1 == end || p[1] != '\n'))) {
+        ++line;
+        col = 0;
+      }
+      ++p;
+      ++col;
+      continue;
+    }
+    unsigned n = llvm::getNumBytesForUTF8(*p);
+    if (n > static_cast<size_t>(end - p) ||
+        !llvm::isLegalUTF8Sequence(p, end)) {
+      sink.report(line, col,
+                  "invalid UTF-8 (byte 0x" + llvm::utohexstr(*p, true, 2) +
+                      "): a .tfl file must be UTF-8 text");
+      return false;
+    }
+    p += n;
+    ++col;
+  }
+  return true;
+}
+
 } // namespace
+
+int tfl::runWithLargeStack(llvm::function_ref<int()> fn) {
+  int result = 0;
+  llvm::thread worker(std::optional<unsigned>(1u << 30),
+                      [&] { result = fn(); });
+  worker.join();
+  return result;
+}
+
+std::unique_ptr<llvm::MemoryBuffer>
+tfl::normalizeSource(std::unique_ptr<llvm::MemoryBuffer> buffer) {
+  llvm::StringRef text = buffer->getBuffer();
+  bool bom = text.starts_with("\xEF\xBB\xBF");
+  bool loneCr = false;
+  for (size_t i = 0; i < text.size() && !loneCr; ++i)
+    loneCr = text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n');
+  if (!bom && !loneCr)
+    return buffer;
+  std::string out = text.drop_front(bom ? 3 : 0).str();
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i] == '\r' && (i + 1 == out.size() || out[i + 1] != '\n'))
+      out[i] = '\n';
+  return llvm::MemoryBuffer::getMemBufferCopy(out,
+                                              buffer->getBufferIdentifier());
+}
 
 std::unique_ptr<Module> tfl::parseModule(llvm::SourceMgr &sourceMgr,
                                          unsigned bufferId,
@@ -709,6 +814,8 @@ std::unique_ptr<Module> tfl::parseModule(llvm::SourceMgr &sourceMgr,
   const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(bufferId);
   std::string fileName = buffer->getBufferIdentifier().str();
   ErrorSink sink(context, fileName);
+  if (!checkUtf8(sink, buffer->getBuffer()))
+    return nullptr;
 
   antlr4::ANTLRInputStream input(buffer->getBuffer().str());
   TFLLexer lexer(&input);

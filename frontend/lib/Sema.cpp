@@ -390,7 +390,7 @@ std::unique_ptr<Program> SemaImpl::run() {
 LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
   for (size_t i = from; i < block.size(); ++i) {
     const Stmt *stmt = block[i].get();
-    if (failed(analyzeStmt(stmt)))
+    if (failed(analyzeStmt(stmt)) || literalOutOfRange)
       return failure();
     bool exits =
         (frame->loopDepth > 0 && mayExitLoop(stmt)) ||

@@ -1,5 +1,4 @@
-//===- SemaExpr.cpp - Types of expressions
-//----------------------------------===//
+//===- SemaExpr.cpp - Types of expressions --------------------------------===//
 //
 // Names, literals, operators with promotion and broadcasting, comparisons,
 // subscripts (their read plans), f-strings and print(...).
@@ -14,6 +13,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Regex.h"
+
+#include <cmath>
+#include <cstdio>
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -275,9 +277,69 @@ FailureOr<Type> SemaImpl::analyzeList(const ListExpr *expr) {
   return Type::tensor(dtype, shape);
 }
 
+/// The value of a number literal, negated or not (`-3`, `2.5`).
+static std::optional<double> literalValue(const Expr *e) {
+  double sign = 1;
+  if (auto *u = dyn_cast<UnaryExpr>(e)) {
+    sign = u->op == UnaryOp::Minus ? -1 : 1;
+    e = u->operand.get();
+  }
+  if (auto *i = dyn_cast<IntExpr>(e))
+    return sign * static_cast<double>(i->value);
+  if (auto *f = dyn_cast<FloatExpr>(e))
+    return sign * f->value;
+  return std::nullopt;
+}
+
+bool SemaImpl::checkLiteralFits(const Expr *expr, DType dtype) {
+  std::optional<double> value = literalValue(expr);
+  if (!value || dtype == DType::F64 || dtype == DType::I64 ||
+      dtype == DType::Bool)
+    return true;
+  // A literal meeting a narrower tensor must fit its dtype: NumPy 2 and JAX
+  // refuse such integers, PyTorch's fill refuses such floats; a silent
+  // wrap or inf would be a bug in the program.
+  double lo, hi;
+  switch (dtype) {
+  case DType::I32:
+    lo = -2147483648.0, hi = 2147483647.0;
+    break;
+  case DType::U8:
+    lo = 0, hi = 255;
+    break;
+  case DType::F16:
+    lo = -65504.0, hi = 65504.0;
+    break;
+  case DType::BF16:
+    lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
+    break;
+  default: // F32
+    lo = -3.4028234663852886e38, hi = 3.4028234663852886e38;
+    break;
+  }
+  if (*value >= lo && *value <= hi)
+    return true;
+  auto show = [](double v) {
+    char buf[32];
+    if (std::abs(v) < 1e15 && v == std::trunc(v))
+      std::snprintf(buf, sizeof(buf), "%.0f", v);
+    else
+      std::snprintf(buf, sizeof(buf), "%.8g", v);
+    return std::string(buf);
+  };
+  error(expr->getBegin()) << "literal " << show(*value) << " does not fit in "
+                          << dtypeName(dtype)
+                          << ", the dtype of the tensor it meets (its range is "
+                          << show(lo) << " to " << show(hi) << ")";
+  literalOutOfRange = true;
+  return false;
+}
+
 void SemaImpl::coerce(const Expr *expr, DType dtype) {
   Type &t = typeOf(expr);
   if (!t.isTensor() || !t.weak)
+    return;
+  if (literalOutOfRange || !checkLiteralFits(expr, dtype))
     return;
   // A module constant read here is emitted in the dtype this use needs.
   auto constant = frame->spec->constantUses.find(expr);
@@ -285,9 +347,16 @@ void SemaImpl::coerce(const Expr *expr, DType dtype) {
     coerce(constant->second, dtype);
   t.dtype = dtype;
   t.weak = false;
-  if (auto *u = dyn_cast<UnaryExpr>(expr))
-    coerce(u->operand.get(), dtype);
-  else if (auto *b = dyn_cast<BinaryExpr>(expr)) {
+  if (auto *u = dyn_cast<UnaryExpr>(expr)) {
+    if (literalValue(expr)) {
+      // The literal as a whole fits; its digits alone need not.
+      Type &operand = typeOf(u->operand.get());
+      operand.dtype = dtype;
+      operand.weak = false;
+    } else {
+      coerce(u->operand.get(), dtype);
+    }
+  } else if (auto *b = dyn_cast<BinaryExpr>(expr)) {
     if (b->op == BinaryOp::Div && isFloat(dtype)) {
       coerce(b->lhs.get(), dtype);
       coerce(b->rhs.get(), dtype);

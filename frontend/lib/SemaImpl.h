@@ -126,6 +126,12 @@ private:
         mlir::FileLineColLoc::get(ctx, file->fileName, p.line, p.col));
   }
 
+  /// Whether number literal `expr` (`3`, `-2.5`) fits `dtype`, whose tensor
+  /// it meets; reports it if not. Other expressions fit.
+  bool checkLiteralFits(const Expr *expr, DType dtype);
+  /// Set once a literal was found not to fit: the statement fails.
+  bool literalOutOfRange = false;
+
   /// Analyzes `block` from statement `from` on.
   LogicalResult analyzeBlock(const Block &block, size_t from = 0);
   /// Builds the scope of every file: its definitions, constants and

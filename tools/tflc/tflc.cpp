@@ -337,7 +337,8 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     llvm::errs() << "error: " << error << "\n";
     return 1;
   }
-  unsigned bufferId = sourceMgr.AddNewSourceBuffer(std::move(buffer), {});
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(tfl::normalizeSource(std::move(buffer)), {});
   if (command == Command::CheckGrad) {
     // The program's definitions and a checking driver, as one new buffer
     // named like the file (its lines keep their numbers).
@@ -547,5 +548,9 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: tflc build needs -o <executable>\n";
     return 2;
   }
-  return Driver(*command, args.front(), std::move(programArgs)).run(emitKind);
+  // Every stage walks the program recursively: give them room to do so for
+  // the deepest program the parser accepts.
+  return tfl::runWithLargeStack([&] {
+    return Driver(*command, args.front(), std::move(programArgs)).run(emitKind);
+  });
 }

@@ -16,6 +16,17 @@
 
 namespace tfl {
 
+/// The text of a `.tfl` file as the lexer and the diagnostics read it: a
+/// leading UTF-8 byte order mark dropped and old Mac line endings (a lone
+/// CR) turned into LF, so that line numbers agree everywhere. CRLF stays.
+std::unique_ptr<llvm::MemoryBuffer>
+normalizeSource(std::unique_ptr<llvm::MemoryBuffer> buffer);
+
+/// Runs `fn` on a thread whose stack holds the deepest program the parser
+/// accepts through every stage (1 GiB of address space, touched only as
+/// deep as it is used); returns what `fn` returns.
+int runWithLargeStack(llvm::function_ref<int()> fn);
+
 /// Parses buffer `bufferId` of `sourceMgr`. Returns null after reporting an
 /// error.
 std::unique_ptr<ast::Module> parseModule(llvm::SourceMgr &sourceMgr,
