@@ -165,7 +165,11 @@ LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
                                  TFL_RUNTIME_MAIN_LIB};
   llvm::append_range(args, targetLibraries);
   args.append({TFL_RUNTIME_LIB, TFL_OPENBLAS_LIB, TFL_OPENBLAS_RPATH,
-               TFL_DNNL_LIB, TFL_OPENMP_FLAGS, "-lz", "-lm"});
+               TFL_DNNL_LIB, TFL_GOMP_LIB, "-lpthread", "-lz", "-lm"});
+  // A sanitizer build's libtflrt needs the sanitizers' runtimes.
+  SmallVector<StringRef> sanitize;
+  StringRef(TFL_SANITIZE_LINK_FLAGS).split(sanitize, ' ', -1, false);
+  llvm::append_range(args, sanitize);
   int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
                                      &errorMessage);
   if (rc != 0 && errorMessage.empty())

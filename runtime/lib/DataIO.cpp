@@ -357,8 +357,18 @@ void readCheckpointTensor(const std::string &path, const std::string &name,
   uint64_t size = 0;
   for (int i = 0; i < 8; ++i)
     size |= uint64_t(prefix[i]) << (8 * i);
-  if (size > (uint64_t(1) << 30))
-    fail(path, "not a safetensors checkpoint (bad header size)");
+  // The header is read whole only when the file holds it and it is within
+  // the format's limit (100 MB, as the safetensors library's).
+  in.seekg(0, std::ios::end);
+  uint64_t fileSize = static_cast<uint64_t>(in.tellg());
+  if (size > 100'000'000)
+    fail(path, "not a safetensors checkpoint (its header claims " +
+                   std::to_string(size) + " bytes, over the format's 100 MB)");
+  if (size > fileSize - 8)
+    fail(path, "not a safetensors checkpoint (its header claims " +
+                   std::to_string(size) + " bytes, but the file has " +
+                   std::to_string(fileSize - 8) + " after the size)");
+  in.seekg(8);
   std::string text(size, '\0');
   if (!in.read(text.data(), static_cast<std::streamsize>(size)))
     fail(path, "not a safetensors checkpoint (truncated header)");
@@ -368,16 +378,29 @@ void readCheckpointTensor(const std::string &path, const std::string &name,
   if (!header.contains(name))
     fail(path, "has no tensor '" + name + "'");
   const nlohmann::json &t = header[name];
-  std::string dtype = t.value("dtype", "");
-  Shape shape = t.value("shape", Shape{});
+  std::string dtype;
+  Shape shape;
+  std::vector<uint64_t> offsets;
+  try {
+    dtype = t.value("dtype", "");
+    shape = t.value("shape", Shape{});
+    offsets = t.value("data_offsets", std::vector<uint64_t>{});
+  } catch (const nlohmann::json::exception &) {
+    fail(path, "not a safetensors checkpoint (tensor '" + name +
+                   "' has a malformed entry in the header)");
+  }
   if (dtype != safetensorsDType(out.dtype) || shape != out.shape)
     fail(path, "tensor '" + name + "' is " + dtype + shapeToString(shape) +
                    ", but the program expects " + expectedText(out));
-  std::vector<uint64_t> offsets =
-      t.value("data_offsets", std::vector<uint64_t>{});
   size_t bytes = numElements(out.shape) * dtypeSize(out.dtype);
-  if (offsets.size() != 2 || offsets[1] - offsets[0] != bytes)
+  uint64_t dataSize = fileSize - 8 - size;
+  if (offsets.size() != 2 || offsets[0] > offsets[1] ||
+      offsets[1] - offsets[0] != bytes)
     fail(path, "tensor '" + name + "' has bad data offsets");
+  if (offsets[1] > dataSize)
+    fail(path, "is truncated (tensor '" + name + "' ends at byte " +
+                   std::to_string(offsets[1]) + " of the data, which has " +
+                   std::to_string(dataSize) + ")");
   in.seekg(static_cast<std::streamoff>(8 + size + offsets[0]));
   if (!in.read(static_cast<char *>(const_cast<void *>(out.data)),
                static_cast<std::streamsize>(bytes)))

@@ -3,15 +3,43 @@
 // tflrt_parallel_for runs the outlined body of a compiled parallel loop on
 // OpenMP's threads: the pool oneDNN's convolutions already keep warm, so a
 // loop between two convolutions starts without waking threads, and the
-// process never has two pools competing for the cores.
+// process never has two pools competing for the cores. It calls libgomp's
+// entry points itself (what GCC makes of `#pragma omp parallel`), so that
+// any compiler builds it onto that pool.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/CApi.h"
 
-#include <omp.h>
-
 #include <algorithm>
+
+// libgomp's ABI (GCC's omp.h and its GOMP_parallel entry point).
+extern "C" {
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned numThreads,
+                   unsigned flags);
+int omp_get_max_threads(void);
+int omp_in_parallel(void);
+int omp_get_num_threads(void);
+int omp_get_thread_num(void);
+}
+
+namespace {
+struct Loop {
+  void (*body)(void *, int64_t, int64_t);
+  void *ctx;
+  int64_t lb, ub, step, trips;
+};
+
+/// One thread's share of the loop's trips.
+void runShare(void *data) {
+  const Loop &loop = *static_cast<const Loop *>(data);
+  int64_t n = omp_get_num_threads(), t = omp_get_thread_num();
+  int64_t first = loop.trips * t / n, last = loop.trips * (t + 1) / n;
+  if (first < last)
+    loop.body(loop.ctx, loop.lb + first * loop.step,
+              std::min(loop.ub, loop.lb + last * loop.step));
+}
+} // namespace
 
 extern "C" void tflrt_parallel_for(void (*body)(void *, int64_t, int64_t),
                                    void *ctx, int64_t lb, int64_t ub,
@@ -24,11 +52,6 @@ extern "C" void tflrt_parallel_for(void (*body)(void *, int64_t, int64_t),
     body(ctx, lb, ub);
     return;
   }
-#pragma omp parallel num_threads(static_cast<int>(threads))
-  {
-    int64_t n = omp_get_num_threads(), t = omp_get_thread_num();
-    int64_t first = trips * t / n, last = trips * (t + 1) / n;
-    if (first < last)
-      body(ctx, lb + first * step, std::min(ub, lb + last * step));
-  }
+  Loop loop{body, ctx, lb, ub, step, trips};
+  GOMP_parallel(runShare, &loop, static_cast<unsigned>(threads), 0);
 }

@@ -286,10 +286,10 @@ LogicalResult Interpreter::observe(Operation &op, ArrayRef<Tensor> results) {
       tflrt::DType meanType = t.dtype() == tflrt::DType::F64
                                   ? tflrt::DType::F64
                                   : tflrt::DType::F32;
-      auto show = [&](double x) {
-        return tflrt::isFloat(t.dtype())
-                   ? tflrt::formatFloatScalar(x, t.dtype())
-                   : std::to_string(static_cast<int64_t>(x));
+      tflrt::DType dtype = t.dtype();
+      auto show = [dtype](double x) {
+        return tflrt::isFloat(dtype) ? tflrt::formatFloatScalar(x, dtype)
+                                     : std::to_string(static_cast<int64_t>(x));
       };
       if (n > 0)
         llvm::errs() << " min=" << show(lo) << " max=" << show(hi)
