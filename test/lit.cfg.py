@@ -7,7 +7,7 @@ from lit.llvm import llvm_config
 config.name = "TFL"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".tfl"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "unit", "CMakeLists.txt",
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "unit", "fuzz", "CMakeLists.txt",
                    "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tfl_obj_root, "test")
