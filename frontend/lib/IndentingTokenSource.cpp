@@ -3,6 +3,7 @@
 #include "IndentingTokenSource.h"
 
 #include "antlr4-runtime.h"
+#include "llvm/Support/ConvertUTF.h"
 
 #include <cstdio>
 
@@ -63,17 +64,12 @@ void IndentingTokenSource::fatal(size_t line, size_t col,
 static std::string invalidCharacterMessage(const std::string &text) {
   if (text == "\"" || text == "'")
     return "unterminated string literal";
-  uint32_t cp = 0;
-  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  if (text.size() == 1)
-    cp = byte(0);
-  else if (text.size() == 2)
-    cp = (byte(0) & 0x1f) << 6 | (byte(1) & 0x3f);
-  else if (text.size() == 3)
-    cp = (byte(0) & 0x0f) << 12 | (byte(1) & 0x3f) << 6 | (byte(2) & 0x3f);
-  else if (text.size() == 4)
-    cp = (byte(0) & 0x07) << 18 | (byte(1) & 0x3f) << 12 |
-         (byte(2) & 0x3f) << 6 | (byte(3) & 0x3f);
+  // The lexer reads UTF-8 only (the parser checked the file), so `text` is
+  // one whole code point.
+  const auto *src = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  llvm::UTF32 cp = 0;
+  llvm::convertUTF8Sequence(&src, src + text.size(), &cp,
+                            llvm::strictConversion);
   bool printable = cp > 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0xa0) &&
                    !(cp >= 0x200b && cp <= 0x200f) && cp != 0x2028 &&
                    cp != 0x2029 && cp != 0xfeff;

@@ -16,7 +16,6 @@
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
-
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/thread.h"
 
@@ -752,30 +751,24 @@ ExprPtr AstBuilder::buildFString(antlr4::Token *tok) {
 }
 
 /// Reports the first byte of `text` that is not UTF-8 (the lexer reads
-/// UTF-8 only), at its line and column in characters; true if all is.
+/// UTF-8 only), at its line and column in characters; true if all is. The
+/// text is normalized (normalizeSource): only LF starts a line.
 bool checkUtf8(ErrorSink &sink, llvm::StringRef text) {
-  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
-  const auto *end = begin + text.size();
+  const auto *p = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  const auto *end = p + text.size();
   size_t line = 1, col = 1;
-  for (const llvm::UTF8 *p = begin; p < end;) {
-    if (*p < 0x80) {
-      if (*p == '\n' || (*p == '\r' && (p + 1 == end || p[1] != '\n'))) {
-        ++line;
-        col = 0;
-      }
-      ++p;
-      ++col;
+  while (p < end) {
+    if (*p == '\n') {
+      ++line, ++p, col = 1;
       continue;
     }
-    unsigned n = llvm::getNumBytesForUTF8(*p);
-    if (n > static_cast<size_t>(end - p) ||
-        !llvm::isLegalUTF8Sequence(p, end)) {
+    if (!llvm::isLegalUTF8Sequence(p, end)) {
       sink.report(line, col,
                   "invalid UTF-8 (byte 0x" + llvm::utohexstr(*p, true, 2) +
                       "): a .tfl file must be UTF-8 text");
       return false;
     }
-    p += n;
+    p += llvm::getNumBytesForUTF8(*p);
     ++col;
   }
   return true;
