@@ -5,6 +5,11 @@
 #                   the CUDA path and nvidia-smi sees a GPU; TFL_DEVICE=cpu
 #                   or cuda chooses)
 #   ./dev.sh test   build everything and run every test (unit, lit, end to end)
+#   ./dev.sh sanitize
+#                   build again with clang-22 under AddressSanitizer and
+#                   UndefinedBehaviorSanitizer (in build-san), run every test
+#                   there, then each libFuzzer target for a bounded time
+#                   (TFL_FUZZ_SECONDS, default 60; the pipeline's twice that)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -44,8 +49,26 @@ test)
   cd "$build"
   ctest --output-on-failure -j "${TFL_JOBS:-2}"
   ;;
+sanitize)
+  # One sanitizer build serves the tests and the fuzzers. The CUDA path is
+  # left out: nothing here runs it, and the main build checks its IR.
+  san="$root/build-san"
+  werror=OFF
+  [ "${CI:-}" = "true" ] && werror=ON
+  cmake -S "$root" -B "$san" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCMAKE_C_FLAGS=-gline-tables-only -DCMAKE_CXX_FLAGS=-gline-tables-only \
+    -DTFL_SANITIZE=address,undefined -DTFL_FUZZ=ON -DTFL_CUDA_ROOT= \
+    -DTFL_WARNINGS_AS_ERRORS="$werror" >/dev/null
+  cmake --build "$san" -j "${TFL_JOBS:-2}"
+  (cd "$san" && ctest --output-on-failure -j "${TFL_JOBS:-2}")
+  seconds=${TFL_FUZZ_SECONDS:-60}
+  scripts/fuzz.sh --build "$san" --time "$seconds" frontend readers
+  scripts/fuzz.sh --build "$san" --time $((2 * seconds)) pipeline
+  ;;
 *)
-  echo "usage: ./dev.sh main|test" >&2
+  echo "usage: ./dev.sh main|test|sanitize" >&2
   exit 2
   ;;
 esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs TFL's libFuzzer targets (built with -DTFL_FUZZ=ON) for a bounded
 # time each, from the repository's corpus (test/fuzz/corpus) and, for the
-# frontend, every .tfl under test/ and examples/ as seeds. Fails on any
+# frontend and the whole pipeline, every .tfl under test/ and examples/ as
+# seeds. Fails on any
 # crash, sanitizer report, leak or timeout; the input that caused it is
 # kept under BUILD/fuzz/artifacts.
 #
@@ -22,11 +23,12 @@ while [ $# -gt 0 ]; do
   *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(frontend readers)
+[ ${#targets[@]} -eq 0 ] && targets=(frontend pipeline readers)
 
 work="$build/fuzz"
 mkdir -p "$work/artifacts"
-find "$root/test" "$root/examples" -name '*.tfl' | sort > "$work/seeds.txt"
+# (libFuzzer reads the list as comma-separated names)
+find "$root/test" "$root/examples" -name '*.tfl' | sort | paste -sd, > "$work/seeds.txt"
 
 status=0
 for t in "${targets[@]}"; do
@@ -38,8 +40,9 @@ for t in "${targets[@]}"; do
         -malloc_limit_mb=2048 -print_final_stats=1
         -artifact_prefix="$work/artifacts/$t-")
   case "$t" in
-  frontend) args+=(-dict="$root/test/fuzz/tfl.dict" -max_len=8192
-                   -seed_inputs=@"$work/seeds.txt") ;;
+  frontend | pipeline)
+    args+=(-dict="$root/test/fuzz/tfl.dict" -max_len=8192
+           -seed_inputs=@"$work/seeds.txt") ;;
   readers) args+=(-max_len=4096) ;;
   esac
   [ "$jobs" -gt 1 ] && args+=(-fork="$jobs")

@@ -7,6 +7,8 @@ packages=(
   # toolchain: LLVM/MLIR 22 with lit/FileCheck, clang-format for the style gate
   cmake ninja-build ccache g++ lld-22
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-format-22
+  # ./dev.sh sanitize: clang with its ASan, UBSan and libFuzzer runtimes
+  clang-22 libclang-rt-22-dev
   # frontend: ANTLR 4 tool (Java) and its C++ runtime
   antlr4 libantlr4-runtime-dev
   # runtime: BLAS for matmul (the OpenMP build, sharing oneDNN's threads),

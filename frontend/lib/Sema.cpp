@@ -340,6 +340,12 @@ static void collectReadNames(const Block &block, llvm::StringSet<> &out) {
 }
 
 /// True when `block` has a `continue` of its own loop.
+/// Whether two recorded bindings are the same place (unrecorded ones,
+/// line 0, are not).
+static bool sameBinding(Position a, Position b) {
+  return a.line != 0 && a.line == b.line && a.col == b.col;
+}
+
 static bool anyContinue(const Block &block) {
   for (const StmtPtr &s : block) {
     if (isa<ContinueStmt>(s.get()))
@@ -387,6 +393,33 @@ std::unique_ptr<Program> SemaImpl::run() {
   return std::move(program);
 }
 
+mlir::InFlightDiagnostic SemaImpl::error(Position p, const Module *file) {
+  mlir::InFlightDiagnostic diag = mlir::emitError(loc(p, file));
+  // As clang's "in instantiation of ... requested here": the calls whose
+  // argument types made the failing specialization, innermost first (the
+  // outermost few when the chain is long).
+  constexpr size_t kMaxCallNotes = 8;
+  size_t shown = 0;
+  for (auto it = callStack.rbegin(); it != callStack.rend(); ++it) {
+    if (shown++ == kMaxCallNotes) {
+      note(diag, callStack.front().at, callStack.front().file)
+          << "(" << callStack.size() - kMaxCallNotes
+          << " more enclosing calls, the outermost here)";
+      break;
+    }
+    const Specialization &s = *it->callee;
+    std::string signature;
+    for (size_t i = 0; i < s.argTypes.size() && i < s.def->params.size(); ++i)
+      signature +=
+          (i ? ", " : "") + s.def->params[i].name + ": " + s.argTypes[i].str();
+    const ClassDef *cls = methodClass.lookup(s.def);
+    note(diag, it->at, it->file)
+        << "in " << (cls ? cls->name + "." : std::string()) << s.def->name
+        << "(" << signature << "), called here";
+  }
+  return diag;
+}
+
 LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
   for (size_t i = from; i < block.size(); ++i) {
     const Stmt *stmt = block[i].get();
@@ -409,6 +442,7 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
     // The rest of the block runs only when the loop did not exit here: it
     // is guarded, and yields what it rebinds (an scf.if in MLIRGen).
     llvm::StringMap<Type> before = frame->vars;
+    llvm::StringMap<Position> beforeBound = frame->bound;
     llvm::StringSet<> beforeCond = frame->conditional;
     llvm::StringSet<> assigned;
     for (size_t k = i + 1; k < block.size(); ++k)
@@ -427,10 +461,18 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
       if (before.count(name) && !beforeCond.contains(name)) {
         const Type &prior = before[name];
         if (prior.strong() != after.strong()) {
-          error(block[i + 1]->getBegin())
-              << "'" << name << "' changes type after a possible 'break' or "
-              << "'continue': " << prior.str() << " before, " << after.str()
-              << " after";
+          mlir::InFlightDiagnostic diag =
+              error(frame->bound.lookup(name).line ? frame->bound.lookup(name)
+                                                   : block[i + 1]->getBegin());
+          diag << "'" << name << "' changes type after a possible 'break' or "
+               << "'continue': " << prior.str() << " before, " << after.str()
+               << " after";
+          note(diag, stmt->getBegin())
+              << "the rest of the block may not run after this statement "
+                 "(a 'break', 'continue' or 'return' in it)";
+          if (auto at = beforeBound.find(name); at != beforeBound.end())
+            note(diag, at->second)
+                << "'" << name << "' is " << prior.str() << " here";
           return failure();
         }
         if (prior != after) {
@@ -465,6 +507,7 @@ LogicalResult SemaImpl::bindTarget(const Expr *target, const Type &type) {
       return failure();
     }
     frame->vars[name->name] = type;
+    frame->bound[name->name] = target->getBegin();
     frame->conditional.erase(name->name);
     return success();
   }
@@ -546,11 +589,14 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
       type = t->strong();
     }
     if (frame->returnType && *frame->returnType != type) {
-      error(stmt->getBegin())
-          << "this return gives " << type.str()
-          << ", but an earlier return gives " << frame->returnType->str();
+      mlir::InFlightDiagnostic diag = error(stmt->getBegin());
+      diag << "this return gives " << type.str()
+           << ", but an earlier return gives " << frame->returnType->str();
+      note(diag, frame->returnAt) << "the earlier return";
       return failure();
     }
+    if (!frame->returnType)
+      frame->returnAt = stmt->getBegin();
     frame->returnType = type;
     return success();
   }
@@ -622,6 +668,7 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
     defScope[def] = frame->scope;
     frame->vars[def->name] =
         frame->isScript ? Type::function(def) : closureOf(def);
+    frame->bound[def->name] = def->namePos;
     frame->conditional.erase(def->name);
     return success();
   }
@@ -653,7 +700,7 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
     FailureOr<Type> type = analyzeExpr(ann->value.get());
     if (failed(type))
       return failure();
-    llvm::StringMap<int64_t> dims;
+    DimBindings dims;
     Type adjusted;
     if (failed(checkAnnotation(ann->annotation.get(), *type, dims, "this value",
                                ann->value->getBegin(), adjusted)))
@@ -675,22 +722,27 @@ LogicalResult SemaImpl::analyzeIf(const IfStmt *stmt) {
   if (failed(checkCondition(stmt->cond.get(), "'if'")))
     return failure();
   llvm::StringMap<Type> before = frame->vars;
+  llvm::StringMap<Position> beforeBound = frame->bound;
   llvm::StringSet<> beforeCond = frame->conditional;
 
   ++frame->controlDepth;
   if (failed(analyzeBlock(stmt->body)))
     return failure();
   llvm::StringMap<Type> thenVars = std::move(frame->vars);
+  llvm::StringMap<Position> thenBound = std::move(frame->bound);
   llvm::StringSet<> thenCond = std::move(frame->conditional);
   frame->vars = before;
+  frame->bound = beforeBound;
   frame->conditional = beforeCond;
   if (failed(analyzeBlock(stmt->orelse)))
     return failure();
   llvm::StringMap<Type> elseVars = std::move(frame->vars);
+  llvm::StringMap<Position> elseBound = std::move(frame->bound);
   llvm::StringSet<> elseCond = std::move(frame->conditional);
   --frame->controlDepth;
 
   frame->vars = std::move(before);
+  frame->bound = std::move(beforeBound);
   frame->conditional = std::move(beforeCond);
   llvm::StringSet<> assigned;
   collectAssigned(stmt->body, assigned);
@@ -709,6 +761,8 @@ LogicalResult SemaImpl::analyzeIf(const IfStmt *stmt) {
     }
     if (!inThen || !inElse) {
       frame->vars[name] = inThen ? thenVars[name] : elseVars[name];
+      if (Position at = (inThen ? thenBound : elseBound).lookup(name); at.line)
+        frame->bound[name] = at;
       frame->conditional.insert(name);
       continue;
     }
@@ -722,12 +776,30 @@ LogicalResult SemaImpl::analyzeIf(const IfStmt *stmt) {
       if (std::optional<Type> u = unifyOperands(a, b))
         merged = u->strong();
     if (!merged) {
-      error(stmt->getBegin())
-          << "'" << name << "' is " << a.str() << " after the 'if' branch but "
-          << b.str() << " after the 'else' branch";
+      // The error sits at the 'else' branch's binding and the note at the
+      // 'if' branch's; a branch that did not rebind the name keeps the
+      // binding from before the 'if'.
+      Position thenAt = thenBound.lookup(name), elseAt = elseBound.lookup(name);
+      bool elseRebinds = !sameBinding(elseAt, frame->bound.lookup(name));
+      Position errorAt = elseRebinds ? elseAt : thenAt;
+      Position noteAt = elseRebinds ? thenAt : elseAt;
+      mlir::InFlightDiagnostic diag =
+          error(errorAt.line ? errorAt : stmt->getBegin());
+      diag << "'" << name << "' is " << a.str() << " after the 'if' branch but "
+           << b.str() << " after the 'else' branch";
+      if (noteAt.line)
+        note(diag, noteAt) << "'" << name << "' is "
+                           << (elseRebinds ? a : b).str() << " here"
+                           << (sameBinding(noteAt, frame->bound.lookup(name))
+                                   ? ", before the 'if'"
+                                   : "");
       return failure();
     }
     frame->vars[name] = *merged;
+    Position elseAt = elseBound.lookup(name);
+    frame->bound[name] = sameBinding(elseAt, frame->bound.lookup(name))
+                             ? thenBound.lookup(name)
+                             : elseAt;
     if (merged->hasValues())
       yielded.push_back({name, *merged});
   }
@@ -740,6 +812,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
                                     const std::string &loopVar,
                                     const Type &loopVarType) {
   llvm::StringMap<Type> before = frame->vars;
+  llvm::StringMap<Position> beforeBound = frame->bound;
   llvm::StringSet<> beforeCond = frame->conditional;
   llvm::StringSet<> assigned;
   collectAssigned(body, assigned);
@@ -768,11 +841,14 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
   ++frame->loopDepth;
   for (int round = 0;; ++round) {
     frame->vars = before;
+    frame->bound = beforeBound;
     frame->conditional = beforeCond;
     for (const CarriedVar &c : carried)
       frame->vars[c.name] = c.type;
     if (!loopVar.empty()) {
       frame->vars[loopVar] = loopVarType;
+      if (auto *f = dyn_cast<ForStmt>(stmt))
+        frame->bound[loopVar] = f->target->getBegin();
       frame->conditional.erase(loopVar);
     }
     if (cond && failed(checkCondition(cond, "'while'")))
@@ -795,10 +871,21 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
         changed = true;
         continue;
       }
-      error(stmt->getBegin())
-          << "loop-carried '" << c.name
-          << "' changes type in the loop: " << c.type.str()
-          << " before an iteration, " << after.str() << " after it";
+      // The error sits at the binding in the body that gives the new type;
+      // notes show the loop and the binding before it.
+      Position inBody = frame->bound.lookup(c.name);
+      if (sameBinding(inBody, beforeBound.lookup(c.name)))
+        inBody = Position();
+      mlir::InFlightDiagnostic diag =
+          error(inBody.line ? inBody : stmt->getBegin());
+      diag << "loop-carried '" << c.name
+           << "' changes type in the loop: " << c.type.str()
+           << " before an iteration, " << after.str() << " after it";
+      if (inBody.line)
+        note(diag, stmt->getBegin()) << "in this loop";
+      if (Position at = beforeBound.lookup(c.name); at.line)
+        note(diag, at) << "'" << c.name << "' is " << c.type.str()
+                       << " here, before the loop";
       return failure();
     }
     if (!changed)
@@ -810,7 +897,9 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
   // After the loop: carried variables keep their type; names first bound in
   // the body (and the loop variable) may be unbound.
   llvm::StringMap<Type> bodyVars = std::move(frame->vars);
+  llvm::StringMap<Position> bodyBound = std::move(frame->bound);
   frame->vars = std::move(before);
+  frame->bound = std::move(beforeBound);
   frame->conditional = std::move(beforeCond);
   for (const CarriedVar &c : carried)
     frame->vars[c.name] = c.type;
@@ -819,6 +908,8 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
         name != loopVar)
       continue;
     frame->vars[name] = bodyVars[name];
+    if (Position at = bodyBound.lookup(name); at.line)
+      frame->bound[name] = at;
     frame->conditional.insert(name);
   }
   frame->spec->carried[stmt] = std::move(carried);

@@ -9,9 +9,12 @@
 
 #include "SemaImpl.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -56,15 +59,22 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
 }
 
 LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
-                                        llvm::StringMap<int64_t> &dims,
-                                        llvm::StringRef what, Position at,
-                                        Type &adjusted, const Scope *scope) {
+                                        DimBindings &dims, llvm::StringRef what,
+                                        Position at, Type &adjusted,
+                                        const Scope *scope,
+                                        const Module *atFile) {
   if (!scope)
     scope = frame->scope;
+  if (!atFile)
+    atFile = frame->scope->ast;
   adjusted = actual;
   auto mismatch = [&](llvm::StringRef detail) {
-    error(at) << what << " is " << actual.str()
-              << ", but its annotation says otherwise: " << detail;
+    mlir::InFlightDiagnostic diag = error(at, atFile);
+    diag << what << " is " << actual.str()
+         << ", but its annotation says otherwise: " << detail;
+    Position annAt = ann->getBegin();
+    if (scope->ast != atFile || annAt.line != at.line)
+      note(diag, annAt, scope->ast) << "annotated here";
     return failure();
   };
   if (auto *tuple = dyn_cast<TupleExpr>(ann)) {
@@ -73,7 +83,8 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
       return mismatch("a tuple of " + std::to_string(tuple->elements.size()));
     for (size_t i = 0; i < tuple->elements.size(); ++i)
       if (failed(checkAnnotation(tuple->elements[i].get(), actual.elements[i],
-                                 dims, what, at, adjusted.elements[i], scope)))
+                                 dims, what, at, adjusted.elements[i], scope,
+                                 atFile)))
         return failure();
     return success();
   }
@@ -137,11 +148,14 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
     }
     if (name->name == "?")
       continue;
-    auto [it, inserted] = dims.try_emplace(name->name, size);
-    if (!inserted && it->second != size) {
-      error(at) << what << " is " << actual.str() << ", but its dim "
-                << name->name << " is " << it->second
-                << " elsewhere in the signature";
+    auto [it, inserted] =
+        dims.try_emplace(name->name, DimBinding{size, at, atFile});
+    if (!inserted && it->second.size != size) {
+      mlir::InFlightDiagnostic diag = error(at, atFile);
+      diag << what << " is " << actual.str() << ", but its dim " << name->name
+           << " is " << it->second.size << " elsewhere in the signature";
+      note(diag, it->second.at, it->second.file)
+          << name->name << " is " << it->second.size << " here";
       return failure();
     }
   }
@@ -246,7 +260,7 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
     argTypes.push_back(*t);
   }
   // Annotated parameters are checked (named dims agree across them).
-  llvm::StringMap<int64_t> dims;
+  DimBindings dims;
   for (size_t i = 0; i < numParams; ++i) {
     const ExprPtr &ann = params[i].annotation;
     if (!ann)
@@ -383,7 +397,7 @@ FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
   std::vector<Type> results;
   for (size_t i = 0; i < leaves.front().size(); ++i) {
     std::vector<Type> argTypes;
-    llvm::StringMap<int64_t> dims;
+    DimBindings dims;
     for (size_t k = 0; k < numTrees; ++k) {
       Type t = leaves[k][i];
       if (const ExprPtr &ann = def->params[k + self].annotation) {
@@ -556,6 +570,9 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
   for (size_t i = 0; i < argTypes.size(); ++i)
     callee.vars[def->params[i].name] = argTypes[i];
   Frame *caller = frame;
+  // Errors in the callee, its result's annotation included, note the call.
+  callStack.push_back({s, callPos, caller->scope->ast});
+  llvm::scope_exit popCall([&] { callStack.pop_back(); });
   frame = &callee;
   inProgress.push_back(s);
   LogicalResult result = analyzeBlock(def->body);
@@ -568,7 +585,7 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
       failed(analyzeCustomGradient(s, def->namePos)))
     return failure();
   if (def->returns) {
-    llvm::StringMap<int64_t> dims;
+    DimBindings dims;
     for (size_t i = 0; i < argTypes.size(); ++i)
       if (def->params[i].annotation) {
         Type ignored;
@@ -578,8 +595,8 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
     Type adjusted;
     if (failed(checkAnnotation(def->returns.get(), s->resultType, dims,
                                "the result of " + def->name + "()",
-                               def->returns->getBegin(), adjusted,
-                               callee.scope)))
+                               def->returns->getBegin(), adjusted, callee.scope,
+                               callee.scope->ast)))
       return failure();
   }
   return s;

@@ -187,10 +187,12 @@ FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
   auto it = frame->vars.find(expr->name);
   if (it != frame->vars.end()) {
     if (frame->conditional.contains(expr->name)) {
-      error(expr->getBegin())
-          << "name '" << expr->name
-          << "' may be unbound here: it is assigned only in one branch of an "
-             "'if' or inside a loop";
+      mlir::InFlightDiagnostic diag = error(expr->getBegin());
+      diag << "name '" << expr->name
+           << "' may be unbound here: it is assigned only in one branch of an "
+              "'if' or inside a loop";
+      if (auto at = frame->bound.find(expr->name); at != frame->bound.end())
+        note(diag, at->second) << "'" << expr->name << "' is assigned here";
       return failure();
     }
     return it->second;

@@ -111,19 +111,41 @@ private:
     const Scope *scope = nullptr;
     /// Names bound on some paths only (one branch of an `if`, inside a
     /// loop): using them is an error.
-    llvm::StringSet<> conditional;
+    llvm::StringSet<> conditional{};
     /// How many `if`/`for`/`while` bodies enclose the current statement.
     int controlDepth = 0;
     /// How many loops enclose the current statement.
     int loopDepth = 0;
+    /// Where each name was last bound on the path being analyzed: notes
+    /// point there when a later use or merge of the name fails.
+    llvm::StringMap<Position> bound{};
+    /// Where the first return of a function is.
+    Position returnAt{};
   };
 
-  /// An error at `p` in the file being analyzed (or in `file`).
-  mlir::InFlightDiagnostic error(Position p, const Module *file = nullptr) {
+  /// A call whose callee is being specialized: errors inside the callee
+  /// get a note at each enclosing call, innermost first.
+  struct CallSite {
+    const Specialization *callee;
+    Position at;
+    const Module *file;
+  };
+  std::vector<CallSite> callStack;
+
+  /// The location of `p` in the file being analyzed (or in `file`).
+  mlir::Location loc(Position p, const Module *file = nullptr) {
     if (!file)
       file = frame ? frame->scope->ast : &source.main();
-    return mlir::emitError(
-        mlir::FileLineColLoc::get(ctx, file->fileName, p.line, p.col));
+    return mlir::FileLineColLoc::get(ctx, file->fileName, p.line, p.col);
+  }
+
+  /// An error at `p` in the file being analyzed (or in `file`); inside a
+  /// callee, notes show the calls that specialized it.
+  mlir::InFlightDiagnostic error(Position p, const Module *file = nullptr);
+  /// Attaches to `diag` a note at `p` (in the current file, or `file`).
+  mlir::Diagnostic &note(mlir::InFlightDiagnostic &diag, Position p,
+                         const Module *file = nullptr) {
+    return diag.attachNote(loc(p, file));
   }
 
   /// Whether number literal `expr` (`3`, `-2.5`) fits `dtype`, whose tensor
@@ -250,10 +272,21 @@ private:
   /// literal takes the annotated dtype (`adjusted`).
   /// Names in the annotation resolve in `scope` (the annotation's file;
   /// the current one when null).
+  /// Named dims of a signature or record: each one's size and where that
+  /// size was first seen.
+  struct DimBinding {
+    int64_t size;
+    Position at;
+    const Module *file;
+  };
+  using DimBindings = llvm::StringMap<DimBinding>;
+  /// Errors sit at `at`, in the current file or `atFile`; a note shows the
+  /// annotation when it is elsewhere.
   LogicalResult checkAnnotation(const Expr *ann, const Type &actual,
-                                llvm::StringMap<int64_t> &dims,
-                                llvm::StringRef what, Position at,
-                                Type &adjusted, const Scope *scope = nullptr);
+                                DimBindings &dims, llvm::StringRef what,
+                                Position at, Type &adjusted,
+                                const Scope *scope = nullptr,
+                                const Module *atFile = nullptr);
   /// The class an annotation names (`Dense`, `nn.Dense`), if it names one.
   const ClassDef *annotatedClass(const Expr *ann, const Scope &scope);
   FailureOr<Specialization *>

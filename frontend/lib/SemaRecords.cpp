@@ -137,7 +137,7 @@ FailureOr<Type> SemaImpl::checkFields(const ClassDef *cls,
                                       llvm::ArrayRef<const Expr *> values,
                                       std::vector<Type> types) {
   std::vector<const AnnAssignStmt *> fields = fieldsOf(*cls);
-  llvm::StringMap<int64_t> dims;
+  DimBindings dims;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (!types[i].hasValues()) {
       error(values[i]->getBegin())

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 
 namespace tflrt {
@@ -30,6 +31,25 @@ namespace {
 
 std::string expectedText(const TensorView &out) {
   return std::string(dtypeName(out.dtype)) + shapeToString(out.shape);
+}
+
+/// The number of elements of a shape read from a file's header, refusing
+/// negative sizes and shapes past 2^60 elements (no tensor can hold them),
+/// counting only the nonzero dims: strides multiply those even when
+/// another dim is 0.
+int64_t headerElements(const Shape &shape, const std::string &path) {
+  int64_t n = 1;
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      fail(path,
+           "its header gives a negative size in shape " + shapeToString(shape));
+    empty |= d == 0;
+    if (d != 0 && (__builtin_mul_overflow(n, d, &n) || n > (int64_t(1) << 60)))
+      fail(path, "its header's shape " + shapeToString(shape) +
+                     " has more elements than any tensor can hold");
+  }
+  return empty ? 0 : n;
 }
 
 void checkContiguous(const TensorView &v) {
@@ -49,13 +69,24 @@ struct GzFile {
   }
 };
 
-/// Reads exactly `n` bytes; false at a premature end.
-bool gzReadAll(gzFile f, void *data, size_t n) {
+/// Reads exactly `n` bytes; false at a premature end. A stream that is not
+/// valid gzip data is an error naming the file.
+bool gzReadAll(gzFile f, void *data, size_t n, const std::string &path) {
   auto *p = static_cast<char *>(data);
   while (n > 0) {
     unsigned chunk = static_cast<unsigned>(std::min<size_t>(n, 1u << 30));
     int got = gzread(f, p, chunk);
-    if (got <= 0)
+    if (got < 0) {
+      int code = 0;
+      const char *what = gzerror(f, &code);
+      if (code == Z_BUF_ERROR) // the compressed stream ends early
+        return false;
+      std::string message = what ? what : "read error";
+      if (message.rfind(path + ": ", 0) == 0) // zlib names the file too
+        message.erase(0, path.size() + 2);
+      fail(path, "is not valid gzip data (" + message + ")");
+    }
+    if (got == 0)
       return false;
     p += got;
     n -= static_cast<size_t>(got);
@@ -65,7 +96,7 @@ bool gzReadAll(gzFile f, void *data, size_t n) {
 
 ArrayHeader idxHeader(gzFile f, const std::string &path) {
   unsigned char magic[4];
-  if (!gzReadAll(f, magic, 4))
+  if (!gzReadAll(f, magic, 4, path))
     fail(path, "not an IDX file (it is empty or truncated)");
   if (magic[0] != 0 || magic[1] != 0)
     fail(path, "not an IDX file (bad magic number)");
@@ -89,11 +120,12 @@ ArrayHeader idxHeader(gzFile f, const std::string &path) {
   }
   for (int d = 0; d < magic[3]; ++d) {
     unsigned char b[4];
-    if (!gzReadAll(f, b, 4))
+    if (!gzReadAll(f, b, 4, path))
       fail(path, "truncated IDX header");
     h.shape.push_back((int64_t(b[0]) << 24) | (int64_t(b[1]) << 16) |
                       (int64_t(b[2]) << 8) | int64_t(b[3]));
   }
+  headerElements(h.shape, path);
   return h;
 }
 
@@ -137,11 +169,58 @@ std::string dictValue(const std::string &dict, const std::string &key,
   size_t k = dict.find("'" + key + "'");
   if (k == std::string::npos)
     fail(path, "the .npy header has no '" + key + "'");
-  size_t colon = dict.find(':', k);
-  size_t start = dict.find_first_not_of(' ', colon + 1);
-  size_t end = dict[start] == '(' ? dict.find(')', start) + 1
+  size_t colon = dict.find(':', k + key.size() + 2);
+  size_t start = colon == std::string::npos
+                     ? colon
+                     : dict.find_first_not_of(' ', colon + 1);
+  if (start == std::string::npos)
+    fail(path, "the .npy header has no value for '" + key + "'");
+  size_t end = dict[start] == '(' ? dict.find(')', start)
                                   : dict.find_first_of(",}", start);
+  if (end == std::string::npos)
+    fail(path, "the .npy header's '" + key + "' is not terminated");
+  if (dict[start] == '(')
+    ++end;
   return dict.substr(start, end - start);
+}
+
+/// The dimensions of a .npy header's shape tuple, `(60000, 28, 28)` or `()`.
+Shape npyShape(const std::string &text, const std::string &path) {
+  auto bad = [&]() -> Shape {
+    fail(path, "the .npy header's shape " + text + " is not a tuple of sizes");
+  };
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return bad();
+  Shape shape;
+  std::string_view rest(text);
+  rest = rest.substr(1, rest.size() - 2);
+  while (true) {
+    size_t i = rest.find_first_not_of(' ');
+    if (i == std::string_view::npos)
+      break;
+    rest.remove_prefix(i);
+    int64_t d = 0;
+    size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
+      if (__builtin_mul_overflow(d, 10, &d) ||
+          __builtin_add_overflow(d, rest[digits] - '0', &d))
+        fail(path,
+             "the .npy header's shape " + text + " has a size past 64 bits");
+      ++digits;
+    }
+    if (digits == 0)
+      return bad();
+    shape.push_back(d);
+    rest.remove_prefix(digits);
+    i = rest.find_first_not_of(' ');
+    if (i == std::string_view::npos)
+      break;
+    if (rest[i] != ',')
+      return bad();
+    rest.remove_prefix(i + 1);
+  }
+  headerElements(shape, path);
+  return shape;
 }
 
 struct NpyFile {
@@ -168,11 +247,15 @@ void openNpy(const std::string &path, NpyFile &f) {
       fail(path, "truncated .npy header");
     headerLen = b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t(b[3]) << 24);
   }
+  // NumPy itself refuses headers past 10000 bytes unless told otherwise.
+  if (headerLen > 10000)
+    fail(path, "not a .npy file (its header claims " +
+                   std::to_string(headerLen) + " bytes, over NumPy's 10000)");
   std::string dict(headerLen, '\0');
   if (!f.in.read(dict.data(), headerLen))
     fail(path, "truncated .npy header");
   std::string descr = dictValue(dict, "descr", path);
-  if (descr.size() >= 2)
+  if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"'))
     descr = descr.substr(1, descr.size() - 2);
   bool found = false;
   for (DType d :
@@ -188,12 +271,7 @@ void openNpy(const std::string &path, NpyFile &f) {
                    "little-endian, are)");
   if (dictValue(dict, "fortran_order", path) != "False")
     fail(path, "Fortran-ordered arrays are not supported");
-  std::string shape = dictValue(dict, "shape", path);
-  std::stringstream dims(shape.substr(1, shape.size() - 2));
-  std::string item;
-  while (std::getline(dims, item, ','))
-    if (item.find_first_not_of(' ') != std::string::npos)
-      f.header.shape.push_back(std::stoll(item));
+  f.header.shape = npyShape(dictValue(dict, "shape", path), path);
 }
 
 //===--------------------------------------------------------------------===//
@@ -252,7 +330,24 @@ std::string &logDir() {
 
 ArrayHeader readIdxHeader(const std::string &path) {
   GzFile f = openGz(path);
-  return idxHeader(f.file, path);
+  ArrayHeader h = idxHeader(f.file, path);
+  // A header is trusted with an allocation only when the file can hold the
+  // data it promises: all of it when stored plainly, or within deflate's
+  // best ratio (1032:1) when compressed.
+  std::error_code ec;
+  uint64_t fileSize = std::filesystem::file_size(path, ec);
+  if (ec)
+    return h;
+  uint64_t bytes = uint64_t(headerElements(h.shape, path)) * dtypeSize(h.dtype);
+  uint64_t headerBytes = 4 + 4 * h.shape.size();
+  bool direct = gzdirect(f.file) != 0;
+  uint64_t room = fileSize < headerBytes ? 0 : fileSize - headerBytes;
+  if (direct ? bytes > room : bytes / 1032 > fileSize)
+    fail(path, "is truncated: its header promises " + std::to_string(bytes) +
+                   " bytes of data (shape " + shapeToString(h.shape) +
+                   "), more than the " + std::to_string(fileSize) +
+                   "-byte file " + (direct ? "holds" : "can inflate to"));
+  return h;
 }
 
 void readIdx(const std::string &path, const TensorView &out) {
@@ -266,7 +361,7 @@ void readIdx(const std::string &path, const TensorView &out) {
   size_t size = dtypeSize(h.dtype);
   size_t n = static_cast<size_t>(numElements(h.shape));
   auto *data = static_cast<unsigned char *>(const_cast<void *>(out.data));
-  if (!gzReadAll(f.file, data, n * size))
+  if (!gzReadAll(f.file, data, n * size, path))
     fail(path, "is truncated: its header promises " + std::to_string(n) +
                    " elements");
   // IDX is big-endian.
@@ -278,6 +373,16 @@ void readIdx(const std::string &path, const TensorView &out) {
 ArrayHeader readNpyHeader(const std::string &path) {
   NpyFile f;
   openNpy(path, f);
+  uint64_t dataStart = static_cast<uint64_t>(f.in.tellg());
+  f.in.seekg(0, std::ios::end);
+  uint64_t fileSize = static_cast<uint64_t>(f.in.tellg());
+  uint64_t bytes = uint64_t(headerElements(f.header.shape, path)) *
+                   dtypeSize(f.header.dtype);
+  if (bytes > fileSize - dataStart)
+    fail(path, "is truncated: its header promises " + std::to_string(bytes) +
+                   " bytes of data (shape " + shapeToString(f.header.shape) +
+                   "), but the file holds " +
+                   std::to_string(fileSize - dataStart));
   return f.header;
 }
 
@@ -375,8 +480,21 @@ void readCheckpointTensor(const std::string &path, const std::string &name,
   nlohmann::json header = nlohmann::json::parse(text, nullptr, false);
   if (header.is_discarded() || !header.is_object())
     fail(path, "not a safetensors checkpoint (bad header)");
-  if (!header.contains(name))
-    fail(path, "has no tensor '" + name + "'");
+  if (!header.contains(name)) {
+    std::string names;
+    int listed = 0;
+    for (const auto &[key, value] : header.items()) {
+      if (key == "__metadata__")
+        continue;
+      if (listed == 8) {
+        names += ", ...";
+        break;
+      }
+      names += (listed++ ? ", '" : "'") + key + "'";
+    }
+    fail(path, "has no tensor '" + name + "' (it holds " +
+                   (listed ? names : std::string("none")) + ")");
+  }
   const nlohmann::json &t = header[name];
   std::string dtype;
   Shape shape;

@@ -3,6 +3,9 @@
 #include "tflrt/Flags.h"
 #include "tflrt/DataIO.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -26,23 +29,44 @@ std::map<std::string, Flag> &flags() {
   return table;
 }
 
-/// Parses `text` as a value of `dtype`; false when it is not one.
+/// Whether `text` is a value of `dtype`: a whole number within the dtype's
+/// range, a finite or infinite float that does not overflow it, a boolean.
 bool valid(DType dtype, const std::string &text) {
-  if (text.empty())
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
     return false;
   char *end = nullptr;
+  errno = 0;
   switch (dtype) {
   case DType::Bool:
     return text == "true" || text == "false" || text == "True" ||
            text == "False" || text == "1" || text == "0";
   case DType::F32:
+    std::strtof(text.c_str(), &end);
+    return *end == '\0' && errno != ERANGE;
   case DType::F64:
     std::strtod(text.c_str(), &end);
-    return *end == '\0';
+    return *end == '\0' && errno != ERANGE;
+  case DType::I32: {
+    long long v = std::strtoll(text.c_str(), &end, 10);
+    return *end == '\0' && errno != ERANGE && v >= INT32_MIN && v <= INT32_MAX;
+  }
   default:
     std::strtoll(text.c_str(), &end, 10);
-    return *end == '\0';
+    return *end == '\0' && errno != ERANGE;
   }
+}
+
+void printHelp(std::FILE *out, const std::string &program) {
+  std::fprintf(out, "usage: %s [flags]\n", program.c_str());
+  for (const std::string &name : order()) {
+    const Flag &f = flags()[name];
+    std::fprintf(out, "  --%s=<%s>  %s (default %s)\n", name.c_str(),
+                 dtypeName(f.dtype), f.help.c_str(), f.defaultText.c_str());
+  }
+  if (!flags().count("log_dir"))
+    std::fprintf(out, "  --log_dir=<dir>  where log_scalar appends to "
+                      "scalars.jsonl (default .)\n");
+  std::fflush(out);
 }
 
 } // namespace
@@ -58,16 +82,7 @@ int parseFlags(const std::string &program,
                const std::vector<std::string> &args) {
   for (const std::string &arg : args) {
     if (arg == "--help" || arg == "-h") {
-      std::printf("usage: %s [flags]\n", program.c_str());
-      for (const std::string &name : order()) {
-        const Flag &f = flags()[name];
-        std::printf("  --%s=<%s>  %s (default %s)\n", name.c_str(),
-                    dtypeName(f.dtype), f.help.c_str(), f.defaultText.c_str());
-      }
-      if (!flags().count("log_dir"))
-        std::printf("  --log_dir=<dir>  where log_scalar appends to "
-                    "scalars.jsonl (default .)\n");
-      std::fflush(stdout);
+      printHelp(stdout, program);
       return 2;
     }
     // The runtime's own flag, unless the program declares one of its name.
@@ -80,8 +95,9 @@ int parseFlags(const std::string &program,
         arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     auto it = flags().find(name);
     if (arg.rfind("--", 0) != 0 || it == flags().end()) {
-      std::fprintf(stderr, "%s: error: unknown flag '%s' (see --help)\n",
-                   program.c_str(), arg.c_str());
+      std::fprintf(stderr, "%s: error: unknown flag '%s'\n", program.c_str(),
+                   arg.c_str());
+      printHelp(stderr, program);
       return 1;
     }
     std::string value = eq == std::string::npos
@@ -93,6 +109,7 @@ int parseFlags(const std::string &program,
                    "'%s'\n",
                    program.c_str(), name.c_str(), dtypeName(it->second.dtype),
                    value.c_str());
+      printHelp(stderr, program);
       return 1;
     }
     it->second.value = value;
@@ -116,6 +133,10 @@ Tensor flagValue(const std::string &name) {
   case DType::Bool:
     t.data<uint8_t>()[0] =
         f.value == "true" || f.value == "True" || f.value == "1";
+    break;
+  case DType::I32:
+    t.data<int32_t>()[0] =
+        static_cast<int32_t>(std::strtoll(f.value.c_str(), nullptr, 10));
     break;
   default:
     t.data<int64_t>()[0] = std::strtoll(f.value.c_str(), nullptr, 10);

@@ -16,6 +16,7 @@ std::atomic<bool> counting{false};
 // Signed: a buffer allocated before counting began may be freed after.
 std::atomic<int64_t> hostInUse{0}, hostPeak{0};
 std::string (*deviceReport)() = nullptr;
+std::atomic<size_t> byteLimit{0};
 
 void printReport() {
   std::string text =
@@ -44,6 +45,9 @@ void noteHostFreed(size_t bytes) {
 
 int64_t hostMemoryInUse() { return hostInUse.load(); }
 int64_t hostMemoryPeak() { return hostPeak.load(); }
+
+void setTensorByteLimit(size_t bytes) { byteLimit.store(bytes); }
+size_t tensorByteLimit() { return byteLimit.load(std::memory_order_relaxed); }
 
 void setDeviceMemoryReport(std::string (*report)()) { deviceReport = report; }
 

@@ -12,8 +12,10 @@
 // CHECK: %[[S:.*]] = tfl.reduce_sum %[[T]]
 // CHECK: %[[DR:.*]] = tfl.reshape %[[DY]] : tensor<f32> -> tensor<1xf32>
 // CHECK: %[[DT:.*]] = tfl.broadcast_to %[[DR]] : tensor<1xf32> -> tensor<3xf32>
-// CHECK: %[[TT:.*]] = tfl.mul %[[T]], %[[T]]
-// CHECK: %[[ONE:.*]] = tfl.constant dense<1.000000e+00> : tensor<f32>
+// The rules build operands in C++ argument order, which compilers choose:
+// the two operands of the sub come in either order.
+// CHECK-DAG: %[[TT:.*]] = tfl.mul %[[T]], %[[T]]
+// CHECK-DAG: %[[ONE:.*]] = tfl.constant dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[D1:.*]] = tfl.sub %[[ONE]], %[[TT]]
 // CHECK: %[[DM:.*]] = tfl.mul %[[DT]], %[[D1]]
 // CHECK: %[[DX:.*]] = tfl.mul %[[DM]], %[[W]]

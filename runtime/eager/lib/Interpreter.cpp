@@ -88,6 +88,7 @@ private:
   const KernelRegistry &registry;
   const RunOptions &options;
   SmallVector<Location> callStack;
+  uint64_t opsRun = 0;
   // (Boxed: a block's map stays where it is while nested blocks add
   // theirs.)
   llvm::DenseMap<
@@ -163,6 +164,11 @@ FailureOr<SmallVector<Tensor>> Interpreter::runBlock(Block &block,
 }
 
 LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
+  if (options.maxOps && ++opsRun > options.maxOps) {
+    fail(&op, "stopped: the run's budget of " + Twine(options.maxOps) +
+                  " ops is spent");
+    return failure();
+  }
   SmallVector<Tensor> operands;
   for (Value v : op.getOperands())
     operands.push_back(frame.lookup(v));

@@ -25,6 +25,12 @@ void noteHostFreed(size_t bytes);
 int64_t hostMemoryInUse();
 int64_t hostMemoryPeak();
 
+/// Makes a host tensor of more than `bytes` an out-of-memory error, as
+/// if the machine had no more (0, the default: no limit but the
+/// machine's). The fuzzers bound the memory of the programs they run so.
+void setTensorByteLimit(size_t bytes);
+size_t tensorByteLimit();
+
 /// A GPU runtime's part of the report ("GPU 48.0 MiB (64.0 MiB
 /// reserved)"), asked for at exit.
 void setDeviceMemoryReport(std::string (*report)());

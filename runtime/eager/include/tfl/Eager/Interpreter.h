@@ -18,6 +18,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 
@@ -73,6 +74,9 @@ struct RunOptions {
   bool trace = false;
   /// Stop at the first op whose float result holds a NaN or an infinity.
   bool checkNumerics = false;
+  /// Stop with an error once this many ops have run (0: no limit), as the
+  /// pipeline fuzzer bounds a run of a program that may never end.
+  uint64_t maxOps = 0;
 };
 
 /// Runs `entry` (a function without arguments) of `module`. Returns failure
