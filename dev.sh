@@ -17,6 +17,10 @@ build="$root/build"
 
 scripts/setup-deps.sh
 
+# ccache (CMake uses it when present) hits across clones in other
+# directories: paths under the checkout are hashed relative to it.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
+
 configure() {
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
