@@ -507,9 +507,16 @@ void readCheckpointTensor(const std::string &path, const std::string &name,
     fail(path, "not a safetensors checkpoint (tensor '" + name +
                    "' has a malformed entry in the header)");
   }
-  if (dtype != safetensorsDType(out.dtype) || shape != out.shape)
-    fail(path, "tensor '" + name + "' is " + dtype + shapeToString(shape) +
+  if (dtype != safetensorsDType(out.dtype) || shape != out.shape) {
+    // The file's dtype by TFL's name where it has one (F32 is f32).
+    std::string fileDType = dtype;
+    for (DType d : {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8,
+                    DType::Bool, DType::BF16, DType::F16})
+      if (dtype == safetensorsDType(d))
+        fileDType = dtypeName(d);
+    fail(path, "tensor '" + name + "' is " + fileDType + shapeToString(shape) +
                    ", but the program expects " + expectedText(out));
+  }
   size_t bytes = numElements(out.shape) * dtypeSize(out.dtype);
   uint64_t dataSize = fileSize - 8 - size;
   if (offsets.size() != 2 || offsets[0] > offsets[1] ||
