@@ -6,7 +6,8 @@
 # crash, sanitizer report, leak or timeout; the input that caused it is
 # kept under BUILD/fuzz/artifacts.
 #
-#   scripts/fuzz.sh [--build DIR] [--time SECONDS] [--jobs N] [TARGET...]
+#   scripts/fuzz.sh [--build DIR] [--time SECONDS] [--jobs N]
+#                   [--timeout SECONDS] [TARGET...]
 #
 # The long campaign is the same with a long --time (docs/reliability.md).
 set -euo pipefail
@@ -14,12 +15,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-san"
 seconds=60
 jobs=1
+unit_timeout=
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
   --build) build=$(cd "$2" && pwd); shift 2 ;;
   --time) seconds=$2; shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
+  --timeout) unit_timeout=$2; shift 2 ;;
   *) targets+=("$1"); shift ;;
   esac
 done
@@ -36,7 +39,12 @@ for t in "${targets[@]}"; do
   [ -x "$exe" ] || { echo "fuzz: $exe is missing (configure with -DTFL_FUZZ=ON)" >&2; exit 2; }
   corpus="$work/corpus-$t"
   mkdir -p "$corpus"
-  args=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096
+  # A whole compile and run of a big example takes a few seconds under the
+  # sanitizers: the pipeline's timeout leaves room for a loaded machine.
+  timeout=20
+  [ "$t" = pipeline ] && timeout=60
+  [ -n "$unit_timeout" ] && timeout=$unit_timeout
+  args=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=4096
         -malloc_limit_mb=2048 -print_final_stats=1
         -artifact_prefix="$work/artifacts/$t-")
   case "$t" in

@@ -11,15 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzCommon.h"
+
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
 #include "tfl/Codegen/Registration.h"
 #include "tfl/Eager/Interpreter.h"
-#include "tfl/Frontend/MLIRGen.h"
-#include "tfl/Frontend/Modules.h"
-#include "tfl/Frontend/Parser.h"
-#include "tfl/Frontend/Sema.h"
-#include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Memory.h"
 #include "tflrt/Output.h"
@@ -27,12 +24,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -67,22 +61,10 @@ int runOne(const uint8_t *data, size_t size) {
     return mlir::success();
   });
   llvm::SourceMgr sourceMgr;
-  unsigned id = sourceMgr.AddNewSourceBuffer(
-      tfl::normalizeSource(llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz.tfl")),
-      llvm::SMLoc());
-  std::unique_ptr<tfl::SourceProgram> source =
-      tfl::loadProgram(sourceMgr, id, &context, tfl::stdlibPath());
-  if (!source)
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      tfl::fuzz::frontend(data, size, context, sourceMgr);
+  if (!module)
     return 0;
-  std::unique_ptr<tfl::Program> program =
-      tfl::analyze(*source, &context, tfl::SemaOptions());
-  if (!program)
-    return 0;
-  mlir::OwningOpRef<mlir::ModuleOp> module = tfl::genModule(context, *program);
-  if (failed(mlir::verify(*module)))
-    bug("MLIRGen made invalid IR from a program Sema accepted", *module);
 
   // Compiled: the CPU pipeline to the LLVM dialect, then LLVM IR at -O3.
   {
@@ -111,14 +93,7 @@ int runOne(const uint8_t *data, size_t size) {
   tfl::eager::registerTflKernels(kernels);
   tfl::eager::registerUpstreamKernels(kernels);
   tflrt::resetFlags();
-  if (auto table = (*module)->getAttrOfType<mlir::ArrayAttr>("tfl.flags"))
-    for (auto flag : table.getAsRange<mlir::DictionaryAttr>())
-      tflrt::declareFlag(
-          mlir::cast<mlir::StringAttr>(flag.get("name")).str(),
-          static_cast<tflrt::DType>(
-              mlir::cast<mlir::IntegerAttr>(flag.get("dtype")).getInt()),
-          mlir::cast<mlir::StringAttr>(flag.get("default")).str(),
-          mlir::cast<mlir::StringAttr>(flag.get("help")).str());
+  tfl::eager::declareFlags(*module);
   tfl::eager::RunOptions options;
   options.maxOps = kMaxOps;
   (void)tfl::eager::run(*module, tfl::kEntrySymbol, kernels, options);

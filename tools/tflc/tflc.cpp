@@ -423,15 +423,7 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     tfl::eager::registerUpstreamKernels(kernels);
     // Flags: declared from the module's table, parsed from the program's
     // arguments, as a native executable does.
-    if (auto table = (*module)->getAttrOfType<mlir::ArrayAttr>("tfl.flags")) {
-      for (auto flag : table.getAsRange<mlir::DictionaryAttr>())
-        tflrt::declareFlag(
-            mlir::cast<mlir::StringAttr>(flag.get("name")).str(),
-            static_cast<tflrt::DType>(
-                mlir::cast<mlir::IntegerAttr>(flag.get("dtype")).getInt()),
-            mlir::cast<mlir::StringAttr>(flag.get("default")).str(),
-            mlir::cast<mlir::StringAttr>(flag.get("help")).str());
-    }
+    tfl::eager::declareFlags(*module);
     int flagsRc = tflrt::parseFlags(inputPath, programArgs);
     if (flagsRc != 0)
       return finish(flagsRc == 2);

@@ -12,6 +12,7 @@
 
 #include "tfl/Eager/Interpreter.h"
 #include "tfl/IR/TflOps.h"
+#include "tflrt/Flags.h"
 #include "tflrt/Format.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
@@ -381,6 +382,18 @@ LogicalResult Interpreter::runControlFlow(Operation &op,
 }
 
 } // namespace
+
+void declareFlags(ModuleOp module) {
+  auto table = module->getAttrOfType<ArrayAttr>("tfl.flags");
+  if (!table)
+    return;
+  for (auto flag : table.getAsRange<DictionaryAttr>())
+    tflrt::declareFlag(cast<StringAttr>(flag.get("name")).str(),
+                       static_cast<tflrt::DType>(
+                           cast<IntegerAttr>(flag.get("dtype")).getInt()),
+                       cast<StringAttr>(flag.get("default")).str(),
+                       cast<StringAttr>(flag.get("help")).str());
+}
 
 LogicalResult run(ModuleOp module, StringRef entry,
                   const KernelRegistry &registry, const RunOptions &options) {

@@ -79,6 +79,10 @@ struct RunOptions {
   uint64_t maxOps = 0;
 };
 
+/// Declares the program's flags (the module's `tfl.flags` table) to the
+/// runtime, as a native executable does before it parses its arguments.
+void declareFlags(mlir::ModuleOp module);
+
 /// Runs `entry` (a function without arguments) of `module`. Returns failure
 /// after reporting a run-time error as an MLIR diagnostic.
 mlir::LogicalResult run(mlir::ModuleOp module, llvm::StringRef entry,
