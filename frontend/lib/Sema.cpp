@@ -339,13 +339,13 @@ static void collectReadNames(const Block &block, llvm::StringSet<> &out) {
   }
 }
 
-/// True when `block` has a `continue` of its own loop.
 /// Whether two recorded bindings are the same place (unrecorded ones,
 /// line 0, are not).
 static bool sameBinding(Position a, Position b) {
   return a.line != 0 && a.line == b.line && a.col == b.col;
 }
 
+/// True when `block` has a `continue` of its own loop.
 static bool anyContinue(const Block &block) {
   for (const StmtPtr &s : block) {
     if (isa<ContinueStmt>(s.get()))
@@ -461,9 +461,9 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
       if (before.count(name) && !beforeCond.contains(name)) {
         const Type &prior = before[name];
         if (prior.strong() != after.strong()) {
+          Position rebound = frame->bound.lookup(name);
           mlir::InFlightDiagnostic diag =
-              error(frame->bound.lookup(name).line ? frame->bound.lookup(name)
-                                                   : block[i + 1]->getBegin());
+              error(rebound.line ? rebound : block[i + 1]->getBegin());
           diag << "'" << name << "' changes type after a possible 'break' or "
                << "'continue': " << prior.str() << " before, " << after.str()
                << " after";

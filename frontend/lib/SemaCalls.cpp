@@ -9,8 +9,6 @@
 
 #include "SemaImpl.h"
 
-#include "llvm/ADT/ScopeExit.h"
-
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/STLExtras.h"

@@ -267,11 +267,6 @@ private:
   /// grad(f, argnums), value_and_grad(f, argnums) and stop_gradient(x).
   FailureOr<Type> analyzeGradBuiltin(const CallExpr *expr,
                                      llvm::StringRef name);
-  /// Checks `actual` against the type annotation `ann` (`f32`,
-  /// `f32[N, 28, ?]`, a tuple of these); named dims bind in `dims`. A weak
-  /// literal takes the annotated dtype (`adjusted`).
-  /// Names in the annotation resolve in `scope` (the annotation's file;
-  /// the current one when null).
   /// Named dims of a signature or record: each one's size and where that
   /// size was first seen.
   struct DimBinding {
@@ -280,6 +275,11 @@ private:
     const Module *file;
   };
   using DimBindings = llvm::StringMap<DimBinding>;
+  /// Checks `actual` against the type annotation `ann` (`f32`,
+  /// `f32[N, 28, ?]`, a tuple of these); named dims bind in `dims`. A weak
+  /// literal takes the annotated dtype (`adjusted`).
+  /// Names in the annotation resolve in `scope` (the annotation's file;
+  /// the current one when null).
   /// Errors sit at `at`, in the current file or `atFile`; a note shows the
   /// annotation when it is elsewhere.
   LogicalResult checkAnnotation(const Expr *ann, const Type &actual,

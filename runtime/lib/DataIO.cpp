@@ -338,7 +338,8 @@ ArrayHeader readIdxHeader(const std::string &path) {
   uint64_t fileSize = std::filesystem::file_size(path, ec);
   if (ec)
     return h;
-  uint64_t bytes = uint64_t(headerElements(h.shape, path)) * dtypeSize(h.dtype);
+  // (idxHeader checked the shape: its product fits.)
+  uint64_t bytes = uint64_t(numElements(h.shape)) * dtypeSize(h.dtype);
   uint64_t headerBytes = 4 + 4 * h.shape.size();
   bool direct = gzdirect(f.file) != 0;
   uint64_t room = fileSize < headerBytes ? 0 : fileSize - headerBytes;
@@ -376,8 +377,9 @@ ArrayHeader readNpyHeader(const std::string &path) {
   uint64_t dataStart = static_cast<uint64_t>(f.in.tellg());
   f.in.seekg(0, std::ios::end);
   uint64_t fileSize = static_cast<uint64_t>(f.in.tellg());
-  uint64_t bytes = uint64_t(headerElements(f.header.shape, path)) *
-                   dtypeSize(f.header.dtype);
+  // (openNpy checked the shape: its product fits.)
+  uint64_t bytes =
+      uint64_t(numElements(f.header.shape)) * dtypeSize(f.header.dtype);
   if (bytes > fileSize - dataStart)
     fail(path, "is truncated: its header promises " + std::to_string(bytes) +
                    " bytes of data (shape " + shapeToString(f.header.shape) +

@@ -5,7 +5,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -29,8 +28,9 @@ std::map<std::string, Flag> &flags() {
   return table;
 }
 
-/// Whether `text` is a value of `dtype`: a whole number within the dtype's
-/// range, a finite or infinite float that does not overflow it, a boolean.
+/// Whether `text` is a value of `dtype` (a flag is i64, f32 or f64, or
+/// bool): a whole number within i64's range, a float that does not
+/// overflow its type, a boolean.
 bool valid(DType dtype, const std::string &text) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
     return false;
@@ -46,10 +46,6 @@ bool valid(DType dtype, const std::string &text) {
   case DType::F64:
     std::strtod(text.c_str(), &end);
     return *end == '\0' && errno != ERANGE;
-  case DType::I32: {
-    long long v = std::strtoll(text.c_str(), &end, 10);
-    return *end == '\0' && errno != ERANGE && v >= INT32_MIN && v <= INT32_MAX;
-  }
   default:
     std::strtoll(text.c_str(), &end, 10);
     return *end == '\0' && errno != ERANGE;
@@ -133,10 +129,6 @@ Tensor flagValue(const std::string &name) {
   case DType::Bool:
     t.data<uint8_t>()[0] =
         f.value == "true" || f.value == "True" || f.value == "1";
-    break;
-  case DType::I32:
-    t.data<int32_t>()[0] =
-        static_cast<int32_t>(std::strtoll(f.value.c_str(), nullptr, 10));
     break;
   default:
     t.data<int64_t>()[0] = std::strtoll(f.value.c_str(), nullptr, 10);
