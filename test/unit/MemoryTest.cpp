@@ -44,4 +44,17 @@ TEST(MemoryTest, TensorsAreCountedWhileCounting) {
   EXPECT_EQ(hostMemoryPeak(), before + 8 * mib); // freed memory is reused
 }
 
+TEST(MemoryTest, TheTensorByteLimitRefusesLargerTensors) {
+  setTensorByteLimit(4096);
+  EXPECT_NO_THROW(Tensor(DType::F32, {1024})); // 4096 bytes: at the limit
+  try {
+    Tensor(DType::F32, {1025});
+    ADD_FAILURE() << "a tensor past the limit was allocated";
+  } catch (const std::runtime_error &e) {
+    EXPECT_STREQ(e.what(), "out of memory: cannot allocate 4.0 KiB");
+  }
+  setTensorByteLimit(0); // no limit again
+  EXPECT_NO_THROW(Tensor(DType::F32, {1025}));
+}
+
 } // namespace

@@ -68,6 +68,11 @@ cl::opt<bool>
                   cl::desc("run --eager: stop at the first NaN or infinity, "
                            "with the .tfl line and call stack"),
                   cl::cat(tflcCategory));
+cl::opt<uint64_t>
+    maxOps("max-ops",
+           cl::desc("run --eager: stop with an error once this many ops have "
+                    "run (0, the default: no limit)"),
+           cl::value_desc("N"), cl::init(0), cl::cat(tflcCategory));
 cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
                                 cl::value_desc("path"), cl::cat(tflcCategory));
 cl::opt<std::string> afterStage(
@@ -432,6 +437,7 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     tfl::eager::RunOptions options;
     options.trace = trace;
     options.checkNumerics = checkNumerics;
+    options.maxOps = maxOps;
     return finish(succeeded(
         tfl::eager::run(*module, tfl::kEntrySymbol, kernels, options)));
   }

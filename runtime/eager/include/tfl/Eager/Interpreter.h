@@ -74,8 +74,9 @@ struct RunOptions {
   bool trace = false;
   /// Stop at the first op whose float result holds a NaN or an infinity.
   bool checkNumerics = false;
-  /// Stop with an error once this many ops have run (0: no limit), as the
-  /// pipeline fuzzer bounds a run of a program that may never end.
+  /// Stop with an error once this many ops have run (0: no limit):
+  /// `--max-ops`, and the pipeline fuzzer's bound on a program that may
+  /// never end.
   uint64_t maxOps = 0;
 };
 
