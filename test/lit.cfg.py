@@ -30,6 +30,15 @@ if config.tfl_cuda:
     for var in ["TFL_GPU_BUNDLE"]:
         if var in os.environ:
             config.environment[var] = os.environ[var]
+# With MPI, the distributed tests run programs on several processes of this
+# machine: as root if need be, oversubscribed (CI has 2 cores).
+if config.tfl_mpi:
+    config.available_features.add("mpi")
+    config.environment.update({
+        "OMPI_ALLOW_RUN_AS_ROOT": "1",
+        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+        "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    })
 tools = ["tflc", "tfl-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions(tools, [config.tfl_tools_dir,
                                            config.llvm_tools_dir])

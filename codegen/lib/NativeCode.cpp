@@ -164,8 +164,18 @@ LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
   SmallVector<StringRef> args = {*driver, objectPath, "-o", outputPath,
                                  TFL_RUNTIME_MAIN_LIB};
   llvm::append_range(args, targetLibraries);
-  args.append({TFL_RUNTIME_LIB, TFL_OPENBLAS_LIB, TFL_OPENBLAS_RPATH,
-               TFL_DNNL_LIB, TFL_GOMP_LIB, "-lpthread", "-lz", "-lm"});
+  args.push_back(TFL_RUNTIME_LIB);
+  // MPI, when libtflrt's collectives are linked in (as-needed: a program
+  // without collectives does not load it).
+  SmallVector<StringRef> mpi;
+  StringRef(TFL_MPI_LIBS).split(mpi, ' ', -1, false);
+  if (!mpi.empty()) {
+    args.push_back("-Wl,--push-state,--as-needed");
+    llvm::append_range(args, mpi);
+    args.push_back("-Wl,--pop-state");
+  }
+  args.append({TFL_OPENBLAS_LIB, TFL_OPENBLAS_RPATH, TFL_DNNL_LIB, TFL_GOMP_LIB,
+               "-lpthread", "-lz", "-lm"});
   // A sanitizer build's libtflrt needs the sanitizers' runtimes.
   SmallVector<StringRef> sanitize;
   StringRef(TFL_SANITIZE_LINK_FLAGS).split(sanitize, ' ', -1, false);

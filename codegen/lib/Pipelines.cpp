@@ -33,13 +33,17 @@ void buildSimplifyStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-/// Whole-program inlining, then tfl -> linalg with elementwise fusion.
+/// Whole-program inlining, gradient buckets, then tfl -> linalg with
+/// elementwise fusion.
 void buildLinalgStage(OpPassManager &pm) {
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   // A gradient inlined next to its primal recomputes the primal's work (a
   // vjp of a call re-runs the callee's forward): CSE merges the two.
   pm.addPass(createCSEPass());
+  // With the backward pass inlined, gradients are all-reduced in buckets
+  // as it makes them.
+  pm.addPass(createTflOverlapCollectives());
   pm.addPass(createConvertTflToLinalg());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
@@ -84,7 +88,9 @@ const PipelineStage kCpuStages[] = {
     {"autodiff", "build the gradient functions tfl.grad asks for",
      buildAutodiffStage},
     {"simplify", "canonicalize and CSE the tfl program", buildSimplifyStage},
-    {"linalg", "inline, CSE, lower tfl to linalg and fuse elementwise ops",
+    {"linalg",
+     "inline, CSE, bucket collectives, lower tfl to linalg and fuse "
+     "elementwise ops",
      buildLinalgStage},
     {"bufferize", "bufferize, deallocate, and call libraries on buffers",
      buildBufferizeStage},

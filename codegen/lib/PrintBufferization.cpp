@@ -78,6 +78,7 @@ void registerBufferizationModels(DialectRegistry &registry) {
     attachRandomBufferizationModels(ctx);
     attachDataBufferizationModels(ctx);
     attachConvBufferizationModels(ctx);
+    attachCollectiveBufferizationModels(ctx);
     ctx->getOrLoadDialect<arith::ArithDialect>();
     // The lowering creates ops of these; load them with tfl, since
     // one-shot-bufferize does not declare them.

@@ -35,6 +35,27 @@ static void leafNames(const Type &t, const std::string &prefix,
               out);
 }
 
+Values MLIRGenImpl::genCollective(const CallExpr *expr, llvm::StringRef name) {
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  Values leaves = genExpr(args[0]);
+  if (leaves.empty())
+    return leaves;
+  mlir::Location l = loc(expr->getBegin());
+  mlir::Operation *op;
+  if (name == "all_reduce") {
+    bool mean = args[1] && typeOf(args[1]).name == "mean";
+    op = mlir::tfl::AllReduceOp::create(
+        builder, l,
+        mean ? mlir::tfl::CollectiveReduction::mean
+             : mlir::tfl::CollectiveReduction::sum,
+        leaves);
+  } else {
+    int64_t root = args[1] ? typeOf(args[1]).known.value_or(0) : 0;
+    op = mlir::tfl::BroadcastOp::create(builder, l, leaves, root);
+  }
+  return Values(op->getResults().begin(), op->getResults().end());
+}
+
 Values MLIRGenImpl::genIO(const CallExpr *expr, llvm::StringRef name) {
   using namespace mlir::tfl;
   const Type &t = typeOf(expr);
@@ -136,6 +157,10 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   }
   if (name == "now")
     return mlir::tfl::NowOp::create(builder, l, tensorType(t));
+  if (name == "rank")
+    return mlir::tfl::RankOp::create(builder, l, tensorType(t));
+  if (name == "world_size")
+    return mlir::tfl::WorldSizeOp::create(builder, l, tensorType(t));
   if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d") {
     const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
     const WindowInfo &w = spec->windows.find(expr)->second;

@@ -467,6 +467,8 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
             builder, loc(expr->getBegin()), leaf, device));
       return moved;
     }
+    if (builtin->second == "all_reduce" || builtin->second == "broadcast")
+      return genCollective(expr, builtin->second);
     if (builtin->second == "stop_gradient") {
       const Expr *x = spec->callArgs.find(expr)->second.front();
       return {mlir::tfl::StopGradientOp::create(builder, loc(expr->getBegin()),

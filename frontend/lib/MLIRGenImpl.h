@@ -186,6 +186,8 @@ private:
   Value genRandom(const CallExpr *expr, llvm::StringRef name);
   /// The file built-ins (load and save functions, log_scalar).
   Values genIO(const CallExpr *expr, llvm::StringRef name);
+  /// all_reduce and broadcast: one collective op on the tree's leaves.
+  Values genCollective(const CallExpr *expr, llvm::StringRef name);
   Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
   /// A reduction op of `x` over `axes`.
   template <typename OpTy>

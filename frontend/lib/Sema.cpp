@@ -111,7 +111,11 @@ const llvm::StringSet<> &builtinNames() {
                              "stop_gradient",
                              "tree_map",
                              "device",
-                             "to_device"};
+                             "to_device",
+                             "rank",
+                             "world_size",
+                             "all_reduce",
+                             "broadcast"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())

@@ -240,6 +240,8 @@ private:
   FailureOr<Type> analyzeRandom(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeIO(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeConv(const CallExpr *expr, llvm::StringRef name);
+  /// rank(), world_size(), all_reduce(tree, op), broadcast(tree, root).
+  FailureOr<Type> analyzeCollective(const CallExpr *expr, llvm::StringRef name);
   FailureOr<std::array<int64_t, 2>> pairArgument(const Expr *e,
                                                  llvm::StringRef what);
   FailureOr<Type> analyzeLoadData(const CallExpr *expr, llvm::StringRef name);

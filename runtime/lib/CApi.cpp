@@ -5,12 +5,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/CApi.h"
+#include "Descriptors.h"
 #include "tflrt/Conv.h"
 #include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Kernels.h"
 #include "tflrt/Memory.h"
 #include "tflrt/Output.h"
+#include "tflrt/Parallel.h"
 #include "tflrt/Random.h"
 
 #include <cstdio>
@@ -23,28 +25,8 @@
 
 namespace {
 
-/// Views an MLIR ranked memref descriptor as a TensorView.
-tflrt::TensorView viewOf(tflrt::DType dtype, int64_t rank, void *desc) {
-  struct Header {
-    char *allocated;
-    char *aligned;
-    int64_t offset;
-  };
-  auto *header = static_cast<Header *>(desc);
-  auto *dims = reinterpret_cast<int64_t *>(header + 1);
-  tflrt::TensorView v;
-  v.dtype = dtype;
-  v.shape.assign(dims, dims + rank);
-  v.strides.assign(dims + rank, dims + 2 * rank);
-  v.data = header->aligned + header->offset * tflrt::dtypeSize(dtype);
-  return v;
-}
-
-} // namespace
-
-namespace {
-
 using tflrt::failAt;
+using tflrt::viewOf;
 
 /// Runs a file operation, turning its IoError into a stop at `where`.
 template <typename Fn> void fileOp(const char *where, Fn fn) {
@@ -471,10 +453,11 @@ int8_t tflrt_flag_bool(const char *name) {
 }
 
 void tflrt_init(int argc, char **argv) {
+  tflrt::shareCoresAmongLocalRanks();
   programName = argc > 0 ? argv[0] : "program";
   programArgs.assign(argv + (argc > 0 ? 1 : 0), argv + argc);
 }
 
-void tflrt_finish(void) { tflrt::flushOutput(); }
+void tflrt_finish(void) { tflrt::finishRun(); }
 
 } // extern "C"

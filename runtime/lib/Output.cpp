@@ -6,12 +6,28 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace tflrt {
 
 namespace {
 void (*pendingErrorsHook)() = nullptr;
+std::vector<void (*)()> &finishHooks() {
+  static auto *hooks = new std::vector<void (*)()>();
+  return *hooks;
+}
 } // namespace
+
+void atSuccessfulFinish(void (*hook)()) { finishHooks().push_back(hook); }
+
+void finishRun() {
+  flushOutput();
+  std::vector<void (*)()> hooks;
+  hooks.swap(finishHooks());
+  for (void (*hook)() : hooks)
+    hook();
+  flushOutput();
+}
 
 void setPendingErrorsHook(void (*hook)()) { pendingErrorsHook = hook; }
 

@@ -9,9 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tflrt/Parallel.h"
 #include "tflrt/CApi.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 // libgomp's ABI (GCC's omp.h and its GOMP_parallel entry point).
 extern "C" {
@@ -21,6 +23,19 @@ int omp_get_max_threads(void);
 int omp_in_parallel(void);
 int omp_get_num_threads(void);
 int omp_get_thread_num(void);
+void omp_set_num_threads(int n);
+}
+
+void tflrt::shareCoresAmongLocalRanks() {
+  if (std::getenv("OMP_NUM_THREADS"))
+    return;
+  // Open MPI's and MPICH's counts of the run's processes on this machine.
+  const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!local)
+    local = std::getenv("MPI_LOCALNRANKS");
+  int ranks = local ? std::atoi(local) : 1;
+  if (ranks > 1)
+    omp_set_num_threads(std::max(1, omp_get_max_threads() / ranks));
 }
 
 namespace {

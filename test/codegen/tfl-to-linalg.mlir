@@ -412,3 +412,22 @@ func.func @tape_calls() -> i64 {
   // CHECK: return %[[P]]
   return %p : i64
 }
+
+// -----
+
+// Tests that rank and world_size are libtflrt's answers, as 0-d tensors,
+// and that the collectives stay for bufferization.
+// CHECK-DAG: func.func private @tflrt_rank() -> i64
+// CHECK-DAG: func.func private @tflrt_world_size() -> i64
+// CHECK-LABEL: func.func @world
+func.func @world(%x: tensor<3xf32>) -> (tensor<i64>, tensor<i64>, tensor<3xf32>) {
+  // CHECK: %[[R:.*]] = call @tflrt_rank() : () -> i64
+  // CHECK: tensor.from_elements %[[R]] : tensor<i64>
+  %r = tfl.rank : tensor<i64>
+  // CHECK: %[[N:.*]] = call @tflrt_world_size() : () -> i64
+  // CHECK: tensor.from_elements %[[N]] : tensor<i64>
+  %n = tfl.world_size : tensor<i64>
+  // CHECK: tfl.all_reduce sum
+  %s = tfl.all_reduce sum %x : tensor<3xf32>
+  return %r, %n, %s : tensor<i64>, tensor<i64>, tensor<3xf32>
+}

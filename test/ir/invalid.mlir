@@ -375,3 +375,49 @@ func.func @random_state_shape() {
   %0 = tfl.random_state : tensor<3xi64>
   return
 }
+
+// -----
+
+// Tests that all_reduce's mean is refused on integers.
+func.func @all_reduce_mean_of_ints(%x: tensor<3xi32>) {
+  // expected-error @+1 {{mean needs float tensors, got 'tensor<3xi32>'}}
+  %0 = tfl.all_reduce mean %x : tensor<3xi32>
+  return
+}
+
+// -----
+
+// Tests that a collective's tensors are of the dtypes collectives move.
+func.func @all_reduce_of_bools(%x: tensor<3xi1>) {
+  // expected-error @+1 {{operand #0 must be variadic of ranked tensor of}}
+  %0 = tfl.all_reduce sum %x : tensor<3xi1>
+  return
+}
+
+// -----
+
+// Tests that a broadcast's root is a rank.
+func.func @broadcast_negative_root(%x: tensor<3xf32>) {
+  // expected-error @+1 {{root must be a rank (0 or more), not -1}}
+  %0 = tfl.broadcast %x {root = -1 : i64} : tensor<3xf32>
+  return
+}
+
+// -----
+
+// Tests that a wait gives the types its start took.
+func.func @all_reduce_wait_types(%x: tensor<3xf32>) {
+  %req = tfl.all_reduce_start sum %x : tensor<3xf32>
+  // expected-error @+1 {{result types differ from the inputs of the all_reduce_start that made its request}}
+  %0 = tfl.all_reduce_wait %req : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Tests that a start has something to reduce.
+func.func @all_reduce_start_empty() {
+  // expected-error @+1 {{starts an all_reduce of at least one tensor}}
+  %req = "tfl.all_reduce_start"() <{op = 0 : i32}> : () -> i64
+  return
+}

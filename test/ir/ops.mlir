@@ -342,3 +342,29 @@ func.func @pool_gather_and_random_state(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2
   tfl.set_random_state %s : tensor<2xi64>
   return %0 : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// Tests the collectives: the world's size and this rank, all_reduce (sum
+// and mean, over a tree's leaves of mixed dtypes), broadcast and its
+// adjoint, and an all_reduce split into start and wait.
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%w: tensor<3x2xf32>, %n: tensor<i64>) -> tensor<3x2xf32> {
+  // CHECK: tfl.rank : tensor<i64>
+  // CHECK: tfl.world_size : tensor<i64>
+  %r = tfl.rank : tensor<i64>
+  %s = tfl.world_size : tensor<i64>
+  // CHECK: %{{.*}}:2 = tfl.all_reduce sum %{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<i64>
+  %0:2 = tfl.all_reduce sum %w, %n : tensor<3x2xf32>, tensor<i64>
+  // CHECK: tfl.all_reduce mean %{{.*}} : tensor<3x2xf32>
+  %1 = tfl.all_reduce mean %0#0 : tensor<3x2xf32>
+  // CHECK: tfl.broadcast %{{.*}} {root = 1 : i64} : tensor<3x2xf32>
+  %2 = tfl.broadcast %1 {root = 1 : i64} : tensor<3x2xf32>
+  // CHECK: tfl.reduce_to_root %{{.*}} {root = 0 : i64} : tensor<3x2xf32>
+  %3 = tfl.reduce_to_root %2 {root = 0 : i64} : tensor<3x2xf32>
+  // CHECK: %[[REQ:.*]] = tfl.all_reduce_start mean %{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<3x2xf32>
+  // CHECK: tfl.all_reduce_wait %[[REQ]] : tensor<3x2xf32>, tensor<3x2xf32>
+  %req = tfl.all_reduce_start mean %3, %2 : tensor<3x2xf32>, tensor<3x2xf32>
+  %4:2 = tfl.all_reduce_wait %req : tensor<3x2xf32>, tensor<3x2xf32>
+  return %4#0 : tensor<3x2xf32>
+}

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Runs a TFL program eagerly and natively and checks the two agree.
 
-Usage: run_both.py TFLC [--tflc=OPTION ...] [--rtol=R] [--mask=REGEX ...]
-                   [--expect-error=REGEX] PROGRAM.tfl TMP_PREFIX
-                   [program flags...]
+Usage: run_both.py TFLC [--mpirun=N] [--tflc=OPTION ...] [--rtol=R]
+                   [--mask=REGEX ...] [--expect-error=REGEX] PROGRAM.tfl
+                   TMP_PREFIX [program flags...]
+
+--mpirun=N runs both modes on N processes (`mpirun -np N`); the output is
+each rank's standard output in turn, rank 0's first, so that it does not
+depend on how the ranks' lines interleave. With --expect-error, one rank
+must report the error and mpirun must fail.
 
 --tflc=OPTION passes OPTION (such as --precision=bf16) to every tflc run
 and build.
@@ -35,16 +40,37 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(cmd, what, expect_error=None):
+TAGGED = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:(.*)$")
+
+
+def by_rank(text, stream):
+    """mpirun --tag-output's lines of one stream, each rank's in turn."""
+    ranks = {}
+    for line in text.splitlines():
+        m = TAGGED.match(line)
+        if m and m.group(2) == stream:
+            ranks.setdefault(int(m.group(1)), []).append(m.group(3) + "\n")
+    return "".join("".join(ranks[r]) for r in sorted(ranks))
+
+
+def run(cmd, what, expect_error=None, ranks=None):
     """The command's output. With `expect_error`, the command must stop
     with exit code 1 and that error: its output up to the error, and the
     error's line (the eager interpreter adds the source line and a caret
-    below it)."""
+    below it). With `ranks`, the command runs on that many processes."""
+    if ranks:
+        cmd = ["mpirun", "-np", str(ranks), "--tag-output"] + cmd
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
+    if ranks:
+        launcher = "".join(line + "\n" for line in r.stderr.splitlines()
+                           if not TAGGED.match(line))
+        r.stdout, r.stderr = (by_rank(r.stdout, "stdout"),
+                              by_rank(r.stderr, "stderr") + launcher)
     if expect_error:
         m = re.search(".*" + expect_error + ".*", r.stderr)
-        if r.returncode != 1 or not m:
+        stopped = r.returncode != 0 if ranks else r.returncode == 1
+        if not stopped or not m:
             sys.stderr.write(f"{what} did not stop with the expected error "
                              f"(exit code {r.returncode}):\n{r.stderr}")
             sys.exit(1)
@@ -58,6 +84,9 @@ def run(cmd, what, expect_error=None):
 
 def main():
     tflc, *args = sys.argv[1:]
+    ranks = None
+    if args and args[0].startswith("--mpirun="):
+        ranks = int(args.pop(0)[len("--mpirun="):])
     options = []
     while args and args[0].startswith("--tflc="):
         options.append(args.pop(0)[len("--tflc="):])
@@ -72,10 +101,10 @@ def main():
         expect_error = args.pop(0)[len("--expect-error="):]
     program, prefix, *flags = args
     eager = run([tflc, "run", "--eager"] + options + [program] + flags,
-                "eager run", expect_error)
+                "eager run", expect_error, ranks)
     exe = prefix + ".exe"
     run([tflc, "build"] + options + [program, "-o", exe], "build")
-    native = run([exe] + flags, "native run", expect_error)
+    native = run([exe] + flags, "native run", expect_error, ranks)
     def masked(text):
         for m in masks:
             text = m.sub("<masked>", text)

@@ -353,3 +353,52 @@ func.func @use_relu(%x: tensor<3xf32>) -> tensor<3xf32> {
   %g = tfl.grad @relu(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
   return %g : tensor<3xf32>
 }
+
+// -----
+
+// Tests that all_reduce's rule is an all_reduce of the cotangents with the
+// same op, for the float leaves only (the i64 leaf takes no cotangent).
+// CHECK-LABEL: func.func private @all_reduce.vjp(
+// CHECK: tfl.all_reduce sum %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<i64>
+// CHECK: tfl.all_reduce mean %{{.*}} : tensor<3xf32>
+// CHECK: tfl.all_reduce mean %{{.*}} : tensor<3xf32>
+// CHECK: tfl.all_reduce sum %{{.*}} : tensor<3xf32>
+// CHECK-NOT: tfl.all_reduce
+// CHECK: return
+func.func private @all_reduce(%x: tensor<3xf32>, %n: tensor<i64>) -> tensor<f32> {
+  %0:2 = tfl.all_reduce sum %x, %n : tensor<3xf32>, tensor<i64>
+  %m = tfl.all_reduce mean %0#0 : tensor<3xf32>
+  %1 = tfl.mul %m, %x : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %r = tfl.reduce_sum %1 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @use_all_reduce(%x: tensor<3xf32>, %n: tensor<i64>) -> tensor<3xf32> {
+  %g = tfl.grad @all_reduce(%x, %n) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<i64>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+// Tests that broadcast's rule reduces the cotangent to the same root, and
+// reduce_to_root's broadcasts it back from there.
+// CHECK-LABEL: func.func private @broadcast.vjp(
+// CHECK: tfl.broadcast %{{.*}} {root = 2 : i64} : tensor<3xf32>
+// CHECK: tfl.reduce_to_root %{{.*}} {root = 2 : i64} : tensor<3xf32>
+// CHECK-LABEL: func.func private @reduce_to_root.vjp(
+// CHECK: tfl.reduce_to_root %{{.*}} {root = 1 : i64} : tensor<3xf32>
+// CHECK: tfl.broadcast %{{.*}} {root = 1 : i64} : tensor<3xf32>
+func.func private @broadcast(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = tfl.broadcast %x {root = 2 : i64} : tensor<3xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func private @reduce_to_root(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = tfl.reduce_to_root %x {root = 1 : i64} : tensor<3xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @use_broadcast(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %g = tfl.grad @broadcast(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
+  %h = tfl.grad @reduce_to_root(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
+  return %g, %h : tensor<3xf32>, tensor<3xf32>
+}

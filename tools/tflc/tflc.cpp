@@ -26,6 +26,7 @@
 #include "tflrt/CApi.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Output.h"
+#include "tflrt/Parallel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/AsmState.h"
@@ -99,6 +100,13 @@ cl::opt<std::string> precision(
              "f32, as PyTorch's autocast (bf16, f16, f32; overrides the "
              "program's set_precision)"),
     cl::value_desc("bf16|f16|f32"), cl::cat(tflcCategory));
+cl::opt<double> bucketMb(
+    "bucket-mb",
+    cl::desc("run, build: the size of the gradient buckets that an "
+             "all_reduce is split into, started as the backward pass makes "
+             "them (MiB, after a 1 MiB first bucket; 0 keeps each all_reduce "
+             "whole, where the program has it)"),
+    cl::init(25.0), cl::cat(tflcCategory));
 cl::opt<bool> reportMemory(
     "report-memory",
     cl::desc("run, build: print the run's peak memory in tensors at exit "
@@ -381,7 +389,11 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     printer =
         std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr, &context);
   auto finish = [&](bool ok) {
-    tflrt::flushOutput();
+    // A run that succeeded finishes what it started (MPI, under mpirun).
+    if (ok)
+      tflrt::finishRun();
+    else
+      tflrt::flushOutput();
     if (verifier)
       return failed(verifier->verify()) ? 1 : 0;
     return ok ? 0 : 1;
@@ -401,6 +413,17 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     }
     (*module)->setAttr("tfl.precision",
                        mlir::StringAttr::get(&context, precision));
+  }
+
+  if (bucketMb.getNumOccurrences()) {
+    if (!(bucketMb >= 0)) {
+      llvm::errs() << "error: --bucket-mb takes a size in MiB (0 or more)\n";
+      return finish(false);
+    }
+    (*module)->setAttr(
+        "tfl.bucket_bytes",
+        mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 64),
+                               static_cast<int64_t>(bucketMb * 1048576.0)));
   }
 
   // Where ops that name no device run, and which devices there are
@@ -430,6 +453,7 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     // arguments, as a native executable does.
     tfl::eager::declareFlags(*module);
     int flagsRc = tflrt::parseFlags(inputPath, programArgs);
+    tflrt::shareCoresAmongLocalRanks(); // as a native executable does
     if (flagsRc != 0)
       return finish(flagsRc == 2);
     if (reportMemory)

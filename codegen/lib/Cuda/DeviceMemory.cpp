@@ -369,7 +369,9 @@ void callDeviceEntryPoints(IRRewriter &rewriter, func::FuncOp fn,
     // The tapes live in device memory, whichever side a value is pushed
     // from or read into (a scalar may be pushed from the device and read
     // on the host): every tape call goes to libtflrt_cuda.
-    bool tape = callee.starts_with("tflrt_tape_");
+    // So do the collectives: their tensors stay on the device (NCCL).
+    bool tape = callee.starts_with("tflrt_tape_") ||
+                callee.starts_with("tflrt_collective_");
     if (!tape && !memrefs.empty() &&
         llvm::all_of(memrefs, [&](Value v) { return isHostBuffer(v, host); }))
       return;

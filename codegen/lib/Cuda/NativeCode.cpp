@@ -20,6 +20,8 @@ LogicalResult linkCudaExecutable(StringRef objectPath, StringRef outputPath,
       objectPath, outputPath, errorMessage,
       {TFL_RUNTIME_CUDA_LIB, TFL_CUDA_LIB_DIR "/libcudart_static.a",
        "-L" TFL_CUDA_LIB_DIR, "-lcublas", "-lcublasLt", "-lcudnn",
+       // NCCL, for programs with collectives only.
+       "-Wl,--push-state,--as-needed", "-lnccl", "-Wl,--pop-state",
        "-L" TFL_CUDA_LIB_DIR "/stubs", "-lcuda", "-Wl,-rpath," TFL_CUDA_LIB_DIR,
        "-ldl", "-lrt", "-lpthread"});
 }

@@ -467,6 +467,20 @@ struct NowToRuntime : OpConversionPattern<NowOp> {
   }
 };
 
+/// rank, world_size: libtflrt's answers (the run's, fixed at its start).
+template <typename OpTy> struct WorldToRuntime : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    replaceByRuntimeScalars(
+        rewriter, op,
+        {std::is_same_v<OpTy, RankOp> ? "tflrt_rank" : "tflrt_world_size"},
+        rewriter.getI64Type());
+    return success();
+  }
+};
+
 /// gather: the smallest and largest index are checked by libtflrt (as slice
 /// starts are), then a generic reads each result element from its source
 /// (at the index clamped into the axis).
@@ -595,7 +609,8 @@ void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
                IdentityToInput<StopGradientOp>, IdentityToInput<ToDeviceOp>,
                EmbedSliceToTensor, TapeCallToRuntime<TapeEnterOp>,
                TapeCallToRuntime<TapeExitOp>, TapeSizeToRuntime,
-               TapeCallToRuntime<TapeRewindOp>, GatherToLinalg>(
+               TapeCallToRuntime<TapeRewindOp>, GatherToLinalg,
+               WorldToRuntime<RankOp>, WorldToRuntime<WorldSizeOp>>(
       patterns.getContext());
 }
 

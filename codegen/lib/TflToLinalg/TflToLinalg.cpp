@@ -66,13 +66,14 @@ struct ConvertTflToLinalgPass
     target.addIllegalDialect<TflDialect>();
     // Lowered during bufferization to runtime calls (PrintBufferization.cpp,
     // RandomBufferization.cpp, DataBufferization.cpp,
-    // ConvBufferization.cpp).
+    // ConvBufferization.cpp, CollectiveBufferization.cpp).
     target.addLegalOp<
         PrintOp, RandomUniformOp, RandomNormalOp, ShuffleIndicesOp, LoadDataOp,
         LoadOp, SaveNpyOp, SaveOp, Conv2DOp, Conv2DBackwardInputOp,
         Conv2DBackwardFilterOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DBackwardOp,
         AvgPool2DBackwardOp, MaxPool2DGatherOp, ScatterAddOp, TapePushOp,
-        TapeWriteOp, TapeAddOp, TapeReadOp, TapeAccumulatedOp>();
+        TapeWriteOp, TapeAddOp, TapeReadOp, TapeAccumulatedOp, AllReduceOp,
+        BroadcastOp, ReduceToRootOp, AllReduceStartOp, AllReduceWaitOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

@@ -291,6 +291,13 @@ cudaStream_t rawStream() {
   if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
     fail("no CUDA GPU found: this program was built with --device cuda");
   check(err, "cannot use the GPU");
+  // One GPU per rank when an MPI launcher started several processes on
+  // this machine (Open MPI's and MPICH's local rank).
+  const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  if (!local)
+    local = std::getenv("MPI_LOCALRANKID");
+  if (local)
+    s.device = std::atoi(local) % count;
   check(cudaSetDevice(s.device), "cannot use the GPU");
   cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, s.device), "cannot query the GPU");

@@ -258,6 +258,7 @@ void registerTflKernels(KernelRegistry &registry) {
         out.push_back(t);
       });
   registerTapeKernels(registry);
+  registerCollectiveKernels(registry);
   registry.add(mlir::tfl::StopGradientOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in,
                   SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });

@@ -227,7 +227,34 @@ TFLRT_TAPE_SUM_FUNCTIONS(f64)
 /* now(): seconds on a monotonic clock. */
 double tflrt_now(void);
 
-/* Process set-up and tear-down around tfl_main (flushes output). */
+/* Collectives across the processes of a run (tflrt/Collectives.h): this
+   process's rank and the run's size (0 and 1 without an MPI launcher).
+   A request is begun (kind and op as tflrt::dist::Kind and Reduction, root
+   for broadcast and reduce_to_root), given a copy of each tensor, started,
+   waited for, and each result taken out by its position (the last take
+   closes it). tflrt_collective_run_X does a collective on one tensor at
+   once. Errors stop at tflrt_where. */
+int64_t tflrt_rank(void);
+int64_t tflrt_world_size(void);
+int64_t tflrt_collective_begin(int64_t kind, int64_t op, int64_t root);
+void tflrt_collective_start(int64_t request);
+void tflrt_collective_wait(int64_t request);
+#define TFLRT_DECLARE_COLLECTIVE(SUFFIX)                                       \
+  void tflrt_collective_add_##SUFFIX(int64_t request, int64_t rankIn,          \
+                                     void *in);                                \
+  void tflrt_collective_take_##SUFFIX(int64_t request, int64_t index,          \
+                                      int64_t rankOut, void *out);             \
+  void tflrt_collective_run_##SUFFIX(int64_t kind, int64_t op, int64_t root,   \
+                                     int64_t rankIn, void *in,                 \
+                                     int64_t rankOut, void *out);
+TFLRT_DECLARE_COLLECTIVE(f32)
+TFLRT_DECLARE_COLLECTIVE(f64)
+TFLRT_DECLARE_COLLECTIVE(i32)
+TFLRT_DECLARE_COLLECTIVE(i64)
+#undef TFLRT_DECLARE_COLLECTIVE
+
+/* Process set-up and tear-down around tfl_main (flushes output; at a
+   successful end, finishes what the run started, e.g. MPI). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);
 

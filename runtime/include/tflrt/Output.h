@@ -34,6 +34,13 @@ void flushOutput();
 void setPendingErrorsHook(void (*hook)());
 void reportPendingErrors();
 
+/// Work for the end of a run that succeeded (tflrt_finish in an
+/// executable, tflc after an eager run): `hook` runs once then, after the
+/// hooks registered before it. A run that fails skips them (failAt).
+void atSuccessfulFinish(void (*hook)());
+/// Flushes the output and runs the hooks atSuccessfulFinish registered.
+void finishRun();
+
 /// Stops the program (exit code 1) with "where: error: message", the
 /// "called from" notes of `where` below it, or with "error: message" when
 /// `where` is null; pending errors and the output so far come first.

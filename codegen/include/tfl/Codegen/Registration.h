@@ -23,6 +23,9 @@ void attachRandomBufferizationModels(MLIRContext *ctx);
 void attachDataBufferizationModels(MLIRContext *ctx);
 /// The bufferization models of conv2d and pooling (ConvBufferization.cpp).
 void attachConvBufferizationModels(MLIRContext *ctx);
+/// The bufferization models of the collectives
+/// (CollectiveBufferization.cpp).
+void attachCollectiveBufferizationModels(MLIRContext *ctx);
 
 } // namespace mlir::tfl
 

@@ -25,6 +25,11 @@ struct RandomStateResource
 struct TapeResource : public SideEffects::Resource::Base<TapeResource> {
   llvm::StringRef getName() final { return "tfl.tape"; }
 };
+/// The processes of a run, on which collectives act.
+struct CommunicatorResource
+    : public SideEffects::Resource::Base<CommunicatorResource> {
+  llvm::StringRef getName() final { return "tfl.communicator"; }
+};
 } // namespace mlir::tfl
 
 #include <optional>

@@ -112,4 +112,53 @@ def TflWidenHalf : Pass<"tfl-widen-half", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tfl::TflDialect"];
 }
 
+def TflOverlapCollectives : Pass<"tfl-overlap-collectives", "mlir::ModuleOp"> {
+  let summary = "Reduce gradients in buckets while the backward pass runs";
+  let description = [{
+    PyTorch's DDP at compile time. Each `tfl.all_reduce` (after inlining,
+    typically the all_reduce of a training step's gradients) becomes one
+    `tfl.all_reduce_start` per bucket of its tensors and a
+    `tfl.all_reduce_wait` for each:
+    1. Each tensor is ready where the op that makes it sits in the
+       all_reduce's block (the enclosing op of that block, for one made in
+       a nested region; the block's start for one made outside it). The
+       reverse pass makes the last layers' gradients first.
+    2. Walking the tensors in the order they are ready, a bucket closes
+       once it holds `first-bucket-bytes` (the first) or `bucket-bytes`
+       (the others), as DDP's 1 MiB first bucket and 25 MiB buckets.
+    3. A bucket starts right after its last tensor is ready: its reduction
+       runs on the runtime's communication thread while the program
+       computes the rest of the backward pass.
+    4. Its wait goes just before the first use of any of its results, so
+       an optimizer may update the parameters of a bucket that arrived
+       while the next one is still on its way.
+    Neither moves across an op another rank might observe (a file written
+    or read, a print: anything with effects beyond the random generator,
+    the tapes and the collectives), so a collective still orders what the
+    ranks do around it (rank 0 saves, all ranks all_reduce, all load).
+    Every rank runs the same program, so every rank starts the same
+    buckets in the same order. The module's `tfl.bucket_bytes` attribute
+    (`tflc --bucket-mb`), when present, sets `bucket-bytes` (the first
+    bucket is no larger); 0 leaves every all_reduce whole.
+
+    ```mlir
+    %g1 = ...                       // the last layer's gradient, first
+    %g0 = ...
+    %r:2 = tfl.all_reduce mean %g0, %g1 : tensor<1000xf32>, tensor<10xf32>
+    // becomes (one bucket)
+    %g1 = ...
+    %g0 = ...
+    %req = tfl.all_reduce_start mean %g1, %g0 : tensor<10xf32>, tensor<1000xf32>
+    %r:2 = tfl.all_reduce_wait %req : tensor<10xf32>, tensor<1000xf32>
+    ```
+  }];
+  let options = [
+    Option<"firstBucketBytes", "first-bucket-bytes", "int64_t",
+           /*default=*/"1 << 20", "the first bucket's size">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t",
+           /*default=*/"25 << 20", "the other buckets' size">
+  ];
+  let dependentDialects = ["mlir::tfl::TflDialect"];
+}
+
 #endif // TFL_PASSES_TD

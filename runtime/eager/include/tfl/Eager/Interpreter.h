@@ -56,6 +56,8 @@ private:
 
 /// Registers the kernels of the tfl dialect.
 void registerTflKernels(KernelRegistry &registry);
+/// Registers the kernels of the collectives (registerTflKernels calls it).
+void registerCollectiveKernels(KernelRegistry &registry);
 /// Registers the kernels of the upstream scalar ops MLIRGen emits around
 /// control flow (arith integer ops, tensor.extract/from_elements).
 void registerUpstreamKernels(KernelRegistry &registry);

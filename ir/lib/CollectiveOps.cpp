@@ -1,0 +1,141 @@
+//===- CollectiveOps.cpp - Collectives across processes -------------------===//
+//
+// The collective ops (TflOps.td, "Collectives across processes"): their
+// result types (each result has its input's type), verifiers, and reverse
+// rules. The rules follow from each rank's result depending on every
+// rank's input, so a pullback on one rank needs the others' cotangents:
+//   all_reduce(op)  -> all_reduce(op) of the cotangents (for sum, d(sum of
+//                      every rank's results)/dx_s = sum of the cotangents;
+//                      for mean the same divided by the world size);
+//   broadcast(root) -> reduce_to_root(root): only the root's input reached
+//                      the results, each rank's;
+//   reduce_to_root  -> broadcast, from the same root.
+// Differentiating a program thus differentiates the sum over ranks of
+// what each rank returns (as JAX's psum transposes to psum).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/IR/TflOps.h"
+
+namespace mlir::tfl {
+
+namespace {
+
+bool isFloatTensor(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+/// Gives the float operands whose results have cotangents the results of
+/// `collective` (made on those cotangents); the others get none.
+void pullBackThrough(
+    ValueRange inputs, ValueRange dResults, SmallVectorImpl<Value> &dOperands,
+    function_ref<Operation *(ValueRange cotangents)> collective) {
+  SmallVector<Value> cotangents;
+  SmallVector<size_t> positions;
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (dResults[i] && isFloatTensor(input)) {
+      cotangents.push_back(dResults[i]);
+      positions.push_back(i);
+    }
+  dOperands.assign(inputs.size(), nullptr);
+  if (cotangents.empty())
+    return;
+  Operation *op = collective(cotangents);
+  for (auto [i, position] : llvm::enumerate(positions))
+    dOperands[position] = op->getResult(i);
+}
+
+/// Results of the inputs' types.
+LogicalResult sameTypes(ValueRange operands,
+                        SmallVectorImpl<Type> &inferredReturnTypes) {
+  llvm::append_range(inferredReturnTypes, operands.getTypes());
+  return success();
+}
+
+LogicalResult verifyRoot(Operation *op, int64_t root) {
+  if (root < 0)
+    return op->emitOpError("root must be a rank (0 or more), not ") << root;
+  return success();
+}
+
+} // namespace
+
+LogicalResult AllReduceOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
+  return sameTypes(operands, inferredReturnTypes);
+}
+
+LogicalResult BroadcastOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
+  return sameTypes(operands, inferredReturnTypes);
+}
+
+LogicalResult ReduceToRootOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
+  return sameTypes(operands, inferredReturnTypes);
+}
+
+/// all_reduce's mean needs float tensors.
+static LogicalResult verifyReduction(Operation *op, CollectiveReduction kind,
+                                     ValueRange inputs) {
+  if (kind != CollectiveReduction::mean)
+    return success();
+  for (Value input : inputs)
+    if (!isFloatTensor(input))
+      return op->emitOpError("mean needs float tensors, got ")
+             << input.getType();
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyReduction(*this, getOp(), getInputs());
+}
+
+LogicalResult BroadcastOp::verify() { return verifyRoot(*this, getRoot()); }
+
+LogicalResult ReduceToRootOp::verify() { return verifyRoot(*this, getRoot()); }
+
+LogicalResult AllReduceStartOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("starts an all_reduce of at least one tensor");
+  return verifyReduction(*this, getOp(), getInputs());
+}
+
+LogicalResult AllReduceWaitOp::verify() {
+  auto start = getRequest().getDefiningOp<AllReduceStartOp>();
+  if (!start)
+    return success(); // a request passed in: checked where it started
+  if (start.getInputs().getTypes() != getResults().getTypes())
+    return emitOpError("result types differ from the inputs of the "
+                       "all_reduce_start that made its request");
+  return success();
+}
+
+LogicalResult AllReduceOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  pullBackThrough(getInputs(), dResults, dOperands, [&](ValueRange d) {
+    return AllReduceOp::create(b, getLoc(), getOp(), d);
+  });
+  return success();
+}
+
+LogicalResult BroadcastOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  pullBackThrough(getInputs(), dResults, dOperands, [&](ValueRange d) {
+    return ReduceToRootOp::create(b, getLoc(), d, getRoot());
+  });
+  return success();
+}
+
+LogicalResult ReduceToRootOp::reverse(OpBuilder &b, ValueRange dResults,
+                                      SmallVectorImpl<Value> &dOperands) {
+  pullBackThrough(getInputs(), dResults, dOperands, [&](ValueRange d) {
+    return BroadcastOp::create(b, getLoc(), d, getRoot());
+  });
+  return success();
+}
+
+} // namespace mlir::tfl

@@ -1,0 +1,126 @@
+//===- Collectives.h - Collectives across processes -------------*- C++ -*-===//
+//
+// all_reduce, broadcast, reduce_to_root and all_gather across the processes
+// of a run that `mpirun` launched, on Open MPI (any MPI with
+// MPI_THREAD_FUNNELED). A process that no MPI launcher started is a world
+// of one: rank 0, and every collective is a copy, so programs that use
+// them run unchanged alone.
+//
+// MPI belongs to one thread of the runtime's own, started at the first
+// collective (or rank()/world_size()): it initializes MPI, then runs the
+// collectives in the order they are started, one request at a time. The
+// program's thread starts a request and goes on computing until it waits
+// for it, which is how the gradients of a training step are reduced while
+// the backward pass still runs (the compiler starts each bucket of
+// gradients as soon as the reverse pass has made them).
+//
+// A request is built by begin() and one add() per tensor, which copies the
+// tensor into the request (the program may free it at once), then start();
+// wait() returns once the collective is done, and take() copies each
+// result out. A request's tensors of one dtype travel as one MPI call: a
+// bucket costs one message however many tensors it holds. (PyTorch's DDP
+// copies its gradients into and out of its buckets the same way.) run()
+// does a whole collective at once, without the copies when a dtype has one
+// contiguous tensor.
+//
+// Errors (a root that is no rank, a wait that runs past
+// TFL_COLLECTIVE_TIMEOUT seconds because another rank stopped or took
+// another path through the program) throw CollectiveError; the C ABI
+// reports them at the op's .tfl line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_COLLECTIVES_H
+#define TFLRT_COLLECTIVES_H
+
+#include "tflrt/Tensor.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace tflrt::dist {
+
+/// The collectives. The numbering is part of the C ABI (CApi.h).
+enum class Kind : int64_t {
+  /// Every rank gets the reduction of every rank's input.
+  AllReduce = 0,
+  /// Every rank gets the root's input.
+  Broadcast = 1,
+  /// The root gets the sum of every rank's input, the others zeros
+  /// (broadcast's adjoint).
+  ReduceToRoot = 2,
+  /// Every rank gets every rank's input, stacked in rank order on a new
+  /// leading axis.
+  AllGather = 3
+};
+
+/// How all_reduce combines. The numbering is part of the C ABI.
+enum class Reduction : int64_t { Sum = 0, Mean = 1 };
+
+/// A collective that cannot complete; reported at the op that started it.
+class CollectiveError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The language's name of a collective ("all_reduce", ...).
+const char *kindName(Kind kind);
+
+/// This process's rank, and the number of processes in the run (MPI's
+/// COMM_WORLD; 0 and 1 for a process no launcher started).
+int64_t rank();
+int64_t worldSize();
+
+/// Opens a request for a collective (`root` for broadcast and
+/// reduce_to_root). Requests are numbered from 1 in the order they begin.
+int64_t begin(Kind kind, Reduction op, int64_t root);
+/// Adds a copy of a tensor to a request that has not started.
+void add(int64_t request, const TensorView &input);
+/// Queues the request for the communication thread.
+void start(int64_t request);
+/// Waits until the request is done.
+void wait(int64_t request);
+/// Copies the result of the request's `index`-th tensor (of its dtype and
+/// size) to `output`, after wait(); the last take closes the request.
+void take(int64_t request, int64_t index, void *output);
+
+/// One collective, started and waited for: each input's result goes to the
+/// contiguous buffer at the same position of `outputs` (world_size() times
+/// the input's elements for all_gather).
+void run(Kind kind, Reduction op, int64_t root,
+         const std::vector<TensorView> &inputs,
+         const std::vector<void *> &outputs);
+/// The same on tensors, giving new tensors: the eager interpreter's way.
+std::vector<Tensor> run(Kind kind, Reduction op, int64_t root,
+                        const std::vector<Tensor> &inputs);
+
+/// Whether MPI runs this process (it was launched by mpirun; false for a
+/// world of one process).
+bool usesMpi();
+/// Runs `fn` on the communication thread, in order with the collectives
+/// started before, and waits for it (a GPU runtime bootstraps NCCL over
+/// MPI this way). Needs usesMpi().
+void runOnCommThread(void (*fn)(void *), void *context);
+/// Broadcasts raw bytes from `root` to every rank (usesMpi() only).
+void broadcastBytes(void *data, size_t size, int64_t root);
+
+/// At a run's successful end: waits for the queued collectives, prints the
+/// statistics TFL_COLLECTIVE_STATS asks for, and finalizes MPI. A run that
+/// fails exits without it, and the launcher stops the other ranks.
+void finish();
+
+/// What the communication thread did, for TFL_COLLECTIVE_STATS=1: the
+/// requests it ran, the bytes they reduced or moved, the seconds it spent
+/// in MPI, and the seconds the program waited for it.
+struct Stats {
+  int64_t requests = 0;
+  int64_t bytes = 0;
+  double commSeconds = 0;
+  double waitSeconds = 0;
+};
+Stats stats();
+
+} // namespace tflrt::dist
+
+#endif // TFLRT_COLLECTIVES_H

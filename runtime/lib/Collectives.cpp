@@ -1,0 +1,709 @@
+//===- Collectives.cpp - Collectives across processes ---------------------===//
+//
+// The communication engine behind tflrt/Collectives.h: a world of one
+// process (every collective a copy) unless an MPI launcher started the
+// run, and then a thread that owns MPI (MPI_THREAD_FUNNELED: every MPI
+// call is made there) and runs the requests in the order they start.
+// Built without MPI (TFL_HAVE_MPI unset), a run that mpirun launched stops
+// with an error saying so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/Collectives.h"
+#include "Descriptors.h"
+#include "tflrt/CApi.h"
+#include "tflrt/Kernels.h"
+#include "tflrt/Output.h"
+
+#ifdef TFL_HAVE_MPI
+// MPI's C API only (Open MPI's and MPICH's headers add C++ bindings that
+// need a library of their own).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace tflrt::dist {
+
+const char *kindName(Kind kind) {
+  switch (kind) {
+  case Kind::AllReduce:
+    return "all_reduce";
+  case Kind::Broadcast:
+    return "broadcast";
+  case Kind::ReduceToRoot:
+    return "reduce_to_root";
+  case Kind::AllGather:
+    return "all_gather";
+  }
+  return "collective";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// A tensor of a request. A staged request holds a copy of its input (at
+/// `offset` elements into its dtype's group) until take() copies the
+/// result out; a direct one reads `input` and writes `output` itself.
+struct Item {
+  DType dtype;
+  int64_t count;
+  int64_t offset = 0;
+  TensorView input;
+  void *output = nullptr;
+};
+
+/// The tensors of one dtype: one MPI call moves them all.
+struct Group {
+  DType dtype;
+  int64_t count = 0;
+  std::vector<char> staging;
+  std::vector<const Item *> items;
+};
+
+struct Request {
+  Kind kind;
+  Reduction op;
+  int64_t root;
+  bool staged;
+  std::vector<Item> items;
+  std::vector<Group> groups;
+  bool done = false;
+  int64_t taken = 0;
+
+  Group &group(DType dtype) {
+    for (Group &g : groups)
+      if (g.dtype == dtype)
+        return g;
+    groups.push_back({dtype});
+    return groups.back();
+  }
+};
+
+bool isContiguous(const TensorView &v) {
+  return v.strides == contiguousStrides(v.shape);
+}
+
+/// Copies a view's elements, in row-major order, to `dst`.
+void copyOut(const TensorView &v, void *dst) {
+  size_t bytes = static_cast<size_t>(numElements(v.shape)) * dtypeSize(v.dtype);
+  if (bytes == 0)
+    return;
+  if (isContiguous(v)) {
+    std::memcpy(dst, v.data, bytes);
+    return;
+  }
+  Tensor dense = materialize(v);
+  std::memcpy(dst, dense.data(), bytes);
+}
+
+/// Divides `count` floats at `data` by `n` (all_reduce's mean).
+void divide(DType dtype, void *data, int64_t count, int64_t n) {
+  if (dtype == DType::F32) {
+    auto *p = static_cast<float *>(data);
+    for (int64_t i = 0; i < count; ++i)
+      p[i] /= static_cast<float>(n);
+  } else if (dtype == DType::F64) {
+    auto *p = static_cast<double *>(data);
+    for (int64_t i = 0; i < count; ++i)
+      p[i] /= static_cast<double>(n);
+  }
+}
+
+/// Whether an MPI launcher (Open MPI's mpirun, MPICH's Hydra, a PMIx
+/// launcher) started this process.
+bool launchedByMpi() {
+  for (const char *var :
+       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK"})
+    if (std::getenv(var))
+      return true;
+  return false;
+}
+
+/// TFL_COLLECTIVE_TIMEOUT: how long a wait may last, in seconds.
+double timeoutSeconds() {
+  const char *text = std::getenv("TFL_COLLECTIVE_TIMEOUT");
+  if (!text || !*text)
+    return 300.0;
+  char *end = nullptr;
+  double seconds = std::strtod(text, &end);
+  if (*end || !(seconds > 0))
+    failAt(nullptr, std::string("TFL_COLLECTIVE_TIMEOUT must be a positive "
+                                "number of seconds, not '") +
+                        text + "'");
+  return seconds;
+}
+
+/// The engine: the world, the requests, and (with MPI) the thread that
+/// runs them.
+class Engine {
+public:
+  static Engine &get() {
+    // Made on first use and never destroyed: the communication thread may
+    // still be blocked in MPI when a failed run exits.
+    static Engine *engine = new Engine();
+    return *engine;
+  }
+
+  int64_t rank = 0;
+  int64_t size = 1;
+  bool mpi = false;
+
+  int64_t begin(Kind kind, Reduction op, int64_t root, bool staged);
+  void add(int64_t id, const TensorView &input, void *output);
+  void start(int64_t id);
+  void wait(int64_t id);
+  void take(int64_t id, int64_t index, void *output);
+  void runOnThread(std::function<void()> job);
+  void finish();
+  Stats stats() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return counters;
+  }
+
+private:
+  Engine();
+  void loop();
+  void enqueue(std::function<void()> job);
+  void execute(Request &r);
+  void executeGroup(const Request &r, Group &g);
+  Request &request(int64_t id);
+  void close(int64_t id);
+
+  std::mutex mutex;
+  std::condition_variable wake, completed;
+  std::deque<std::function<void()>> jobs;
+  std::map<int64_t, std::unique_ptr<Request>> requests;
+  int64_t nextId = 1;
+  double timeout = 300.0;
+  Stats counters;
+  std::thread thread;
+  bool stopping = false;
+  bool finished = false;
+};
+
+Engine::Engine() {
+  timeout = timeoutSeconds();
+  if (!launchedByMpi())
+    return;
+#ifdef TFL_HAVE_MPI
+  mpi = true;
+  bool ready = false;
+  thread = std::thread([this, &ready] {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    int r = 0, n = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      rank = r;
+      size = n;
+      ready = true;
+    }
+    completed.notify_all();
+    loop();
+  });
+  std::unique_lock<std::mutex> lock(mutex);
+  if (!completed.wait_for(lock, std::chrono::duration<double>(timeout),
+                          [&] { return ready; }))
+    failAt(nullptr, "MPI did not start within " +
+                        std::to_string(static_cast<int>(timeout)) +
+                        " s (TFL_COLLECTIVE_TIMEOUT)");
+  atSuccessfulFinish([] { Engine::get().finish(); });
+#else
+  failAt(nullptr,
+         "this program was started by an MPI launcher, but this TFL was "
+         "built without MPI: install Open MPI (libopenmpi-dev) and build "
+         "TFL again to run it on several processes");
+#endif
+}
+
+void Engine::loop() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      wake.wait(lock, [&] { return !jobs.empty() || stopping; });
+      if (jobs.empty())
+        break;
+      job = std::move(jobs.front());
+      jobs.pop_front();
+    }
+    job();
+  }
+#ifdef TFL_HAVE_MPI
+  MPI_Finalize();
+#endif
+}
+
+void Engine::enqueue(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    jobs.push_back(std::move(job));
+  }
+  wake.notify_one();
+}
+
+Request &Engine::request(int64_t id) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = requests.find(id);
+  if (it == requests.end())
+    throw CollectiveError("no collective request " + std::to_string(id) +
+                          " is open (internal error)");
+  return *it->second;
+}
+
+void Engine::close(int64_t id) {
+  std::lock_guard<std::mutex> lock(mutex);
+  requests.erase(id);
+}
+
+int64_t Engine::begin(Kind kind, Reduction op, int64_t root, bool staged) {
+  if ((kind == Kind::Broadcast || kind == Kind::ReduceToRoot) &&
+      (root < 0 || root >= size))
+    throw CollectiveError(
+        std::string(kindName(kind)) + "'s root " + std::to_string(root) +
+        " is not a rank of this run (" + std::to_string(size) + " process" +
+        (size == 1 ? "" : "es") + ")");
+  auto r = std::make_unique<Request>();
+  r->kind = kind;
+  r->op = op;
+  r->root = root;
+  r->staged = staged;
+  std::lock_guard<std::mutex> lock(mutex);
+  int64_t id = nextId++;
+  requests[id] = std::move(r);
+  return id;
+}
+
+void Engine::add(int64_t id, const TensorView &input, void *output) {
+  Request &r = request(id);
+  if (r.kind == Kind::AllReduce && r.op == Reduction::Mean &&
+      !isFloat(input.dtype))
+    throw CollectiveError(std::string("all_reduce's mean needs float "
+                                      "tensors, got ") +
+                          dtypeName(input.dtype));
+  if (r.staged && r.kind == Kind::AllGather)
+    throw CollectiveError("all_gather runs one tensor at a time (internal "
+                          "error)");
+  Item item{input.dtype, numElements(input.shape)};
+  if (r.staged) {
+    // The copy, so that the program may free the input at once.
+    Group &g = r.group(input.dtype);
+    item.offset = g.count;
+    g.count += item.count;
+    g.staging.resize(g.count * dtypeSize(input.dtype));
+    copyOut(input, g.staging.data() + item.offset * dtypeSize(input.dtype));
+  } else {
+    item.input = input;
+    item.output = output;
+  }
+  r.items.push_back(item);
+}
+
+void Engine::start(int64_t id) {
+  Request *r = &request(id);
+  // Groups point at the items: made once every item is in.
+  if (!r->staged)
+    for (const Item &item : r->items) {
+      Group &g = r->group(item.dtype);
+      g.count += item.count;
+    }
+  for (const Item &item : r->items)
+    r->group(item.dtype).items.push_back(&item);
+  if (!mpi) {
+    execute(*r);
+    r->done = true;
+    return;
+  }
+  enqueue([this, r] {
+    Clock::time_point t0 = Clock::now();
+    execute(*r);
+    double seconds = secondsSince(t0);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      r->done = true;
+      counters.commSeconds += seconds;
+    }
+    completed.notify_all();
+  });
+}
+
+void Engine::wait(int64_t id) {
+  Request &r = request(id);
+  Clock::time_point t0 = Clock::now();
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!completed.wait_for(lock, std::chrono::duration<double>(timeout),
+                            [&] { return r.done; })) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", timeout);
+      throw CollectiveError(
+          std::string(kindName(r.kind)) + " on rank " + std::to_string(rank) +
+          " of " + std::to_string(size) +
+          ": the other ranks did not take part within " + seconds +
+          " s (one may have stopped, or taken another path through the "
+          "program); TFL_COLLECTIVE_TIMEOUT sets the limit");
+    }
+    counters.waitSeconds += secondsSince(t0);
+  }
+  if (!r.staged)
+    close(id);
+}
+
+void Engine::take(int64_t id, int64_t index, void *output) {
+  Request &r = request(id);
+  if (!r.done || index < 0 || index >= static_cast<int64_t>(r.items.size()))
+    throw CollectiveError("no result " + std::to_string(index) +
+                          " of collective request " + std::to_string(id) +
+                          " (internal error)");
+  const Item &item = r.items[index];
+  size_t esize = dtypeSize(item.dtype);
+  std::memcpy(output, r.group(item.dtype).staging.data() + item.offset * esize,
+              item.count * esize);
+  if (++r.taken == static_cast<int64_t>(r.items.size()))
+    close(id);
+}
+
+void Engine::runOnThread(std::function<void()> job) {
+  std::mutex doneMutex;
+  std::condition_variable doneCv;
+  bool done = false;
+  enqueue([&] {
+    job();
+    std::lock_guard<std::mutex> lock(doneMutex);
+    done = true;
+    doneCv.notify_all();
+  });
+  std::unique_lock<std::mutex> lock(doneMutex);
+  doneCv.wait(lock, [&] { return done; });
+}
+
+void Engine::execute(Request &r) {
+  int64_t bytes = 0;
+  for (Group &g : r.groups) {
+    executeGroup(r, g);
+    bytes += g.count * static_cast<int64_t>(dtypeSize(g.dtype));
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  counters.requests += 1;
+  counters.bytes += bytes;
+}
+
+#ifdef TFL_HAVE_MPI
+MPI_Datatype mpiType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return MPI_FLOAT;
+  case DType::F64:
+    return MPI_DOUBLE;
+  case DType::I32:
+    return MPI_INT32_T;
+  case DType::I64:
+    return MPI_INT64_T;
+  default:
+    return MPI_UINT8_T;
+  }
+}
+
+/// Runs `fn(offset, count)` over [0, total) in pieces MPI's int counts
+/// can hold.
+template <typename Fn> void inPieces(int64_t total, Fn fn) {
+  constexpr int64_t kMax = INT_MAX / 2;
+  for (int64_t offset = 0; offset < total; offset += kMax)
+    fn(offset, static_cast<int>(std::min(kMax, total - offset)));
+}
+
+/// One collective on the group's buffer (in place), or, for a lone direct
+/// item, from its input to its output.
+void mpiCollective(const Request &r, int64_t rank, DType dtype, const char *in,
+                   char *buffer, int64_t total) {
+  MPI_Datatype type = mpiType(dtype);
+  MPI_Comm world = MPI_COMM_WORLD;
+  size_t esize = dtypeSize(dtype);
+  int root = static_cast<int>(r.root);
+  bool isRoot = rank == r.root;
+  switch (r.kind) {
+  case Kind::AllReduce:
+    inPieces(total, [&](int64_t off, int count) {
+      MPI_Allreduce(in ? in + off * esize : MPI_IN_PLACE, buffer + off * esize,
+                    count, type, MPI_SUM, world);
+    });
+    break;
+  case Kind::Broadcast:
+    if (in && isRoot)
+      std::memcpy(buffer, in, total * esize);
+    inPieces(total, [&](int64_t off, int count) {
+      MPI_Bcast(buffer + off * esize, count, type, root, world);
+    });
+    break;
+  case Kind::ReduceToRoot:
+    inPieces(total, [&](int64_t off, int count) {
+      char *here = buffer + off * esize;
+      if (isRoot)
+        MPI_Reduce(in ? in + off * esize : MPI_IN_PLACE, here, count, type,
+                   MPI_SUM, root, world);
+      else
+        MPI_Reduce(in ? in + off * esize : here, nullptr, count, type, MPI_SUM,
+                   root, world);
+    });
+    if (!isRoot)
+      std::memset(buffer, 0, total * esize);
+    break;
+  case Kind::AllGather:
+    if (total > INT_MAX)
+      throw CollectiveError("all_gather of more than 2^31 elements");
+    MPI_Allgather(in, static_cast<int>(total), type, buffer,
+                  static_cast<int>(total), type, world);
+    break;
+  }
+}
+#endif
+
+void Engine::executeGroup(const Request &r, Group &g) {
+  size_t esize = dtypeSize(g.dtype);
+  bool lone = !r.staged && g.items.size() == 1;
+  if (r.kind == Kind::AllGather || (lone && isContiguous(g.items[0]->input))) {
+    // Straight from the input to the output (all_gather has one tensor).
+    const Item &item = *g.items[0];
+    if (!isContiguous(item.input)) {
+      Tensor dense = materialize(item.input);
+      Item copy = item;
+      copy.input = dense.view();
+      Group single{g.dtype, g.count, {}, {&copy}};
+      executeGroup(r, single);
+      return;
+    }
+    if (!mpi) {
+      copyOut(item.input, item.output);
+      return;
+    }
+#ifdef TFL_HAVE_MPI
+    mpiCollective(r, rank, g.dtype, static_cast<const char *>(item.input.data),
+                  static_cast<char *>(item.output), item.count);
+#endif
+  } else {
+    // In place on one buffer: the staged copies, or the direct inputs
+    // packed (on this thread, which may be the communication thread).
+    if (!r.staged) {
+      g.staging.resize(g.count * esize);
+      int64_t offset = 0;
+      for (const Item *item : g.items) {
+        copyOut(item->input, g.staging.data() + offset * esize);
+        offset += item->count;
+      }
+    }
+#ifdef TFL_HAVE_MPI
+    if (mpi)
+      mpiCollective(r, rank, g.dtype, nullptr, g.staging.data(), g.count);
+#endif
+    if (!r.staged) {
+      int64_t offset = 0;
+      for (const Item *item : g.items) {
+        std::memcpy(item->output, g.staging.data() + offset * esize,
+                    item->count * esize);
+        offset += item->count;
+      }
+    }
+  }
+  if (r.kind == Kind::AllReduce && r.op == Reduction::Mean && size > 1) {
+    if (r.staged)
+      divide(g.dtype, g.staging.data(), g.count, size);
+    else
+      for (const Item *item : g.items)
+        divide(g.dtype, item->output, item->count, size);
+  }
+}
+
+void Engine::finish() {
+  if (!mpi || finished)
+    return;
+  finished = true;
+  if (const char *s = std::getenv("TFL_COLLECTIVE_STATS");
+      s && *s && *s != '0') {
+    Stats st = stats();
+    double hidden =
+        st.commSeconds > 0
+            ? 1.0 - std::min(st.waitSeconds, st.commSeconds) / st.commSeconds
+            : 0.0;
+    std::fprintf(stderr,
+                 "collectives on rank %lld: %lld requests, %.1f MiB, %.3f s "
+                 "communicating, %.3f s waited (%.0f%% hidden)\n",
+                 static_cast<long long>(rank),
+                 static_cast<long long>(st.requests), st.bytes / 1048576.0,
+                 st.commSeconds, st.waitSeconds, 100.0 * hidden);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopping = true;
+  }
+  wake.notify_one();
+  thread.join();
+}
+
+} // namespace
+
+int64_t rank() { return Engine::get().rank; }
+int64_t worldSize() { return Engine::get().size; }
+bool usesMpi() { return Engine::get().mpi; }
+
+int64_t begin(Kind kind, Reduction op, int64_t root) {
+  return Engine::get().begin(kind, op, root, /*staged=*/true);
+}
+void add(int64_t request, const TensorView &input) {
+  Engine::get().add(request, input, nullptr);
+}
+void start(int64_t request) { Engine::get().start(request); }
+void wait(int64_t request) { Engine::get().wait(request); }
+void take(int64_t request, int64_t index, void *output) {
+  Engine::get().take(request, index, output);
+}
+
+void run(Kind kind, Reduction op, int64_t root,
+         const std::vector<TensorView> &inputs,
+         const std::vector<void *> &outputs) {
+  Engine &engine = Engine::get();
+  int64_t id = engine.begin(kind, op, root, /*staged=*/false);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    engine.add(id, inputs[i], outputs[i]);
+  engine.start(id);
+  engine.wait(id);
+}
+
+std::vector<Tensor> run(Kind kind, Reduction op, int64_t root,
+                        const std::vector<Tensor> &inputs) {
+  std::vector<Tensor> outputs;
+  std::vector<TensorView> views;
+  std::vector<void *> buffers;
+  for (const Tensor &in : inputs) {
+    Shape shape = in.shape();
+    if (kind == Kind::AllGather)
+      shape.insert(shape.begin(), worldSize());
+    outputs.emplace_back(in.dtype(), shape);
+    views.push_back(in.view());
+    buffers.push_back(outputs.back().data());
+  }
+  run(kind, op, root, views, buffers);
+  return outputs;
+}
+
+void runOnCommThread(void (*fn)(void *), void *context) {
+  Engine &engine = Engine::get();
+  if (!engine.mpi) {
+    fn(context);
+    return;
+  }
+  engine.runOnThread([fn, context] { fn(context); });
+}
+
+void broadcastBytes(void *data, size_t size, int64_t root) {
+#ifdef TFL_HAVE_MPI
+  Engine::get().runOnThread([=] {
+    MPI_Bcast(data, static_cast<int>(size), MPI_BYTE, static_cast<int>(root),
+              MPI_COMM_WORLD);
+  });
+#else
+  (void)data;
+  (void)size;
+  (void)root;
+#endif
+}
+
+void finish() { Engine::get().finish(); }
+Stats stats() { return Engine::get().stats(); }
+
+} // namespace tflrt::dist
+
+//===----------------------------------------------------------------------===//
+// The C ABI
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Runs a collective's step, turning its error into a stop at the op.
+template <typename Fn> auto collectiveStep(Fn fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const tflrt::dist::CollectiveError &e) {
+    tflrt::failAt(tflrt_where, e.what());
+  }
+}
+
+/// The buffer of a fresh (contiguous) result memref.
+void *dataOf(const tflrt::TensorView &v) { return const_cast<void *>(v.data); }
+
+using tflrt::viewOf;
+
+} // namespace
+
+extern "C" {
+
+int64_t tflrt_rank(void) { return tflrt::dist::rank(); }
+int64_t tflrt_world_size(void) { return tflrt::dist::worldSize(); }
+
+int64_t tflrt_collective_begin(int64_t kind, int64_t op, int64_t root) {
+  return collectiveStep([&] {
+    return tflrt::dist::begin(static_cast<tflrt::dist::Kind>(kind),
+                              static_cast<tflrt::dist::Reduction>(op), root);
+  });
+}
+
+void tflrt_collective_start(int64_t request) {
+  collectiveStep([&] { tflrt::dist::start(request); });
+}
+
+void tflrt_collective_wait(int64_t request) {
+  collectiveStep([&] { tflrt::dist::wait(request); });
+}
+
+#define TFLRT_COLLECTIVE_DTYPE(SUFFIX, DTYPE)                                  \
+  void tflrt_collective_add_##SUFFIX(int64_t request, int64_t rankIn,          \
+                                     void *in) {                               \
+    collectiveStep([&] {                                                       \
+      tflrt::dist::add(request, viewOf(tflrt::DType::DTYPE, rankIn, in));      \
+    });                                                                        \
+  }                                                                            \
+  void tflrt_collective_take_##SUFFIX(int64_t request, int64_t index,          \
+                                      int64_t rankOut, void *out) {            \
+    collectiveStep([&] {                                                       \
+      tflrt::dist::take(request, index,                                        \
+                        dataOf(viewOf(tflrt::DType::DTYPE, rankOut, out)));    \
+    });                                                                        \
+  }                                                                            \
+  void tflrt_collective_run_##SUFFIX(int64_t kind, int64_t op, int64_t root,   \
+                                     int64_t rankIn, void *in,                 \
+                                     int64_t rankOut, void *out) {             \
+    collectiveStep([&] {                                                       \
+      tflrt::dist::run(static_cast<tflrt::dist::Kind>(kind),                   \
+                       static_cast<tflrt::dist::Reduction>(op), root,          \
+                       {viewOf(tflrt::DType::DTYPE, rankIn, in)},              \
+                       {dataOf(viewOf(tflrt::DType::DTYPE, rankOut, out))});   \
+    });                                                                        \
+  }
+TFLRT_COLLECTIVE_DTYPE(f32, F32)
+TFLRT_COLLECTIVE_DTYPE(f64, F64)
+TFLRT_COLLECTIVE_DTYPE(i32, I32)
+TFLRT_COLLECTIVE_DTYPE(i64, I64)
+#undef TFLRT_COLLECTIVE_DTYPE
+
+} // extern "C"
