@@ -4,8 +4,10 @@
 // libtflrt's engine (CApi.h, tflrt/Collectives.h) during One-Shot
 // Bufferize:
 //   all_reduce, broadcast, reduce_to_root of one tensor
-//       a fresh buffer, filled by tflrt_collective_run_<dtype>(kind, op,
-//       root, input, result): no copy of the tensor on the way;
+//       in place: tflrt_collective_run_<dtype>(kind, op, root, buffer,
+//       buffer) on the input's buffer (which One-Shot Bufferize copies
+//       first where the input is read again later), as MPI_IN_PLACE: no
+//       buffer to allocate, nothing to copy;
 //   ... of several tensors (a tree), and all_reduce_start
 //       %req = tflrt_collective_begin(kind, op, root), then
 //       tflrt_collective_add_<dtype>(%req, input) for each input (a copy:
@@ -101,9 +103,26 @@ finishRequest(RewriterBase &rewriter, Operation *op, Value request,
   return results;
 }
 
-/// all_reduce, broadcast and reduce_to_root.
+/// all_reduce, broadcast and reduce_to_root: in place on a lone tensor,
+/// fresh buffers for a tree's.
 template <typename OpTy>
 struct CollectiveModel : RuntimeCallModel<CollectiveModel<OpTy>, OpTy> {
+  static bool inPlace(Operation *op) { return op->getNumOperands() == 1; }
+  bool bufferizesToAllocation(Operation *op, Value) const {
+    return !inPlace(op);
+  }
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return inPlace(op);
+  }
+  bufferization::AliasingValueList
+  getAliasingValues(Operation *op, OpOperand &,
+                    const bufferization::AnalysisState &) const {
+    if (!inPlace(op))
+      return {};
+    return {{op->getResult(0), bufferization::BufferRelation::Equivalent}};
+  }
+
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
@@ -113,18 +132,15 @@ struct CollectiveModel : RuntimeCallModel<CollectiveModel<OpTy>, OpTy> {
       return failure();
     rewriter.setInsertionPoint(op);
     Location loc = op->getLoc();
-    if (inputs->size() == 1) {
+    if (inPlace(op)) {
       Collective c = describe(op);
-      FailureOr<Value> out =
-          allocateBuffer(rewriter, loc, op->getResult(0).getType(), options);
-      if (failed(out))
-        return failure();
-      callRuntime(rewriter, op, suffixed("tflrt_collective_run_", *out),
+      Value buffer = castToUnranked(rewriter, loc, inputs->front());
+      callRuntime(rewriter, op, suffixed("tflrt_collective_run_", buffer),
                   {i64(rewriter, loc, int64_t(c.kind)),
-                   i64(rewriter, loc, c.op), i64(rewriter, loc, c.root),
-                   castToUnranked(rewriter, loc, inputs->front()),
-                   castToUnranked(rewriter, loc, *out)});
-      bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
+                   i64(rewriter, loc, c.op), i64(rewriter, loc, c.root), buffer,
+                   buffer});
+      bufferization::replaceOpWithBufferizedValues(rewriter, op,
+                                                   inputs->front());
       return success();
     }
     Value request = startRequest(rewriter, op, *inputs);

@@ -23,6 +23,7 @@
 #include <mpi.h>
 #endif
 
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <condition_variable>
@@ -59,6 +60,12 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+int64_t nanoseconds() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             Clock::now().time_since_epoch())
+      .count();
 }
 
 /// A tensor of a request. A staged request holds a copy of its input (at
@@ -116,6 +123,24 @@ void copyOut(const TensorView &v, void *dst) {
   std::memcpy(dst, dense.data(), bytes);
 }
 
+/// Writes the contiguous elements at `src` into the (strided) view `dst`.
+void copyIn(const void *src, const TensorView &dst) {
+  size_t esize = dtypeSize(dst.dtype);
+  int64_t n = numElements(dst.shape), rank = dst.rank();
+  std::vector<int64_t> index(rank, 0);
+  const char *from = static_cast<const char *>(src);
+  char *base = static_cast<char *>(const_cast<void *>(dst.data));
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += index[d] * dst.strides[d];
+    std::memcpy(base + offset * static_cast<int64_t>(esize), from + k * esize,
+                esize);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == dst.shape[d]; --d)
+      index[d] = 0;
+  }
+}
+
 /// Divides `count` floats at `data` by `n` (all_reduce's mean).
 void divide(DType dtype, void *data, int64_t count, int64_t n) {
   if (dtype == DType::F32) {
@@ -169,6 +194,12 @@ public:
   bool mpi = false;
 
   int64_t begin(Kind kind, Reduction op, int64_t root, bool staged);
+  /// Runs a direct request on the calling thread when the communication
+  /// thread has nothing to do (MPI_THREAD_SERIALIZED), that thread
+  /// watching the time; false when it must go through the queue.
+  bool runHere(Request &r);
+  void checkRoot(Kind kind, int64_t root);
+  void addItem(Request &r, const TensorView &input, void *output);
   void add(int64_t id, const TensorView &input, void *output);
   void start(int64_t id);
   void wait(int64_t id);
@@ -188,6 +219,7 @@ private:
   void executeGroup(const Request &r, Group &g);
   Request &request(int64_t id);
   void close(int64_t id);
+  std::string timeoutMessage(Kind kind);
 
   std::mutex mutex;
   std::condition_variable wake, completed;
@@ -199,6 +231,16 @@ private:
   std::thread thread;
   bool stopping = false;
   bool finished = false;
+  // MPI may be called from the program's thread too, one call at a time.
+  bool serialized = false;
+  // The communication thread runs a job (busy); or the program's thread
+  // runs one, since directSince (steady-clock nanoseconds; 0: none), which
+  // the idle communication thread checks now and then against the timeout
+  // (so a direct call costs no signal between the threads).
+  bool busy = false;
+  std::atomic<int64_t> directSince{0};
+  const char *directWhere = nullptr;
+  Kind directKind = Kind::AllReduce;
 };
 
 Engine::Engine() {
@@ -210,7 +252,7 @@ Engine::Engine() {
   bool ready = false;
   thread = std::thread([this, &ready] {
     int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
     int r = 0, n = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -218,6 +260,7 @@ Engine::Engine() {
       std::lock_guard<std::mutex> lock(mutex);
       rank = r;
       size = n;
+      serialized = provided >= MPI_THREAD_SERIALIZED;
       ready = true;
     }
     completed.notify_all();
@@ -243,13 +286,24 @@ void Engine::loop() {
     std::function<void()> job;
     {
       std::unique_lock<std::mutex> lock(mutex);
-      wake.wait(lock, [&] { return !jobs.empty() || stopping; });
-      if (jobs.empty())
-        break;
+      auto period = std::chrono::duration<double>(std::min(timeout / 2, 1.0));
+      wake.wait_for(lock, period, [&] { return !jobs.empty() || stopping; });
+      // The program's thread may be in MPI: stop it if it stays too long.
+      int64_t since = directSince.load(std::memory_order_acquire);
+      if (since && nanoseconds() - since > timeout * 1e9)
+        failAt(directWhere, timeoutMessage(directKind));
+      if (jobs.empty()) {
+        if (stopping)
+          break;
+        continue;
+      }
       job = std::move(jobs.front());
       jobs.pop_front();
+      busy = true;
     }
     job();
+    std::lock_guard<std::mutex> lock(mutex);
+    busy = false;
   }
 #ifdef TFL_HAVE_MPI
   MPI_Finalize();
@@ -278,13 +332,17 @@ void Engine::close(int64_t id) {
   requests.erase(id);
 }
 
-int64_t Engine::begin(Kind kind, Reduction op, int64_t root, bool staged) {
+void Engine::checkRoot(Kind kind, int64_t root) {
   if ((kind == Kind::Broadcast || kind == Kind::ReduceToRoot) &&
       (root < 0 || root >= size))
     throw CollectiveError(
         std::string(kindName(kind)) + "'s root " + std::to_string(root) +
         " is not a rank of this run (" + std::to_string(size) + " process" +
         (size == 1 ? "" : "es") + ")");
+}
+
+int64_t Engine::begin(Kind kind, Reduction op, int64_t root, bool staged) {
+  checkRoot(kind, root);
   auto r = std::make_unique<Request>();
   r->kind = kind;
   r->op = op;
@@ -297,7 +355,10 @@ int64_t Engine::begin(Kind kind, Reduction op, int64_t root, bool staged) {
 }
 
 void Engine::add(int64_t id, const TensorView &input, void *output) {
-  Request &r = request(id);
+  addItem(request(id), input, output);
+}
+
+void Engine::addItem(Request &r, const TensorView &input, void *output) {
   if (r.kind == Kind::AllReduce && r.op == Reduction::Mean &&
       !isFloat(input.dtype))
     throw CollectiveError(std::string("all_reduce's mean needs float "
@@ -321,16 +382,18 @@ void Engine::add(int64_t id, const TensorView &input, void *output) {
   r.items.push_back(item);
 }
 
+/// The request's groups point at its items: made once every item is in.
+void groupItems(Request &r) {
+  if (!r.staged)
+    for (const Item &item : r.items)
+      r.group(item.dtype).count += item.count;
+  for (const Item &item : r.items)
+    r.group(item.dtype).items.push_back(&item);
+}
+
 void Engine::start(int64_t id) {
   Request *r = &request(id);
-  // Groups point at the items: made once every item is in.
-  if (!r->staged)
-    for (const Item &item : r->items) {
-      Group &g = r->group(item.dtype);
-      g.count += item.count;
-    }
-  for (const Item &item : r->items)
-    r->group(item.dtype).items.push_back(&item);
+  groupItems(*r);
   if (!mpi) {
     execute(*r);
     r->done = true;
@@ -349,26 +412,50 @@ void Engine::start(int64_t id) {
   });
 }
 
+std::string Engine::timeoutMessage(Kind kind) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", timeout);
+  return std::string(kindName(kind)) + " on rank " + std::to_string(rank) +
+         " of " + std::to_string(size) +
+         ": the other ranks did not take part within " + seconds +
+         " s (one may have stopped, or taken another path through the "
+         "program); TFL_COLLECTIVE_TIMEOUT sets the limit";
+}
+
 void Engine::wait(int64_t id) {
   Request &r = request(id);
   Clock::time_point t0 = Clock::now();
   {
     std::unique_lock<std::mutex> lock(mutex);
     if (!completed.wait_for(lock, std::chrono::duration<double>(timeout),
-                            [&] { return r.done; })) {
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%g", timeout);
-      throw CollectiveError(
-          std::string(kindName(r.kind)) + " on rank " + std::to_string(rank) +
-          " of " + std::to_string(size) +
-          ": the other ranks did not take part within " + seconds +
-          " s (one may have stopped, or taken another path through the "
-          "program); TFL_COLLECTIVE_TIMEOUT sets the limit");
-    }
+                            [&] { return r.done; }))
+      throw CollectiveError(timeoutMessage(r.kind));
     counters.waitSeconds += secondsSince(t0);
   }
   if (!r.staged)
     close(id);
+}
+
+bool Engine::runHere(Request &r) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!serialized || busy || !jobs.empty())
+      return false;
+    directWhere = tflrt_where;
+    directKind = r.kind;
+  }
+  groupItems(r);
+  int64_t t0 = nanoseconds();
+  directSince.store(t0, std::memory_order_release);
+  execute(r);
+  directSince.store(0, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    double seconds = (nanoseconds() - t0) * 1e-9;
+    counters.commSeconds += seconds;
+    counters.waitSeconds += seconds;
+  }
+  return true;
 }
 
 void Engine::take(int64_t id, int64_t index, void *output) {
@@ -494,13 +581,18 @@ void Engine::executeGroup(const Request &r, Group &g) {
       executeGroup(r, single);
       return;
     }
+    // In place (MPI_IN_PLACE) when the output is the input's buffer.
+    const char *in = static_cast<const char *>(item.input.data);
+    if (in == item.output)
+      in = nullptr;
     if (!mpi) {
-      copyOut(item.input, item.output);
+      if (in)
+        copyOut(item.input, item.output);
       return;
     }
 #ifdef TFL_HAVE_MPI
-    mpiCollective(r, rank, g.dtype, static_cast<const char *>(item.input.data),
-                  static_cast<char *>(item.output), item.count);
+    mpiCollective(r, rank, g.dtype, in, static_cast<char *>(item.output),
+                  item.count);
 #endif
   } else {
     // In place on one buffer: the staged copies, or the direct inputs
@@ -579,10 +671,32 @@ void take(int64_t request, int64_t index, void *output) {
   Engine::get().take(request, index, output);
 }
 
+void runInto(Kind kind, Reduction op, int64_t root, const TensorView &input,
+             const TensorView &output) {
+  if (isContiguous(output)) {
+    run(kind, op, root, {input}, {const_cast<void *>(output.data)},
+        /*here=*/true);
+    return;
+  }
+  // A strided result (in place on a view of a larger buffer): computed
+  // contiguous, then written into the view.
+  Tensor dense(output.dtype, output.shape);
+  run(kind, op, root, {input}, {dense.data()}, /*here=*/true);
+  copyIn(dense.data(), output);
+}
+
 void run(Kind kind, Reduction op, int64_t root,
          const std::vector<TensorView> &inputs,
-         const std::vector<void *> &outputs) {
+         const std::vector<void *> &outputs, bool here) {
   Engine &engine = Engine::get();
+  if (here && engine.mpi) {
+    Request r{kind, op, root, /*staged=*/false, {}, {}};
+    engine.checkRoot(kind, root);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      engine.addItem(r, inputs[i], outputs[i]);
+    if (engine.runHere(r))
+      return;
+  }
   int64_t id = engine.begin(kind, op, root, /*staged=*/false);
   for (size_t i = 0; i < inputs.size(); ++i)
     engine.add(id, inputs[i], outputs[i]);
@@ -694,10 +808,10 @@ void tflrt_collective_wait(int64_t request) {
                                      int64_t rankIn, void *in,                 \
                                      int64_t rankOut, void *out) {             \
     collectiveStep([&] {                                                       \
-      tflrt::dist::run(static_cast<tflrt::dist::Kind>(kind),                   \
-                       static_cast<tflrt::dist::Reduction>(op), root,          \
-                       {viewOf(tflrt::DType::DTYPE, rankIn, in)},              \
-                       {dataOf(viewOf(tflrt::DType::DTYPE, rankOut, out))});   \
+      tflrt::dist::runInto(static_cast<tflrt::dist::Kind>(kind),               \
+                           static_cast<tflrt::dist::Reduction>(op), root,      \
+                           viewOf(tflrt::DType::DTYPE, rankIn, in),            \
+                           viewOf(tflrt::DType::DTYPE, rankOut, out));         \
     });                                                                        \
   }
 TFLRT_COLLECTIVE_DTYPE(f32, F32)

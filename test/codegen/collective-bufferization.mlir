@@ -1,24 +1,26 @@
 // RUN: tfl-opt %s -split-input-file -one-shot-bufferize="bufferize-function-boundaries" -cse | FileCheck %s
 
-// Tests that a collective of one tensor is one libtflrt call from its
-// buffer to a fresh one (kind, op and root first: all_reduce is kind 0,
-// mean op 1; broadcast kind 1, with its root).
+// Tests that a collective of one tensor is one libtflrt call in place on
+// its buffer (kind, op and root first: all_reduce is kind 0, mean op 1;
+// broadcast kind 1, with its root): on a copy where the tensor is read
+// again later (the all_reduce's input feeds the broadcast), on the buffer
+// itself where it is not.
 // CHECK-DAG: func.func private @tflrt_collective_run_f32(i64, i64, i64, memref<*xf32>, memref<*xf32>)
 // CHECK-LABEL: func.func @one_tensor
 // CHECK-SAME: (%[[X:.*]]: memref<3xf32{{.*}}>)
 func.func @one_tensor(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
-  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<3xf32>
+  // CHECK: %[[COPY:.*]] = memref.alloc() {{.*}}: memref<3xf32>
+  // CHECK: memref.copy %[[X]], %[[COPY]]
+  // CHECK: %[[U:.*]] = memref.cast %[[COPY]] : memref<3xf32> to memref<*xf32>
   // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
   // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
-  // CHECK: %[[IN:.*]] = memref.cast %[[X]]
-  // CHECK: %[[UOUT:.*]] = memref.cast %[[OUT]]
-  // CHECK: call @tflrt_collective_run_f32(%[[C0]], %[[C1]], %[[C0]], %[[IN]], %[[UOUT]])
+  // CHECK: call @tflrt_collective_run_f32(%[[C0]], %[[C1]], %[[C0]], %[[U]], %[[U]])
   %0 = tfl.all_reduce mean %x : tensor<3xf32>
-  // CHECK: %[[OUT2:.*]] = memref.alloc() {{.*}}: memref<3xf32>
+  // CHECK: %[[UX:.*]] = memref.cast %[[X]]
   // CHECK: %[[C2:.*]] = arith.constant 2 : i64
-  // CHECK: call @tflrt_collective_run_f32(%[[C1]], %[[C0]], %[[C2]], %{{.*}}, %{{.*}})
+  // CHECK: call @tflrt_collective_run_f32(%[[C1]], %[[C0]], %[[C2]], %[[UX]], %[[UX]])
   %1 = tfl.broadcast %x {root = 2 : i64} : tensor<3xf32>
-  // CHECK: return %[[OUT]], %[[OUT2]]
+  // CHECK: return %[[COPY]], %[[X]]
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
 

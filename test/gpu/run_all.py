@@ -4,7 +4,9 @@
 Usage: run_all.py BUNDLE_DIR LOG_DIR
        run_all.py --library-path BUNDLE_DIR
 
-Each tests/NAME.exe runs in the directory and with the flags of NAME.run;
+Each tests/NAME.exe runs in the directory and with the flags of NAME.run
+(under `mpirun -np N`, one rank per GPU, when NAME.run has ranks N: skipped
+where there is no mpirun, or fewer GPUs than ranks);
 its output (with NAME.run's masks applied) must match NAME.expected, the
 eager CPU run, up to float rounding; or, when NAME.run has expect_error,
 it must stop with exit code 1 and that error (the CPU's, with the .tfl
@@ -17,6 +19,10 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lit"))
+from run_both import by_rank  # noqa: E402  (mpirun's lines, by rank)
 
 
 def cuda_library_dirs():
@@ -45,6 +51,17 @@ def library_path(bundle):
     return ":".join(paths)
 
 
+def launch_problem(ranks):
+    """Why a program of `ranks` processes cannot run here, or None."""
+    if subprocess.run(["which", "mpirun"], capture_output=True).returncode:
+        return f"{ranks} processes need mpirun (Open MPI), not on this machine"
+    gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                          text=True).stdout.count("GPU ")
+    if gpus < ranks:
+        return f"{ranks} processes need {ranks} GPUs (one each), {gpus} here"
+    return None
+
+
 # Programs whose training loop must replay its steps as CUDA graphs: most
 # graph launches reuse a captured graph.
 MUST_REPLAY = {"example-mnist-cnn.tfl.tmp", "example-mnist-mlp.tfl.tmp"}
@@ -60,13 +77,24 @@ def main():
     # Step graphs on, and counted (libtflrt_cuda prints them at exit).
     env = dict(os.environ, LD_LIBRARY_PATH=library_path(bundle),
                TFL_CUDA_GRAPHS="stats")
-    passed = failed = 0
+    passed = failed = skipped = 0
     for name in sorted(f[:-4] for f in os.listdir(tests) if f.endswith(".run")):
         spec = json.load(open(os.path.join(tests, name + ".run")))
         os.makedirs(spec["cwd"], exist_ok=True)
         cmd = [os.path.join(tests, name + ".exe")] + spec["flags"]
+        ranks = spec.get("ranks")
+        if ranks:
+            why = launch_problem(ranks)
+            if why:
+                skipped += 1
+                print(f"SKIP {name}: {why}")
+                continue
+            cmd = ["mpirun", "-np", str(ranks), "--tag-output",
+                   "-x", "LD_LIBRARY_PATH", "-x", "TFL_CUDA_GRAPHS"] + cmd
         r = subprocess.run(cmd, cwd=spec["cwd"], env=env, capture_output=True,
                            text=True, timeout=600)
+        if ranks:
+            r.stdout = by_rank(r.stdout, "stdout")
         out = r.stdout
         for m in spec["masks"]:
             out = re.sub(m, "<masked>", out)
@@ -78,7 +106,8 @@ def main():
         if spec.get("expect_error"):
             # A program that must stop with a run-time error, the CPU's.
             m = re.search(".*" + spec["expect_error"] + ".*", r.stderr)
-            ok = r.returncode == 1 and m is not None
+            ok = (r.returncode != 0 if ranks else r.returncode == 1) and \
+                m is not None
             why = f"expected an error like {spec['expect_error']!r}: {why}"
             with open(got, "w") as f:
                 f.write(r.stdout + (m.group(0) + "\n" if m else r.stderr))
@@ -103,7 +132,7 @@ def main():
         else:
             failed += 1
             print(f"FAIL {name}: {why}")
-    print(f"gpu: {passed} passed, {failed} failed")
+    print(f"gpu: {passed} passed, {failed} failed, {skipped} skipped")
     sys.exit(1 if failed else 0)
 
 

@@ -124,7 +124,7 @@ def main():
     if os.environ.get("TFL_CUDA") == "1":
         build_for_gpu(tflc, options, program, prefix, {
             "flags": flags, "rtol": rtol, "masks": [m.pattern for m in masks],
-            "expect_error": expect_error}, masked(eager))
+            "expect_error": expect_error, "ranks": ranks}, masked(eager))
     sys.stdout.write(eager)
 
 

@@ -6,8 +6,8 @@
 // host never waits for it. NCCL's communicator is made at the first
 // collective, bootstrapped over MPI (rank 0's ncclUniqueId broadcast by
 // libtflrt's engine), one GPU per rank: the rank's local rank picks the
-// device (Device.cpp). A process no MPI launcher started is a world of one,
-// where every collective is a copy.
+// device (Device.cpp). A process no MPI launcher started is a world of one
+// with a communicator of one rank.
 //
 // A request's add copies its tensor into a block of its own (the program
 // may free the tensor at once; the copy is queued before the free), start
@@ -45,16 +45,16 @@ void checkNccl(ncclResult_t r, const char *what) {
              ncclGetLastError(nullptr) + ")");
 }
 
-/// The run's NCCL communicator (null in a world of one).
+/// The run's NCCL communicator. A world of one has one too (of one rank,
+/// made without MPI), so that its collectives take the same path.
 ncclComm_t communicator() {
   static ncclComm_t comm = [] {
     ncclComm_t c = nullptr;
-    if (!dist::usesMpi() || dist::worldSize() == 1)
-      return c;
     ncclUniqueId id{};
     if (dist::rank() == 0)
       checkNccl(ncclGetUniqueId(&id), "NCCL could not start");
-    dist::broadcastBytes(&id, sizeof id, 0);
+    if (dist::worldSize() > 1)
+      dist::broadcastBytes(&id, sizeof id, 0);
     cuda::rawStream(); // the rank's device, current
     checkNccl(ncclCommInitRank(&c, static_cast<int>(dist::worldSize()), id,
                                static_cast<int>(dist::rank())),

@@ -6,13 +6,16 @@
 // of one: rank 0, and every collective is a copy, so programs that use
 // them run unchanged alone.
 //
-// MPI belongs to one thread of the runtime's own, started at the first
+// MPI is run by a thread of the runtime's own, started at the first
 // collective (or rank()/world_size()): it initializes MPI, then runs the
 // collectives in the order they are started, one request at a time. The
 // program's thread starts a request and goes on computing until it waits
 // for it, which is how the gradients of a training step are reduced while
 // the backward pass still runs (the compiler starts each bucket of
-// gradients as soon as the reverse pass has made them).
+// gradients as soon as the reverse pass has made them). A collective that
+// compiled code waits for at once runs on the program's thread instead
+// when that thread is idle (MPI_THREAD_SERIALIZED: one MPI call at a
+// time), saving the hand-over.
 //
 // A request is built by begin() and one add() per tensor, which copies the
 // tensor into the request (the program may free it at once), then start();
@@ -87,10 +90,17 @@ void take(int64_t request, int64_t index, void *output);
 
 /// One collective, started and waited for: each input's result goes to the
 /// contiguous buffer at the same position of `outputs` (world_size() times
-/// the input's elements for all_gather).
+/// the input's elements for all_gather). With `here`, the calling thread
+/// makes the MPI calls itself when the communication thread is idle (no
+/// hand-over to pay), that thread stopping the program at the timeout
+/// with an error at tflrt_where.
 void run(Kind kind, Reduction op, int64_t root,
          const std::vector<TensorView> &inputs,
-         const std::vector<void *> &outputs);
+         const std::vector<void *> &outputs, bool here = false);
+/// One collective of one tensor into a view of any strides (the output
+/// may be the input itself: in place).
+void runInto(Kind kind, Reduction op, int64_t root, const TensorView &input,
+             const TensorView &output);
 /// The same on tensors, giving new tensors: the eager interpreter's way.
 std::vector<Tensor> run(Kind kind, Reduction op, int64_t root,
                         const std::vector<Tensor> &inputs);

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Data-parallel training and collectives on this machine's cores, in one
+# run (docs/scaling.md):
+#  1. the seed CNN's step (bench/dist_training.tfl) on 2 processes x 1
+#     thread (32 images each, a global batch of 64) against 1 process x 2
+#     threads (64 images), and 1 process x 1 thread (32) for scale; the
+#     same for a 784-1024-1024-10 MLP, whose 7.3 MiB of gradients a step
+#     make the communication visible;
+#  2. how much of each rank's time in collectives the computation hid
+#     (TFL_COLLECTIVE_STATS), with gradient buckets (the default) and
+#     without (--bucket-mb=0: the all_reduce after the backward pass);
+#  3. TFL's all_reduce of one f32 tensor (bench/allreduce.tfl) against
+#     MPI_Allreduce itself (bench/mpi_allreduce.c, osu_allreduce's way: in
+#     place, and from one buffer to another), 2 processes, 1 KiB to 64 MiB.
+# Each figure is the best of REPEATS runs (default 3). Needs a built tflc
+# (./dev.sh main) and Open MPI (scripts/setup-deps.sh installs both).
+set -euo pipefail
+cd "$(dirname "$0")"
+# shellcheck source=bench/best.sh
+. ./best.sh
+tflc=../build/bin/tflc
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# As root (CI machines), Open MPI must be told it may run.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi="mpirun --bind-to none"
+
+variant() { # name model batch [tflc options...]
+  local name=$1 model=$2 batch=$3
+  shift 3
+  sed -e "s/^BATCH = 32$/BATCH = $batch/" \
+    -e "s/^model = distributed.replicate(make_cnn())$/model = distributed.replicate(make_$model())/" dist_training.tfl \
+    >"$out/$name.tfl"
+  "$tflc" build "$@" "$out/$name.tfl" -o "$out/$name"
+}
+for model in cnn mlp; do
+  variant "$model-32" "$model" 32
+  variant "$model-64" "$model" 64
+  variant "$model-32-whole" "$model" 32 --bucket-mb=0
+done
+"$tflc" build --bucket-mb=0 allreduce.tfl -o "$out/allreduce"
+mpicc -O2 mpi_allreduce.c -o "$out/mpi_allreduce"
+
+echo "== data-parallel training (images/s of the global batch, best of ${REPEATS:-3})"
+printf '%-5s %24s %24s %24s %9s\n' model "1 process x 1 thread" \
+  "1 process x 2 threads" "2 processes x 1 thread" "2p / 1p"
+rate() { awk -v b="$1" -v ms="$2" 'BEGIN { printf "%.0f", b * 1000 / ms }'; }
+for model in cnn mlp; do
+  steps=300
+  [ "$model" = mlp ] && steps=100
+  one=$(rate 32 "$(OMP_NUM_THREADS=1 best "$out/$model-32" --steps=$steps)")
+  two=$(rate 64 "$(OMP_NUM_THREADS=2 best "$out/$model-64" --steps=$steps)")
+  ranks=$(rate 64 "$(OMP_NUM_THREADS=1 best $mpi -np 2 "$out/$model-32" \
+    --steps=$steps)")
+  printf '%-5s %24s %24s %24s %8.2fx\n' "$model" "$one (batch 32)" \
+    "$two (batch 64)" "$ranks (2 x 32)" \
+    "$(awk -v a="$ranks" -v b="$two" 'BEGIN { print a / b }')"
+done
+
+echo
+echo "== communication hidden by the backward pass (2 processes, rank 0)"
+for model in cnn mlp; do
+  for kind in "" -whole; do
+    line=$(OMP_NUM_THREADS=1 TFL_COLLECTIVE_STATS=1 $mpi -np 2 \
+      "$out/$model-32$kind" --steps=100 2>&1 >/dev/null | grep "rank 0")
+    printf '%-4s %-28s %s\n' "$model" \
+      "$([ -z "$kind" ] && echo "buckets (default)" || echo "--bucket-mb=0")" \
+      "${line#collectives on rank 0: }"
+  done
+done
+
+echo
+echo "== all_reduce of one f32 tensor, 2 processes (seconds per call, best of ${REPEATS:-3})"
+bests() { # command...: the per-size minimum over REPEATS runs
+  for _ in $(seq "${REPEATS:-3}"); do "$@"; done |
+    awk '{ if (!($1 in m) || $2 < m[$1]) m[$1] = $2 } END { for (k in m) print k, m[k] }' |
+    sort -n
+}
+bests $mpi -np 2 "$out/allreduce" >"$out/tfl.txt"
+bests $mpi -np 2 "$out/mpi_allreduce" --in-place >"$out/inplace.txt"
+bests $mpi -np 2 "$out/mpi_allreduce" >"$out/outofplace.txt"
+printf '%10s %12s %12s %12s %14s %14s\n' bytes TFL "MPI in place" "MPI 2 buffers" \
+  "TFL/in place" "TFL/2 buffers"
+join "$out/tfl.txt" "$out/inplace.txt" | join - "$out/outofplace.txt" |
+  awk '{ printf "%10d %12.3g %12.3g %12.3g %13.0f%% %13.0f%%\n", $1, $2, $3, $4,
+         100 * $3 / $2, 100 * $4 / $2 }'
+
+echo
+echo "== ring all-reduce model fitted to TFL's all_reduce above"
+echo "   (docs/scaling.md; other links: 100 Gb/s Ethernet, NVLink 4 as NCCL reports it)"
+/usr/bin/python3 scaling_model.py "$out/tfl.txt" 12.5 360
