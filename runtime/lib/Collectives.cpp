@@ -38,6 +38,8 @@
 #include <string>
 #include <thread>
 
+#include <time.h>
+
 namespace tflrt::dist {
 
 const char *kindName(Kind kind) {
@@ -66,6 +68,14 @@ int64_t nanoseconds() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              Clock::now().time_since_epoch())
       .count();
+}
+
+/// A monotonic clock to the scheduler's tick, a few nanoseconds to read:
+/// the watchdog of direct calls needs no more.
+int64_t coarseNanoseconds() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
 /// A tensor of a request. A staged request holds a copy of its input (at
@@ -178,6 +188,76 @@ double timeoutSeconds() {
   return seconds;
 }
 
+#ifdef TFL_HAVE_MPI
+MPI_Datatype mpiType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return MPI_FLOAT;
+  case DType::F64:
+    return MPI_DOUBLE;
+  case DType::I32:
+    return MPI_INT32_T;
+  case DType::I64:
+    return MPI_INT64_T;
+  default:
+    return MPI_UINT8_T;
+  }
+}
+
+/// Runs `fn(offset, count)` over [0, total) in pieces MPI's int counts
+/// can hold.
+template <typename Fn> void inPieces(int64_t total, Fn fn) {
+  constexpr int64_t kMax = INT_MAX / 2;
+  for (int64_t offset = 0; offset < total; offset += kMax)
+    fn(offset, static_cast<int>(std::min(kMax, total - offset)));
+}
+
+/// One collective on the group's buffer (in place), or, for a lone direct
+/// item, from its input to its output.
+void mpiCollective(Kind kind, int64_t rootRank, int64_t rank, DType dtype,
+                   const char *in, char *buffer, int64_t total) {
+  MPI_Datatype type = mpiType(dtype);
+  MPI_Comm world = MPI_COMM_WORLD;
+  size_t esize = dtypeSize(dtype);
+  int root = static_cast<int>(rootRank);
+  bool isRoot = rank == rootRank;
+  switch (kind) {
+  case Kind::AllReduce:
+    inPieces(total, [&](int64_t off, int count) {
+      MPI_Allreduce(in ? in + off * esize : MPI_IN_PLACE, buffer + off * esize,
+                    count, type, MPI_SUM, world);
+    });
+    break;
+  case Kind::Broadcast:
+    if (in && isRoot)
+      std::memcpy(buffer, in, total * esize);
+    inPieces(total, [&](int64_t off, int count) {
+      MPI_Bcast(buffer + off * esize, count, type, root, world);
+    });
+    break;
+  case Kind::ReduceToRoot:
+    inPieces(total, [&](int64_t off, int count) {
+      char *here = buffer + off * esize;
+      if (isRoot)
+        MPI_Reduce(in ? in + off * esize : MPI_IN_PLACE, here, count, type,
+                   MPI_SUM, root, world);
+      else
+        MPI_Reduce(in ? in + off * esize : here, nullptr, count, type, MPI_SUM,
+                   root, world);
+    });
+    if (!isRoot)
+      std::memset(buffer, 0, total * esize);
+    break;
+  case Kind::AllGather:
+    if (total > INT_MAX)
+      throw CollectiveError("all_gather of more than 2^31 elements");
+    MPI_Allgather(in, static_cast<int>(total), type, buffer,
+                  static_cast<int>(total), type, world);
+    break;
+  }
+}
+#endif
+
 /// The engine: the world, the requests, and (with MPI) the thread that
 /// runs them.
 class Engine {
@@ -198,6 +278,10 @@ public:
   /// thread has nothing to do (MPI_THREAD_SERIALIZED), that thread
   /// watching the time; false when it must go through the queue.
   bool runHere(Request &r);
+  /// runHere for one contiguous tensor of `count` elements (`in` may be
+  /// `out`): no request to build.
+  bool runHere(Kind kind, Reduction op, int64_t root, DType dtype,
+               const void *in, void *out, int64_t count);
   void checkRoot(Kind kind, int64_t root);
   void addItem(Request &r, const TensorView &input, void *output);
   void add(int64_t id, const TensorView &input, void *output);
@@ -233,6 +317,8 @@ private:
   bool finished = false;
   // MPI may be called from the program's thread too, one call at a time.
   bool serialized = false;
+  // TFL_COLLECTIVE_STATS: direct calls time themselves only then.
+  bool statsWanted = false;
   // The communication thread runs a job (busy); or the program's thread
   // runs one, since directSince (steady-clock nanoseconds; 0: none), which
   // the idle communication thread checks now and then against the timeout
@@ -245,6 +331,8 @@ private:
 
 Engine::Engine() {
   timeout = timeoutSeconds();
+  const char *stats = std::getenv("TFL_COLLECTIVE_STATS");
+  statsWanted = stats && *stats && *stats != '0';
   if (!launchedByMpi())
     return;
 #ifdef TFL_HAVE_MPI
@@ -290,7 +378,7 @@ void Engine::loop() {
       wake.wait_for(lock, period, [&] { return !jobs.empty() || stopping; });
       // The program's thread may be in MPI: stop it if it stays too long.
       int64_t since = directSince.load(std::memory_order_acquire);
-      if (since && nanoseconds() - since > timeout * 1e9)
+      if (since && coarseNanoseconds() - since > timeout * 1e9)
         failAt(directWhere, timeoutMessage(directKind));
       if (jobs.empty()) {
         if (stopping)
@@ -446,7 +534,7 @@ bool Engine::runHere(Request &r) {
   }
   groupItems(r);
   int64_t t0 = nanoseconds();
-  directSince.store(t0, std::memory_order_release);
+  directSince.store(coarseNanoseconds(), std::memory_order_release);
   execute(r);
   directSince.store(0, std::memory_order_release);
   {
@@ -456,6 +544,45 @@ bool Engine::runHere(Request &r) {
     counters.waitSeconds += seconds;
   }
   return true;
+}
+
+bool Engine::runHere(Kind kind, Reduction op, int64_t root, DType dtype,
+                     const void *in, void *out, int64_t count) {
+#ifdef TFL_HAVE_MPI
+  checkRoot(kind, root);
+  if (op == Reduction::Mean && !isFloat(dtype))
+    throw CollectiveError(std::string("all_reduce's mean needs float "
+                                      "tensors, got ") +
+                          dtypeName(dtype));
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!serialized || busy || !jobs.empty())
+      return false;
+    directWhere = tflrt_where;
+    directKind = kind;
+  }
+  int64_t t0 = statsWanted ? nanoseconds() : 0;
+  directSince.store(coarseNanoseconds(), std::memory_order_release);
+  mpiCollective(kind, root, rank, dtype,
+                in == out ? nullptr : static_cast<const char *>(in),
+                static_cast<char *>(out), count);
+  directSince.store(0, std::memory_order_release);
+  if (kind == Kind::AllReduce && op == Reduction::Mean && size > 1)
+    divide(dtype, out, count, size);
+  if (statsWanted) {
+    std::lock_guard<std::mutex> lock(mutex);
+    double seconds = (nanoseconds() - t0) * 1e-9;
+    counters.requests += 1;
+    counters.bytes += count * static_cast<int64_t>(dtypeSize(dtype));
+    counters.commSeconds += seconds;
+    counters.waitSeconds += seconds;
+  }
+  return true;
+#else
+  (void)kind, (void)op, (void)root, (void)dtype, (void)in, (void)out,
+      (void)count;
+  return false;
+#endif
 }
 
 void Engine::take(int64_t id, int64_t index, void *output) {
@@ -497,76 +624,6 @@ void Engine::execute(Request &r) {
   counters.bytes += bytes;
 }
 
-#ifdef TFL_HAVE_MPI
-MPI_Datatype mpiType(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return MPI_FLOAT;
-  case DType::F64:
-    return MPI_DOUBLE;
-  case DType::I32:
-    return MPI_INT32_T;
-  case DType::I64:
-    return MPI_INT64_T;
-  default:
-    return MPI_UINT8_T;
-  }
-}
-
-/// Runs `fn(offset, count)` over [0, total) in pieces MPI's int counts
-/// can hold.
-template <typename Fn> void inPieces(int64_t total, Fn fn) {
-  constexpr int64_t kMax = INT_MAX / 2;
-  for (int64_t offset = 0; offset < total; offset += kMax)
-    fn(offset, static_cast<int>(std::min(kMax, total - offset)));
-}
-
-/// One collective on the group's buffer (in place), or, for a lone direct
-/// item, from its input to its output.
-void mpiCollective(const Request &r, int64_t rank, DType dtype, const char *in,
-                   char *buffer, int64_t total) {
-  MPI_Datatype type = mpiType(dtype);
-  MPI_Comm world = MPI_COMM_WORLD;
-  size_t esize = dtypeSize(dtype);
-  int root = static_cast<int>(r.root);
-  bool isRoot = rank == r.root;
-  switch (r.kind) {
-  case Kind::AllReduce:
-    inPieces(total, [&](int64_t off, int count) {
-      MPI_Allreduce(in ? in + off * esize : MPI_IN_PLACE, buffer + off * esize,
-                    count, type, MPI_SUM, world);
-    });
-    break;
-  case Kind::Broadcast:
-    if (in && isRoot)
-      std::memcpy(buffer, in, total * esize);
-    inPieces(total, [&](int64_t off, int count) {
-      MPI_Bcast(buffer + off * esize, count, type, root, world);
-    });
-    break;
-  case Kind::ReduceToRoot:
-    inPieces(total, [&](int64_t off, int count) {
-      char *here = buffer + off * esize;
-      if (isRoot)
-        MPI_Reduce(in ? in + off * esize : MPI_IN_PLACE, here, count, type,
-                   MPI_SUM, root, world);
-      else
-        MPI_Reduce(in ? in + off * esize : here, nullptr, count, type, MPI_SUM,
-                   root, world);
-    });
-    if (!isRoot)
-      std::memset(buffer, 0, total * esize);
-    break;
-  case Kind::AllGather:
-    if (total > INT_MAX)
-      throw CollectiveError("all_gather of more than 2^31 elements");
-    MPI_Allgather(in, static_cast<int>(total), type, buffer,
-                  static_cast<int>(total), type, world);
-    break;
-  }
-}
-#endif
-
 void Engine::executeGroup(const Request &r, Group &g) {
   size_t esize = dtypeSize(g.dtype);
   bool lone = !r.staged && g.items.size() == 1;
@@ -591,8 +648,8 @@ void Engine::executeGroup(const Request &r, Group &g) {
       return;
     }
 #ifdef TFL_HAVE_MPI
-    mpiCollective(r, rank, g.dtype, in, static_cast<char *>(item.output),
-                  item.count);
+    mpiCollective(r.kind, r.root, rank, g.dtype, in,
+                  static_cast<char *>(item.output), item.count);
 #endif
   } else {
     // In place on one buffer: the staged copies, or the direct inputs
@@ -607,7 +664,8 @@ void Engine::executeGroup(const Request &r, Group &g) {
     }
 #ifdef TFL_HAVE_MPI
     if (mpi)
-      mpiCollective(r, rank, g.dtype, nullptr, g.staging.data(), g.count);
+      mpiCollective(r.kind, r.root, rank, g.dtype, nullptr, g.staging.data(),
+                    g.count);
 #endif
     if (!r.staged) {
       int64_t offset = 0;
@@ -631,8 +689,7 @@ void Engine::finish() {
   if (!mpi || finished)
     return;
   finished = true;
-  if (const char *s = std::getenv("TFL_COLLECTIVE_STATS");
-      s && *s && *s != '0') {
+  if (statsWanted) {
     Stats st = stats();
     double hidden =
         st.commSeconds > 0
@@ -721,6 +778,23 @@ std::vector<Tensor> run(Kind kind, Reduction op, int64_t root,
   return outputs;
 }
 
+static void runDescriptors(Kind kind, Reduction op, int64_t root, DType dtype,
+                           int64_t rankIn, void *in, int64_t rankOut,
+                           void *out) {
+  // The common case, a dense tensor on its own buffer or another, without
+  // building views or a request.
+  Engine &engine = Engine::get();
+  size_t esize = dtypeSize(dtype);
+  DenseData i = denseData(rankIn, in, esize),
+            o = denseData(rankOut, out, esize);
+  if (engine.mpi && kind != Kind::AllGather && i.dense && o.dense &&
+      i.count == o.count &&
+      engine.runHere(kind, op, root, dtype, i.data, o.data, i.count))
+    return;
+  runInto(kind, op, root, viewOf(dtype, rankIn, in),
+          viewOf(dtype, rankOut, out));
+}
+
 void runOnCommThread(void (*fn)(void *), void *context) {
   Engine &engine = Engine::get();
   if (!engine.mpi) {
@@ -767,6 +841,7 @@ template <typename Fn> auto collectiveStep(Fn fn) -> decltype(fn()) {
 void *dataOf(const tflrt::TensorView &v) { return const_cast<void *>(v.data); }
 
 using tflrt::viewOf;
+using tflrt::dist::runDescriptors;
 
 } // namespace
 
@@ -808,10 +883,10 @@ void tflrt_collective_wait(int64_t request) {
                                      int64_t rankIn, void *in,                 \
                                      int64_t rankOut, void *out) {             \
     collectiveStep([&] {                                                       \
-      tflrt::dist::runInto(static_cast<tflrt::dist::Kind>(kind),               \
-                           static_cast<tflrt::dist::Reduction>(op), root,      \
-                           viewOf(tflrt::DType::DTYPE, rankIn, in),            \
-                           viewOf(tflrt::DType::DTYPE, rankOut, out));         \
+      tflrt::dist::runDescriptors(static_cast<tflrt::dist::Kind>(kind),        \
+                                  static_cast<tflrt::dist::Reduction>(op),     \
+                                  root, tflrt::DType::DTYPE, rankIn, in,       \
+                                  rankOut, out);                               \
     });                                                                        \
   }
 TFLRT_COLLECTIVE_DTYPE(f32, F32)

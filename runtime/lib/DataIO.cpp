@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <sstream>
 #include <string_view>
+#include <type_traits>
 #include <unistd.h>
 
 namespace tflrt {
@@ -452,6 +454,30 @@ void writeCheckpoint(const std::string &path,
   writeAtomically(path, parts);
 }
 
+/// The integers of the array `key` of a checkpoint header's entry into
+/// `out` (sizes, or offsets: unsigned), or false when it is missing or
+/// holds anything else: a string, a fraction, a number past 64 bits (which
+/// JSON reads as a float), a negative offset. Converting such a number
+/// would be undefined.
+template <typename Int>
+bool jsonInts(const nlohmann::json &entry, const char *key,
+              std::vector<Int> &out) {
+  auto it = entry.find(key);
+  if (it == entry.end() || !it->is_array())
+    return false;
+  for (const nlohmann::json &v : *it) {
+    bool fits = std::is_signed_v<Int>
+                    ? v.is_number_integer() &&
+                          (!v.is_number_unsigned() ||
+                           v.get<uint64_t>() <= uint64_t(INT64_MAX))
+                    : v.is_number_unsigned();
+    if (!fits)
+      return false;
+    out.push_back(v.get<Int>());
+  }
+  return true;
+}
+
 void readCheckpointTensor(const std::string &path, const std::string &name,
                           const TensorView &out) {
   checkContiguous(out);
@@ -501,14 +527,17 @@ void readCheckpointTensor(const std::string &path, const std::string &name,
   std::string dtype;
   Shape shape;
   std::vector<uint64_t> offsets;
-  try {
-    dtype = t.value("dtype", "");
-    shape = t.value("shape", Shape{});
-    offsets = t.value("data_offsets", std::vector<uint64_t>{});
-  } catch (const nlohmann::json::exception &) {
+  bool wellFormed = t.is_object();
+  if (wellFormed) {
+    const nlohmann::json &d = t.value("dtype", nlohmann::json(""));
+    wellFormed = d.is_string() && jsonInts(t, "shape", shape) &&
+                 jsonInts(t, "data_offsets", offsets);
+    if (wellFormed)
+      dtype = d.get<std::string>();
+  }
+  if (!wellFormed)
     fail(path, "not a safetensors checkpoint (tensor '" + name +
                    "' has a malformed entry in the header)");
-  }
   if (dtype != safetensorsDType(out.dtype) || shape != out.shape) {
     // The file's dtype by TFL's name where it has one (F32 is f32).
     std::string fileDType = dtype;
