@@ -58,14 +58,15 @@ for model in cnn mlp; do
 done
 
 echo
-echo "== communication hidden by the backward pass (2 processes, rank 0)"
+echo "== communication hidden by the backward pass (2 processes; rank 0's statistics)"
 for model in cnn mlp; do
   for kind in "" -whole; do
-    line=$(OMP_NUM_THREADS=1 TFL_COLLECTIVE_STATS=1 $mpi -np 2 \
-      "$out/$model-32$kind" --steps=100 2>&1 >/dev/null | grep "rank 0")
-    printf '%-4s %-28s %s\n' "$model" \
+    OMP_NUM_THREADS=1 TFL_COLLECTIVE_STATS=1 $mpi -np 2 "$out/$model-32$kind" \
+      --steps=100 >"$out/stdout" 2>"$out/stderr"
+    printf '%-4s %-18s %8.3f ms/step  %s\n' "$model" \
       "$([ -z "$kind" ] && echo "buckets (default)" || echo "--bucket-mb=0")" \
-      "${line#collectives on rank 0: }"
+      "$(tail -1 "$out/stdout")" \
+      "$(grep "rank 0" "$out/stderr" | sed 's/collectives on rank 0: //')"
   done
 done
 

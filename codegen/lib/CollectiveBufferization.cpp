@@ -13,6 +13,9 @@
 //       tflrt_collective_add_<dtype>(%req, input) for each input (a copy:
 //       the input's buffer may be freed at once) and
 //       tflrt_collective_start(%req);
+//   all_gather
+//       a fresh buffer of the world's rows, filled by
+//       tflrt_collective_run_<dtype>(3, 0, 0, input, result);
 //   ... and all_reduce_wait
 //       tflrt_collective_wait(%req), then for each result a fresh buffer
 //       filled by tflrt_collective_take_<dtype>(%req, position, result).
@@ -34,7 +37,12 @@ namespace mlir::tfl {
 namespace {
 
 /// tflrt::dist::Kind and Reduction (the C ABI's numbering).
-enum class Kind : int64_t { AllReduce = 0, Broadcast = 1, ReduceToRoot = 2 };
+enum class Kind : int64_t {
+  AllReduce = 0,
+  Broadcast = 1,
+  ReduceToRoot = 2,
+  AllGather = 3
+};
 
 struct Collective {
   Kind kind;
@@ -153,6 +161,31 @@ struct CollectiveModel : RuntimeCallModel<CollectiveModel<OpTy>, OpTy> {
   }
 };
 
+struct AllGatherModel : RuntimeCallModel<AllGatherModel, AllGatherOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto gather = cast<AllGatherOp>(op);
+    FailureOr<Value> input =
+        bufferization::getBuffer(rewriter, gather.getInput(), options, state);
+    if (failed(input))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> out =
+        allocateBuffer(rewriter, loc, gather.getType(), options);
+    if (failed(out))
+      return failure();
+    Value zero = i64(rewriter, loc, 0);
+    callRuntime(rewriter, op, suffixed("tflrt_collective_run_", *out),
+                {i64(rewriter, loc, int64_t(Kind::AllGather)), zero, zero,
+                 castToUnranked(rewriter, loc, *input),
+                 castToUnranked(rewriter, loc, *out)});
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
+  }
+};
+
 struct AllReduceStartModel
     : RuntimeCallModel<AllReduceStartModel, AllReduceStartOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
@@ -190,6 +223,7 @@ void attachCollectiveBufferizationModels(MLIRContext *ctx) {
   AllReduceOp::attachInterface<CollectiveModel<AllReduceOp>>(*ctx);
   BroadcastOp::attachInterface<CollectiveModel<BroadcastOp>>(*ctx);
   ReduceToRootOp::attachInterface<CollectiveModel<ReduceToRootOp>>(*ctx);
+  AllGatherOp::attachInterface<AllGatherModel>(*ctx);
   AllReduceStartOp::attachInterface<AllReduceStartModel>(*ctx);
   AllReduceWaitOp::attachInterface<AllReduceWaitModel>(*ctx);
 }

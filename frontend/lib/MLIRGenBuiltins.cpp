@@ -35,6 +35,24 @@ static void leafNames(const Type &t, const std::string &prefix,
               out);
 }
 
+void MLIRGenImpl::checkWorldSize(Value size, int64_t expected,
+                                 mlir::Location l) {
+  auto type = mlir::RankedTensorType::get({}, builder.getI64Type());
+  Value n = mlir::tfl::ConstantOp::create(
+      builder, l,
+      mlir::DenseElementsAttr::get(type, builder.getI64IntegerAttr(expected)));
+  Value same =
+      mlir::tfl::CompareOp::create(builder, l, type.clone(builder.getI1Type()),
+                                   mlir::tfl::ComparePredicate::eq, size, n);
+  std::string count = std::to_string(expected);
+  mlir::tfl::AssertOp::create(
+      builder, l, same,
+      builder.getStringAttr("this program was compiled for " + count +
+                            (expected == 1 ? " process" : " processes") +
+                            " (tflc --world-size=" + count +
+                            "), but runs on another number"));
+}
+
 Values MLIRGenImpl::genCollective(const CallExpr *expr, llvm::StringRef name) {
   const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
   Values leaves = genExpr(args[0]);
@@ -159,8 +177,22 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
     return mlir::tfl::NowOp::create(builder, l, tensorType(t));
   if (name == "rank")
     return mlir::tfl::RankOp::create(builder, l, tensorType(t));
-  if (name == "world_size")
-    return mlir::tfl::WorldSizeOp::create(builder, l, tensorType(t));
+  if (name == "world_size") {
+    Value size = mlir::tfl::WorldSizeOp::create(builder, l, tensorType(t));
+    if (t.known)
+      checkWorldSize(size, *t.known, l);
+    return size;
+  }
+  if (name == "all_gather") {
+    int64_t ranks = t.shape.front();
+    checkWorldSize(
+        mlir::tfl::WorldSizeOp::create(
+            builder, l, mlir::RankedTensorType::get({}, builder.getI64Type())),
+        ranks, l);
+    const Expr *x = spec->callArgs.find(expr)->second[0];
+    return mlir::tfl::AllGatherOp::create(builder, l, tensorType(t),
+                                          genExpr(x)[0]);
+  }
   if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d") {
     const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
     const WindowInfo &w = spec->windows.find(expr)->second;

@@ -188,6 +188,9 @@ private:
   Values genIO(const CallExpr *expr, llvm::StringRef name);
   /// all_reduce and broadcast: one collective op on the tree's leaves.
   Values genCollective(const CallExpr *expr, llvm::StringRef name);
+  /// Stops the run unless the world's size `size` is `expected`, the
+  /// number of processes the program was compiled for.
+  void checkWorldSize(Value size, int64_t expected, mlir::Location l);
   Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
   /// A reduction op of `x` over `axes`.
   template <typename OpTy>

@@ -115,7 +115,8 @@ const llvm::StringSet<> &builtinNames() {
                              "rank",
                              "world_size",
                              "all_reduce",
-                             "broadcast"};
+                             "broadcast",
+                             "all_gather"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())

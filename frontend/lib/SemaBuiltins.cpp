@@ -792,8 +792,9 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     return analyzePlacement(expr, name);
   if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d")
     return analyzeConv(expr, name);
-  if (llvm::is_contained({"rank", "world_size", "all_reduce", "broadcast"},
-                         name))
+  if (llvm::is_contained(
+          {"rank", "world_size", "all_reduce", "broadcast", "all_gather"},
+          name))
     return analyzeCollective(expr, name);
   if (name == "check_numerics") {
     FailureOr<std::vector<const Expr *>> args =

@@ -1,10 +1,13 @@
 //===- SemaCollectives.cpp - Types of the collectives ---------------------===//
 //
-// rank() and world_size() (i64 scalars known when the program runs),
-// all_reduce(tree, op="sum"|"mean") and broadcast(tree, root=0): a tensor
-// or a tree of tensors in, the same tree out (the result of each leaf has
-// the leaf's type). The op is a compile-time string, the root a
-// compile-time integer: every rank runs the same collective.
+// rank() and world_size() (i64 scalars known when the program runs;
+// world_size() at compile time when the program is compiled for a number
+// of processes, SemaOptions::worldSize), all_reduce(tree, op="sum"|"mean")
+// and broadcast(tree, root=0): a tensor or a tree of tensors in, the same
+// tree out (the result of each leaf has the leaf's type), and
+// all_gather(x): x stacked over the ranks, whose number its shape needs.
+// The op is a compile-time string, the root a compile-time integer: every
+// rank runs the same collective.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +40,36 @@ FailureOr<Type> SemaImpl::analyzeCollective(const CallExpr *expr,
       error(expr->getBegin()) << name << "() takes no arguments";
       return failure();
     }
+    if (name == "world_size" && options.worldSize)
+      return Type::knownInt(*options.worldSize, /*weak=*/false);
     return Type::tensor(DType::I64, {});
+  }
+  if (name == "all_gather") {
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"x"}, 1);
+    if (failed(args))
+      return failure();
+    FailureOr<Type> x = analyzeExpr((*args)[0]);
+    if (failed(x))
+      return failure();
+    if (!x->isTensor() || !collectiveLeaves(*x, false)) {
+      error((*args)[0]->getBegin())
+          << "all_gather() takes an f32, f64, bf16, f16, i32 or i64 tensor, "
+             "got "
+          << x->str();
+      return failure();
+    }
+    if (!options.worldSize) {
+      error(expr->getBegin())
+          << "all_gather() stacks a tensor per process, so its shape needs "
+             "the number of processes when compiling: build with tflc "
+             "--world-size=N (tflc run knows it)";
+      return failure();
+    }
+    coerce((*args)[0], x->dtype);
+    std::vector<int64_t> shape = x->shape;
+    shape.insert(shape.begin(), *options.worldSize);
+    return Type::tensor(x->dtype, shape);
   }
   bool isReduce = name == "all_reduce";
   FailureOr<std::vector<const Expr *>> args =

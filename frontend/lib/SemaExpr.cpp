@@ -135,7 +135,8 @@ Type SemaImpl::withKnownValue(const Expr *expr, Type t) {
   if (auto *call = dyn_cast<CallExpr>(expr)) {
     auto builtin = frame->spec->builtinCalls.find(call);
     if (builtin != frame->spec->builtinCalls.end() &&
-        (builtin->second == "shape" || builtin->second == "size"))
+        (builtin->second == "shape" || builtin->second == "size" ||
+         builtin->second == "world_size"))
       return t;
   }
   std::function<void(Type &)> forget = [&](Type &x) {

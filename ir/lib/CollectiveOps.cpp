@@ -9,7 +9,10 @@
 //                      for mean the same divided by the world size);
 //   broadcast(root) -> reduce_to_root(root): only the root's input reached
 //                      the results, each rank's;
-//   reduce_to_root  -> broadcast, from the same root.
+//   reduce_to_root  -> broadcast, from the same root;
+//   all_gather      -> this rank's row of an all_reduce (sum) of the
+//                      cotangent: rank r's input is row r of every rank's
+//                      result.
 // Differentiating a program thus differentiates the sum over ranks of
 // what each rank returns (as JAX's psum transposes to psum).
 //
@@ -98,6 +101,19 @@ LogicalResult BroadcastOp::verify() { return verifyRoot(*this, getRoot()); }
 
 LogicalResult ReduceToRootOp::verify() { return verifyRoot(*this, getRoot()); }
 
+LogicalResult AllGatherOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getElementType() != out.getElementType() ||
+      out.getRank() != in.getRank() + 1 ||
+      out.getShape().drop_front() != in.getShape() ||
+      ShapedType::isDynamic(out.getDimSize(0)) || out.getDimSize(0) < 1)
+    return emitOpError("result must stack the input's type on a leading "
+                       "axis of the world's size, got ")
+           << out << " for " << in;
+  return success();
+}
+
 LogicalResult AllReduceStartOp::verify() {
   if (getInputs().empty())
     return emitOpError("starts an all_reduce of at least one tensor");
@@ -127,6 +143,31 @@ LogicalResult BroadcastOp::reverse(OpBuilder &b, ValueRange dResults,
   pullBackThrough(getInputs(), dResults, dOperands, [&](ValueRange d) {
     return ReduceToRootOp::create(b, getLoc(), d, getRoot());
   });
+  return success();
+}
+
+LogicalResult AllGatherOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  if (!dResults[0] || !isa<FloatType>(in.getElementType())) {
+    dOperands.push_back(nullptr);
+    return success();
+  }
+  Location loc = getLoc();
+  Value sum = AllReduceOp::create(b, loc, CollectiveReduction::sum,
+                                  ValueRange{dResults[0]})
+                  .getResult(0);
+  Value rank =
+      RankOp::create(b, loc, RankedTensorType::get({}, b.getI64Type()));
+  auto out = cast<RankedTensorType>(getResult().getType());
+  SmallVector<int64_t> starts(out.getRank(), 0), strides(out.getRank(), 1);
+  starts[0] = ShapedType::kDynamic;
+  SmallVector<int64_t> rowShape(out.getShape());
+  rowShape[0] = 1;
+  Value row = SliceOp::create(b, loc, out.clone(rowShape), sum,
+                              ValueRange{rank}, b.getDenseI64ArrayAttr(starts),
+                              b.getDenseI64ArrayAttr(strides));
+  dOperands.push_back(ReshapeOp::create(b, loc, in, row));
   return success();
 }
 

@@ -62,18 +62,23 @@ void overlap(AllReduceOp allReduce, int64_t firstBucketBytes,
              int64_t bucketBytes) {
   Block *block = allReduce->getBlock();
   ValueRange inputs = allReduce.getInputs();
-  // 1. The tensors in the order they are ready.
-  SmallVector<unsigned> order(inputs.size());
-  for (unsigned i = 0; i < inputs.size(); ++i)
-    order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
-    return readyBefore(readyAfter(block, inputs[a]),
-                       readyAfter(block, inputs[b]));
-  });
+  // 1. The tensors in the order they are ready (by the position of the op
+  // after which each is; the block's start is 0), in operand order among
+  // equals.
+  DenseMap<Operation *, unsigned> position;
+  unsigned n = 0;
+  for (Operation &op : *block)
+    position[&op] = ++n;
+  SmallVector<std::pair<unsigned, unsigned>> order;
+  for (unsigned i = 0; i < inputs.size(); ++i) {
+    Operation *after = readyAfter(block, inputs[i]);
+    order.push_back({after ? position[after] : 0, i});
+  }
+  llvm::sort(order);
   // 2. Buckets.
   SmallVector<SmallVector<unsigned>> buckets(1);
   int64_t bytes = 0;
-  for (unsigned i : order) {
+  for (auto [ready, i] : order) {
     buckets.back().push_back(i);
     bytes += byteSize(inputs[i]);
     int64_t cap = buckets.size() == 1 ? firstBucketBytes : bucketBytes;

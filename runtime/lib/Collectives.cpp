@@ -111,7 +111,7 @@ struct Request {
     for (Group &g : groups)
       if (g.dtype == dtype)
         return g;
-    groups.push_back({dtype});
+    groups.push_back(Group{dtype, 0, {}, {}});
     return groups.back();
   }
 };
@@ -455,7 +455,7 @@ void Engine::addItem(Request &r, const TensorView &input, void *output) {
   if (r.staged && r.kind == Kind::AllGather)
     throw CollectiveError("all_gather runs one tensor at a time (internal "
                           "error)");
-  Item item{input.dtype, numElements(input.shape)};
+  Item item{input.dtype, numElements(input.shape), 0, {}, nullptr};
   if (r.staged) {
     // The copy, so that the program may free the input at once.
     Group &g = r.group(input.dtype);
@@ -728,8 +728,19 @@ void take(int64_t request, int64_t index, void *output) {
   Engine::get().take(request, index, output);
 }
 
+void checkWorldSize(int64_t size) {
+  int64_t actual = worldSize();
+  if (size != actual)
+    throw CollectiveError(
+        "this program was compiled for " + std::to_string(size) + " process" +
+        (size == 1 ? "" : "es") + " (tflc --world-size), but " + "runs on " +
+        std::to_string(actual));
+}
+
 void runInto(Kind kind, Reduction op, int64_t root, const TensorView &input,
              const TensorView &output) {
+  if (kind == Kind::AllGather) // the output's rows are the ranks
+    checkWorldSize(output.shape.empty() ? 0 : output.shape[0]);
   if (isContiguous(output)) {
     run(kind, op, root, {input}, {const_cast<void *>(output.data)},
         /*here=*/true);

@@ -65,3 +65,18 @@ func.func @split(%x: tensor<3xf32>) -> tensor<3xf32> {
   %1 = linalg.add ins(%0, %m : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) -> tensor<3xf32>
   return %1 : tensor<3xf32>
 }
+
+// -----
+
+// Tests that all_gather fills a fresh buffer of the world's rows (kind 3).
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[X:.*]]: memref<3xf32{{.*}}>)
+func.func @gather(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<2x3xf32>
+  // CHECK-DAG: %[[K:.*]] = arith.constant 3 : i64
+  // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i64
+  // CHECK: call @tflrt_collective_run_f32(%[[K]], %[[Z]], %[[Z]], %{{.*}}, %{{.*}})
+  // CHECK: return %[[OUT]]
+  %0 = tfl.all_gather %x : tensor<3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lit"))
-from run_both import by_rank  # noqa: E402  (mpirun's lines, by rank)
+from run_both import mpirun, rank_output  # noqa: E402  (runs of ranks)
 
 
 def cuda_library_dirs():
@@ -89,12 +89,14 @@ def main():
                 skipped += 1
                 print(f"SKIP {name}: {why}")
                 continue
-            cmd = ["mpirun", "-np", str(ranks), "--tag-output",
-                   "-x", "LD_LIBRARY_PATH", "-x", "TFL_CUDA_GRAPHS"] + cmd
+            outdir = os.path.join(logs, name + ".ranks")
+            cmd = mpirun(ranks, outdir) + ["-x", "LD_LIBRARY_PATH", "-x",
+                                           "TFL_CUDA_GRAPHS"] + cmd
         r = subprocess.run(cmd, cwd=spec["cwd"], env=env, capture_output=True,
                            text=True, timeout=600)
         if ranks:
-            r.stdout = by_rank(r.stdout, "stdout")
+            r.stdout = rank_output(outdir, "stdout")
+            r.stderr = rank_output(outdir, "stderr") + r.stderr
         out = r.stdout
         for m in spec["masks"]:
             out = re.sub(m, "<masked>", out)

@@ -421,3 +421,12 @@ func.func @all_reduce_start_empty() {
   %req = "tfl.all_reduce_start"() <{op = 0 : i32}> : () -> i64
   return
 }
+
+// -----
+
+// Tests that all_gather stacks its input's type.
+func.func @all_gather_shape(%x: tensor<3xf32>) {
+  // expected-error @+1 {{result must stack the input's type on a leading axis of the world's size, got 'tensor<2x4xf32>' for 'tensor<3xf32>'}}
+  %0 = tfl.all_gather %x : tensor<3xf32> -> tensor<2x4xf32>
+  return
+}

@@ -368,3 +368,13 @@ func.func @collectives(%w: tensor<3x2xf32>, %n: tensor<i64>) -> tensor<3x2xf32> 
   %4:2 = tfl.all_reduce_wait %req : tensor<3x2xf32>, tensor<3x2xf32>
   return %4#0 : tensor<3x2xf32>
 }
+
+// -----
+
+// Tests all_gather: a row per rank on a new leading axis.
+// CHECK-LABEL: func.func @all_gather
+func.func @all_gather(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  // CHECK: tfl.all_gather %{{.*}} : tensor<3xf32> -> tensor<2x3xf32>
+  %0 = tfl.all_gather %x : tensor<3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

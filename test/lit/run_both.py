@@ -6,8 +6,9 @@ Usage: run_both.py TFLC [--mpirun=N] [--tflc=OPTION ...] [--rtol=R]
                    TMP_PREFIX [program flags...]
 
 --mpirun=N runs both modes on N processes (`mpirun -np N`); the output is
-each rank's standard output in turn, rank 0's first, so that it does not
-depend on how the ranks' lines interleave. With --expect-error, one rank
+each rank's standard output in turn, rank 0's first (mpirun writes each
+rank's to a file of its own), so that it does not depend on how the
+ranks' lines interleave. With --expect-error, one rank
 must report the error and mpirun must fail.
 
 --tflc=OPTION passes OPTION (such as --precision=bf16) to every tflc run
@@ -30,6 +31,7 @@ When TFL_CUDA=1 (tflc has the CUDA path), the program is also built with
 TFL_GPU_BUNDLE=DIR as well, the CUDA executable, its flags and the eager
 output go into DIR, for test/gpu/run-all.sh to run on a GPU.
 """
+import glob
 import json
 import os
 import re
@@ -38,9 +40,6 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-TAGGED = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:(.*)$")
 
 
 def mpi_environment():
@@ -57,32 +56,45 @@ def mpi_environment():
     return env
 
 
-def by_rank(text, stream):
-    """mpirun --tag-output's lines of one stream, each rank's in turn."""
-    ranks = {}
-    for line in text.splitlines():
-        m = TAGGED.match(line)
-        if m and m.group(2) == stream:
-            ranks.setdefault(int(m.group(1)), []).append(m.group(3) + "\n")
-    return "".join("".join(ranks[r]) for r in sorted(ranks))
+def mpirun(ranks, outdir):
+    """The mpirun command line that runs a program on `ranks` processes,
+    each rank's standard output and error going to files of its own under
+    `outdir` (rank_output reads them), whatever the ranks interleave."""
+    shutil.rmtree(outdir, ignore_errors=True)
+    return ["mpirun", "-np", str(ranks), "--output-filename", outdir]
 
 
-def run(cmd, what, expect_error=None, ranks=None):
+def rank_output(outdir, stream):
+    """Each rank's `stream` ("stdout", "stderr") under `outdir`, rank 0's
+    first."""
+    ranks = []
+    for job in glob.glob(os.path.join(outdir, "*")):
+        for d in glob.glob(os.path.join(job, "rank.*")):
+            ranks.append((int(d.rsplit(".", 1)[1]), os.path.join(d, stream)))
+    text = ""
+    for _, path in sorted(ranks):
+        if os.path.exists(path):
+            with open(path) as f:
+                text += f.read()
+    return text
+
+
+def run(cmd, what, expect_error=None, ranks=None, outdir=None):
     """The command's output. With `expect_error`, the command must stop
     with exit code 1 and that error: its output up to the error, and the
     error's line (the eager interpreter adds the source line and a caret
-    below it). With `ranks`, the command runs on that many processes."""
+    below it). With `ranks`, the command runs on that many processes, their
+    outputs kept under `outdir`."""
     env = None
     if ranks:
-        cmd = ["mpirun", "-np", str(ranks), "--tag-output"] + cmd
+        cmd = mpirun(ranks, outdir) + cmd
         env = mpi_environment()
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, env=env)
     if ranks:
-        launcher = "".join(line + "\n" for line in r.stderr.splitlines()
-                           if not TAGGED.match(line))
-        r.stdout, r.stderr = (by_rank(r.stdout, "stdout"),
-                              by_rank(r.stderr, "stderr") + launcher)
+        # The launcher's own messages stay after the ranks' errors.
+        r.stdout, r.stderr = (rank_output(outdir, "stdout"),
+                              rank_output(outdir, "stderr") + r.stderr)
     if expect_error:
         m = re.search(".*" + expect_error + ".*", r.stderr)
         stopped = r.returncode != 0 if ranks else r.returncode == 1
@@ -117,10 +129,11 @@ def main():
         expect_error = args.pop(0)[len("--expect-error="):]
     program, prefix, *flags = args
     eager = run([tflc, "run", "--eager"] + options + [program] + flags,
-                "eager run", expect_error, ranks)
+                "eager run", expect_error, ranks, prefix + ".eager.ranks")
     exe = prefix + ".exe"
     run([tflc, "build"] + options + [program, "-o", exe], "build")
-    native = run([exe] + flags, "native run", expect_error, ranks)
+    native = run([exe] + flags, "native run", expect_error, ranks,
+                 prefix + ".native.ranks")
     def masked(text):
         for m in masks:
             text = m.sub("<masked>", text)

@@ -402,3 +402,22 @@ func.func @use_broadcast(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
   %h = tfl.grad @reduce_to_root(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
   return %g, %h : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// Tests that all_gather's rule takes this rank's row of the cotangents
+// summed over the ranks.
+// CHECK-LABEL: func.func private @all_gather.vjp(
+// CHECK: %[[SUM:.*]] = tfl.all_reduce sum %{{.*}} : tensor<2x3xf32>
+// CHECK: %[[RANK:.*]] = tfl.rank : tensor<i64>
+// CHECK: %[[ROW:.*]] = tfl.slice %[[SUM]][%[[RANK]]] {static_starts = array<i64: -9223372036854775808, 0>, strides = array<i64: 1, 1>} : tensor<2x3xf32>, tensor<i64> -> tensor<1x3xf32>
+// CHECK: tfl.reshape %[[ROW]] : tensor<1x3xf32> -> tensor<3xf32>
+func.func private @all_gather(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = tfl.all_gather %x : tensor<3xf32> -> tensor<2x3xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0, 1>, keepdims = false} : tensor<2x3xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @use_all_gather(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %g = tfl.grad @all_gather(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}

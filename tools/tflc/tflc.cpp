@@ -45,6 +45,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cstdlib>
+#include <optional>
+
 namespace cl = llvm::cl;
 
 namespace {
@@ -107,6 +110,13 @@ cl::opt<double> bucketMb(
              "them (MiB, after a 1 MiB first bucket; 0 keeps each all_reduce "
              "whole, where the program has it)"),
     cl::init(25.0), cl::cat(tflcCategory));
+cl::opt<int64_t> worldSize(
+    "world-size",
+    cl::desc("compile for N processes (mpirun -np N): world_size() is then "
+             "known at compile time, so it may size shapes, and all_gather "
+             "works; a run on another number stops with an error (tflc run "
+             "knows its own: the launcher's, or 1)"),
+    cl::init(0), cl::cat(tflcCategory));
 cl::opt<bool> reportMemory(
     "report-memory",
     cl::desc("run, build: print the run's peak memory in tensors at exit "
@@ -202,6 +212,7 @@ private:
   mlir::LogicalResult buildExecutable(mlir::ModuleOp module,
                                       llvm::StringRef path);
   int runNative(mlir::ModuleOp module);
+  std::optional<int64_t> compiledWorldSize() const;
 
   Command command;
   std::string inputPath;
@@ -209,6 +220,19 @@ private:
   mlir::MLIRContext context;
   llvm::SourceMgr sourceMgr;
 };
+
+/// The number of processes the program is compiled for: --world-size, or,
+/// for `tflc run`, this run's (an MPI launcher's count; 1 without one).
+std::optional<int64_t> Driver::compiledWorldSize() const {
+  if (worldSize > 0)
+    return static_cast<int64_t>(worldSize);
+  if (command != Command::Run)
+    return std::nullopt;
+  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char *n = std::getenv(var))
+      return std::max<int64_t>(1, std::atoll(n));
+  return 1;
+}
 
 mlir::OwningOpRef<mlir::ModuleOp>
 Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
@@ -228,6 +252,7 @@ Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
     return nullptr;
   tfl::SemaOptions options;
   options.f64PassesF32 = command == Command::CheckGrad;
+  options.worldSize = compiledWorldSize();
   std::unique_ptr<tfl::Program> program =
       tfl::analyze(*source, &context, options);
   if (!program)
@@ -399,6 +424,11 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     return ok ? 0 : 1;
   };
 
+  if (worldSize < 0) {
+    llvm::errs() << "error: --world-size takes a number of processes (1 or "
+                    "more)\n";
+    return finish(false);
+  }
   bool stop = false;
   mlir::OwningOpRef<mlir::ModuleOp> module = frontend(bufferId, emitKind, stop);
   if (stop)

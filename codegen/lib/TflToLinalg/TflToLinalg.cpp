@@ -73,7 +73,8 @@ struct ConvertTflToLinalgPass
         Conv2DBackwardFilterOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DBackwardOp,
         AvgPool2DBackwardOp, MaxPool2DGatherOp, ScatterAddOp, TapePushOp,
         TapeWriteOp, TapeAddOp, TapeReadOp, TapeAccumulatedOp, AllReduceOp,
-        BroadcastOp, ReduceToRootOp, AllReduceStartOp, AllReduceWaitOp>();
+        BroadcastOp, ReduceToRootOp, AllGatherOp, AllReduceStartOp,
+        AllReduceWaitOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

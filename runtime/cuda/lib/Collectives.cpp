@@ -257,9 +257,20 @@ void take(int64_t id, int64_t index, int64_t rank, void *out) {
 void run(int64_t kind, int64_t op, int64_t root, int64_t rankIn, void *in,
          int64_t rankOut, void *out, tflrt::DType dtype, ncclDataType_t type,
          size_t elemSize) {
-  Request r{static_cast<dist::Kind>(kind), static_cast<dist::Reduction>(op),
-            root};
+  Request r{static_cast<dist::Kind>(kind),
+            static_cast<dist::Reduction>(op),
+            root,
+            {},
+            0};
   checkRoot(r);
+  if (r.kind == dist::Kind::AllGather) {
+    // The output's rows are the ranks the program was compiled for.
+    try {
+      dist::checkWorldSize(rankOut > 0 ? descOf(out)->dims[0] : 0);
+    } catch (const dist::CollectiveError &e) {
+      cuda::fail(e.what());
+    }
+  }
   int64_t count = elementsOf(rankIn, descOf(in));
   size_t bytes = std::max<size_t>(count * elemSize, 4);
   // The tensors as they are when both are dense device memory, else

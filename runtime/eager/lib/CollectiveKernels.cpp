@@ -39,6 +39,11 @@ Tensor scalarI64(int64_t v) {
   return t;
 }
 
+/// An all_gather's rows are the world's ranks.
+void checkWorld(int64_t rows) {
+  collective([&] { dist::checkWorldSize(rows); });
+}
+
 /// A kernel running collective `kind` on all of the op's operands.
 template <typename OpTy>
 void addCollective(KernelRegistry &registry, dist::Kind kind) {
@@ -50,6 +55,8 @@ void addCollective(KernelRegistry &registry, dist::Kind kind) {
         int64_t root = 0;
         if constexpr (std::is_same_v<OpTy, mlir::tfl::AllReduceOp>)
           reduction = reductionOf(c.getOp());
+        else if constexpr (std::is_same_v<OpTy, mlir::tfl::AllGatherOp>)
+          checkWorld(c.getType().getDimSize(0));
         else
           root = static_cast<int64_t>(c.getRoot());
         std::vector<Tensor> inputs(in.begin(), in.end());
@@ -74,6 +81,7 @@ void registerCollectiveKernels(KernelRegistry &registry) {
   addCollective<AllReduceOp>(registry, dist::Kind::AllReduce);
   addCollective<BroadcastOp>(registry, dist::Kind::Broadcast);
   addCollective<ReduceToRootOp>(registry, dist::Kind::ReduceToRoot);
+  addCollective<AllGatherOp>(registry, dist::Kind::AllGather);
   registry.add(
       AllReduceStartOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {

@@ -105,6 +105,10 @@ void runInto(Kind kind, Reduction op, int64_t root, const TensorView &input,
 std::vector<Tensor> run(Kind kind, Reduction op, int64_t root,
                         const std::vector<Tensor> &inputs);
 
+/// Throws unless the run has `size` processes: a program compiled for a
+/// number of processes (tflc --world-size, all_gather's rows) checks it.
+void checkWorldSize(int64_t size);
+
 /// Whether MPI runs this process (it was launched by mpirun; false for a
 /// world of one process).
 bool usesMpi();

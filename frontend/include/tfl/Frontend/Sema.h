@@ -21,6 +21,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 
 namespace tfl {
 
@@ -167,6 +168,12 @@ struct SemaOptions {
   /// Let f64 values pass `f32` annotations (the gradient checker runs
   /// functions written for f32 in f64).
   bool f64PassesF32 = false;
+  /// The number of processes the program is compiled for (tflc
+  /// --world-size; tflc run knows its own): world_size() is then an
+  /// integer known at compile time, which may size shapes, and all_gather
+  /// has a static shape. Unset, world_size() is known only when the
+  /// program runs.
+  std::optional<int64_t> worldSize;
 };
 
 /// Checks `source` (its main file and the files it imports). Returns null

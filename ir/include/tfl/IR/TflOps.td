@@ -1205,6 +1205,26 @@ def Tfl_ReduceToRootOp : Tfl_CollectiveOp<"reduce_to_root", [
   let hasVerifier = 1;
 }
 
+def Tfl_AllGatherOp : Tfl_CollectiveOp<"all_gather", [
+    DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "every rank's tensor, stacked in rank order";
+  let description = [{
+    `all_gather(x)`: every rank gets the ranks' inputs stacked on a new
+    leading axis, row r from rank r. The program is compiled for a number
+    of processes (the result's leading size; `tflc --world-size`). Its
+    pullback sums the cotangents over the ranks and takes this rank's row:
+    rank r's input reached row r of every rank's result.
+
+    ```mlir
+    %0 = tfl.all_gather %x : tensor<3xf32> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_CollectiveTensor:$input);
+  let results = (outs Tfl_CollectiveTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tfl_AllReduceStartOp : Tfl_CollectiveOp<"all_reduce_start"> {
   let summary = "starts an all_reduce that a later all_reduce_wait finishes";
   let description = [{
