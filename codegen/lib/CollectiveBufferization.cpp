@@ -57,6 +57,8 @@ Collective describe(Operation *op) {
     return {Kind::AllReduce, static_cast<int64_t>(r.getOp())};
   if (auto b = dyn_cast<BroadcastOp>(op))
     return {Kind::Broadcast, 0, static_cast<int64_t>(b.getRoot())};
+  if (isa<AllGatherOp>(op))
+    return {Kind::AllGather};
   return {Kind::ReduceToRoot, 0,
           static_cast<int64_t>(cast<ReduceToRootOp>(op).getRoot())};
 }
@@ -68,6 +70,17 @@ Value i64(OpBuilder &b, Location loc, int64_t v) {
 std::string suffixed(StringRef prefix, Value memref) {
   Type elem = cast<BaseMemRefType>(memref.getType()).getElementType();
   return (prefix + runtimeTypeSuffix(elem)).str();
+}
+
+/// One call does the whole collective of `op` from the buffer `input` to
+/// `output` (the same buffer: in place).
+void callRun(RewriterBase &rewriter, Operation *op, Value input, Value output) {
+  Location loc = op->getLoc();
+  Collective c = describe(op);
+  callRuntime(rewriter, op, suffixed("tflrt_collective_run_", output),
+              {i64(rewriter, loc, int64_t(c.kind)), i64(rewriter, loc, c.op),
+               i64(rewriter, loc, c.root), castToUnranked(rewriter, loc, input),
+               castToUnranked(rewriter, loc, output)});
 }
 
 /// begin, an add per input buffer, start: the request.
@@ -139,14 +152,8 @@ struct CollectiveModel : RuntimeCallModel<CollectiveModel<OpTy>, OpTy> {
     if (failed(inputs))
       return failure();
     rewriter.setInsertionPoint(op);
-    Location loc = op->getLoc();
     if (inPlace(op)) {
-      Collective c = describe(op);
-      Value buffer = castToUnranked(rewriter, loc, inputs->front());
-      callRuntime(rewriter, op, suffixed("tflrt_collective_run_", buffer),
-                  {i64(rewriter, loc, int64_t(c.kind)),
-                   i64(rewriter, loc, c.op), i64(rewriter, loc, c.root), buffer,
-                   buffer});
+      callRun(rewriter, op, inputs->front(), inputs->front());
       bufferization::replaceOpWithBufferizedValues(rewriter, op,
                                                    inputs->front());
       return success();
@@ -171,16 +178,11 @@ struct AllGatherModel : RuntimeCallModel<AllGatherModel, AllGatherOp> {
     if (failed(input))
       return failure();
     rewriter.setInsertionPoint(op);
-    Location loc = op->getLoc();
     FailureOr<Value> out =
-        allocateBuffer(rewriter, loc, gather.getType(), options);
+        allocateBuffer(rewriter, op->getLoc(), gather.getType(), options);
     if (failed(out))
       return failure();
-    Value zero = i64(rewriter, loc, 0);
-    callRuntime(rewriter, op, suffixed("tflrt_collective_run_", *out),
-                {i64(rewriter, loc, int64_t(Kind::AllGather)), zero, zero,
-                 castToUnranked(rewriter, loc, *input),
-                 castToUnranked(rewriter, loc, *out)});
+    callRun(rewriter, op, *input, *out);
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
   }

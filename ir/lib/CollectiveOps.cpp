@@ -63,23 +63,18 @@ LogicalResult verifyRoot(Operation *op, int64_t root) {
 
 } // namespace
 
-LogicalResult AllReduceOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
-  return sameTypes(operands, inferredReturnTypes);
-}
-
-LogicalResult BroadcastOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
-  return sameTypes(operands, inferredReturnTypes);
-}
-
-LogicalResult ReduceToRootOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
-  return sameTypes(operands, inferredReturnTypes);
-}
+// The results have the inputs' types.
+#define TFL_RESULTS_OF_INPUT_TYPES(OP)                                         \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location>, ValueRange operands,             \
+      DictionaryAttr, OpaqueProperties, RegionRange,                           \
+      SmallVectorImpl<Type> &inferredReturnTypes) {                            \
+    return sameTypes(operands, inferredReturnTypes);                           \
+  }
+TFL_RESULTS_OF_INPUT_TYPES(AllReduceOp)
+TFL_RESULTS_OF_INPUT_TYPES(BroadcastOp)
+TFL_RESULTS_OF_INPUT_TYPES(ReduceToRootOp)
+#undef TFL_RESULTS_OF_INPUT_TYPES
 
 /// all_reduce's mean needs float tensors.
 static LogicalResult verifyReduction(Operation *op, CollectiveReduction kind,

@@ -11,13 +11,13 @@
 func.func @one_tensor(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
   // CHECK: %[[COPY:.*]] = memref.alloc() {{.*}}: memref<3xf32>
   // CHECK: memref.copy %[[X]], %[[COPY]]
-  // CHECK: %[[U:.*]] = memref.cast %[[COPY]] : memref<3xf32> to memref<*xf32>
   // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i64
   // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+  // CHECK-DAG: %[[U:.*]] = memref.cast %[[COPY]] : memref<3xf32> to memref<*xf32>
   // CHECK: call @tflrt_collective_run_f32(%[[C0]], %[[C1]], %[[C0]], %[[U]], %[[U]])
   %0 = tfl.all_reduce mean %x : tensor<3xf32>
-  // CHECK: %[[UX:.*]] = memref.cast %[[X]]
-  // CHECK: %[[C2:.*]] = arith.constant 2 : i64
+  // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
+  // CHECK-DAG: %[[UX:.*]] = memref.cast %[[X]]
   // CHECK: call @tflrt_collective_run_f32(%[[C1]], %[[C0]], %[[C2]], %[[UX]], %[[UX]])
   %1 = tfl.broadcast %x {root = 2 : i64} : tensor<3xf32>
   // CHECK: return %[[COPY]], %[[X]]
