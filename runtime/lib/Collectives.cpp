@@ -319,14 +319,16 @@ private:
   bool serialized = false;
   // TFL_COLLECTIVE_STATS: direct calls time themselves only then.
   bool statsWanted = false;
-  // The communication thread runs a job (busy); or the program's thread
-  // runs one, since directSince (steady-clock nanoseconds; 0: none), which
-  // the idle communication thread checks now and then against the timeout
-  // (so a direct call costs no signal between the threads).
-  bool busy = false;
+  // The jobs queued or running on the communication thread (only the
+  // program's thread adds any: at 0 the communication thread is idle and
+  // stays so). Or the program's thread runs one, since directSince
+  // (coarse monotonic nanoseconds; 0: none), which the idle communication
+  // thread checks now and then against the timeout (so a direct call costs
+  // no lock and no signal between the threads).
+  std::atomic<int64_t> pending{0};
   std::atomic<int64_t> directSince{0};
-  const char *directWhere = nullptr;
-  Kind directKind = Kind::AllReduce;
+  std::atomic<const char *> directWhere{nullptr};
+  std::atomic<Kind> directKind{Kind::AllReduce};
 };
 
 Engine::Engine() {
@@ -379,7 +381,8 @@ void Engine::loop() {
       // The program's thread may be in MPI: stop it if it stays too long.
       int64_t since = directSince.load(std::memory_order_acquire);
       if (since && coarseNanoseconds() - since > timeout * 1e9)
-        failAt(directWhere, timeoutMessage(directKind));
+        failAt(directWhere.load(std::memory_order_relaxed),
+               timeoutMessage(directKind.load(std::memory_order_relaxed)));
       if (jobs.empty()) {
         if (stopping)
           break;
@@ -387,11 +390,9 @@ void Engine::loop() {
       }
       job = std::move(jobs.front());
       jobs.pop_front();
-      busy = true;
     }
     job();
-    std::lock_guard<std::mutex> lock(mutex);
-    busy = false;
+    pending.fetch_sub(1, std::memory_order_release);
   }
 #ifdef TFL_HAVE_MPI
   MPI_Finalize();
@@ -399,6 +400,7 @@ void Engine::loop() {
 }
 
 void Engine::enqueue(std::function<void()> job) {
+  pending.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex);
     jobs.push_back(std::move(job));
@@ -525,13 +527,10 @@ void Engine::wait(int64_t id) {
 }
 
 bool Engine::runHere(Request &r) {
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!serialized || busy || !jobs.empty())
-      return false;
-    directWhere = tflrt_where;
-    directKind = r.kind;
-  }
+  if (!serialized || pending.load(std::memory_order_acquire) != 0)
+    return false;
+  directWhere.store(tflrt_where, std::memory_order_relaxed);
+  directKind.store(r.kind, std::memory_order_relaxed);
   groupItems(r);
   int64_t t0 = nanoseconds();
   directSince.store(coarseNanoseconds(), std::memory_order_release);
@@ -554,13 +553,10 @@ bool Engine::runHere(Kind kind, Reduction op, int64_t root, DType dtype,
     throw CollectiveError(std::string("all_reduce's mean needs float "
                                       "tensors, got ") +
                           dtypeName(dtype));
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!serialized || busy || !jobs.empty())
-      return false;
-    directWhere = tflrt_where;
-    directKind = kind;
-  }
+  if (!serialized || pending.load(std::memory_order_acquire) != 0)
+    return false;
+  directWhere.store(tflrt_where, std::memory_order_relaxed);
+  directKind.store(kind, std::memory_order_relaxed);
   int64_t t0 = statsWanted ? nanoseconds() : 0;
   directSince.store(coarseNanoseconds(), std::memory_order_release);
   mpiCollective(kind, root, rank, dtype,
