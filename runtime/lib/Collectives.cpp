@@ -2,16 +2,17 @@
 //
 // The communication engine behind tflrt/Collectives.h: a world of one
 // process (every collective a copy) unless an MPI launcher started the
-// run, and then a thread that owns MPI (MPI_THREAD_FUNNELED: every MPI
-// call is made there) and runs the requests in the order they start.
-// Built without MPI (TFL_HAVE_MPI unset), a run that mpirun launched stops
-// with an error saying so.
+// run, and then a thread that initializes MPI (MPI_THREAD_SERIALIZED) and
+// runs the requests in the order they start; a collective that compiled
+// code waits for at once runs on the program's thread while that thread
+// is idle, one MPI call at a time. Built without MPI (TFL_HAVE_MPI
+// unset), a run that mpirun launched stops with an error saying so. The
+// C ABI's entry points are in CollectivesCApi.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/Collectives.h"
-#include "Descriptors.h"
-#include "tflrt/CApi.h"
+#include "tflrt/CApi.h" // tflrt_where
 #include "tflrt/Kernels.h"
 #include "tflrt/Output.h"
 
@@ -785,21 +786,11 @@ std::vector<Tensor> run(Kind kind, Reduction op, int64_t root,
   return outputs;
 }
 
-static void runDescriptors(Kind kind, Reduction op, int64_t root, DType dtype,
-                           int64_t rankIn, void *in, int64_t rankOut,
-                           void *out) {
-  // The common case, a dense tensor on its own buffer or another, without
-  // building views or a request.
+bool runDense(Kind kind, Reduction op, int64_t root, DType dtype,
+              const void *input, void *output, int64_t count) {
   Engine &engine = Engine::get();
-  size_t esize = dtypeSize(dtype);
-  DenseData i = denseData(rankIn, in, esize),
-            o = denseData(rankOut, out, esize);
-  if (engine.mpi && kind != Kind::AllGather && i.dense && o.dense &&
-      i.count == o.count &&
-      engine.runHere(kind, op, root, dtype, i.data, o.data, i.count))
-    return;
-  runInto(kind, op, root, viewOf(dtype, rankIn, in),
-          viewOf(dtype, rankOut, out));
+  return engine.mpi && kind != Kind::AllGather &&
+         engine.runHere(kind, op, root, dtype, input, output, count);
 }
 
 void runOnCommThread(void (*fn)(void *), void *context) {
@@ -828,78 +819,3 @@ void finish() { Engine::get().finish(); }
 Stats stats() { return Engine::get().stats(); }
 
 } // namespace tflrt::dist
-
-//===----------------------------------------------------------------------===//
-// The C ABI
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// Runs a collective's step, turning its error into a stop at the op.
-template <typename Fn> auto collectiveStep(Fn fn) -> decltype(fn()) {
-  try {
-    return fn();
-  } catch (const tflrt::dist::CollectiveError &e) {
-    tflrt::failAt(tflrt_where, e.what());
-  }
-}
-
-/// The buffer of a fresh (contiguous) result memref.
-void *dataOf(const tflrt::TensorView &v) { return const_cast<void *>(v.data); }
-
-using tflrt::viewOf;
-using tflrt::dist::runDescriptors;
-
-} // namespace
-
-extern "C" {
-
-int64_t tflrt_rank(void) { return tflrt::dist::rank(); }
-int64_t tflrt_world_size(void) { return tflrt::dist::worldSize(); }
-
-int64_t tflrt_collective_begin(int64_t kind, int64_t op, int64_t root) {
-  return collectiveStep([&] {
-    return tflrt::dist::begin(static_cast<tflrt::dist::Kind>(kind),
-                              static_cast<tflrt::dist::Reduction>(op), root);
-  });
-}
-
-void tflrt_collective_start(int64_t request) {
-  collectiveStep([&] { tflrt::dist::start(request); });
-}
-
-void tflrt_collective_wait(int64_t request) {
-  collectiveStep([&] { tflrt::dist::wait(request); });
-}
-
-#define TFLRT_COLLECTIVE_DTYPE(SUFFIX, DTYPE)                                  \
-  void tflrt_collective_add_##SUFFIX(int64_t request, int64_t rankIn,          \
-                                     void *in) {                               \
-    collectiveStep([&] {                                                       \
-      tflrt::dist::add(request, viewOf(tflrt::DType::DTYPE, rankIn, in));      \
-    });                                                                        \
-  }                                                                            \
-  void tflrt_collective_take_##SUFFIX(int64_t request, int64_t index,          \
-                                      int64_t rankOut, void *out) {            \
-    collectiveStep([&] {                                                       \
-      tflrt::dist::take(request, index,                                        \
-                        dataOf(viewOf(tflrt::DType::DTYPE, rankOut, out)));    \
-    });                                                                        \
-  }                                                                            \
-  void tflrt_collective_run_##SUFFIX(int64_t kind, int64_t op, int64_t root,   \
-                                     int64_t rankIn, void *in,                 \
-                                     int64_t rankOut, void *out) {             \
-    collectiveStep([&] {                                                       \
-      tflrt::dist::runDescriptors(static_cast<tflrt::dist::Kind>(kind),        \
-                                  static_cast<tflrt::dist::Reduction>(op),     \
-                                  root, tflrt::DType::DTYPE, rankIn, in,       \
-                                  rankOut, out);                               \
-    });                                                                        \
-  }
-TFLRT_COLLECTIVE_DTYPE(f32, F32)
-TFLRT_COLLECTIVE_DTYPE(f64, F64)
-TFLRT_COLLECTIVE_DTYPE(i32, I32)
-TFLRT_COLLECTIVE_DTYPE(i64, I64)
-#undef TFLRT_COLLECTIVE_DTYPE
-
-} // extern "C"

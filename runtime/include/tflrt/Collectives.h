@@ -97,6 +97,11 @@ void take(int64_t request, int64_t index, void *output);
 void run(Kind kind, Reduction op, int64_t root,
          const std::vector<TensorView> &inputs,
          const std::vector<void *> &outputs, bool here = false);
+/// One collective of one dense tensor of `count` elements (`output` may be
+/// `input`: in place), run at once on the calling thread when MPI is idle;
+/// false, having done nothing, when it must take runInto's way.
+bool runDense(Kind kind, Reduction op, int64_t root, DType dtype,
+              const void *input, void *output, int64_t count);
 /// One collective of one tensor into a view of any strides (the output
 /// may be the input itself: in place).
 void runInto(Kind kind, Reduction op, int64_t root, const TensorView &input,
