@@ -139,7 +139,7 @@ cl::opt<double> checkTolerance(
 const char *kUsage = "usage: tflc run [--eager|--device cuda] "
                      "[--precision bf16] [--report-memory] prog.tfl [flags]\n"
                      "       tflc build prog.tfl -o prog [--device cuda] "
-                     "[--precision bf16] [--report-memory]\n"
+                     "[--precision bf16] [--report-memory] [--world-size N]\n"
                      "       tflc check-grad prog.tfl FUNC [--seed=N] "
                      "[--tolerance=T]\n"
                      "       tflc emit {ast,mlir,llvm,ptx} [--after=STAGE] "
