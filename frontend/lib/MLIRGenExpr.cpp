@@ -353,7 +353,39 @@ Values MLIRGenImpl::genAttribute(const AttributeExpr *expr) {
   // A bound method's leaves are its receiver's.
   if (typeOf(expr).boundSelf)
     return genExpr(expr->value.get());
+  auto tensorAttr = spec->tensorAttributes.find(expr);
+  if (tensorAttr != spec->tensorAttributes.end())
+    return genTensorAttribute(expr, tensorAttr->second);
   return {}; // a module's function or class: no run-time value
+}
+
+Values MLIRGenImpl::genTensorAttribute(const AttributeExpr *expr,
+                                       llvm::StringRef attr) {
+  mlir::Location l = loc(expr->getBegin());
+  const Type &t = typeOf(expr);
+  if (attr == "T") {
+    Value x = genExpr(expr->value.get())[0];
+    int64_t rank = cast<mlir::RankedTensorType>(x.getType()).getRank();
+    llvm::SmallVector<int64_t> perm;
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+    return {mlir::tfl::TransposeOp::create(builder, l, tensorType(t), x,
+                                           builder.getDenseI64ArrayAttr(perm))};
+  }
+  // Known integers (and a dtype, which has no run-time value).
+  auto i64 = mlir::RankedTensorType::get({}, builder.getI64Type());
+  auto constant = [&](int64_t v) -> Value {
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(i64, builder.getI64IntegerAttr(v)));
+  };
+  Values values;
+  if (attr == "shape")
+    for (const Type &d : t.elements)
+      values.push_back(constant(*d.known));
+  else if (attr == "ndim" || attr == "size")
+    values.push_back(constant(*t.known));
+  return values;
 }
 
 Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {

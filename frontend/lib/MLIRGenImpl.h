@@ -186,6 +186,8 @@ private:
   Value genRandom(const CallExpr *expr, llvm::StringRef name);
   /// The file built-ins (load and save functions, log_scalar).
   Values genIO(const CallExpr *expr, llvm::StringRef name);
+  /// x.shape, x.ndim, x.size, x.dtype (no run-time value), x.T.
+  Values genTensorAttribute(const AttributeExpr *expr, llvm::StringRef attr);
   /// all_reduce and broadcast: one collective op on the tree's leaves.
   Values genCollective(const CallExpr *expr, llvm::StringRef name);
   /// Stops the run unless the world's size `size` is `expected`, the

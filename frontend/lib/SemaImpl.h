@@ -240,6 +240,9 @@ private:
   FailureOr<Type> analyzeRandom(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeIO(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeConv(const CallExpr *expr, llvm::StringRef name);
+  /// NumPy's tensor attributes: x.shape, x.ndim, x.size, x.dtype, x.T.
+  FailureOr<Type> analyzeTensorAttribute(const AttributeExpr *expr,
+                                         const Type &x);
   /// rank(), world_size(), all_reduce(tree, op), broadcast(tree, root).
   FailureOr<Type> analyzeCollective(const CallExpr *expr, llvm::StringRef name);
   FailureOr<std::array<int64_t, 2>> pairArgument(const Expr *e,

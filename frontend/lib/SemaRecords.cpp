@@ -58,14 +58,49 @@ FailureOr<Type> SemaImpl::analyzeAttribute(const AttributeExpr *expr) {
         << "' (fields are read from a record)";
     return failure();
   case Type::Kind::Tensor:
-    error(expr->getBegin()) << "a tensor has no attribute '" << attr
-                            << "' (use shape(x), size(x), transpose(x))";
-    return failure();
+    return analyzeTensorAttribute(expr, *value);
   default:
     error(expr->getBegin())
         << value->str() << " has no attribute '" << attr << "'";
     return failure();
   }
+}
+
+FailureOr<Type> SemaImpl::analyzeTensorAttribute(const AttributeExpr *expr,
+                                                 const Type &x) {
+  // NumPy's: x.shape is shape(x), x.size size(x), x.T the reversed axes.
+  const std::string &attr = expr->attr;
+  auto known = [&]() -> FailureOr<Type> {
+    frame->spec->tensorAttributes[expr] = attr;
+    if (attr == "ndim")
+      return Type::knownInt(x.rank(), /*weak=*/false);
+    if (attr == "dtype")
+      return Type::dtypeValue(x.dtype);
+    if (attr == "T") {
+      std::vector<int64_t> shape(x.shape.rbegin(), x.shape.rend());
+      return Type::tensor(x.dtype, shape, x.weak);
+    }
+    if (llvm::is_contained(x.shape, kDynamicDim)) {
+      error(expr->getBegin()) << "x." << attr << " of " << x.str()
+                              << " is known only when the program runs";
+      return failure();
+    }
+    if (attr == "size") {
+      int64_t n = 1;
+      for (int64_t d : x.shape)
+        n *= d;
+      return Type::knownInt(n, /*weak=*/false);
+    }
+    std::vector<Type> dims;
+    for (int64_t d : x.shape)
+      dims.push_back(Type::knownInt(d, /*weak=*/false));
+    return Type::tuple(dims);
+  };
+  if (llvm::is_contained({"shape", "ndim", "size", "dtype", "T"}, attr))
+    return known();
+  error(expr->getBegin()) << "a tensor has no attribute '" << attr
+                          << "' (it has shape, ndim, size, dtype and T)";
+  return failure();
 }
 
 /// The name of field `field`.

@@ -112,6 +112,9 @@ struct Specialization {
   llvm::DenseMap<const ast::Expr *, size_t> tupleIndices;
   /// The captured variables of each nested def and lambda defined here.
   llvm::DenseMap<const ast::FuncDef *, std::vector<std::string>> closures;
+  /// NumPy's attributes of tensors (`x.shape`, `x.ndim`, `x.size`,
+  /// `x.dtype`, `x.T`): the attribute each such expression reads.
+  llvm::DenseMap<const ast::Expr *, std::string> tensorAttributes;
   /// The permutation of each transpose call.
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.
