@@ -310,24 +310,28 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
         builder, l,
         mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
   }
-  if (name == "arange") {
-    auto intArg = [&](size_t i, llvm::StringRef kw, int64_t dflt) -> int64_t {
-      const Expr *e = arg(i, kw);
-      if (!e)
-        return dflt;
-      if (auto *u = dyn_cast<UnaryExpr>(e))
-        return -cast<IntExpr>(u->operand.get())->value;
-      return cast<IntExpr>(e)->value;
-    };
-    bool two = arg(1, "stop") != nullptr;
-    int64_t start = two ? intArg(0, "start", 0) : 0;
-    int64_t step = intArg(2, "step", 1);
-    std::vector<int64_t> values;
-    for (int64_t i = 0; i < t.shape[0]; ++i)
-      values.push_back(start + i * step);
+  if (name == "arange" || name == "linspace") {
+    // Sema's plan: start + i * step in f64 (exactly in i64 for integers).
+    const RangePlan &plan = spec->ranges.find(expr)->second;
+    int64_t n = t.shape[0];
+    if (t.dtype == DType::I64) {
+      std::vector<int64_t> values;
+      auto start = static_cast<int64_t>(plan.start);
+      auto step = static_cast<int64_t>(plan.step);
+      for (int64_t i = 0; i < n; ++i)
+        values.push_back(start + i * step);
+      return ConstantOp::create(
+          builder, l,
+          mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(values)));
+    }
+    std::vector<float> values;
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back(static_cast<float>(plan.start + double(i) * plan.step));
+    if (plan.lastGiven && n > 0)
+      values.back() = static_cast<float>(plan.last);
     return ConstantOp::create(
         builder, l,
-        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(values)));
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
   }
   if (name == "concat" || name == "stack") {
     const Expr *seq = arg(0, "tensors");

@@ -475,9 +475,9 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       return sizes;
     }
     if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
-                            "arange", "eye", "broadcast_to", "reshape",
-                            "transpose", "expand_dims", "squeeze", "concat",
-                            "stack", "size", "tile"},
+                            "arange", "linspace", "eye", "broadcast_to",
+                            "reshape", "transpose", "expand_dims", "squeeze",
+                            "concat", "stack", "size", "tile"},
                            builtin->second))
       return {genShapeBuiltin(expr, builtin->second)};
     if (llvm::is_contained(

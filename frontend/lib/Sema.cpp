@@ -73,6 +73,7 @@ const llvm::StringSet<> &builtinNames() {
                              "zeros_like",
                              "ones_like",
                              "arange",
+                             "linspace",
                              "eye",
                              "broadcast_to",
                              "reshape",

@@ -16,6 +16,8 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -223,6 +225,149 @@ std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
   return out;
 }
 
+std::optional<double> SemaImpl::knownNumber(const Expr *e) {
+  if (std::optional<int64_t> v = knownInt(e))
+    return static_cast<double>(*v);
+  if (auto *f = dyn_cast<FloatExpr>(e))
+    return f->value;
+  if (auto *u = dyn_cast<UnaryExpr>(e)) {
+    std::optional<double> v = knownNumber(u->operand.get());
+    if (v && u->op == UnaryOp::Minus)
+      return -*v;
+    if (v && u->op == UnaryOp::Plus)
+      return v;
+    return std::nullopt;
+  }
+  if (auto *b = dyn_cast<BinaryExpr>(e)) {
+    std::optional<double> l = knownNumber(b->lhs.get());
+    std::optional<double> r = knownNumber(b->rhs.get());
+    if (!l || !r)
+      return std::nullopt;
+    switch (b->op) {
+    case BinaryOp::Add:
+      return *l + *r;
+    case BinaryOp::Sub:
+      return *l - *r;
+    case BinaryOp::Mul:
+      return *l * *r;
+    case BinaryOp::Div:
+      if (*r != 0)
+        return *l / *r;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+  // A module constant (`STEP = 0.1`): its literal.
+  if (failed(analyzeExpr(e)))
+    return std::nullopt;
+  auto constant = frame->spec->constantUses.find(e);
+  if (constant != frame->spec->constantUses.end())
+    return knownNumber(constant->second);
+  return std::nullopt;
+}
+
+FailureOr<Type> SemaImpl::analyzeRange(const CallExpr *expr,
+                                       llvm::StringRef name,
+                                       llvm::ArrayRef<std::string> names) {
+  // Numbers known at compile time; the result is a constant made when
+  // compiling, so its size is bounded (a larger one would exhaust the
+  // compiler's memory before the program ran).
+  constexpr int64_t kMaxElements = int64_t(1) << 26;
+  auto arg = [&](size_t i) { return argument(expr, i, names[i]); };
+  auto fail = [&](const Expr *at, const llvm::Twine &msg) {
+    error(at ? at->getBegin() : expr->getBegin()) << msg.str();
+    return failure();
+  };
+  std::vector<double> values;
+  bool floats = false;
+  size_t numbers = name == "linspace" ? 3 : names.size();
+  for (size_t i = 0; i < numbers; ++i) {
+    const Expr *e = arg(i);
+    if (!e)
+      break;
+    std::optional<double> v = knownNumber(e);
+    if (!v)
+      return fail(e, name + "() takes numbers known at compile time: "
+                            "literals, integers known at compile time, "
+                            "module constants, and + - * / of these");
+    floats |= !knownInt(e);
+    values.push_back(*v);
+  }
+  if (values.empty() || (name == "linspace" && values.size() < 2))
+    return fail(nullptr,
+                name + "() missing argument '" + names[values.size()] + "'");
+  auto checkSize = [&](double n) -> LogicalResult {
+    if (n <= double(kMaxElements))
+      return success();
+    char count[32];
+    std::snprintf(count, sizeof count, "%.0f", n);
+    return fail(nullptr, name + "() makes its values when compiling, at most " +
+                             std::to_string(kMaxElements) + " of them, not " +
+                             count);
+  };
+  if (name == "eye") {
+    if (floats)
+      return fail(nullptr, "eye() takes integers known at compile time");
+    int64_t n = int64_t(values[0]),
+            m = values.size() > 1 ? int64_t(values[1]) : n;
+    if (n < 0 || m < 0)
+      return fail(nullptr, "eye() got a negative dimension");
+    if (failed(checkSize(double(n) * double(m))))
+      return failure();
+    return Type::tensor(DType::F32, {n, m});
+  }
+  RangePlan plan;
+  int64_t count;
+  if (name == "linspace") {
+    // NumPy's: num values from start to stop, stop included by default.
+    const Expr *numArg = arg(2);
+    std::optional<int64_t> num = numArg ? knownInt(numArg) : 50;
+    if (!num || *num < 0)
+      return fail(numArg, "linspace()'s num must be an integer of 0 or more "
+                          "known at compile time");
+    bool endpoint = true;
+    if (const Expr *e = arg(3)) {
+      auto *b = dyn_cast<BoolExpr>(e);
+      if (!b)
+        return fail(e, "linspace()'s endpoint must be True or False");
+      endpoint = b->value;
+    }
+    count = *num;
+    if (failed(checkSize(double(count))))
+      return failure();
+    int64_t div = endpoint ? count - 1 : count;
+    plan.start = values[0];
+    plan.step = div > 0 ? (values[1] - values[0]) / double(div) : 0.0;
+    plan.lastGiven = endpoint && count > 1;
+    plan.last = values[1];
+    frame->spec->ranges[expr] = plan;
+    return Type::tensor(DType::F32, {count});
+  }
+  // arange: NumPy's count, ceil((stop - start) / step), and an i64 result
+  // for integers, f32 (the type of float literals) when any is a float.
+  double start = values.size() > 1 ? values[0] : 0;
+  double stop = values.size() > 1 ? values[1] : values[0];
+  double step = values.size() > 2 ? values[2] : 1;
+  if (step == 0)
+    return fail(arg(2), "arange() step must not be zero");
+  double n = std::ceil((stop - start) / step);
+  if (!(n >= 0))
+    n = 0;
+  if (failed(checkSize(n)))
+    return failure();
+  count = int64_t(n);
+  if (!floats) {
+    // Exactly, in integers (doubles lose integers past 2^53).
+    int64_t s = int64_t(start), e = int64_t(stop), d = int64_t(step);
+    count = std::max<int64_t>(0, (e - s + d - (d > 0 ? 1 : -1)) / d);
+  }
+  plan.start = start;
+  plan.step = step;
+  frame->spec->ranges[expr] = plan;
+  return Type::tensor(floats ? DType::F32 : DType::I64, {count});
+}
+
 FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
                                               llvm::StringRef name) {
   static const llvm::StringMap<std::vector<std::string>> params = {
@@ -232,6 +377,7 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
       {"zeros_like", {"x"}},
       {"ones_like", {"x"}},
       {"arange", {"start", "stop", "step"}},
+      {"linspace", {"start", "stop", "num", "endpoint"}},
       {"eye", {"n", "m"}},
       {"broadcast_to", {"x", "shape"}},
       {"reshape", {"x", "shape"}},
@@ -332,35 +478,8 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
       return failure();
     return x->strong();
   }
-  if (name == "arange" || name == "eye") {
-    // Compile-time numbers only: the result is a constant.
-    std::vector<int64_t> values;
-    for (size_t i = 0; i < names.size(); ++i) {
-      const Expr *e = arg(i);
-      if (!e)
-        break;
-      std::optional<int64_t> v = knownInt(e);
-      if (!v)
-        return fail(e, name + "() takes integers known at compile time");
-      values.push_back(*v);
-    }
-    if (values.empty())
-      return fail(nullptr, name + "() missing argument '" + names[0] + "'");
-    if (name == "eye") {
-      int64_t n = values[0], m = values.size() > 1 ? values[1] : n;
-      if (n < 0 || m < 0)
-        return fail(nullptr, "eye() got a negative dimension");
-      return Type::tensor(DType::F32, {n, m});
-    }
-    int64_t start = values.size() > 1 ? values[0] : 0;
-    int64_t stop = values.size() > 1 ? values[1] : values[0];
-    int64_t step = values.size() > 2 ? values[2] : 1;
-    if (step == 0)
-      return fail(arg(2), "arange() step must not be zero");
-    int64_t count = std::max<int64_t>(
-        0, (stop - start + step - (step > 0 ? 1 : -1)) / step);
-    return Type::tensor(DType::I64, {count});
-  }
+  if (name == "arange" || name == "eye" || name == "linspace")
+    return analyzeRange(expr, name, names);
   if (name == "shape" || name == "size") {
     FailureOr<Type> x = tensorArg(0);
     if (failed(x))
@@ -877,9 +996,9 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return analyzeNN(expr, name);
   if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
-                          "arange", "eye", "broadcast_to", "reshape",
-                          "transpose", "expand_dims", "squeeze", "concat",
-                          "stack", "shape", "size", "tile"},
+                          "arange", "linspace", "eye", "broadcast_to",
+                          "reshape", "transpose", "expand_dims", "squeeze",
+                          "concat", "stack", "shape", "size", "tile"},
                          name))
     return analyzeShapeBuiltin(expr, name);
   if (llvm::is_contained({"sum", "mean", "max", "min", "prod", "argmax",

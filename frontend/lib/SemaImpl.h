@@ -224,6 +224,12 @@ private:
   const CallExpr *withContext = nullptr;
   FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
                                       llvm::StringRef name);
+  /// arange, linspace and eye: constants made when compiling.
+  FailureOr<Type> analyzeRange(const CallExpr *expr, llvm::StringRef name,
+                               llvm::ArrayRef<std::string> names);
+  /// The value of a number known at compile time: an integer knownInt
+  /// knows, a float literal, a module constant's, or + - * / of these.
+  std::optional<double> knownNumber(const Expr *e);
   std::optional<std::vector<int64_t>> constInts(const Expr *e);
   /// Matches a built-in call's arguments to `params` by position or keyword
   /// (null where missing; the first `required` must be given) and records

@@ -40,6 +40,16 @@ struct ReductionInfo {
   bool allAxes = false;
 };
 
+/// The values of an arange or linspace, a constant made when compiling:
+/// element i is start + i * step, the last one `last` when `lastGiven`
+/// (linspace's endpoint), computed in f64.
+struct RangePlan {
+  double start = 0;
+  double step = 1;
+  bool lastGiven = false;
+  double last = 0;
+};
+
 /// How a subscript reads its tensor: one entry per input dim, each an
 /// integer index (dropped from the result) or a slice, with a static start
 /// or a dynamic one (`dynStart`, wrapped when negative for an index).
@@ -115,6 +125,8 @@ struct Specialization {
   /// NumPy's attributes of tensors (`x.shape`, `x.ndim`, `x.size`,
   /// `x.dtype`, `x.T`): the attribute each such expression reads.
   llvm::DenseMap<const ast::Expr *, std::string> tensorAttributes;
+  /// The values of each arange and linspace call.
+  llvm::DenseMap<const ast::CallExpr *, RangePlan> ranges;
   /// The permutation of each transpose call.
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.
