@@ -18,7 +18,8 @@ given (in GB/s, with the fitted alpha), as a table.
 import sys
 
 CNN_BYTES = 4 * (3 * 3 * 1 * 16 + 16 + 3 * 3 * 16 * 16 + 16 + 16 * 10 + 10)
-MLP_BYTES = 4 * 100_000_000
+# The "100M" MLP of docs/scaling.md: 6 layers 4096 wide.
+MLP_BYTES = 4 * (6 * 4096 * 4096 + 6 * 4096)
 
 
 def fit(points):
@@ -48,7 +49,7 @@ def main():
     print(f"{'gradients':24} {'link':>12} " +
           " ".join(f"{'N=' + str(n):>10}" for n in ranks))
     for name, size in [(f"seed CNN ({CNN_BYTES / 1024:.1f} KiB)", CNN_BYTES),
-                       ("100M MLP (400 MB)", MLP_BYTES)]:
+                       (f"100M MLP ({MLP_BYTES / 1e6:.0f} MB)", MLP_BYTES)]:
         for label, b in links:
             cells = " ".join(f"{ring(size, n, alpha, b) * 1e3:8.3f}ms"
                              for n in ranks)
