@@ -581,11 +581,7 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
   }
   auto i64Type = mlir::RankedTensorType::get({}, builder.getI64Type());
   auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
-  auto i64Scalar = [&](int64_t v) -> Value {
-    return mlir::tfl::ConstantOp::create(
-        builder, l,
-        mlir::DenseElementsAttr::get(i64Type, builder.getI64IntegerAttr(v)));
-  };
+  auto i64Scalar = [&](int64_t v) { return i64Constant(v, l); };
   Value count;
   if (forStmt) {
     RangeBounds bounds = rangeBounds(forStmt, l);

@@ -37,13 +37,9 @@ static void leafNames(const Type &t, const std::string &prefix,
 
 void MLIRGenImpl::checkWorldSize(Value size, int64_t expected,
                                  mlir::Location l) {
-  auto type = mlir::RankedTensorType::get({}, builder.getI64Type());
-  Value n = mlir::tfl::ConstantOp::create(
-      builder, l,
-      mlir::DenseElementsAttr::get(type, builder.getI64IntegerAttr(expected)));
-  Value same =
-      mlir::tfl::CompareOp::create(builder, l, type.clone(builder.getI1Type()),
-                                   mlir::tfl::ComparePredicate::eq, size, n);
+  Value same = mlir::tfl::CompareOp::create(
+      builder, l, mlir::RankedTensorType::get({}, builder.getI1Type()),
+      mlir::tfl::ComparePredicate::eq, size, i64Constant(expected, l));
   std::string count = std::to_string(expected);
   mlir::tfl::AssertOp::create(
       builder, l, same,

@@ -373,19 +373,11 @@ Values MLIRGenImpl::genTensorAttribute(const AttributeExpr *expr,
                                            builder.getDenseI64ArrayAttr(perm))};
   }
   // Known integers (and a dtype, which has no run-time value).
-  auto i64 = mlir::RankedTensorType::get({}, builder.getI64Type());
-  auto constant = [&](int64_t v) -> Value {
-    return mlir::tfl::ConstantOp::create(
-        builder, l,
-        mlir::DenseElementsAttr::get(i64, builder.getI64IntegerAttr(v)));
-  };
-  Values values;
   if (attr == "shape")
-    for (const Type &d : t.elements)
-      values.push_back(constant(*d.known));
-  else if (attr == "ndim" || attr == "size")
-    values.push_back(constant(*t.known));
-  return values;
+    return shapeConstants(typeOf(expr->value.get()).shape, l);
+  if (attr == "ndim" || attr == "size")
+    return {i64Constant(*t.known, l)};
+  return {};
 }
 
 Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
@@ -400,11 +392,7 @@ Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
   auto inType = cast<mlir::RankedTensorType>(x.getType());
   mlir::Type i64 = builder.getI64Type();
   auto scalarType = mlir::RankedTensorType::get({}, i64);
-  auto i64Scalar = [&](int64_t v) -> Value {
-    return mlir::tfl::ConstantOp::create(
-        builder, l,
-        mlir::DenseElementsAttr::get(scalarType, builder.getI64IntegerAttr(v)));
-  };
+  auto i64Scalar = [&](int64_t v) { return i64Constant(v, l); };
   llvm::SmallVector<int64_t> staticStarts, strides, sizes;
   llvm::SmallVector<Value> dynamicStarts;
   for (auto [d, dim] : llvm::enumerate(plan.dims)) {
@@ -464,16 +452,9 @@ Value MLIRGenImpl::genCompare(const CompareExpr *expr) {
 Values MLIRGenImpl::genCall(const CallExpr *expr) {
   auto builtin = spec->builtinCalls.find(expr);
   if (builtin != spec->builtinCalls.end()) {
-    if (builtin->second == "shape") {
-      // A tuple of compile-time sizes.
-      Values sizes;
-      auto type = mlir::RankedTensorType::get({}, builder.getI64Type());
-      for (int64_t d : typeOf(expr->args[0].get()).shape)
-        sizes.push_back(mlir::tfl::ConstantOp::create(
-            builder, loc(expr->getBegin()),
-            mlir::DenseElementsAttr::get(type, builder.getI64IntegerAttr(d))));
-      return sizes;
-    }
+    if (builtin->second == "shape") // a tuple of compile-time sizes
+      return shapeConstants(typeOf(expr->args[0].get()).shape,
+                            loc(expr->getBegin()));
     if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
                             "arange", "linspace", "eye", "broadcast_to",
                             "reshape", "transpose", "expand_dims", "squeeze",

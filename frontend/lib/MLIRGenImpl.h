@@ -215,6 +215,22 @@ private:
   void genPrint(const CallExpr *expr);
   Value castTo(Value v, mlir::Type elemType, mlir::Location l);
 
+  /// An i64 scalar, as a 0-d tensor.
+  Value i64Constant(int64_t v, mlir::Location l) {
+    auto type = mlir::RankedTensorType::get({}, builder.getI64Type());
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, builder.getI64IntegerAttr(v)));
+  }
+  /// A shape known at compile time, as a tuple of i64 scalars (`shape(x)`,
+  /// `x.shape`).
+  Values shapeConstants(llvm::ArrayRef<int64_t> shape, mlir::Location l) {
+    Values sizes;
+    for (int64_t d : shape)
+      sizes.push_back(i64Constant(d, l));
+    return sizes;
+  }
+
   Value boolConstant(bool v, mlir::Location l) {
     auto type = mlir::RankedTensorType::get({}, builder.getI1Type());
     return mlir::tfl::ConstantOp::create(

@@ -259,6 +259,16 @@ void mpiCollective(Kind kind, int64_t rootRank, int64_t rank, DType dtype,
 }
 #endif
 
+/// What the communication thread did, for TFL_COLLECTIVE_STATS=1: the
+/// requests it ran, the bytes they reduced or moved, the seconds it spent
+/// in MPI, and the seconds the program waited for it.
+struct Stats {
+  int64_t requests = 0;
+  int64_t bytes = 0;
+  double commSeconds = 0;
+  double waitSeconds = 0;
+};
+
 /// The engine: the world, the requests, and (with MPI) the thread that
 /// runs them.
 class Engine {
@@ -713,6 +723,13 @@ int64_t rank() { return Engine::get().rank; }
 int64_t worldSize() { return Engine::get().size; }
 bool usesMpi() { return Engine::get().mpi; }
 
+std::optional<int64_t> launchedSize() {
+  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char *n = std::getenv(var))
+      return std::max<int64_t>(1, std::atoll(n));
+  return launchedByMpi() ? std::nullopt : std::optional<int64_t>(1);
+}
+
 int64_t begin(Kind kind, Reduction op, int64_t root) {
   return Engine::get().begin(kind, op, root, /*staged=*/true);
 }
@@ -793,15 +810,6 @@ bool runDense(Kind kind, Reduction op, int64_t root, DType dtype,
          engine.runHere(kind, op, root, dtype, input, output, count);
 }
 
-void runOnCommThread(void (*fn)(void *), void *context) {
-  Engine &engine = Engine::get();
-  if (!engine.mpi) {
-    fn(context);
-    return;
-  }
-  engine.runOnThread([fn, context] { fn(context); });
-}
-
 void broadcastBytes(void *data, size_t size, int64_t root) {
 #ifdef TFL_HAVE_MPI
   Engine::get().runOnThread([=] {
@@ -814,8 +822,5 @@ void broadcastBytes(void *data, size_t size, int64_t root) {
   (void)root;
 #endif
 }
-
-void finish() { Engine::get().finish(); }
-Stats stats() { return Engine::get().stats(); }
 
 } // namespace tflrt::dist

@@ -24,6 +24,7 @@
 #include "tfl/Frontend/Parser.h"
 #include "tfl/Frontend/Sema.h"
 #include "tflrt/CApi.h"
+#include "tflrt/Collectives.h"
 #include "tflrt/Flags.h"
 #include "tflrt/Output.h"
 #include "tflrt/Parallel.h"
@@ -45,7 +46,6 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include <cstdlib>
 #include <optional>
 
 namespace cl = llvm::cl;
@@ -228,10 +228,7 @@ std::optional<int64_t> Driver::compiledWorldSize() const {
     return static_cast<int64_t>(worldSize);
   if (command != Command::Run)
     return std::nullopt;
-  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    if (const char *n = std::getenv(var))
-      return std::max<int64_t>(1, std::atoll(n));
-  return 1;
+  return tflrt::dist::launchedSize();
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>

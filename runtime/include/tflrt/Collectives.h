@@ -39,6 +39,7 @@
 #include "tflrt/Tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -114,31 +115,25 @@ std::vector<Tensor> run(Kind kind, Reduction op, int64_t root,
 /// number of processes (tflc --world-size, all_gather's rows) checks it.
 void checkWorldSize(int64_t size);
 
+/// The number of processes an MPI launcher says it started (Open MPI's
+/// and MPICH's environment), 1 for a process no launcher started, or
+/// nullopt when a launcher started it without saying how many (PMIx):
+/// read without starting MPI, as tflc run does when it compiles.
+std::optional<int64_t> launchedSize();
+
 /// Whether MPI runs this process (it was launched by mpirun; false for a
 /// world of one process).
 bool usesMpi();
-/// Runs `fn` on the communication thread, in order with the collectives
-/// started before, and waits for it (a GPU runtime bootstraps NCCL over
-/// MPI this way). Needs usesMpi().
-void runOnCommThread(void (*fn)(void *), void *context);
-/// Broadcasts raw bytes from `root` to every rank (usesMpi() only).
+/// Broadcasts raw bytes from `root` to every rank, in order with the
+/// collectives started before (a GPU runtime bootstraps NCCL over MPI this
+/// way; usesMpi() only).
 void broadcastBytes(void *data, size_t size, int64_t root);
 
-/// At a run's successful end: waits for the queued collectives, prints the
-/// statistics TFL_COLLECTIVE_STATS asks for, and finalizes MPI. A run that
-/// fails exits without it, and the launcher stops the other ranks.
-void finish();
-
-/// What the communication thread did, for TFL_COLLECTIVE_STATS=1: the
-/// requests it ran, the bytes they reduced or moved, the seconds it spent
-/// in MPI, and the seconds the program waited for it.
-struct Stats {
-  int64_t requests = 0;
-  int64_t bytes = 0;
-  double commSeconds = 0;
-  double waitSeconds = 0;
-};
-Stats stats();
+// At a run's successful end (tflrt::finishRun) the engine waits for the
+// queued collectives, prints the statistics TFL_COLLECTIVE_STATS asks for
+// (each rank's requests, bytes, seconds in MPI and seconds waited for it),
+// and finalizes MPI. A run that fails exits without it, and the launcher
+// stops the other ranks.
 
 } // namespace tflrt::dist
 
