@@ -12,6 +12,8 @@ bundle=$(realpath "$1")
 logs=${2:-$(mktemp -d)}
 work=${3:-$(mktemp -d)}
 mkdir -p "$logs" "$work"
+logs=$(realpath "$logs")
+work=$(realpath "$work")
 tar -C "$work" -xJf "$bundle"
 tar -xPf "$work/files/inputs.tar"
 exec python3 "$(dirname "$0")/run_all.py" "$work" "$logs"

@@ -167,7 +167,11 @@ def build_for_gpu(tflc, options, program, prefix, spec, expected):
     bundle = os.environ.get("TFL_GPU_BUNDLE")
     if not bundle:
         return
-    name = os.path.basename(prefix)
+    # Named by suite too: test/e2e and test/distributed both have an
+    # example-mnist-cnn.tfl.
+    suite = os.path.basename(os.path.dirname(os.path.dirname(
+        os.path.abspath(prefix))))
+    name = suite + "." + os.path.basename(prefix)
     os.makedirs(bundle, exist_ok=True)
     shutil.copy(exe, os.path.join(bundle, name + ".exe"))
     with open(os.path.join(bundle, name + ".expected"), "w") as f:

@@ -237,9 +237,12 @@ Placement place(func::FuncOp fn, const BufferAliases &aliases) {
   bool changed = true;
   while (changed) {
     changed = false;
-    // A runtime call gets host buffers only, or device buffers only.
+    // A runtime call gets host buffers only, or device buffers only. A
+    // collective's are on the device (NCCL's): a scalar result kept on
+    // the host would make every step wait for it.
     for (func::CallOp call : calls) {
-      if (llvm::all_of(call.getOperands(), isHostValue))
+      bool device = call.getCallee().starts_with("tflrt_collective_");
+      if (!device && llvm::all_of(call.getOperands(), isHostValue))
         continue;
       for (Value v : call.getOperands())
         if (isa<BaseMemRefType>(v.getType()))

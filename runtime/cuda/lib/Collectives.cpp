@@ -26,6 +26,7 @@
 
 #include <nccl.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -114,9 +115,10 @@ char *dataOf(int64_t rank, const MemrefDesc *d, size_t elemSize, bool &dense) {
   return d->aligned + d->offset * static_cast<int64_t>(elemSize);
 }
 
-/// Copies a memref's elements, dense, into the device block `dst`. A
-/// tensor in host memory (a scalar the host computed) goes across; a
-/// strided device view goes through the host.
+/// Copies a memref's elements, dense, into the device block `dst`: a
+/// strided device view (a transposed gradient) by a kernel, a scalar in
+/// host memory (one the host computed) through a pinned slot, a larger
+/// host tensor across (the host waits).
 void toBlock(void *dst, int64_t rank, void *desc, tflrt::DType dtype,
              size_t elemSize) {
   const MemrefDesc *d = descOf(desc);
@@ -128,6 +130,18 @@ void toBlock(void *dst, int64_t rank, void *desc, tflrt::DType dtype,
   bool onDevice = cuda::isDeviceMemory(src);
   if (dense && onDevice) {
     cuda::copyAsync(dst, src, count * elemSize, cudaMemcpyDeviceToDevice);
+    return;
+  }
+  if (onDevice) { // a strided view (a transposed gradient): a kernel
+    cuda::copyDense(dst, rank, desc, elemSize);
+    return;
+  }
+  if (count * elemSize <= sizeof(int64_t)) {
+    // A host scalar: through a pinned slot, without waiting.
+    int64_t bits = 0;
+    std::memcpy(&bits, src, count * elemSize);
+    tflrt_cuda_write_scalar(static_cast<int64_t>(count * elemSize),
+                            reinterpret_cast<int64_t>(dst), bits);
     return;
   }
   // The span the view addresses, on the host; there, the dense copy.

@@ -37,6 +37,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -58,9 +59,14 @@ DeviceState &state() {
 }
 
 /// Blocks of device memory by rounded size; `live` maps each handed-out
-/// block to its size. The block freed last is handed out first, so a loop
-/// that allocates the same sizes each step gets the same few blocks back
-/// (its step graphs repeat, and the blocks stay in cache).
+/// block to its size. The free block of lowest address is handed out
+/// first (as PyTorch's allocator orders its blocks): which block a step's
+/// allocation gets depends only on which blocks are free, not on the order
+/// they were freed in, so a loop that allocates the same sizes each step
+/// settles on the same few blocks (its step graphs repeat). Handing out
+/// the block freed last instead let a step's frees, interleaved with its
+/// allocations, rotate values through more blocks than a loop keeps graphs
+/// for.
 class CachingAllocator {
 public:
   void *allocate(size_t bytes) {
@@ -68,8 +74,8 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     auto it = freeBlocks.find(size);
     if (it != freeBlocks.end() && !it->second.empty()) {
-      void *ptr = it->second.back();
-      it->second.pop_back();
+      void *ptr = *it->second.begin();
+      it->second.erase(it->second.begin());
       hold(ptr, size);
       return ptr;
     }
@@ -101,7 +107,7 @@ public:
     auto it = live.find(ptr);
     if (it == live.end())
       fail("internal error: freeing GPU memory that was not allocated");
-    freeBlocks[it->second].push_back(ptr);
+    freeBlocks[it->second].insert(ptr);
     inUse -= it->second;
     live.erase(it);
   }
@@ -143,7 +149,7 @@ private:
   }
 
   std::mutex mutex;
-  std::unordered_map<size_t, std::vector<void *>> freeBlocks;
+  std::unordered_map<size_t, std::set<void *>> freeBlocks;
   std::unordered_map<void *, size_t> live;
   size_t inUse = 0, peakInUse = 0, reserved = 0, peakReserved = 0;
 };
@@ -276,9 +282,9 @@ void checkDriver(CUresult res, const char *what) {
   fail(text);
 }
 
-cudaStream_t stream() {
+cudaStream_t stream(const char *why) {
   cudaStream_t s = rawStream();
-  issueRecorded();
+  issueRecorded(why);
   return s;
 }
 
@@ -313,7 +319,7 @@ cudaStream_t rawStream() {
 }
 
 void synchronize(const char *what) {
-  cudaError_t err = cudaStreamSynchronize(stream());
+  cudaError_t err = cudaStreamSynchronize(stream("a wait for the GPU"));
   // The checks queued before a failure have their values: they come first.
   runPendingChecks();
   scalarSlots().reclaim();
@@ -337,7 +343,8 @@ void release(void *ptr) { allocator().release(ptr); }
 void copyToHost(void *dst, const void *src, size_t bytes) {
   if (bytes == 0)
     return;
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()),
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+                        stream("a copy to the host")),
         "a copy from the GPU failed");
   synchronize("a GPU computation failed");
 }
@@ -345,7 +352,8 @@ void copyToHost(void *dst, const void *src, size_t bytes) {
 void copyToDevice(void *dst, const void *src, size_t bytes) {
   if (bytes == 0)
     return;
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()),
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                        stream("a copy from the host")),
         "a copy to the GPU failed");
   // The source is pageable host memory the caller may free on return.
   synchronize("a GPU computation failed");
@@ -470,7 +478,8 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *) {
   // after).
   if (recording() && isDeviceMemory(dst) && isDeviceMemory(src))
     return copyAsync(dst, src, sizeBytes, cudaMemcpyDeviceToDevice);
-  check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault, stream()),
+  check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault,
+                        stream("a copy to or from pageable host memory")),
         "a GPU copy failed");
   waitIfBlocking();
 }

@@ -39,8 +39,9 @@ void checkDriver(CUresult res, const char *what);
 
 /// The program's stream for work issued now, set up (device, context) on
 /// first use. Device work a loop step recorded (Graphs.cpp) is issued
-/// first, so that whatever the caller queues or waits for comes after it.
-cudaStream_t stream();
+/// first, so that whatever the caller queues or waits for comes after it;
+/// `why` says what needs it (TFL_CUDA_GRAPHS=trace shows it).
+cudaStream_t stream(const char *why = "work issued directly");
 /// The stream as it is, without issuing recorded work: for library
 /// handles, and for work the recorder itself issues.
 cudaStream_t rawStream();
@@ -63,13 +64,17 @@ bool isDeviceMemory(const void *ptr);
 
 /// Whether device work is being recorded for a step graph now.
 bool recording();
-/// Issues the recorded work (stream() does so).
-void issueRecorded();
+/// Issues the recorded work (stream() does so), for `why`.
+void issueRecorded(const char *why = "work issued directly");
 /// With TFL_CUDA_GRAPHS=stats, prints the graphs launched and captured.
 void reportStepGraphs();
 /// A kernel launch: grid x, y, z, block x, y, z, dynamic shared memory.
 void launchKernel(CUfunction function, const unsigned dims[7], void **params,
                   size_t count);
+/// Copies the elements of a device memref (`rank`, `desc`, any strides) in
+/// row-major order into the dense device block `dst`, on the stream, by a
+/// kernel (recorded in a step's graph like any).
+void copyDense(void *dst, int64_t rank, void *desc, size_t elemSize);
 /// A copy between device buffers, or between a device buffer and a pinned
 /// host slot whose contents stay until the host next waits.
 void copyAsync(void *dst, const void *src, size_t bytes,

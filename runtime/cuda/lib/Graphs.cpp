@@ -27,7 +27,9 @@
 // that iteration runs directly. A loop whose iterations keep differing (or
 // keep waiting) stops being recorded. TFL_CUDA_GRAPHS=0 in the environment
 // turns recording off; TFL_CUDA_GRAPHS=stats prints, at exit, how many
-// graphs were launched and how many of those were captured anew.
+// graphs were launched and how many of those were captured anew, and
+// TFL_CUDA_GRAPHS=trace also says why each iteration that was not replayed
+// missed (the first piece of work no kept graph matched).
 //
 // Library calls make their allocations (cuDNN's workspace, a reordered
 // filter) when the host reaches them, not when they are issued, so that
@@ -195,14 +197,57 @@ struct Recorder {
   uint64_t clock = 0;
 
   /// Graph launches and captures over the run (TFL_CUDA_GRAPHS=stats
-  /// prints them at exit).
+  /// prints them at exit; =trace also each miss).
   int64_t launched = 0, captured = 0;
-  bool stats = false;
+  bool stats = false, trace = false;
 
   Recorder() {
     const char *env = std::getenv("TFL_CUDA_GRAPHS");
     enabled = !(env && std::strcmp(env, "0") == 0) && !launchBlocking();
-    stats = env && std::strcmp(env, "stats") == 0;
+    trace = env && std::strcmp(env, "trace") == 0;
+    stats = trace || (env && std::strcmp(env, "stats") == 0);
+  }
+
+  /// TFL_CUDA_GRAPHS=trace: why iteration `s.iterations` of loop `id`
+  /// was not replayed.
+  void traceMiss(int64_t id, const Site &s, const std::string &why) {
+    if (trace)
+      std::fprintf(stderr, "step graphs: loop %lld, iteration %lld: %s\n",
+                   static_cast<long long>(id),
+                   static_cast<long long>(s.iterations), why.c_str());
+  }
+
+  /// A library call's key (raw bytes: its plan and buffers) in hex, in
+  /// 8-byte words.
+  static std::string hex(const std::string &key) {
+    static const char digits[] = "0123456789abcdef";
+    std::string out;
+    for (size_t word = 0; word < key.size(); word += 8) {
+      if (word)
+        out += ' ';
+      size_t end = std::min(key.size(), word + 8);
+      for (size_t i = end; i-- > word;) { // little-endian words
+        unsigned char c = static_cast<unsigned char>(key[i]);
+        out += digits[c >> 4];
+        out += digits[c & 15];
+      }
+    }
+    return out;
+  }
+
+  /// The first piece of `ops` that graph `g` cannot do, described.
+  static std::string firstMismatch(const Graph &g, const std::vector<Op> &ops) {
+    if (g.ops.size() != ops.size())
+      return std::to_string(ops.size()) + " pieces of work against " +
+             std::to_string(g.ops.size());
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (!g.ops[i].fits(ops[i]))
+        return "piece " + std::to_string(i) + " differs" +
+               (ops[i].kind == Op::Library && g.ops[i].kind == Op::Library
+                    ? " (library call " + hex(ops[i].key) + " against " +
+                          hex(g.ops[i].key) + ")"
+                    : "");
+    return "a node could not be updated";
   }
 
   void miss(Site &s) {
@@ -215,15 +260,19 @@ struct Recorder {
 
   /// Issues the recorded work directly; the rest of the iteration runs
   /// directly too.
-  void issuePending() {
+  void issuePending(const char *why = "an iteration left early") {
     recording = false;
     std::vector<Op> ops = std::move(pending);
     pending.clear();
     cudaStream_t s = rawStream();
     for (Op &op : ops)
       op.issue(s);
-    if (!ops.empty())
+    if (!ops.empty()) {
+      traceMiss(site, sites[site],
+                std::string(why) + " after " + std::to_string(ops.size()) +
+                    " recorded pieces of work");
       miss(sites[site]);
+    }
   }
 
   /// The node a kernel, copy or fill just captured on `s` became.
@@ -355,6 +404,12 @@ struct Recorder {
       ++launched;
       return;
     }
+    if (trace) {
+      std::string why = s.graphs.empty() ? "no graph kept yet" : "";
+      for (auto &g : s.graphs)
+        why += (why.empty() ? "" : "; ") + firstMismatch(*g, ops);
+      traceMiss(id, s, why);
+    }
     miss(s);
     if (s.off) {
       for (Op &op : ops)
@@ -408,10 +463,10 @@ void reportStepGraphs() {
                  static_cast<long long>(r.captured));
 }
 
-void issueRecorded() {
+void issueRecorded(const char *why) {
   Recorder &r = recorder();
   if (r.recording)
-    r.issuePending();
+    r.issuePending(why);
 }
 
 void launchKernel(CUfunction function, const unsigned dims[7], void **params,

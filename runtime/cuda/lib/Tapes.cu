@@ -166,6 +166,14 @@ void readInto(const std::vector<Entry> &slots, int64_t position,
 
 } // namespace
 
+void tflrt::cuda::copyDense(void *dst, int64_t rank, void *desc,
+                            size_t elemSize) {
+  View src = viewOf(rank, desc, elemSize);
+  int64_t n = count(src);
+  if (n > 0)
+    copy(dense(dst, n), src, n, elemSize);
+}
+
 extern "C" {
 
 void tflrt_cuda_tape_enter(void) { frames().emplace_back(); }

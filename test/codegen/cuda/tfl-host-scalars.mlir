@@ -176,3 +176,46 @@ func.func @device_scalars(%x: memref<1000xf32>) {
   call @tflrt_print_i64(%alone) : (memref<i64>) -> ()
   return
 }
+
+// -----
+
+// Tests that a collective's scalar result (a step's loss averaged over the
+// ranks) stays in device memory, as NCCL writes it, so the step never
+// waits for it; the arithmetic that reads it runs on the device too. A
+// scalar the host steers with (the step count) stays on the host.
+// CHECK-LABEL: func.func @collective_scalar
+// CHECK: %[[LOSS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<f32>
+// CHECK: call @tflrt_collective_take_f32(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[TOTAL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<f32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[LOSS]] : memref<f32>, memref<f32>) outs(%[[TOTAL]] : memref<f32>)
+// CHECK: memref.alloc() {alignment = 64 : i64, tfl.host} : memref<i64>
+// CHECK: %[[COUNT:.*]] = memref.alloc() {alignment = 64 : i64, tfl.host} : memref<i64>
+// CHECK: arith.addi
+// CHECK: memref.load %[[COUNT]][] : memref<i64>
+#scalar = affine_map<() -> ()>
+func.func private @tflrt_collective_take_f32(i64, i64, memref<*xf32>)
+func.func @collective_scalar(%id: i64, %before: memref<f32>, %n: i64) -> (memref<f32>, i64) {
+  %c0 = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %loss = memref.alloc() {alignment = 64 : i64} : memref<f32>
+  %cast = memref.cast %loss : memref<f32> to memref<*xf32>
+  call @tflrt_collective_take_f32(%id, %c0, %cast) : (i64, i64, memref<*xf32>) -> ()
+  %total = memref.alloc() {alignment = 64 : i64} : memref<f32>
+  linalg.generic {indexing_maps = [#scalar, #scalar, #scalar], iterator_types = []}
+      ins(%before, %loss : memref<f32>, memref<f32>) outs(%total : memref<f32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  %step = memref.alloc() {alignment = 64 : i64} : memref<i64>
+  memref.store %n, %step[] : memref<i64>
+  %count = memref.alloc() {alignment = 64 : i64} : memref<i64>
+  linalg.generic {indexing_maps = [#scalar, #scalar], iterator_types = []}
+      ins(%step : memref<i64>) outs(%count : memref<i64>) {
+  ^bb0(%a: i64, %out: i64):
+    %s = arith.addi %a, %one : i64
+    linalg.yield %s : i64
+  }
+  %next = memref.load %count[] : memref<i64>
+  return %total, %next : memref<f32>, i64
+}
