@@ -54,7 +54,17 @@ compoundStmt
 
 ifStmt : 'if' expr ':' block ('elif' expr ':' block)* ('else' ':' block)? ;
 whileStmt : 'while' expr ':' block ;
-forStmt : 'for' exprList 'in' exprList ':' block ;
+forStmt : 'for' targetList 'in' exprList ':' block ;
+
+// The targets of `for` and of comprehensions: names, nested in parentheses
+// or brackets, and `*rest` (Python's starred target).
+targetList : target (',' target)* ','? ;
+target
+  : NAME                 # nameTarget
+  | '*' NAME             # starTarget
+  | '(' targetList ')'   # parenTarget
+  | '[' targetList ']'   # bracketTarget
+  ;
 // Only `with device("cpu"|"cuda"):` (placement; see lang/README.md).
 withStmt : 'with' expr ':' block ;
 
@@ -79,12 +89,14 @@ expr
   | op=('+' | '-') expr                                   # unaryExpr
   | expr op=('*' | '@' | '/' | '//' | '%') expr           # mulExpr
   | expr op=('+' | '-') expr                              # addExpr
-  | expr op=('<' | '<=' | '>' | '>=' | '==' | '!=') expr  # compareExpr
+  | expr (op=('<' | '<=' | '>' | '>=' | '==' | '!=' | 'in') | notIn='not' 'in')
+    expr                                                  # compareExpr
   | 'not' expr                                            # notExpr
   | expr 'and' expr                                       # andExpr
   | expr 'or' expr                                        # orExpr
   | <assoc=right> expr 'if' expr 'else' expr              # condExpr
   | 'lambda' lambdaParams? ':' expr                       # lambdaExpr
+  | '*' expr                                              # starredExpr
   ;
 
 lambdaParams : NAME (',' NAME)* ;
@@ -93,6 +105,7 @@ atom
   : '(' ')'                                    # emptyTupleAtom
   | '(' expr ')'                               # parenAtom
   | '(' expr ',' (expr (',' expr)* ','?)? ')'  # tupleAtom
+  | '[' expr 'for' targetList 'in' expr ']'    # listCompAtom
   | '[' (expr (',' expr)* ','?)? ']'           # listAtom
   | NAME                                       # nameAtom
   | INT                                        # intAtom

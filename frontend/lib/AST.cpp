@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Frontend/AST.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/Format.h"
@@ -60,6 +61,10 @@ llvm::StringRef spelling(CompareOp op) {
     return "==";
   case CompareOp::Ne:
     return "!=";
+  case CompareOp::In:
+    return "in";
+  case CompareOp::NotIn:
+    return "not in";
   }
   return "?";
 }
@@ -105,6 +110,54 @@ const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name) {
     if (kw.name == name)
       return kw.value.get();
   return nullptr;
+}
+
+BorrowedCall::BorrowedCall(const CallExpr &method, const Expr &receiver,
+                           llvm::StringRef builtin, bool pack,
+                           std::vector<ExprPtr> extra) {
+  auto borrow = [&](const Expr *e) {
+    borrowed.push_back(e);
+    return ExprPtr(const_cast<Expr *>(e));
+  };
+  std::vector<ExprPtr> args;
+  args.push_back(borrow(&receiver));
+  if (pack && !method.args.empty()) {
+    std::vector<ExprPtr> elements;
+    for (const ExprPtr &a : method.args)
+      elements.push_back(borrow(a.get()));
+    SourceRange r{method.args.front()->getRange().begin,
+                  method.args.back()->getRange().end};
+    args.push_back(std::make_unique<TupleExpr>(r, std::move(elements)));
+  } else {
+    for (const ExprPtr &a : method.args)
+      args.push_back(borrow(a.get()));
+  }
+  for (ExprPtr &e : extra)
+    args.push_back(std::move(e));
+  std::vector<Keyword> keywords;
+  for (const Keyword &kw : method.keywords)
+    keywords.push_back({kw.name, borrow(kw.value.get()), kw.range});
+  call = std::make_unique<CallExpr>(
+      method.getRange(),
+      std::make_unique<NameExpr>(method.callee->getRange(), builtin.str()),
+      std::move(args), std::move(keywords));
+}
+
+BorrowedCall::~BorrowedCall() {
+  // Gives the borrowed nodes back before the call's own nodes go.
+  auto giveBack = [&](ExprPtr &e) {
+    if (llvm::is_contained(borrowed, e.get()))
+      (void)e.release();
+  };
+  for (ExprPtr &a : call->args) {
+    if (auto *tuple = dyn_cast<TupleExpr>(a.get());
+        tuple && !llvm::is_contained(borrowed, a.get()))
+      for (ExprPtr &e : tuple->elements)
+        giveBack(e);
+    giveBack(a);
+  }
+  for (Keyword &kw : call->keywords)
+    giveBack(kw.value);
 }
 
 std::vector<const AnnAssignStmt *> fieldsOf(const ClassDef &cls) {
@@ -430,6 +483,18 @@ private:
       optExpr("lo", s->lo, d + 1);
       optExpr("hi", s->hi, d + 1);
       optExpr("step", s->step, d + 1);
+      return;
+    }
+    case Expr::Kind::Starred:
+      line(d, "Starred", p) << "\n";
+      expr(cast<StarredExpr>(e)->value.get(), d + 1);
+      return;
+    case Expr::Kind::Comprehension: {
+      auto *c = cast<ComprehensionExpr>(e);
+      line(d, "Comprehension", p) << "\n";
+      expr(c->element.get(), d + 1);
+      expr(c->target.get(), d + 1);
+      expr(c->iter.get(), d + 1);
       return;
     }
     case Expr::Kind::Lambda: {

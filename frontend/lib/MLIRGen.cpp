@@ -264,12 +264,16 @@ void MLIRGenImpl::bindTarget(const Expr *target, const Type &type,
     bind(name->name, Values(values.begin(), values.end()));
     return;
   }
+  if (auto *starred = dyn_cast<StarredExpr>(target))
+    return bindTarget(starred->value.get(), type, values);
   auto *tuple = cast<TupleExpr>(target);
+  // A `*rest` target takes a tuple of the rest: the leaves are in order.
+  Type unpacked = *unpackedType(*tuple, type);
   size_t next = 0;
   for (size_t i = 0; i < tuple->elements.size(); ++i) {
     llvm::SmallVector<mlir::Type> leaves;
-    flatTypes(type.elements[i], leaves);
-    bindTarget(tuple->elements[i].get(), type.elements[i],
+    flatTypes(unpacked.elements[i], leaves);
+    bindTarget(tuple->elements[i].get(), unpacked.elements[i],
                values.slice(next, leaves.size()));
     next += leaves.size();
   }
@@ -338,11 +342,12 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
   }
   case Stmt::Kind::AugAssign: {
     auto *aug = cast<AugAssignStmt>(stmt);
-    Value lhs = genExpr(aug->target.get())[0];
-    Value rhs = genExpr(aug->value.get())[0];
+    Values lhs = genExpr(aug->target.get());
+    Values rhs = genExpr(aug->value.get());
     const Type &type = spec->stmtTypes.find(stmt)->second;
-    Value result = emitBinary(aug->op, lhs, rhs, type, loc(stmt->getBegin()));
-    bind(cast<NameExpr>(aug->target.get())->name, {result});
+    bind(cast<NameExpr>(aug->target.get())->name,
+         combine(aug->op, lhs, typeOf(aug->target.get()), rhs,
+                 typeOf(aug->value.get()), type, loc(stmt->getBegin())));
     return false;
   }
   case Stmt::Kind::FuncDef: {
@@ -519,15 +524,16 @@ Values MLIRGenImpl::loopValue(const ForStmt *stmt, Value k, mlir::Location l) {
 }
 
 void MLIRGenImpl::genForTuple(const ForStmt *stmt) {
-  const std::string &name = cast<NameExpr>(stmt->target.get())->name;
+  // Unrolled: the body once per element, each copy with its own facts.
   const Type &seq = *iterType(stmt);
   Values values = genExpr(stmt->iter.get());
-  llvm::SmallVector<mlir::Type> leaves;
-  flatTypes(seq.elements.front(), leaves);
+  const Specialization *parent = spec;
+  const auto &copies = parent->unrolled.find(stmt)->second;
   for (size_t e = 0; e < seq.elements.size(); ++e) {
-    bind(name, Values(values.begin() + e * leaves.size(),
-                      values.begin() + (e + 1) * leaves.size()));
+    spec = copies[e].get();
+    bindTarget(stmt->target.get(), seq.elements[e], element(values, seq, e));
     genBlock(stmt->body);
+    spec = parent;
   }
 }
 

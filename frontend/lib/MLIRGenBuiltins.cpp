@@ -207,8 +207,7 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   }
   if (name == "check_numerics") {
     const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
-    llvm::StringRef message =
-        args[1] ? cast<StringExpr>(args[1])->value : llvm::StringRef();
+    llvm::StringRef message = args[1] ? typeOf(args[1]).name : "";
     return mlir::tfl::CheckNumericsOp::create(builder, l, tensorType(t),
                                               genExpr(args[0])[0],
                                               builder.getStringAttr(message));
@@ -331,21 +330,34 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
   }
   if (name == "concat" || name == "stack") {
     const Expr *seq = arg(0, "tensors");
-    const std::vector<ExprPtr> &items = isa<TupleExpr>(seq)
-                                            ? cast<TupleExpr>(seq)->elements
-                                            : cast<ListExpr>(seq)->elements;
+    // A tuple or list literal's items, or the leaves of a tuple value.
+    Values parts;
+    if (isa<TupleExpr, ListExpr>(seq)) {
+      const std::vector<ExprPtr> &items = isa<TupleExpr>(seq)
+                                              ? cast<TupleExpr>(seq)->elements
+                                              : cast<ListExpr>(seq)->elements;
+      for (const ExprPtr &item : items)
+        parts.push_back(genExpr(item.get())[0]);
+    } else {
+      parts = genExpr(seq);
+    }
     int64_t rank = type.getRank();
     int64_t axis = 0;
     if (const Expr *a = arg(1, "axis")) {
-      axis = isa<UnaryExpr>(a)
-                 ? -cast<IntExpr>(cast<UnaryExpr>(a)->operand.get())->value
-                 : cast<IntExpr>(a)->value;
+      // A literal (Sema does not record its type) or a known integer.
+      if (auto *lit = dyn_cast<IntExpr>(a))
+        axis = lit->value;
+      else if (auto *u = dyn_cast<UnaryExpr>(a);
+               u && isa<IntExpr>(u->operand.get()))
+        axis = -cast<IntExpr>(u->operand.get())->value;
+      else
+        axis = *typeOf(a).known;
       if (axis < 0)
         axis += rank;
     }
     llvm::SmallVector<Value> inputs;
-    for (const ExprPtr &item : items) {
-      Value v = castTo(genExpr(item.get())[0], elem, l);
+    for (Value part : parts) {
+      Value v = castTo(part, elem, l);
       if (name == "stack") {
         auto vt = cast<mlir::RankedTensorType>(v.getType());
         llvm::SmallVector<int64_t> shape(vt.getShape());

@@ -145,8 +145,13 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
       return {v};
     return {mlir::tfl::NegOp::create(builder, l, v)};
   }
-  case Expr::Kind::Binary:
-    return {genBinary(cast<BinaryExpr>(expr))};
+  case Expr::Kind::Binary: {
+    auto *b = cast<BinaryExpr>(expr);
+    Values lhs = genExpr(b->lhs.get()); // Python's order: left, then right
+    Values rhs = genExpr(b->rhs.get());
+    return combine(b->op, lhs, typeOf(b->lhs.get()), rhs, typeOf(b->rhs.get()),
+                   t, loc(b->opPos));
+  }
   case Expr::Kind::Compare:
     return {genCompare(cast<CompareExpr>(expr))};
   case Expr::Kind::Subscript:
@@ -157,6 +162,8 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
     auto closure = spec->closures.find(cast<LambdaExpr>(expr)->def.get());
     return capturedValues(closure->second);
   }
+  case Expr::Kind::Comprehension:
+    return genComprehension(cast<ComprehensionExpr>(expr));
   case Expr::Kind::Not:
     return {mlir::tfl::NotOp::create(
         builder, l, genExpr(cast<NotExpr>(expr)->operand.get())[0])};
@@ -187,10 +194,63 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
   }
 }
 
-Value MLIRGenImpl::genBinary(const BinaryExpr *expr) {
-  Value lhs = genExpr(expr->lhs.get())[0];
-  Value rhs = genExpr(expr->rhs.get())[0];
-  return emitBinary(expr->op, lhs, rhs, typeOf(expr), loc(expr->opPos));
+Values MLIRGenImpl::genComprehension(const ComprehensionExpr *expr) {
+  // Unrolled: the element once per value of the target (a tuple's
+  // elements, or range(...)'s integers), each copy with its own facts; the
+  // target's names are the comprehension's own.
+  const Specialization *parent = spec;
+  const auto &copies = parent->unrolled.find(expr)->second;
+  auto range = parent->comprehensionRanges.find(expr);
+  Values values;
+  const Type *seq = nullptr;
+  if (range == parent->comprehensionRanges.end()) {
+    values = genExpr(expr->iter.get());
+    seq = &typeOf(expr->iter.get());
+  }
+  llvm::StringMap<Values> saved = env;
+  llvm::StringMap<const Expr *> savedLiterals = literalOf;
+  Values leaves;
+  for (size_t e = 0; e < copies.size(); ++e) {
+    spec = copies[e].get();
+    if (seq) {
+      bindTarget(expr->target.get(), seq->elements[e],
+                 element(values, *seq, e));
+    } else {
+      int64_t v = range->second[e];
+      bindTarget(expr->target.get(), Type::knownInt(v),
+                 {i64Constant(v, loc(expr->getBegin()))});
+    }
+    llvm::append_range(leaves, castLeaves(genExpr(expr->element.get()),
+                                          typeOf(expr).elements[e],
+                                          loc(expr->element->getBegin())));
+    spec = parent;
+  }
+  env = std::move(saved);
+  literalOf = std::move(savedLiterals);
+  return leaves;
+}
+
+Values MLIRGenImpl::combine(BinaryOp op, const Values &lhs, const Type &lhsType,
+                            const Values &rhs, const Type &rhsType,
+                            const Type &result, mlir::Location l) {
+  if (result.kind == Type::Kind::String) // known when compiling
+    return {};
+  if (result.kind == Type::Kind::Tuple) {
+    // `a + b` concatenates the leaves; `t * n` repeats them.
+    if (op == BinaryOp::Add) {
+      Values leaves = lhs;
+      llvm::append_range(leaves, rhs);
+      return leaves;
+    }
+    bool left = lhsType.kind == Type::Kind::Tuple;
+    const Values &seq = left ? lhs : rhs;
+    const Type &count = left ? rhsType : lhsType;
+    Values leaves;
+    for (int64_t k = 0; k < std::max<int64_t>(0, *count.known); ++k)
+      llvm::append_range(leaves, seq);
+    return leaves;
+  }
+  return {emitBinary(op, lhs[0], rhs[0], result, l)};
 }
 
 Value MLIRGenImpl::emitBinary(BinaryOp op, Value lhs, Value rhs, const Type &t,
@@ -286,6 +346,9 @@ static mlir::tfl::ComparePredicate predicate(CompareOp op) {
     return mlir::tfl::ComparePredicate::eq;
   case CompareOp::Ne:
     return mlir::tfl::ComparePredicate::ne;
+  case CompareOp::In: // decided by Sema (knownBools)
+  case CompareOp::NotIn:
+    break;
   }
   return mlir::tfl::ComparePredicate::eq;
 }
@@ -387,6 +450,16 @@ Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
   if (tupleIndex != spec->tupleIndices.end()) {
     return element(values, typeOf(expr->value.get()), tupleIndex->second);
   }
+  auto tupleSlice = spec->tupleSlices.find(expr);
+  if (tupleSlice != spec->tupleSlices.end()) {
+    Values selected;
+    for (int64_t i : tupleSlice->second)
+      llvm::append_range(selected,
+                         element(values, typeOf(expr->value.get()), i));
+    return selected;
+  }
+  if (typeOf(expr).kind == Type::Kind::String) // a string's characters
+    return {};
   const SubscriptPlan &plan = spec->subscripts.find(expr)->second;
   Value x = values[0];
   auto inType = cast<mlir::RankedTensorType>(x.getType());
@@ -427,6 +500,12 @@ Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
 }
 
 Value MLIRGenImpl::genCompare(const CompareExpr *expr) {
+  auto known = spec->knownBools.find(expr); // strings, compared by Sema
+  if (known != spec->knownBools.end()) {
+    for (const ExprPtr &operand : expr->operands)
+      genExpr(operand.get());
+    return boolConstant(known->second, loc(expr->getBegin()));
+  }
   // `a < b < c` is `a < b and b < c`, each operand evaluated once.
   Values operands;
   auto operand = [&](size_t i) {
@@ -450,8 +529,35 @@ Value MLIRGenImpl::genCompare(const CompareExpr *expr) {
 }
 
 Values MLIRGenImpl::genCall(const CallExpr *expr) {
+  auto method = spec->methodCalls.find(expr); // x.sum(): sum(x)
+  if (method != spec->methodCalls.end())
+    return genExpr(method->second);
   auto builtin = spec->builtinCalls.find(expr);
   if (builtin != spec->builtinCalls.end()) {
+    if (builtin->second == "zip" || builtin->second == "enumerate") {
+      // Tuples of tuples: the arguments' leaves, regrouped by position.
+      std::vector<Values> args;
+      for (const ExprPtr &arg : expr->args)
+        args.push_back(genExpr(arg.get()));
+      const Type &rows = typeOf(expr);
+      bool counted = builtin->second == "enumerate";
+      Values leaves;
+      for (size_t k = 0; k < rows.elements.size(); ++k) {
+        if (counted)
+          leaves.push_back(i64Constant(*rows.elements[k].elements[0].known,
+                                       loc(expr->getBegin())));
+        for (size_t a = 0; a < args.size(); ++a)
+          llvm::append_range(leaves,
+                             element(args[a], typeOf(expr->args[a].get()), k));
+      }
+      return leaves;
+    }
+    if (builtin->second == "len" || builtin->second == "str") {
+      genExpr(expr->args[0].get()); // for what it does; its value is known
+      const Type &t = typeOf(expr);
+      return t.isTensor() ? Values{i64Constant(*t.known, loc(expr->getBegin()))}
+                          : Values{};
+    }
     if (builtin->second == "shape") // a tuple of compile-time sizes
       return shapeConstants(typeOf(expr->args[0].get()).shape,
                             loc(expr->getBegin()));

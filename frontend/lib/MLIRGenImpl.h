@@ -82,7 +82,7 @@ private:
       for (const Type &e : t.elements) // a closure's leaves: its captures
         flatTypes(e, out);
   }
-  const Type &typeOf(const Expr *e) { return spec->types.find(e)->second; }
+  const Type &typeOf(const Expr *e) { return *spec->findType(e); }
   /// The type of what a `for` iterates over, or null for range(...).
   const Type *iterType(const ForStmt *stmt) {
     auto it = spec->types.find(stmt->iter.get());
@@ -127,7 +127,12 @@ private:
   /// precision when promotion gives it a wider dtype than it was first
   /// given).
   Value genConstant(const Expr *expr, const Type &type);
-  Value genBinary(const BinaryExpr *expr);
+  /// `lhs op rhs` of values of these types: arithmetic on tensors,
+  /// concatenation and repetition of tuples (strings make no IR).
+  Values genComprehension(const ast::ComprehensionExpr *expr);
+  Values combine(ast::BinaryOp op, const Values &lhs, const Type &lhsType,
+                 const Values &rhs, const Type &rhsType, const Type &result,
+                 mlir::Location l);
   /// NumPy's matmul on tfl.matmul: 1-D operands promoted, batch dims
   /// broadcast and flattened into one.
   Value emitMatmul(Value lhs, Value rhs, mlir::RankedTensorType resultType,

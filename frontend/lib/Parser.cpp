@@ -144,6 +144,7 @@ private:
   std::vector<Decorator>
   buildDecorators(const std::vector<TFLParser::DecoratorContext *> &ds);
   ExprPtr buildExprList(TFLParser::ExprListContext *ctx);
+  ExprPtr buildTargetList(TFLParser::TargetListContext *ctx);
   ExprPtr buildAtom(TFLParser::AtomContext *ctx);
   ExprPtr buildFString(antlr4::Token *tok);
   ExprPtr buildBinary(TFLParser::ExprContext *ctx, antlr4::Token *op,
@@ -241,6 +242,29 @@ Block AstBuilder::buildBlock(TFLParser::BlockContext *ctx) {
   return block;
 }
 
+ExprPtr AstBuilder::buildTargetList(TFLParser::TargetListContext *ctx) {
+  std::vector<TFLParser::TargetContext *> targets = ctx->target();
+  bool trailingComma = ctx->getStop()->getText() == ",";
+  std::vector<ExprPtr> elements;
+  for (TFLParser::TargetContext *t : targets) {
+    SourceRange r = range(t);
+    if (auto *n = dynamic_cast<TFLParser::NameTargetContext *>(t))
+      elements.push_back(std::make_unique<NameExpr>(r, n->NAME()->getText()));
+    else if (auto *s = dynamic_cast<TFLParser::StarTargetContext *>(t))
+      elements.push_back(std::make_unique<StarredExpr>(
+          r, std::make_unique<NameExpr>(r, s->NAME()->getText())));
+    else if (auto *p = dynamic_cast<TFLParser::ParenTargetContext *>(t))
+      elements.push_back(buildTargetList(p->targetList()));
+    else
+      elements.push_back(buildTargetList(
+          dynamic_cast<TFLParser::BracketTargetContext *>(t)->targetList()));
+  }
+  if (elements.size() == 1 && !trailingComma &&
+      !llvm::isa<StarredExpr>(elements[0].get()))
+    return std::move(elements[0]);
+  return std::make_unique<TupleExpr>(range(ctx), std::move(elements));
+}
+
 ExprPtr AstBuilder::buildExprList(TFLParser::ExprListContext *ctx) {
   std::vector<TFLParser::ExprContext *> exprs = ctx->expr();
   bool trailingComma = ctx->getStop()->getText() == ",";
@@ -257,11 +281,31 @@ bool AstBuilder::checkTarget(const Expr *target, bool allowTuple) {
     return true;
   if (auto *tuple = llvm::dyn_cast<TupleExpr>(target)) {
     if (allowTuple) {
-      for (const ExprPtr &e : tuple->elements)
+      // Python's unpacking: at most one `*rest`, a name, per tuple.
+      const Expr *starred = nullptr;
+      for (const ExprPtr &e : tuple->elements) {
+        if (auto *s = llvm::dyn_cast<StarredExpr>(e.get())) {
+          if (starred) {
+            error(s->getBegin(), "multiple starred expressions in assignment");
+            return false;
+          }
+          starred = s;
+          if (!llvm::isa<NameExpr>(s->value.get())) {
+            error(s->getBegin(), "a starred target is a name: *rest");
+            return false;
+          }
+          continue;
+        }
         if (!checkTarget(e.get(), true))
           return false;
+      }
       return true;
     }
+  }
+  if (llvm::isa<StarredExpr>(target)) {
+    error(target->getBegin(),
+          "a starred target must be in a tuple: a, *rest = ...");
+    return false;
   }
   error(target->getBegin(), allowTuple ? "cannot assign to this expression"
                                        : "augmented assignment needs a name, "
@@ -409,11 +453,11 @@ StmtPtr AstBuilder::buildCompoundStmt(TFLParser::CompoundStmtContext *ctx) {
     return std::make_unique<WithStmt>(range(w), buildExpr(w->expr()),
                                       buildBlock(w->block()));
   if (auto *f = ctx->forStmt()) {
-    ExprPtr target = buildExprList(f->exprList(0));
+    ExprPtr target = buildTargetList(f->targetList());
     if (!checkTarget(target.get(), true))
       return nullptr;
     return std::make_unique<ForStmt>(range(f), std::move(target),
-                                     buildExprList(f->exprList(1)),
+                                     buildExprList(f->exprList()),
                                      buildBlock(f->block()));
   }
   if (auto *f = ctx->funcDef())
@@ -443,6 +487,7 @@ static CompareOp compareOp(llvm::StringRef text) {
       .Case(">", CompareOp::Gt)
       .Case(">=", CompareOp::Ge)
       .Case("==", CompareOp::Eq)
+      .Case("in", CompareOp::In)
       .Default(CompareOp::Ne);
 }
 
@@ -551,7 +596,7 @@ ExprPtr AstBuilder::buildExprNode(TFLParser::ExprContext *ctx) {
       operands.push_back(std::move(lhs));
     }
     operands.push_back(buildExpr(e->expr(1)));
-    ops.push_back(compareOp(e->op->getText()));
+    ops.push_back(e->notIn ? CompareOp::NotIn : compareOp(e->op->getText()));
     return std::make_unique<CompareExpr>(r, std::move(operands),
                                          std::move(ops));
   }
@@ -566,6 +611,8 @@ ExprPtr AstBuilder::buildExprNode(TFLParser::ExprContext *ctx) {
   if (auto *e = dynamic_cast<TFLParser::CondExprContext *>(ctx))
     return std::make_unique<CondExpr>(
         r, buildExpr(e->expr(1)), buildExpr(e->expr(0)), buildExpr(e->expr(2)));
+  if (auto *e = dynamic_cast<TFLParser::StarredExprContext *>(ctx))
+    return std::make_unique<StarredExpr>(r, buildExpr(e->expr()));
   auto *e = dynamic_cast<TFLParser::LambdaExprContext *>(ctx);
   std::vector<Param> params;
   if (e->lambdaParams())
@@ -596,6 +643,13 @@ ExprPtr AstBuilder::buildAtom(TFLParser::AtomContext *ctx) {
     for (TFLParser::ExprContext *e : a->expr())
       elements.push_back(buildExpr(e));
     return std::make_unique<TupleExpr>(r, std::move(elements));
+  }
+  if (auto *a = dynamic_cast<TFLParser::ListCompAtomContext *>(ctx)) {
+    ExprPtr target = buildTargetList(a->targetList());
+    if (!checkTarget(target.get(), true))
+      return nullptr;
+    return std::make_unique<ComprehensionExpr>(
+        r, buildExpr(a->expr(0)), std::move(target), buildExpr(a->expr(1)));
   }
   if (auto *a = dynamic_cast<TFLParser::ListAtomContext *>(ctx)) {
     std::vector<ExprPtr> elements;

@@ -117,7 +117,11 @@ const llvm::StringSet<> &builtinNames() {
                              "world_size",
                              "all_reduce",
                              "broadcast",
-                             "all_gather"};
+                             "all_gather",
+                             "len",
+                             "str",
+                             "zip",
+                             "enumerate"};
     for (const auto &n : floatMathBuiltins())
       all.insert(n.getKey());
     for (const auto &n : numericMathBuiltins())
@@ -194,6 +198,8 @@ std::optional<int64_t> intLiteral(const Expr *e) {
 static void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
   if (auto *name = dyn_cast<NameExpr>(target))
     out.insert(name->name);
+  else if (auto *s = dyn_cast<StarredExpr>(target))
+    collectTargetNames(s->value.get(), out);
   else if (auto *tuple = dyn_cast<TupleExpr>(target))
     for (const ExprPtr &e : tuple->elements)
       collectTargetNames(e.get(), out);
@@ -294,6 +300,13 @@ static void collectReadNames(const Expr *e, llvm::StringSet<> &out) {
   case Expr::Kind::Lambda:
     collectReadNames(cast<LambdaExpr>(e)->def->body, out);
     return;
+  case Expr::Kind::Starred:
+    collectReadNames(cast<StarredExpr>(e)->value.get(), out);
+    return;
+  case Expr::Kind::Comprehension:
+    collectReadNames(cast<ComprehensionExpr>(e)->iter.get(), out);
+    collectReadNames(cast<ComprehensionExpr>(e)->element.get(), out);
+    return;
   default:
     return;
   }
@@ -351,8 +364,7 @@ static bool sameBinding(Position a, Position b) {
   return a.line != 0 && a.line == b.line && a.col == b.col;
 }
 
-/// True when `block` has a `continue` of its own loop.
-static bool anyContinue(const Block &block) {
+bool tfl::sema::anyContinue(const Block &block) {
   for (const StmtPtr &s : block) {
     if (isa<ContinueStmt>(s.get()))
       return true;
@@ -518,15 +530,24 @@ LogicalResult SemaImpl::bindTarget(const Expr *target, const Type &type) {
     return success();
   }
   if (auto *tuple = dyn_cast<TupleExpr>(target)) {
-    if (type.kind != Type::Kind::Tuple ||
-        type.elements.size() != tuple->elements.size()) {
-      error(target->getBegin()) << "cannot unpack " << type.str() << " into "
-                                << tuple->elements.size() << " names";
+    std::optional<Type> unpacked = unpackedType(*tuple, type);
+    if (!unpacked) {
+      bool starred = llvm::any_of(tuple->elements, [](const ExprPtr &e) {
+        return isa<StarredExpr>(e.get());
+      });
+      error(target->getBegin())
+          << "cannot unpack " << type.str() << " into "
+          << (starred ? "at least " : "")
+          << tuple->elements.size() - (starred ? 1 : 0) << " names";
       return failure();
     }
-    for (size_t i = 0; i < tuple->elements.size(); ++i)
-      if (failed(bindTarget(tuple->elements[i].get(), type.elements[i])))
+    for (size_t i = 0; i < tuple->elements.size(); ++i) {
+      const Expr *t = tuple->elements[i].get();
+      if (auto *s = dyn_cast<StarredExpr>(t))
+        t = s->value.get();
+      if (failed(bindTarget(t, unpacked->elements[i])))
         return failure();
+    }
     return success();
   }
   error(target->getBegin())
@@ -931,6 +952,8 @@ LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
     FailureOr<Type> seq = analyzeExpr(stmt->iter.get());
     if (failed(seq))
       return failure();
+    if (seq->kind == Type::Kind::Tuple) // unrolled, any target
+      return analyzeUnrolledFor(stmt, seq->elements);
     if (!target) {
       error(stmt->target->getBegin())
           << "the target of a 'for' must be one name";
@@ -940,23 +963,6 @@ LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
       std::vector<int64_t> rowShape(seq->shape.begin() + 1, seq->shape.end());
       return analyzeLoop(stmt, stmt->body, nullptr, target->name,
                          Type::tensor(seq->dtype, rowShape, seq->weak));
-    }
-    if (seq->kind == Type::Kind::Tuple && !seq->elements.empty()) {
-      for (const Type &e : seq->elements)
-        if (e != seq->elements.front()) {
-          error(stmt->iter->getBegin())
-              << "a 'for' over a tuple needs elements of one type (it is "
-                 "unrolled), got "
-              << seq->str();
-          return failure();
-        }
-      if (hasBreak(stmt->body) || anyContinue(stmt->body)) {
-        error(stmt->getBegin()) << "'break' and 'continue' in a 'for' over a "
-                                   "tuple are not supported yet";
-        return failure();
-      }
-      return analyzeLoop(stmt, stmt->body, nullptr, target->name,
-                         seq->elements.front());
     }
     error(stmt->iter->getBegin())
         << "'for' iterates over range(...), a tensor's first axis or a "

@@ -509,17 +509,27 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
       else if (auto *l = dyn_cast<ListExpr>(seq))
         items = &l->elements;
     }
-    if (!items || items->empty())
-      return fail(seq, name + "() takes a non-empty tuple or list of tensors");
     std::vector<Type> types;
-    for (const ExprPtr &item : *items) {
-      FailureOr<Type> t = analyzeExpr(item.get());
+    if (seq && !items) {
+      // A tuple made elsewhere: a name, a comprehension, a slice.
+      FailureOr<Type> t = analyzeExpr(seq);
       if (failed(t))
         return failure();
-      if (!t->isTensor())
-        return fail(item.get(), name + "() takes tensors, got " + t->str());
+      if (t->kind == Type::Kind::Tuple)
+        types = t->elements;
+    }
+    if (types.empty() && (!items || items->empty()))
+      return fail(seq, name + "() takes a non-empty tuple or list of tensors");
+    for (size_t i = 0; items && i < items->size(); ++i) {
+      FailureOr<Type> t = analyzeExpr((*items)[i].get());
+      if (failed(t))
+        return failure();
       types.push_back(*t);
     }
+    for (size_t i = 0; i < types.size(); ++i)
+      if (!types[i].isTensor())
+        return fail(items ? (*items)[i].get() : seq,
+                    name + "() takes tensors, got " + types[i].str());
     std::optional<int64_t> axisValue = arg(1) ? knownInt(arg(1)) : 0;
     if (!axisValue)
       return fail(arg(1),
@@ -553,11 +563,12 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
         sameShape = t.shape[d] == shape[outDim];
       }
       if (!sameDtype || !sameShape)
-        return fail((*items)[i].get(),
+        return fail(items ? (*items)[i].get() : seq,
                     name + "() inputs must agree in dtype and in shape" +
                         (name == "concat" ? " off the axis" : "") + ": " +
                         first.str() + " and " + t.str());
-      coerce((*items)[i].get(), dtype);
+      if (items)
+        coerce((*items)[i].get(), dtype);
       shape[axis] += name == "stack" ? 1 : t.shape[axis];
     }
     return Type::tensor(dtype, shape);
@@ -897,6 +908,10 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                                          llvm::StringRef name) {
   if (name == "flag")
     return analyzeFlag(expr);
+  if (name == "len" || name == "str")
+    return analyzeLenStr(expr, name);
+  if (name == "zip" || name == "enumerate")
+    return analyzeZip(expr, name);
   if (name == "set_precision")
     return analyzeSetPrecision(expr);
   if (llvm::is_contained(

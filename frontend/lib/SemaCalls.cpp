@@ -21,6 +21,14 @@ using namespace tfl::ast;
 using namespace tfl::sema;
 
 FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
+  if (auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
+      attr && tensorMethods().contains(attr->attr)) {
+    FailureOr<Type> receiver = analyzeExpr(attr->value.get());
+    if (failed(receiver))
+      return failure();
+    if (receiver->isTensor())
+      return analyzeTensorMethod(expr, attr);
+  }
   FailureOr<Type> callee = analyzeExpr(expr->callee.get());
   if (failed(callee))
     return failure();

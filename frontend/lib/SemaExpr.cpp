@@ -71,7 +71,8 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
     result = analyzeCall(cast<CallExpr>(expr));
     break;
   case Expr::Kind::FString:
-    return unsupported(expr, "an f-string outside print(...)");
+    result = knownFString(cast<FStringExpr>(expr));
+    break;
   case Expr::Kind::Ellipsis:
     return unsupported(expr, "'...' outside a subscript");
   case Expr::Kind::Compare:
@@ -107,6 +108,13 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   case Expr::Kind::Lambda:
     result = closureOf(cast<LambdaExpr>(expr)->def.get());
     break;
+  case Expr::Kind::Starred:
+    error(expr->getBegin()) << "a starred expression is only a target: "
+                               "a, *rest = t";
+    return failure();
+  case Expr::Kind::Comprehension:
+    result = analyzeComprehension(cast<ComprehensionExpr>(expr));
+    break;
   }
   if (failed(result))
     return failure();
@@ -127,16 +135,21 @@ static int64_t floorDiv(int64_t a, int64_t b) {
 Type SemaImpl::withKnownValue(const Expr *expr, Type t) {
   // Values pass through names, tuples, their elements and attributes;
   // arithmetic on known ints folds; anything else is a run-time value.
-  if (isa<IntExpr, NameExpr, TupleExpr, AttributeExpr>(expr))
+  if (isa<IntExpr, NameExpr, TupleExpr, AttributeExpr, ComprehensionExpr>(expr))
     return t;
   if (auto *sub = dyn_cast<SubscriptExpr>(expr))
-    if (frame->spec->tupleIndices.count(sub))
+    if (frame->spec->tupleIndices.count(sub) ||
+        frame->spec->tupleSlices.count(sub))
       return t;
+  // Tuples made by `+` and `*` keep their elements' values.
+  if (isa<BinaryExpr>(expr) && t.kind == Type::Kind::Tuple)
+    return t;
   if (auto *call = dyn_cast<CallExpr>(expr)) {
     auto builtin = frame->spec->builtinCalls.find(call);
     if (builtin != frame->spec->builtinCalls.end() &&
         (builtin->second == "shape" || builtin->second == "size" ||
-         builtin->second == "world_size"))
+         builtin->second == "world_size" || builtin->second == "len" ||
+         builtin->second == "zip" || builtin->second == "enumerate"))
       return t;
   }
   std::function<void(Type &)> forget = [&](Type &x) {
@@ -397,6 +410,9 @@ FailureOr<Type> SemaImpl::binaryType(BinaryOp binOp, const Expr *lhsExpr,
                                      Type lhs, const Expr *rhsExpr, Type rhs,
                                      Position opPos) {
   llvm::StringRef op = spelling(binOp);
+  for (const Type *t : {&lhs, &rhs})
+    if (t->kind == Type::Kind::String || t->kind == Type::Kind::Tuple)
+      return sequenceBinary(binOp, lhs, rhs, opPos);
   if (!lhs.isTensor() || !rhs.isTensor() || lhs.dtype == DType::Bool ||
       rhs.dtype == DType::Bool) {
     error(opPos) << "unsupported operand types for " << op << ": " << lhs.str()
@@ -485,11 +501,21 @@ FailureOr<Type> SemaImpl::analyzeCompare(const CompareExpr *expr) {
     FailureOr<Type> t = analyzeExpr(operand.get());
     if (failed(t))
       return failure();
-    if (!t->isTensor()) {
-      error(operand->getBegin()) << "cannot compare " << t->str();
+    types.push_back(*t);
+  }
+  if (llvm::any_of(
+          types, [](const Type &t) { return t.kind == Type::Kind::String; }) ||
+      llvm::is_contained(expr->ops, CompareOp::In) ||
+      llvm::is_contained(expr->ops, CompareOp::NotIn))
+    return analyzeStringCompare(expr, types);
+  types.clear();
+  for (const ExprPtr &operand : expr->operands) {
+    const Type &t = typeOf(operand.get());
+    if (!t.isTensor()) {
+      error(operand->getBegin()) << "cannot compare " << t.str();
       return failure();
     }
-    types.push_back(*t);
+    types.push_back(t);
   }
   if (expr->ops.size() > 1) {
     for (size_t i = 0; i < types.size(); ++i)
@@ -554,22 +580,10 @@ FailureOr<Type> SemaImpl::analyzeSubscript(const SubscriptExpr *expr) {
   FailureOr<Type> value = analyzeExpr(expr->value.get());
   if (failed(value))
     return failure();
-  // A tuple with a literal index: its element (`shape(x)[0]`).
-  if (value->kind == Type::Kind::Tuple) {
-    std::optional<int64_t> k = expr->indices.size() == 1
-                                   ? intLiteral(expr->indices[0].get())
-                                   : std::nullopt;
-    int64_t n = value->elements.size();
-    if (!k || *k < -n || *k >= n) {
-      error(expr->getBegin())
-          << "a tuple of " << n << " is indexed by an integer literal in "
-          << "range";
-      return failure();
-    }
-    int64_t i = *k < 0 ? *k + n : *k;
-    frame->spec->tupleIndices[expr] = i;
-    return value->elements[i];
-  }
+  // A tuple's element (`shape(x)[0]`) or slice, a string's character or
+  // slice, by integers known at compile time.
+  if (value->kind == Type::Kind::Tuple || value->kind == Type::Kind::String)
+    return analyzeSequenceSubscript(expr, *value);
   if (!value->isTensor() || value->rank() == 0) {
     error(expr->getBegin()) << "cannot index " << value->str();
     return failure();

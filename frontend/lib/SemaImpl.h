@@ -32,6 +32,7 @@ using ast::Block;
 using ast::CallExpr;
 using ast::ClassDef;
 using ast::CompareExpr;
+using ast::ComprehensionExpr;
 using ast::CondExpr;
 using ast::Expr;
 using ast::ForStmt;
@@ -57,6 +58,11 @@ using mlir::success;
 const llvm::StringSet<> &floatMathBuiltins();
 const llvm::StringSet<> &numericMathBuiltins();
 const llvm::StringSet<> &builtinNames();
+/// True when `block` has a `continue` of its own loop.
+bool anyContinue(const Block &block);
+/// NumPy's methods of arrays that TFL's tensors have (`x.sum(axis=1)`),
+/// each the built-in it names.
+const llvm::StringMap<llvm::StringRef> &tensorMethods();
 /// The dtype a name like `f32` denotes, if any.
 std::optional<DType> dtypeNamed(llvm::StringRef name);
 /// Checks and computes the dtype two operands of arithmetic share.
@@ -205,6 +211,27 @@ private:
   FailureOr<Type> binaryType(BinaryOp op, const Expr *lhsExpr, Type lhs,
                              const Expr *rhsExpr, Type rhs, Position opPos);
   FailureOr<Type> analyzeCompare(const CompareExpr *expr);
+  /// Strings and tuples (SemaSequences.cpp): `+` and `*` of them, string
+  /// comparisons, indexing and slicing, len() and str(), and f-strings
+  /// known at compile time.
+  FailureOr<Type> sequenceBinary(BinaryOp op, const Type &lhs, const Type &rhs,
+                                 Position at);
+  FailureOr<Type> analyzeStringCompare(const CompareExpr *expr,
+                                       llvm::ArrayRef<Type> types);
+  FailureOr<std::vector<int64_t>>
+  sequenceIndices(const SubscriptExpr *expr, int64_t length, bool &isSlice);
+  FailureOr<Type> analyzeSequenceSubscript(const SubscriptExpr *expr,
+                                           const Type &seq);
+  FailureOr<Type> analyzeLenStr(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> knownFString(const FStringExpr *expr);
+  /// Unrolled loops and comprehensions: the values the target takes, the
+  /// body once per value (each copy a table of its own), zip/enumerate.
+  FailureOr<std::vector<Type>>
+  unrolledElements(const Expr *iter, const ComprehensionExpr *comprehension);
+  LogicalResult analyzeUnrolledFor(const ForStmt *stmt,
+                                   const std::vector<Type> &elements);
+  FailureOr<Type> analyzeComprehension(const ComprehensionExpr *expr);
+  FailureOr<Type> analyzeZip(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeSubscript(const SubscriptExpr *expr);
   FailureOr<Type> analyzeCond(const CondExpr *expr);
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
@@ -247,6 +274,11 @@ private:
   FailureOr<Type> analyzeIO(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeConv(const CallExpr *expr, llvm::StringRef name);
   /// NumPy's tensor attributes: x.shape, x.ndim, x.size, x.dtype, x.T.
+  /// `x.sum(axis=1)` on a tensor x: NumPy's method, the built-in
+  /// `sum(x, axis=1)`.
+  static std::vector<std::string> sortedTensorMethods();
+  FailureOr<Type> analyzeTensorMethod(const CallExpr *expr,
+                                      const AttributeExpr *method);
   FailureOr<Type> analyzeTensorAttribute(const AttributeExpr *expr,
                                          const Type &x);
   /// rank(), world_size(), all_reduce(tree, op), broadcast(tree, root).
@@ -315,7 +347,11 @@ private:
   std::optional<int64_t> knownInt(const Expr *e);
   /// Gives a weak expression (a literal, or arithmetic on literals) `dtype`.
   void coerce(const Expr *expr, DType dtype);
-  Type &typeOf(const Expr *expr) { return frame->spec->types[expr]; }
+  Type &typeOf(const Expr *expr) {
+    if (const Type *t = frame->spec->findType(expr))
+      return const_cast<Type &>(*t);
+    return frame->spec->types[expr];
+  }
 
   const SourceProgram &source;
   mlir::MLIRContext *ctx;
@@ -329,6 +365,10 @@ private:
   llvm::DenseMap<const FuncDef *, const ClassDef *> methodClass;
   std::map<std::pair<const FuncDef *, std::string>, Specialization *> cache;
   std::vector<Specialization *> inProgress;
+  /// The built-in call each tensor method call stands for, per way of
+  /// passing its arguments (Program::borrowedCalls owns them).
+  std::map<std::tuple<const CallExpr *, std::string, bool>, const CallExpr *>
+      methodCalls;
   /// The def each specialization symbol was first made for.
   llvm::StringMap<const FuncDef *> symbolOwners;
   /// The gradient specializations, by differentiated symbol and argnums.

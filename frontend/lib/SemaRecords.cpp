@@ -14,6 +14,7 @@
 #include "SemaImpl.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -98,9 +99,88 @@ FailureOr<Type> SemaImpl::analyzeTensorAttribute(const AttributeExpr *expr,
   };
   if (llvm::is_contained({"shape", "ndim", "size", "dtype", "T"}, attr))
     return known();
-  error(expr->getBegin()) << "a tensor has no attribute '" << attr
-                          << "' (it has shape, ndim, size, dtype and T)";
+  if (tensorMethods().contains(attr)) {
+    error(expr->getBegin()) << "x." << attr << " is a method of tensors: call "
+                            << "it where it is read, x." << attr << "(...)";
+    return failure();
+  }
+  error(expr->getBegin())
+      << "a tensor has no attribute '" << attr
+      << "' (it has shape, ndim, size, dtype and T, and the methods "
+      << llvm::join(sortedTensorMethods(), ", ") << ")";
   return failure();
+}
+
+const llvm::StringMap<llvm::StringRef> &tfl::sema::tensorMethods() {
+  static const llvm::StringMap<llvm::StringRef> methods = {
+      {"sum", "sum"},
+      {"mean", "mean"},
+      {"max", "max"},
+      {"min", "min"},
+      {"prod", "prod"},
+      {"argmax", "argmax"},
+      {"argmin", "argmin"},
+      {"reshape", "reshape"},
+      {"transpose", "transpose"},
+      {"flatten", "reshape"},
+      {"astype", "cast"},
+      {"squeeze", "squeeze"},
+      {"clip", "clip"},
+      {"dot", "matmul"},
+      {"round", "round"}};
+  return methods;
+}
+
+std::vector<std::string> SemaImpl::sortedTensorMethods() {
+  std::vector<std::string> names;
+  for (const auto &m : tensorMethods())
+    names.push_back(m.getKey().str());
+  llvm::sort(names);
+  return names;
+}
+
+FailureOr<Type> SemaImpl::analyzeTensorMethod(const CallExpr *expr,
+                                              const AttributeExpr *method) {
+  // NumPy's ndarray methods, as the built-ins they name: the receiver is
+  // the first argument. Shapes and permutations may be spread over the
+  // arguments (`x.reshape(2, 3)`, `x.transpose(1, 0)`), as NumPy allows,
+  // and `x.flatten()` is reshape(x, (-1,)).
+  const std::string &name = method->attr;
+  llvm::StringRef builtin = tensorMethods().find(name)->second;
+  bool spreads = name == "reshape" || name == "transpose";
+  bool pack = false;
+  if (spreads && expr->args.size() > 1)
+    pack = true;
+  if (spreads && expr->args.size() == 1) {
+    FailureOr<Type> only = analyzeExpr(expr->args[0].get());
+    if (failed(only))
+      return failure();
+    pack = only->isScalar() && !isFloat(only->dtype);
+  }
+  if (name == "flatten" && (!expr->args.empty() || !expr->keywords.empty())) {
+    error(expr->getBegin()) << "x.flatten() takes no arguments";
+    return failure();
+  }
+  const CallExpr *&call = methodCalls[{expr, name, pack}];
+  if (!call) {
+    std::vector<ExprPtr> extra;
+    if (name == "flatten") {
+      std::vector<ExprPtr> minusOne;
+      minusOne.push_back(std::make_unique<IntExpr>(expr->getRange(), -1));
+      extra.push_back(
+          std::make_unique<TupleExpr>(expr->getRange(), std::move(minusOne)));
+    }
+    program->borrowedCalls.push_back(std::make_unique<BorrowedCall>(
+        *expr, *method->value, builtin, pack, std::move(extra)));
+    call = program->borrowedCalls.back()->get();
+  }
+  frame->spec->methodCalls[expr] = call;
+  frame->spec->builtinCalls[call] = builtin.str();
+  FailureOr<Type> result = analyzeBuiltin(call, builtin);
+  if (failed(result))
+    return failure();
+  typeOf(call) = *result;
+  return result;
 }
 
 /// The name of field `field`.

@@ -59,6 +59,8 @@ public:
     Subscript,
     Slice,
     Lambda,
+    Starred,
+    Comprehension,
   };
 
   Expr(Kind kind, SourceRange range) : kind(kind), range(range) {}
@@ -145,7 +147,7 @@ struct TupleExpr : ExprBase<Expr::Kind::Tuple> {
 
 enum class UnaryOp { Plus, Minus };
 enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul };
-enum class CompareOp { Lt, Le, Gt, Ge, Eq, Ne };
+enum class CompareOp { Lt, Le, Gt, Ge, Eq, Ne, In, NotIn };
 
 llvm::StringRef spelling(UnaryOp op);
 llvm::StringRef spelling(BinaryOp op);
@@ -234,6 +236,24 @@ struct SubscriptExpr : ExprBase<Expr::Kind::Subscript> {
       : ExprBase(r), value(std::move(value)), indices(std::move(indices)) {}
   ExprPtr value;
   std::vector<ExprPtr> indices; // expressions, SliceExpr, None, Ellipsis
+};
+
+/// `*rest`: the rest of a tuple, as an assignment's or a `for`'s target.
+struct StarredExpr : ExprBase<Expr::Kind::Starred> {
+  StarredExpr(SourceRange r, ExprPtr value)
+      : ExprBase(r), value(std::move(value)) {}
+  ExprPtr value;
+};
+
+/// `[element for target in iter]`: unrolled over a tuple, a range of
+/// integers known at compile time or a tensor's first axis; its value is
+/// the tuple of the elements.
+struct ComprehensionExpr : ExprBase<Expr::Kind::Comprehension> {
+  ComprehensionExpr(SourceRange r, ExprPtr element, ExprPtr target,
+                    ExprPtr iter)
+      : ExprBase(r), element(std::move(element)), target(std::move(target)),
+        iter(std::move(iter)) {}
+  ExprPtr element, target, iter;
 };
 
 struct FuncDef;
@@ -450,6 +470,27 @@ struct Module {
 /// Argument `index` of a call, given by position or as keyword `name`; null
 /// when it is not given.
 const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name);
+
+/// A call made of another call's nodes without owning them: a method call
+/// on a tensor, `x.sum(axis=1)`, stands for the built-in call
+/// `sum(x, axis=1)`, whose arguments are the method call's receiver and
+/// its own arguments (packed into one tuple when `pack`: `x.reshape(2, 3)`
+/// is `reshape(x, (2, 3))`), then `extra`, which it owns. Sema makes these
+/// and keeps them as long as the AST.
+class BorrowedCall {
+public:
+  BorrowedCall(const CallExpr &method, const Expr &receiver,
+               llvm::StringRef builtin, bool pack,
+               std::vector<ExprPtr> extra = {});
+  ~BorrowedCall();
+  BorrowedCall(const BorrowedCall &) = delete;
+  BorrowedCall &operator=(const BorrowedCall &) = delete;
+  const CallExpr *get() const { return call.get(); }
+
+private:
+  std::unique_ptr<CallExpr> call;
+  std::vector<const Expr *> borrowed;
+};
 
 /// The fields of a record class: its annotated names (`w: f32[3, 4]`), in
 /// order.

@@ -153,7 +153,40 @@ struct Specialization {
   /// Each `p.replace(...)`: per field, its new value or null to keep it.
   llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
       replacements;
+  /// Each method call on a tensor (`x.sum(axis=1)`): the built-in call it
+  /// stands for (`sum(x, axis=1)`, a Program::borrowedCalls node).
+  llvm::DenseMap<const ast::CallExpr *, const ast::CallExpr *> methodCalls;
+  /// Comparisons of strings, decided when compiling.
+  llvm::DenseMap<const ast::Expr *, bool> knownBools;
+  /// The elements each slice of a tuple (`t[1:]`) selects.
+  llvm::DenseMap<const ast::Expr *, std::vector<int64_t>> tupleSlices;
+  /// Each `for` over a tuple and each comprehension is unrolled: its body
+  /// (or element) is analyzed once per element, each copy with its own
+  /// types, whose facts are kept here, one table per element, in order.
+  llvm::DenseMap<const void *, std::vector<std::unique_ptr<Specialization>>>
+      unrolled;
+  /// A comprehension over range(...): the loop variable's values.
+  llvm::DenseMap<const ast::Expr *, std::vector<int64_t>> comprehensionRanges;
+  /// The table an unrolled body's facts extend (its facts about nodes
+  /// outside the body are the parent's); null for a function's own.
+  Specialization *parent = nullptr;
+
+  /// The type of `e`, here or in a table this one extends.
+  const Type *findType(const ast::Expr *e) const {
+    for (const Specialization *s = this; s; s = s->parent) {
+      auto it = s->types.find(e);
+      if (it != s->types.end())
+        return &it->second;
+    }
+    return nullptr;
+  }
 };
+
+/// The types a tuple target binds when a value of type `value` is unpacked
+/// into it: one per target, a `*rest` target taking a tuple of the rest
+/// (Python's extended unpacking); nullopt when the counts do not fit.
+std::optional<Type> unpackedType(const ast::TupleExpr &target,
+                                 const Type &value);
 
 /// A command-line flag the program declares with flag(name, default, help).
 struct FlagInfo {
@@ -173,6 +206,8 @@ struct Program {
   std::string precision;
   std::vector<std::unique_ptr<Specialization>> specializations;
   Specialization *entry = nullptr;
+  /// The built-in calls that tensor methods stand for.
+  std::vector<std::unique_ptr<ast::BorrowedCall>> borrowedCalls;
 };
 
 /// The name of the entry function native executables call.
