@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MLIRGenImpl.h"
+#include "tflrt/Flags.h"
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -58,7 +59,9 @@ mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
       flags.push_back(builder.getDictionaryAttr({
           builder.getNamedAttr("name", builder.getStringAttr(f.name)),
           builder.getNamedAttr(
-              "dtype", builder.getI32IntegerAttr(static_cast<int>(f.dtype))),
+              "dtype",
+              builder.getI32IntegerAttr(
+                  f.isString ? tflrt::kStringFlag : static_cast<int>(f.dtype))),
           builder.getNamedAttr("default", builder.getStringAttr(f.defaultText)),
           builder.getNamedAttr("help", builder.getStringAttr(f.help)),
       }));

@@ -82,7 +82,12 @@ Values MLIRGenImpl::genIO(const CallExpr *expr, llvm::StringRef name) {
                         builder.getStringAttr(typeOf(args[0]).name));
     return {};
   }
-  mlir::StringAttr path = builder.getStringAttr(typeOf(args[0]).name);
+  // A path template: a string flag's value fills its `{name}` fields.
+  const Type &pathType = typeOf(args[0]);
+  mlir::StringAttr path =
+      builder.getStringAttr(pathType.kind == Type::Kind::RuntimeString
+                                ? pathType.name
+                                : pathTemplateOf(pathType.name));
   if (name == "load_idx" || name == "load_npy")
     return {LoadDataOp::create(builder, l, tensorType(t), path,
                                builder.getStringAttr(name.drop_front(5)))};
@@ -207,7 +212,7 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   }
   if (name == "check_numerics") {
     const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
-    llvm::StringRef message = args[1] ? typeOf(args[1]).name : "";
+    std::string message = args[1] ? typeOf(args[1]).name : std::string();
     return mlir::tfl::CheckNumericsOp::create(builder, l, tensorType(t),
                                               genExpr(args[0])[0],
                                               builder.getStringAttr(message));
@@ -216,6 +221,8 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
       name == "random_uniform")
     return genRandom(expr, name);
   if (name == "set_precision") // a property of the module (MLIRGen::run)
+    return {};
+  if (name == "flag" && !t.isTensor()) // a string flag: paths read it
     return {};
   if (name == "flag")
     return mlir::tfl::FlagOp::create(

@@ -233,7 +233,8 @@ Values MLIRGenImpl::genComprehension(const ComprehensionExpr *expr) {
 Values MLIRGenImpl::combine(BinaryOp op, const Values &lhs, const Type &lhsType,
                             const Values &rhs, const Type &rhsType,
                             const Type &result, mlir::Location l) {
-  if (result.kind == Type::Kind::String) // known when compiling
+  if (result.kind == Type::Kind::String ||
+      result.kind == Type::Kind::RuntimeString) // text: no IR
     return {};
   if (result.kind == Type::Kind::Tuple) {
     // `a + b` concatenates the leaves; `t * n` repeats them.

@@ -802,17 +802,29 @@ FailureOr<Type> SemaImpl::analyzeFlag(const CallExpr *expr) {
              b && !negative && value == defaultArg) {
     flag.defaultText = b->value ? "true" : "false";
     flag.dtype = DType::Bool;
+  } else if (auto *s = dyn_cast<StringExpr>(value); s && !negative) {
+    flag.defaultText = s->value;
+    flag.isString = true;
   } else {
     error(defaultArg->getBegin())
-        << "a flag's default must be a number or bool literal (its type is "
-           "the flag's)";
+        << "a flag's default must be a number, bool or string literal (its "
+           "type is the flag's)";
+    return failure();
+  }
+  if (flag.isString &&
+      llvm::StringRef(flag.name).find_first_of("{}") != llvm::StringRef::npos) {
+    error(nameArg->getBegin()) << "a string flag's name has no braces";
     return failure();
   }
   for (const ExprPtr &arg : expr->args)
     if (failed(analyzeExpr(arg.get())))
       return failure();
   DType dtype = flag.dtype;
+  bool isString = flag.isString;
+  std::string flagName = flag.name;
   program->flags.push_back(std::move(flag));
+  if (isString) // text known when the program runs: a path's part
+    return Type::runtimeString("{" + flagName + "}");
   return Type::tensor(dtype, {});
 }
 

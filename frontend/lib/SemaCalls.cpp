@@ -255,7 +255,8 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
     // Strings, like functions, are compile-time values: the callee
     // specializes on them.
     if (!t->hasValues() && t->kind != Type::Kind::Function &&
-        t->kind != Type::Kind::Grad && t->kind != Type::Kind::String) {
+        t->kind != Type::Kind::Grad && t->kind != Type::Kind::String &&
+        t->kind != Type::Kind::RuntimeString) {
       error(args[i]->getBegin())
           << "argument '" << params[i].name << "' of " << def->name << "() is "
           << t->str() << "; passing non-tensor values is not supported yet";

@@ -411,7 +411,8 @@ FailureOr<Type> SemaImpl::binaryType(BinaryOp binOp, const Expr *lhsExpr,
                                      Position opPos) {
   llvm::StringRef op = spelling(binOp);
   for (const Type *t : {&lhs, &rhs})
-    if (t->kind == Type::Kind::String || t->kind == Type::Kind::Tuple)
+    if (t->kind == Type::Kind::String || t->kind == Type::Kind::Tuple ||
+        t->kind == Type::Kind::RuntimeString)
       return sequenceBinary(binOp, lhs, rhs, opPos);
   if (!lhs.isTensor() || !rhs.isTensor() || lhs.dtype == DType::Bool ||
       rhs.dtype == DType::Bool) {
@@ -726,7 +727,7 @@ LogicalResult SemaImpl::analyzeFString(const FStringExpr *expr) {
     if (failed(t))
       return failure();
     const Position at = part.expr->getBegin();
-    if (t->kind == Type::Kind::String) {
+    if (t->kind == Type::Kind::String || t->kind == Type::Kind::RuntimeString) {
       if (!part.spec.empty()) {
         error(at) << "a format spec on a string field is not supported yet";
         return failure();
@@ -762,15 +763,26 @@ LogicalResult SemaImpl::analyzeFString(const FStringExpr *expr) {
 }
 
 FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
+  auto runtimeText = [&](const Expr *at) {
+    error(at->getBegin()) << "print(...) of a string with a flag's value is "
+                             "not supported yet: it makes files' paths";
+    return failure();
+  };
   for (const ExprPtr &arg : expr->args) {
     if (auto *f = dyn_cast<FStringExpr>(arg.get())) {
       if (failed(analyzeFString(f)))
         return failure();
+      for (const FStringExpr::Part &part : f->parts)
+        if (part.expr &&
+            typeOf(part.expr.get()).kind == Type::Kind::RuntimeString)
+          return runtimeText(part.expr.get());
       continue;
     }
     FailureOr<Type> t = analyzeExpr(arg.get());
     if (failed(t))
       return failure();
+    if (t->kind == Type::Kind::RuntimeString)
+      return runtimeText(arg.get());
     std::function<bool(const Type &)> printable = [&](const Type &x) {
       return x.isTensor() || x.kind == Type::Kind::String ||
              (x.isTree() && llvm::all_of(x.elements, printable));

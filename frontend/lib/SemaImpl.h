@@ -287,7 +287,10 @@ private:
                                                  llvm::StringRef what);
   FailureOr<Type> analyzeLoadData(const CallExpr *expr, llvm::StringRef name);
   /// A string argument's value (strings are compile-time values).
-  FailureOr<std::string> stringArgument(const Expr *e, llvm::StringRef what);
+  /// A string known at compile time; with `path`, a file's path, which may
+  /// hold string flags' values (their defaults then).
+  FailureOr<std::string> stringArgument(const Expr *e, llvm::StringRef what,
+                                        bool path = false);
   /// Types, coerces and broadcasts the operands of an elementwise built-in.
   FailureOr<Type> elementwiseOperands(const CallExpr *expr,
                                       llvm::StringRef name,

@@ -189,11 +189,21 @@ static DType fromRuntime(tflrt::DType dtype) {
   return DType::F32;
 }
 
-FailureOr<std::string> SemaImpl::stringArgument(const Expr *e,
-                                                llvm::StringRef what) {
+FailureOr<std::string>
+SemaImpl::stringArgument(const Expr *e, llvm::StringRef what, bool path) {
   FailureOr<Type> t = analyzeExpr(e);
   if (failed(t))
     return failure();
+  // A file's path may hold a string flag's value: the file it names when
+  // compiling is the one at the flags' defaults.
+  if (path && t->kind == Type::Kind::RuntimeString)
+    return pathWithDefaults(t->name, program->flags);
+  if (t->kind == Type::Kind::RuntimeString) {
+    error(e->getBegin()) << what << " must be a string known at compile time, "
+                         << "but this one holds a flag's value, known only "
+                            "when the program runs";
+    return failure();
+  }
   if (t->kind != Type::Kind::String) {
     error(e->getBegin()) << what << " must be a string known at compile time, "
                          << "got " << t->str();
@@ -209,7 +219,7 @@ FailureOr<Type> SemaImpl::analyzeLoadData(const CallExpr *expr,
   if (failed(args))
     return failure();
   FailureOr<std::string> path =
-      stringArgument((*args)[0], (name + "()'s path").str());
+      stringArgument((*args)[0], (name + "()'s path").str(), /*path=*/true);
   if (failed(path))
     return failure();
   // The asked shape: sizes, with at most one -1 to infer.
@@ -324,7 +334,8 @@ FailureOr<Type> SemaImpl::analyzeIO(const CallExpr *expr,
                                                  : "x"},
                        2);
   if (failed(args) ||
-      failed(stringArgument((*args)[0], (name + "()'s path").str())))
+      failed(stringArgument((*args)[0], (name + "()'s path").str(),
+                            /*path=*/true)))
     return failure();
   FailureOr<Type> t = analyzeExpr((*args)[1]);
   if (failed(t))

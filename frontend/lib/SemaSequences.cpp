@@ -31,6 +31,12 @@ static bool isSequence(const Type &t) {
   return t.kind == Type::Kind::String || t.kind == Type::Kind::Tuple;
 }
 
+/// The error for a string with a flag's value where its text is needed
+/// when compiling.
+static const char *kRuntimeText =
+    " holds a flag's value, known only when the program runs: it can be "
+    "concatenated with strings into a file's path";
+
 static const char *sequenceName(const Type &t) {
   return t.kind == Type::Kind::String ? "str" : "tuple";
 }
@@ -54,8 +60,74 @@ static Type select(const Type &seq, llvm::ArrayRef<int64_t> indices) {
   return Type::tuple(std::move(elements));
 }
 
+std::string tfl::pathTemplateOf(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '{' || c == '}')
+      out += c;
+  }
+  return out;
+}
+
+std::string tfl::pathWithDefaults(llvm::StringRef pathTemplate,
+                                  llvm::ArrayRef<FlagInfo> flags) {
+  std::string out;
+  for (size_t i = 0; i < pathTemplate.size(); ++i) {
+    char c = pathTemplate[i];
+    if ((c == '{' || c == '}') && i + 1 < pathTemplate.size() &&
+        pathTemplate[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    size_t close = c == '{' ? pathTemplate.find('}', i) : llvm::StringRef::npos;
+    if (close == llvm::StringRef::npos) {
+      out += c;
+      continue;
+    }
+    llvm::StringRef name = pathTemplate.slice(i + 1, close);
+    for (const FlagInfo &f : flags)
+      if (f.isString && f.name == name)
+        out += f.defaultText;
+    i = close;
+  }
+  return out;
+}
+
+/// A string's path template: a flag's string is one already; a string
+/// known at compile time stands for itself.
+static std::string templateOf(const Type &t) {
+  return t.kind == Type::Kind::RuntimeString ? t.name : pathTemplateOf(t.name);
+}
+
+static bool isText(const Type &t) {
+  return t.kind == Type::Kind::String || t.kind == Type::Kind::RuntimeString;
+}
+
 FailureOr<Type> SemaImpl::sequenceBinary(BinaryOp op, const Type &lhs,
                                          const Type &rhs, Position at) {
+  // A string with a flag's value: concatenated (and repeated) as text
+  // whose value the run gives.
+  if (lhs.kind == Type::Kind::RuntimeString ||
+      rhs.kind == Type::Kind::RuntimeString) {
+    if (op == BinaryOp::Add && isText(lhs) && isText(rhs))
+      return Type::runtimeString(templateOf(lhs) + templateOf(rhs));
+    const Type &text = isText(lhs) ? lhs : rhs;
+    const Type &count = isText(lhs) ? rhs : lhs;
+    if (op == BinaryOp::Mul && count.isScalar() && count.known &&
+        !isText(count)) {
+      std::string repeated;
+      for (int64_t k = 0; k < std::min<int64_t>(*count.known, 1 << 10); ++k)
+        repeated += templateOf(text);
+      return Type::runtimeString(repeated);
+    }
+    error(at) << "unsupported operand types for " << spelling(op) << ": "
+              << lhs.str() << " and " << rhs.str()
+              << " (a string with a flag's value is concatenated with "
+                 "strings)";
+    return failure();
+  }
   if (op == BinaryOp::Add && lhs.kind == rhs.kind) {
     if (lengthOf(lhs) + lengthOf(rhs) > kMaxSequence) {
       error(at) << "a " << sequenceName(lhs) << " longer than " << kMaxSequence
@@ -131,6 +203,12 @@ FailureOr<Type> SemaImpl::analyzeStringCompare(const CompareExpr *expr,
   bool result = true;
   for (size_t i = 0; i < expr->ops.size(); ++i) {
     const Type &a = types[i], &b = types[i + 1];
+    if (a.kind == Type::Kind::RuntimeString ||
+        b.kind == Type::Kind::RuntimeString) {
+      error(expr->operands[i]->getBegin())
+          << "comparing a string that" << kRuntimeText;
+      return failure();
+    }
     if (expr->ops[i] == CompareOp::In || expr->ops[i] == CompareOp::NotIn) {
       std::optional<bool> found = contains(b, a);
       if (!found) {
@@ -239,6 +317,10 @@ SemaImpl::sequenceIndices(const SubscriptExpr *expr, int64_t length,
 
 FailureOr<Type> SemaImpl::analyzeSequenceSubscript(const SubscriptExpr *expr,
                                                    const Type &seq) {
+  if (seq.kind == Type::Kind::RuntimeString) {
+    error(expr->getBegin()) << "indexing a string that" << kRuntimeText;
+    return failure();
+  }
   bool isSlice = false;
   FailureOr<std::vector<int64_t>> indices =
       sequenceIndices(expr, lengthOf(seq), isSlice);
@@ -277,6 +359,10 @@ FailureOr<Type> SemaImpl::analyzeLenStr(const CallExpr *expr,
   FailureOr<Type> t = analyzeExpr(arg);
   if (failed(t))
     return failure();
+  if (t->kind == Type::Kind::RuntimeString) {
+    error(arg->getBegin()) << name << "() of a string that" << kRuntimeText;
+    return failure();
+  }
   if (name == "len") {
     // Python's len of a string or tuple, NumPy's of an array (its first
     // dim).
@@ -315,29 +401,40 @@ FailureOr<Type> SemaImpl::analyzeLenStr(const CallExpr *expr,
 FailureOr<Type> SemaImpl::knownFString(const FStringExpr *expr) {
   if (failed(analyzeFString(expr)))
     return failure();
-  std::string text;
+  // The text, and its path template should a field hold a flag's string.
+  std::string text, pathTemplate;
+  bool runtime = false;
+  auto add = [&](const std::string &s) {
+    text += s;
+    pathTemplate += pathTemplateOf(s);
+  };
   for (const FStringExpr::Part &part : expr->parts) {
     if (!part.expr) {
-      text += part.text;
+      add(part.text);
       continue;
     }
     const Type &t = typeOf(part.expr.get());
     if (t.kind == Type::Kind::String) {
-      text += t.name;
+      add(t.name);
+      continue;
+    }
+    if (t.kind == Type::Kind::RuntimeString) {
+      runtime = true;
+      pathTemplate += t.name;
       continue;
     }
     if (t.isScalar() && t.known) {
       int64_t v = *t.known;
       tflrt::TensorView view{tflrt::DType::I64, {}, {}, &v};
-      text += part.spec.empty() ? std::to_string(v)
-                                : tflrt::formatWithSpec(view, part.spec);
+      add(part.spec.empty() ? std::to_string(v)
+                            : tflrt::formatWithSpec(view, part.spec));
       continue;
     }
     if (std::optional<double> f = floatLiteral(part.expr.get())) {
       double v = *f;
       tflrt::TensorView view{tflrt::DType::F64, {}, {}, &v};
-      text += part.spec.empty() ? tflrt::formatFloatScalar(v, tflrt::DType::F64)
-                                : tflrt::formatWithSpec(view, part.spec);
+      add(part.spec.empty() ? tflrt::formatFloatScalar(v, tflrt::DType::F64)
+                            : tflrt::formatWithSpec(view, part.spec));
       continue;
     }
     error(part.expr->getBegin())
@@ -346,7 +443,7 @@ FailureOr<Type> SemaImpl::knownFString(const FStringExpr *expr) {
         << t.str() << ", known only when the program runs";
     return failure();
   }
-  return Type::string(text);
+  return runtime ? Type::runtimeString(pathTemplate) : Type::string(text);
 }
 
 std::optional<Type> tfl::unpackedType(const TupleExpr &target,

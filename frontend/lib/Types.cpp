@@ -57,6 +57,13 @@ Type Type::string(std::string value) {
   return t;
 }
 
+Type Type::runtimeString(std::string pathTemplate) {
+  Type t;
+  t.kind = Kind::RuntimeString;
+  t.name = std::move(pathTemplate);
+  return t;
+}
+
 Type Type::function(const ast::FuncDef *def,
                     std::vector<std::string> captureNames,
                     std::vector<Type> captureTypes) {
@@ -161,6 +168,8 @@ std::string Type::str() const {
   }
   case Kind::String:
     return "str";
+  case Kind::RuntimeString:
+    return "str (with a flag's value, known when the program runs)";
   case Kind::Function:
     return (boundSelf ? "method '" : "function '") + func->name + "'";
   case Kind::Builtin:
@@ -229,9 +238,10 @@ std::string Type::mangle() const {
       s += std::to_string(a) + "_";
     return s + (argnumsTuple ? "t" : "") + elements.front().mangle() + "E";
   }
-  case Kind::String: {
-    // A string argument specializes its callee on its value.
-    std::string s = "S";
+  case Kind::String:
+  case Kind::RuntimeString: {
+    // A string argument specializes its callee on its value (or template).
+    std::string s = kind == Kind::String ? "S" : "P";
     for (unsigned char c : name) {
       if (std::isalnum(c)) {
         s += static_cast<char>(c);

@@ -181,19 +181,22 @@ void tflrt_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG, void *g,
   void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \
                           const char *where) {                                 \
     fileOp(where, [&] {                                                        \
-      tflrt::readIdx(path, viewOf(tflrt::DType::DTYPE, rank, desc));           \
+      tflrt::readIdx(tflrt::expandPath(path),                                  \
+                     viewOf(tflrt::DType::DTYPE, rank, desc));                 \
     });                                                                        \
   }                                                                            \
   void tflrt_load_npy_##T(const char *path, int64_t rank, void *desc,          \
                           const char *where) {                                 \
     fileOp(where, [&] {                                                        \
-      tflrt::readNpy(path, viewOf(tflrt::DType::DTYPE, rank, desc));           \
+      tflrt::readNpy(tflrt::expandPath(path),                                  \
+                     viewOf(tflrt::DType::DTYPE, rank, desc));                 \
     });                                                                        \
   }                                                                            \
   void tflrt_save_npy_##T(const char *path, int64_t rank, void *desc,          \
                           const char *where) {                                 \
     fileOp(where, [&] {                                                        \
-      tflrt::writeNpy(path, viewOf(tflrt::DType::DTYPE, rank, desc));          \
+      tflrt::writeNpy(tflrt::expandPath(path),                                 \
+                      viewOf(tflrt::DType::DTYPE, rank, desc));                \
     });                                                                        \
   }                                                                            \
   void tflrt_checkpoint_add_##T(const char *name, int64_t rank, void *desc) {  \
@@ -205,7 +208,7 @@ void tflrt_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG, void *g,
                                  int64_t rank, void *desc,                     \
                                  const char *where) {                          \
     fileOp(where, [&] {                                                        \
-      tflrt::readCheckpointTensor(path, name,                                  \
+      tflrt::readCheckpointTensor(tflrt::expandPath(path), name,               \
                                   viewOf(tflrt::DType::DTYPE, rank, desc));    \
     });                                                                        \
   }
@@ -280,7 +283,9 @@ void tflrt_checkpoint_write(const char *path, const char *where) {
   std::vector<tflrt::TensorView> views;
   for (const tflrt::Tensor &t : pending.tensors)
     views.push_back(t.view());
-  fileOp(where, [&] { tflrt::writeCheckpoint(path, pending.names, views); });
+  fileOp(where, [&] {
+    tflrt::writeCheckpoint(tflrt::expandPath(path), pending.names, views);
+  });
 }
 
 void tflrt_log_scalar(const char *name, double value, int64_t step,
@@ -430,7 +435,7 @@ std::vector<std::string> programArgs;
 
 void tflrt_declare_flag(const char *name, int32_t dtype,
                         const char *defaultText, const char *help) {
-  tflrt::declareFlag(name, static_cast<tflrt::DType>(dtype), defaultText, help);
+  tflrt::declareFlag(name, static_cast<int>(dtype), defaultText, help);
 }
 
 void tflrt_parse_flags(void) {

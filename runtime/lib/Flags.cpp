@@ -16,6 +16,7 @@ namespace {
 struct Flag {
   DType dtype;
   std::string defaultText, help, value;
+  bool isString = false;
 };
 
 std::vector<std::string> &order() {
@@ -31,7 +32,10 @@ std::map<std::string, Flag> &flags() {
 /// Whether `text` is a value of `dtype` (a flag is i64, f32 or f64, or
 /// bool): a whole number within i64's range, a float that does not
 /// overflow its type, a boolean.
-bool valid(DType dtype, const std::string &text) {
+bool valid(const Flag &flag, const std::string &text) {
+  if (flag.isString)
+    return true;
+  DType dtype = flag.dtype;
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
     return false;
   char *end = nullptr;
@@ -57,7 +61,9 @@ void printHelp(std::FILE *out, const std::string &program) {
   for (const std::string &name : order()) {
     const Flag &f = flags()[name];
     std::fprintf(out, "  --%s=<%s>  %s (default %s)\n", name.c_str(),
-                 dtypeName(f.dtype), f.help.c_str(), f.defaultText.c_str());
+                 f.isString ? "str" : dtypeName(f.dtype), f.help.c_str(),
+                 f.isString ? ("\"" + f.defaultText + "\"").c_str()
+                            : f.defaultText.c_str());
   }
   if (!flags().count("log_dir"))
     std::fprintf(out, "  --log_dir=<dir>  where log_scalar appends to "
@@ -72,6 +78,41 @@ void declareFlag(const std::string &name, DType dtype,
   if (!flags().count(name))
     order().push_back(name);
   flags()[name] = {dtype, defaultText, help, defaultText};
+}
+
+void declareFlag(const std::string &name, int code,
+                 const std::string &defaultText, const std::string &help) {
+  if (code != kStringFlag)
+    return declareFlag(name, static_cast<DType>(code), defaultText, help);
+  declareFlag(name, DType::U8, defaultText, help);
+  flags()[name].isString = true;
+}
+
+const std::string &flagString(const std::string &name) {
+  auto it = flags().find(name);
+  if (it == flags().end() || !it->second.isString)
+    throw std::runtime_error("string flag '" + name + "' was not declared");
+  return it->second.value;
+}
+
+std::string expandPath(const std::string &path) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    char c = path[i];
+    if ((c == '{' || c == '}') && i + 1 < path.size() && path[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    size_t close = c == '{' ? path.find('}', i) : std::string::npos;
+    if (close == std::string::npos) {
+      out += c;
+      continue;
+    }
+    out += flagString(path.substr(i + 1, close - i - 1));
+    i = close;
+  }
+  return out;
 }
 
 int parseFlags(const std::string &program,
@@ -96,14 +137,17 @@ int parseFlags(const std::string &program,
       printHelp(stderr, program);
       return 1;
     }
-    std::string value = eq == std::string::npos
-                            ? (it->second.dtype == DType::Bool ? "true" : "")
-                            : arg.substr(eq + 1);
-    if (!valid(it->second.dtype, value)) {
+    std::string value =
+        eq == std::string::npos
+            ? (it->second.dtype == DType::Bool && !it->second.isString ? "true"
+                                                                       : "")
+            : arg.substr(eq + 1);
+    if (!valid(it->second, value)) {
       std::fprintf(stderr,
                    "%s: error: flag --%s takes a value of type %s, got "
                    "'%s'\n",
-                   program.c_str(), name.c_str(), dtypeName(it->second.dtype),
+                   program.c_str(), name.c_str(),
+                   it->second.isString ? "str" : dtypeName(it->second.dtype),
                    value.c_str());
       printHelp(stderr, program);
       return 1;
@@ -118,6 +162,8 @@ Tensor flagValue(const std::string &name) {
   if (it == flags().end())
     throw std::runtime_error("flag '" + name + "' was not declared");
   const Flag &f = it->second;
+  if (f.isString)
+    throw std::runtime_error("flag '" + name + "' is a string");
   Tensor t(f.dtype, {});
   switch (f.dtype) {
   case DType::F32:

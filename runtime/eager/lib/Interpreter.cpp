@@ -388,11 +388,11 @@ void declareFlags(ModuleOp module) {
   if (!table)
     return;
   for (auto flag : table.getAsRange<DictionaryAttr>())
-    tflrt::declareFlag(cast<StringAttr>(flag.get("name")).str(),
-                       static_cast<tflrt::DType>(
-                           cast<IntegerAttr>(flag.get("dtype")).getInt()),
-                       cast<StringAttr>(flag.get("default")).str(),
-                       cast<StringAttr>(flag.get("help")).str());
+    tflrt::declareFlag(
+        cast<StringAttr>(flag.get("name")).str(),
+        static_cast<int>(cast<IntegerAttr>(flag.get("dtype")).getInt()),
+        cast<StringAttr>(flag.get("default")).str(),
+        cast<StringAttr>(flag.get("help")).str());
 }
 
 LogicalResult run(ModuleOp module, StringRef entry,

@@ -113,9 +113,9 @@ void registerFileKernels(KernelRegistry &registry) {
         auto load = cast<mlir::tfl::LoadDataOp>(op);
         Tensor t = resultTensor(load.getType());
         if (load.getFormat() == "idx")
-          tflrt::readIdx(load.getPath().str(), t.view());
+          tflrt::readIdx(tflrt::expandPath(load.getPath().str()), t.view());
         else
-          tflrt::readNpy(load.getPath().str(), t.view());
+          tflrt::readNpy(tflrt::expandPath(load.getPath().str()), t.view());
         out.push_back(t);
       });
   registry.add(
@@ -125,7 +125,7 @@ void registerFileKernels(KernelRegistry &registry) {
         for (auto [type, name] :
              llvm::zip(load.getResultTypes(), load.getNames())) {
           Tensor t = resultTensor(type);
-          tflrt::readCheckpointTensor(load.getPath().str(),
+          tflrt::readCheckpointTensor(tflrt::expandPath(load.getPath().str()),
                                       cast<StringAttr>(name).str(), t.view());
           out.push_back(t);
         }
@@ -133,8 +133,9 @@ void registerFileKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::SaveNpyOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
-        tflrt::writeNpy(cast<mlir::tfl::SaveNpyOp>(op).getPath().str(),
-                        in[0].view());
+        tflrt::writeNpy(
+            tflrt::expandPath(cast<mlir::tfl::SaveNpyOp>(op).getPath().str()),
+            in[0].view());
       });
   registry.add(
       mlir::tfl::SaveOp::getOperationName(),
@@ -146,7 +147,8 @@ void registerFileKernels(KernelRegistry &registry) {
           names.push_back(cast<StringAttr>(name).str());
           views.push_back(tensor.view());
         }
-        tflrt::writeCheckpoint(save.getPath().str(), names, views);
+        tflrt::writeCheckpoint(tflrt::expandPath(save.getPath().str()), names,
+                               views);
       });
   registry.add(
       mlir::tfl::LogScalarOp::getOperationName(),

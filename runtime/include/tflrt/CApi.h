@@ -142,6 +142,7 @@ void tflrt_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
 
 /* Flags: tfl_main declares each flag, then parses the command line once
    (which may print --help or an error and exit); then reads values. */
+/* dtype: the flag's dtype's code, or -1 for a string flag (tflrt/Flags.h). */
 void tflrt_declare_flag(const char *name, int32_t dtype,
                         const char *defaultText, const char *help);
 void tflrt_parse_flags(void);

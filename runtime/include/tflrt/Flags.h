@@ -22,6 +22,23 @@ namespace tflrt {
 void declareFlag(const std::string &name, DType dtype,
                  const std::string &defaultText, const std::string &help);
 
+/// The code of a string flag in a program's flag table (where the other
+/// flags have their dtype's).
+constexpr int kStringFlag = -1;
+
+/// Declares a flag from a program's flag table: `code` is a dtype's, or
+/// kStringFlag.
+void declareFlag(const std::string &name, int code,
+                 const std::string &defaultText, const std::string &help);
+
+/// A string flag's value (its default unless given).
+const std::string &flagString(const std::string &name);
+
+/// A file's path as a program writes it: text in which `{name}` stands for
+/// the value of string flag `name`, and `{{` and `}}` for braces
+/// (`flag("data_dir", ...) + "train.gz"` is "{data_dir}train.gz").
+std::string expandPath(const std::string &path);
+
 /// Parses `--name=value` arguments against the declared flags. Returns 0 to
 /// run, 1 after printing an error, or 2 after printing `--help`'s text.
 int parseFlags(const std::string &program,

@@ -194,7 +194,16 @@ struct FlagInfo {
   DType dtype;
   std::string defaultText;
   std::string help;
+  /// A string flag (`flag("data_dir", "/data/")`): its value is text.
+  bool isString = false;
 };
+
+/// `text` as a path template (tflrt::expandPath) that stands for itself:
+/// its braces doubled.
+std::string pathTemplateOf(llvm::StringRef text);
+/// The path a template gives with each string flag at its default.
+std::string pathWithDefaults(llvm::StringRef pathTemplate,
+                             llvm::ArrayRef<FlagInfo> flags);
 
 /// A checked program: its specializations, entry first.
 struct Program {

@@ -46,6 +46,11 @@ struct Type {
     None,
     Tensor,
     String,
+    /// A string with a string flag's value in it, known when the program
+    /// runs: `name` is a path template (`{flag}` the flag's value, `{{`
+    /// and `}}` braces; tflrt::expandPath). It may be concatenated and
+    /// used as a file's path.
+    RuntimeString,
     Function,
     Builtin,
     Tuple,
@@ -90,6 +95,7 @@ struct Type {
   /// An i64 scalar whose value is known at compile time.
   static Type knownInt(int64_t value, bool weak = true);
   static Type string(std::string value);
+  static Type runtimeString(std::string pathTemplate);
   static Type function(const ast::FuncDef *def,
                        std::vector<std::string> captureNames = {},
                        std::vector<Type> captureTypes = {});

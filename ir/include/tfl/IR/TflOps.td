@@ -1266,7 +1266,10 @@ def Tfl_AllReduceWaitOp : Tfl_CollectiveOp<"all_reduce_wait"> {
 //===----------------------------------------------------------------------===//
 
 // File ops read and write the file system: effects on the default resource
-// keep them in program order with each other and with output.
+// keep them in program order with each other and with output. Their `path`
+// is a template that the program fills in when it runs (tflrt::expandPath):
+// `{name}` is the value of the string flag `name`, `{{` and `}}` are
+// braces (`{data_dir}train.gz`).
 
 def Tfl_LoadDataOp : Tfl_Op<"load_data", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "reads a data file into a tensor";
