@@ -5,7 +5,7 @@
 // `tflrt_batch_matmul_<dtype>`), which compute C += A @ B with BLAS. Other
 // matmuls (integers, exotic layouts) stay for convert-linalg-to-loops.
 // Prints without tensors, which bufferization never visits, become their
-// text calls.
+// text calls, and `tfl.print_template` a call of tflrt_print_template.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "tfl/Codegen/RuntimeAbi.h"
 #include "tfl/IR/TflOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -74,6 +75,18 @@ struct LowerToRuntimeCallsPass
         return;
       builder.setInsertionPoint(op);
       emitPrintCalls(builder, op, {});
+      op.erase();
+    });
+    // Text with string flags' values: libtflrt fills it in.
+    module.walk([&](PrintTemplateOp op) {
+      builder.setInsertionPoint(op);
+      auto ptrType = LLVM::LLVMPointerType::get(builder.getContext());
+      func::FuncOp fn =
+          getOrInsertRuntimeFunction(builder, module, "tflrt_print_template",
+                                     builder.getFunctionType({ptrType}, {}));
+      Value text =
+          getOrCreateStringPointer(builder, op.getLoc(), module, op.getText());
+      func::CallOp::create(builder, op.getLoc(), fn, ValueRange{text});
       op.erase();
     });
   }

@@ -737,6 +737,20 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
     (kw.name == "sep" ? sep : end) = typeOf(kw.value.get()).name;
   std::string format;
   Values inputs;
+  // A string flag's value is printed by an op of its own, between prints
+  // of what comes before and after it.
+  auto flush = [&] {
+    if (!format.empty() || !inputs.empty())
+      mlir::tfl::PrintOp::create(builder, loc(expr->getBegin()), inputs,
+                                 builder.getStringAttr(format));
+    format.clear();
+    inputs.clear();
+  };
+  auto printTemplate = [&](const Type &t) {
+    flush();
+    mlir::tfl::PrintTemplateOp::create(builder, loc(expr->getBegin()),
+                                       builder.getStringAttr(t.name));
+  };
   for (size_t i = 0; i < expr->args.size(); ++i) {
     if (i)
       format += escapeFormat(sep);
@@ -751,6 +765,10 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
           format += escapeFormat(pt.name);
           continue;
         }
+        if (pt.kind == Type::Kind::RuntimeString) {
+          printTemplate(pt);
+          continue;
+        }
         inputs.push_back(genExpr(part.expr.get())[0]);
         format += part.spec.empty() ? "{}" : "{:" + part.spec + "}";
       }
@@ -761,11 +779,14 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
       format += escapeFormat(t.name);
       continue;
     }
+    if (t.kind == Type::Kind::RuntimeString) {
+      printTemplate(t);
+      continue;
+    }
     Values values = genExpr(expr->args[i].get());
     size_t next = 0;
     formatTree(t, values, next, format, inputs);
   }
   format += escapeFormat(end);
-  mlir::tfl::PrintOp::create(builder, loc(expr->getBegin()), inputs,
-                             builder.getStringAttr(format));
+  flush();
 }

@@ -763,26 +763,17 @@ LogicalResult SemaImpl::analyzeFString(const FStringExpr *expr) {
 }
 
 FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
-  auto runtimeText = [&](const Expr *at) {
-    error(at->getBegin()) << "print(...) of a string with a flag's value is "
-                             "not supported yet: it makes files' paths";
-    return failure();
-  };
   for (const ExprPtr &arg : expr->args) {
     if (auto *f = dyn_cast<FStringExpr>(arg.get())) {
       if (failed(analyzeFString(f)))
         return failure();
-      for (const FStringExpr::Part &part : f->parts)
-        if (part.expr &&
-            typeOf(part.expr.get()).kind == Type::Kind::RuntimeString)
-          return runtimeText(part.expr.get());
       continue;
     }
     FailureOr<Type> t = analyzeExpr(arg.get());
     if (failed(t))
       return failure();
-    if (t->kind == Type::Kind::RuntimeString)
-      return runtimeText(arg.get());
+    if (t->kind == Type::Kind::RuntimeString) // a string flag's value
+      continue;
     std::function<bool(const Type &)> printable = [&](const Type &x) {
       return x.isTensor() || x.kind == Type::Kind::String ||
              (x.isTree() && llvm::all_of(x.elements, printable));

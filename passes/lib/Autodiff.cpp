@@ -656,8 +656,8 @@ bool VjpBuilder::leftOutOfCopy(Operation &op, bool recompute) {
     return true;
   if (auto rewind = dyn_cast<TapeRewindOp>(op))
     return rewind.getRelease();
-  return recompute &&
-         isa<PrintOp, LogScalarOp, SaveOp, SaveNpyOp, AssertOp, TapeAddOp>(op);
+  return recompute && isa<PrintOp, PrintTemplateOp, LogScalarOp, SaveOp,
+                          SaveNpyOp, AssertOp, TapeAddOp>(op);
 }
 
 void VjpBuilder::scrub(Operation *copy, bool recompute) {

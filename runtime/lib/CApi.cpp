@@ -71,6 +71,9 @@ void _mlir_memref_to_llvm_free(void *ptr) {
 }
 
 void tflrt_print_text(const char *text) { tflrt::writeText(text); }
+void tflrt_print_template(const char *text) {
+  tflrt::writeText(tflrt::expandPath(text));
+}
 
 double tflrt_now(void) { return tflrt::nowSeconds(); }
 

@@ -72,6 +72,20 @@ func.func @print_text() {
 
 // -----
 
+// Tests that text holding a string flag's value becomes a call of
+// libtflrt's tflrt_print_template, which fills in the flag's value.
+// CHECK: llvm.mlir.global internal constant @[[T:.*]]("{data_dir}train.gz\00")
+// CHECK-LABEL: func.func @print_template
+func.func @print_template() {
+  // CHECK: %[[P:.*]] = llvm.mlir.addressof @[[T]]
+  // CHECK: call @tflrt_print_template(%[[P]])
+  // CHECK-NOT: tfl.print_template
+  tfl.print_template {text = "{data_dir}train.gz"}
+  return
+}
+
+// -----
+
 // Tests the batched entry point.
 // CHECK: func.func private @tflrt_batch_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
 // CHECK-LABEL: func.func @batch_matmul

@@ -75,6 +75,8 @@ func.func @print(%a: tensor<2x2xf32>, %n: tensor<i64>) {
   tfl.print {format = "{{literal}}\n"}
   // CHECK: tfl.print %{{.*}} : tensor<i64> {format = "step {:03d}\0A"}
   tfl.print %n : tensor<i64> {format = "step {:03d}\n"}
+  // CHECK: tfl.print_template {text = "{data_dir}{{[{][{]}}x{{[}][}]}}"}
+  tfl.print_template {text = "{data_dir}{{x}}"}
   return
 }
 

@@ -531,6 +531,11 @@ void registerTflKernels(KernelRegistry &registry) {
       [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         out.push_back(tflrt::matmul(in[0], in[1]));
       });
+  registry.add(mlir::tfl::PrintTemplateOp::getOperationName(),
+               [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &) {
+                 tflrt::writeText(tflrt::expandPath(
+                     cast<mlir::tfl::PrintTemplateOp>(op).getText().str()));
+               });
   registry.add(
       mlir::tfl::PrintOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {

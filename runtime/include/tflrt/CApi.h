@@ -23,6 +23,8 @@ extern "C" {
 /* Printing: literal text, and a tensor as NumPy's str() shows it (or a
    scalar with a Python format spec, when `spec` is not empty). */
 void tflrt_print_text(const char *text);
+/* Text whose `{name}` fields are string flags' values (tflrt::expandPath). */
+void tflrt_print_template(const char *text);
 void tflrt_print_f32(int64_t rank, void *desc, const char *spec);
 void tflrt_print_f64(int64_t rank, void *desc, const char *spec);
 void tflrt_print_i32(int64_t rank, void *desc, const char *spec);

@@ -1426,4 +1426,20 @@ def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {
   }];
 }
 
+def Tfl_PrintTemplateOp : Tfl_Op<"print_template", [MemoryEffects<[MemWrite]>]> {
+  let summary = "writes text holding string flags' values to standard output";
+  let description = [{
+    Writes `text`, a template as file ops' paths are (tflrt::expandPath):
+    `{name}` is the value the run gives string flag `name`, `{{` and `}}`
+    are braces. `print(f"reading {data_dir}")` becomes a `tfl.print` of what
+    comes before the flag's value, this op, and a `tfl.print` of the rest.
+
+    ```mlir
+    tfl.print_template {text = "{data_dir}train.gz"}
+    ```
+  }];
+  let arguments = (ins StrAttr:$text);
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TFL_OPS_TD
