@@ -84,10 +84,9 @@ Values MLIRGenImpl::genIO(const CallExpr *expr, llvm::StringRef name) {
   }
   // A path template: a string flag's value fills its `{name}` fields.
   const Type &pathType = typeOf(args[0]);
-  mlir::StringAttr path =
-      builder.getStringAttr(pathType.kind == Type::Kind::RuntimeString
-                                ? pathType.name
-                                : pathTemplateOf(pathType.name));
+  mlir::StringAttr path = builder.getStringAttr(
+      pathType.kind == Type::Kind::RuntimeString ? pathType.name
+                                                 : escapeBraces(pathType.name));
   if (name == "load_idx" || name == "load_npy")
     return {LoadDataOp::create(builder, l, tensorType(t), path,
                                builder.getStringAttr(name.drop_front(5)))};

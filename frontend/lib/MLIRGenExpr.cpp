@@ -689,17 +689,6 @@ Values MLIRGenImpl::genTreeMap(const CallExpr *expr) {
   return results;
 }
 
-/// Escapes text for a tfl.print format (braces are doubled).
-static std::string escapeFormat(llvm::StringRef text) {
-  std::string out;
-  for (char c : text) {
-    out += c;
-    if (c == '{' || c == '}')
-      out += c;
-  }
-  return out;
-}
-
 /// Appends how print shows a value of type `t` (leaves from `values`, from
 /// `next` on): a tensor as NumPy does, a tuple as Python does ("(a, b)",
 /// "(a,)"), a record as a dataclass does ("Dense(w=..., b=...)"), a string
@@ -707,7 +696,7 @@ static std::string escapeFormat(llvm::StringRef text) {
 static void formatTree(const Type &t, const Values &values, size_t &next,
                        std::string &format, Values &inputs) {
   if (t.kind == Type::Kind::String) {
-    format += escapeFormat("'" + t.name + "'");
+    format += escapeBraces("'" + t.name + "'");
     return;
   }
   if (t.isTensor()) {
@@ -718,7 +707,7 @@ static void formatTree(const Type &t, const Values &values, size_t &next,
   std::vector<const AnnAssignStmt *> fields;
   if (t.kind == Type::Kind::Record) {
     fields = fieldsOf(*t.cls);
-    format += escapeFormat(t.cls->name);
+    format += escapeBraces(t.cls->name);
   }
   format += "(";
   for (size_t k = 0; k < t.elements.size(); ++k) {
@@ -753,16 +742,16 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
   };
   for (size_t i = 0; i < expr->args.size(); ++i) {
     if (i)
-      format += escapeFormat(sep);
+      format += escapeBraces(sep);
     if (auto *f = dyn_cast<FStringExpr>(expr->args[i].get())) {
       for (const FStringExpr::Part &part : f->parts) {
         if (!part.expr) {
-          format += escapeFormat(part.text);
+          format += escapeBraces(part.text);
           continue;
         }
         const Type &pt = typeOf(part.expr.get());
         if (pt.kind == Type::Kind::String) {
-          format += escapeFormat(pt.name);
+          format += escapeBraces(pt.name);
           continue;
         }
         if (pt.kind == Type::Kind::RuntimeString) {
@@ -776,7 +765,7 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
     }
     const Type &t = typeOf(expr->args[i].get());
     if (t.kind == Type::Kind::String) {
-      format += escapeFormat(t.name);
+      format += escapeBraces(t.name);
       continue;
     }
     if (t.kind == Type::Kind::RuntimeString) {
@@ -787,6 +776,6 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
     size_t next = 0;
     formatTree(t, values, next, format, inputs);
   }
-  format += escapeFormat(end);
+  format += escapeBraces(end);
   flush();
 }

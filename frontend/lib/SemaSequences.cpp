@@ -12,6 +12,7 @@
 
 #include "SemaImpl.h"
 
+#include "tflrt/Flags.h"
 #include "tflrt/Format.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -60,7 +61,7 @@ static Type select(const Type &seq, llvm::ArrayRef<int64_t> indices) {
   return Type::tuple(std::move(elements));
 }
 
-std::string tfl::pathTemplateOf(llvm::StringRef text) {
+std::string tfl::escapeBraces(llvm::StringRef text) {
   std::string out;
   for (char c : text) {
     out += c;
@@ -72,33 +73,19 @@ std::string tfl::pathTemplateOf(llvm::StringRef text) {
 
 std::string tfl::pathWithDefaults(llvm::StringRef pathTemplate,
                                   llvm::ArrayRef<FlagInfo> flags) {
-  std::string out;
-  for (size_t i = 0; i < pathTemplate.size(); ++i) {
-    char c = pathTemplate[i];
-    if ((c == '{' || c == '}') && i + 1 < pathTemplate.size() &&
-        pathTemplate[i + 1] == c) {
-      out += c;
-      ++i;
-      continue;
-    }
-    size_t close = c == '{' ? pathTemplate.find('}', i) : llvm::StringRef::npos;
-    if (close == llvm::StringRef::npos) {
-      out += c;
-      continue;
-    }
-    llvm::StringRef name = pathTemplate.slice(i + 1, close);
-    for (const FlagInfo &f : flags)
-      if (f.isString && f.name == name)
-        out += f.defaultText;
-    i = close;
-  }
-  return out;
+  return tflrt::expandTemplate(pathTemplate.str(),
+                               [&](const std::string &name) {
+                                 for (const FlagInfo &f : flags)
+                                   if (f.isString && f.name == name)
+                                     return f.defaultText;
+                                 return std::string();
+                               });
 }
 
 /// A string's path template: a flag's string is one already; a string
 /// known at compile time stands for itself.
 static std::string templateOf(const Type &t) {
-  return t.kind == Type::Kind::RuntimeString ? t.name : pathTemplateOf(t.name);
+  return t.kind == Type::Kind::RuntimeString ? t.name : escapeBraces(t.name);
 }
 
 static bool isText(const Type &t) {
@@ -406,7 +393,7 @@ FailureOr<Type> SemaImpl::knownFString(const FStringExpr *expr) {
   bool runtime = false;
   auto add = [&](const std::string &s) {
     text += s;
-    pathTemplate += pathTemplateOf(s);
+    pathTemplate += escapeBraces(s);
   };
   for (const FStringExpr::Part &part : expr->parts) {
     if (!part.expr) {

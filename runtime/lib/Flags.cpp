@@ -95,24 +95,30 @@ const std::string &flagString(const std::string &name) {
   return it->second.value;
 }
 
-std::string expandPath(const std::string &path) {
+std::string
+expandTemplate(const std::string &text,
+               const std::function<std::string(const std::string &)> &value) {
   std::string out;
-  for (size_t i = 0; i < path.size(); ++i) {
-    char c = path[i];
-    if ((c == '{' || c == '}') && i + 1 < path.size() && path[i + 1] == c) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if ((c == '{' || c == '}') && i + 1 < text.size() && text[i + 1] == c) {
       out += c;
       ++i;
       continue;
     }
-    size_t close = c == '{' ? path.find('}', i) : std::string::npos;
+    size_t close = c == '{' ? text.find('}', i) : std::string::npos;
     if (close == std::string::npos) {
       out += c;
       continue;
     }
-    out += flagString(path.substr(i + 1, close - i - 1));
+    out += value(text.substr(i + 1, close - i - 1));
     i = close;
   }
   return out;
+}
+
+std::string expandPath(const std::string &path) {
+  return expandTemplate(path, flagString);
 }
 
 int parseFlags(const std::string &program,

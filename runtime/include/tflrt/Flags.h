@@ -12,6 +12,7 @@
 
 #include "tflrt/Tensor.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,12 @@ const std::string &flagString(const std::string &name);
 /// the value of string flag `name`, and `{{` and `}}` for braces
 /// (`flag("data_dir", ...) + "train.gz"` is "{data_dir}train.gz").
 std::string expandPath(const std::string &path);
+
+/// Such a template with `value(name)` for each `{name}` (the compiler fills
+/// in the flags' defaults with it).
+std::string
+expandTemplate(const std::string &text,
+               const std::function<std::string(const std::string &)> &value);
 
 /// Parses `--name=value` arguments against the declared flags. Returns 0 to
 /// run, 1 after printing an error, or 2 after printing `--help`'s text.

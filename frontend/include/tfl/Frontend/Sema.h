@@ -198,9 +198,9 @@ struct FlagInfo {
   bool isString = false;
 };
 
-/// `text` as a path template (tflrt::expandPath) that stands for itself:
-/// its braces doubled.
-std::string pathTemplateOf(llvm::StringRef text);
+/// `text` with its braces doubled: a tfl.print format or a path template
+/// (tflrt::expandPath) that stands for the text itself.
+std::string escapeBraces(llvm::StringRef text);
 /// The path a template gives with each string flag at its default.
 std::string pathWithDefaults(llvm::StringRef pathTemplate,
                              llvm::ArrayRef<FlagInfo> flags);
