@@ -802,13 +802,24 @@ FailureOr<Type> SemaImpl::analyzeFlag(const CallExpr *expr) {
              b && !negative && value == defaultArg) {
     flag.defaultText = b->value ? "true" : "false";
     flag.dtype = DType::Bool;
-  } else if (auto *s = dyn_cast<StringExpr>(value); s && !negative) {
-    flag.defaultText = s->value;
+  } else if (!negative && !isa<IntExpr, FloatExpr, BoolExpr>(value)) {
+    // A string known at compile time: a literal, an f-string, a sum.
+    FailureOr<Type> t = analyzeExpr(value);
+    if (failed(t))
+      return failure();
+    if (t->kind != Type::Kind::String) {
+      error(defaultArg->getBegin())
+          << "a flag's default must be a number or bool literal, or a string "
+             "known at compile time (its type is the flag's), got "
+          << t->str();
+      return failure();
+    }
+    flag.defaultText = t->name;
     flag.isString = true;
   } else {
     error(defaultArg->getBegin())
-        << "a flag's default must be a number, bool or string literal (its "
-           "type is the flag's)";
+        << "a flag's default must be a number or bool literal, or a string "
+           "known at compile time (its type is the flag's)";
     return failure();
   }
   if (flag.isString &&
