@@ -473,13 +473,25 @@ void MLIRGenImpl::genIf(const IfStmt *stmt) {
 MLIRGenImpl::RangeBounds MLIRGenImpl::rangeBounds(const ForStmt *stmt,
                                                   mlir::Location l) {
   mlir::Type i64 = builder.getI64Type();
+  auto c = [&](int64_t v) -> Value {
+    return mlir::arith::ConstantOp::create(builder, l, i64,
+                                           builder.getI64IntegerAttr(v));
+  };
+  if (spec->rowLoops.count(stmt)) {
+    // enumerate(x) or zip(x, y, ...): the rows of the shortest.
+    int64_t rows = -1;
+    auto &values = iterValues[stmt];
+    for (const ExprPtr &arg : cast<CallExpr>(stmt->iter.get())->args) {
+      values.push_back(genExpr(arg.get())[0]);
+      int64_t n =
+          cast<mlir::RankedTensorType>(values.back().getType()).getShape()[0];
+      rows = rows < 0 ? n : std::min(rows, n);
+    }
+    return {c(0), c(1), c(rows)};
+  }
   if (const Type *seq = iterType(stmt)) {
     // The first axis of a tensor: iterations 0 .. n-1 over its rows.
-    iterValues[stmt] = genExpr(stmt->iter.get())[0];
-    auto c = [&](int64_t v) -> Value {
-      return mlir::arith::ConstantOp::create(builder, l, i64,
-                                             builder.getI64IntegerAttr(v));
-    };
+    iterValues[stmt] = {genExpr(stmt->iter.get())[0]};
     return {c(0), c(1), c(seq->shape[0])};
   }
   auto *call = cast<CallExpr>(stmt->iter.get());
@@ -511,19 +523,34 @@ Values MLIRGenImpl::loopValue(const ForStmt *stmt, Value k, mlir::Location l) {
         mlir::arith::MulIOp::create(builder, l, k, b.step));
     return {fromScalar(i, l)};
   }
-  // Row k of the tensor.
-  auto type = cast<mlir::RankedTensorType>(seq->second.getType());
+  // Row k of each tensor, after enumerate's count.
+  Values leaves;
+  auto counted = spec->rowLoops.find(stmt);
+  if (counted != spec->rowLoops.end() && counted->second) {
+    Value start = mlir::arith::ConstantOp::create(
+        builder, l, builder.getI64Type(),
+        builder.getI64IntegerAttr(*counted->second));
+    leaves.push_back(
+        fromScalar(mlir::arith::AddIOp::create(builder, l, start, k), l));
+  }
+  for (Value tensor : seq->second)
+    leaves.push_back(rowOf(tensor, k, l));
+  return leaves;
+}
+
+Value MLIRGenImpl::rowOf(Value tensor, Value k, mlir::Location l) {
+  auto type = cast<mlir::RankedTensorType>(tensor.getType());
   llvm::SmallVector<int64_t> starts(type.getRank(), 0),
       strides(type.getRank(), 1);
   starts[0] = mlir::ShapedType::kDynamic;
   llvm::SmallVector<int64_t> sizes(type.getShape());
   sizes[0] = 1;
-  Value row = mlir::tfl::SliceOp::create(
-      builder, l, type.clone(sizes), seq->second,
-      mlir::ValueRange{fromScalar(k, l)}, builder.getDenseI64ArrayAttr(starts),
-      builder.getDenseI64ArrayAttr(strides));
-  return {mlir::tfl::ReshapeOp::create(
-      builder, l, type.clone(type.getShape().drop_front()), row)};
+  Value row = mlir::tfl::SliceOp::create(builder, l, type.clone(sizes), tensor,
+                                         mlir::ValueRange{fromScalar(k, l)},
+                                         builder.getDenseI64ArrayAttr(starts),
+                                         builder.getDenseI64ArrayAttr(strides));
+  return mlir::tfl::ReshapeOp::create(
+      builder, l, type.clone(type.getShape().drop_front()), row);
 }
 
 void MLIRGenImpl::genForTuple(const ForStmt *stmt) {
@@ -547,7 +574,6 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
   if (hasBreak(stmt->body))
     return genLoopWithBreak(stmt, stmt->body, nullptr, stmt);
   mlir::Location l = loc(stmt->getBegin());
-  const std::string &loopVar = cast<NameExpr>(stmt->target.get())->name;
   const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
   mlir::Type i64 = builder.getI64Type();
   RangeBounds bounds = rangeBounds(stmt, l);
@@ -568,7 +594,8 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
         builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
         bindCarried(vars, iterArgs);
         Value k = mlir::arith::IndexCastOp::create(builder, l, i64, iv);
-        bind(loopVar, loopValue(stmt, k, l));
+        bindTarget(stmt->target.get(), spec->loopTargetTypes.find(stmt)->second,
+                   loopValue(stmt, k, l));
         env.erase("$break");
         bind("$continue", {boolConstant(false, l)});
         genBlock(stmt->body);
@@ -652,8 +679,9 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
           bind("$break", {args[n]});
           bind("$continue", {boolConstant(false, l)});
           if (forStmt)
-            bind(cast<NameExpr>(forStmt->target.get())->name,
-                 loopValue(forStmt, extract(args[n + 1], l), l));
+            bindTarget(forStmt->target.get(),
+                       spec->loopTargetTypes.find(forStmt)->second,
+                       loopValue(forStmt, extract(args[n + 1], l), l));
           genBlock(body);
           Values yields = carriedValues(vars, l);
           yields.push_back(env.lookup("$break")[0]);

@@ -176,6 +176,8 @@ private:
   void genForTuple(const ForStmt *stmt);
   /// The loop variable of iteration `k` (an i64 scalar) of a `for`.
   Values loopValue(const ForStmt *stmt, Value k, mlir::Location l);
+  /// Row `k` (an i64) of a tensor.
+  Value rowOf(Value tensor, Value k, mlir::Location l);
   /// The values of `vars` in the environment, cast to their carried types.
   Values carriedValues(llvm::ArrayRef<CarriedVar> vars, mlir::Location l);
   void bindCarried(llvm::ArrayRef<CarriedVar> vars, mlir::ValueRange values);
@@ -256,7 +258,8 @@ private:
   /// function ends by returning $retval.
   bool nestedReturns = false;
   /// The tensor each `for x in t` iterates over.
-  llvm::DenseMap<const ForStmt *, Value> iterValues;
+  /// The tensors a `for` iterates over the rows of (one, or zip's).
+  llvm::DenseMap<const ForStmt *, llvm::SmallVector<Value, 2>> iterValues;
   /// Names currently bound to a number literal, with the literal.
   llvm::StringMap<const Expr *> literalOf;
 

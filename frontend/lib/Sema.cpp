@@ -660,7 +660,7 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
     return analyzeFor(cast<ForStmt>(stmt));
   case Stmt::Kind::While: {
     auto *w = cast<WhileStmt>(stmt);
-    return analyzeLoop(stmt, w->body, w->cond.get(), "");
+    return analyzeLoop(stmt, w->body, w->cond.get(), nullptr);
   }
   case Stmt::Kind::With: {
     // The body is the enclosing block's, run on the context's device.
@@ -835,9 +835,13 @@ LogicalResult SemaImpl::analyzeIf(const IfStmt *stmt) {
 }
 
 LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
-                                    const Expr *cond,
-                                    const std::string &loopVar,
-                                    const Type &loopVarType) {
+                                    const Expr *cond, const Expr *target,
+                                    const Type &targetType) {
+  llvm::StringSet<> targetNames;
+  if (target)
+    collectTargetNames(target, targetNames);
+  if (target)
+    frame->spec->loopTargetTypes[stmt] = targetType;
   llvm::StringMap<Type> before = frame->vars;
   llvm::StringMap<Position> beforeBound = frame->bound;
   llvm::StringSet<> beforeCond = frame->conditional;
@@ -851,7 +855,8 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
   // Variables bound before the loop and rebound in it are loop-carried.
   std::vector<CarriedVar> carried;
   for (const std::string &name : names) {
-    if (name == loopVar || !before.count(name) || beforeCond.contains(name))
+    if (targetNames.contains(name) || !before.count(name) ||
+        beforeCond.contains(name))
       continue;
     const Type &t = before[name];
     if (!t.hasValues()) {
@@ -872,12 +877,8 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
     frame->conditional = beforeCond;
     for (const CarriedVar &c : carried)
       frame->vars[c.name] = c.type;
-    if (!loopVar.empty()) {
-      frame->vars[loopVar] = loopVarType;
-      if (auto *f = dyn_cast<ForStmt>(stmt))
-        frame->bound[loopVar] = f->target->getBegin();
-      frame->conditional.erase(loopVar);
-    }
+    if (target && failed(bindTarget(target, targetType)))
+      return failure();
     if (cond && failed(checkCondition(cond, "'while'")))
       return failure();
     if (failed(analyzeBlock(body)))
@@ -932,7 +933,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
     frame->vars[c.name] = c.type;
   for (const std::string &name : names) {
     if (frame->vars.count(name) && !frame->conditional.contains(name) &&
-        name != loopVar)
+        !targetNames.contains(name))
       continue;
     frame->vars[name] = bodyVars[name];
     if (Position at = bodyBound.lookup(name); at.line)
@@ -943,7 +944,68 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
   return success();
 }
 
+std::optional<LogicalResult> SemaImpl::analyzeRowLoop(const ForStmt *stmt) {
+  // enumerate(x, start=0) and zip(x, y, ...) of tensors: a loop over their
+  // rows (of tuples, an unrolled one: the iterable is a tuple then).
+  auto *call = dyn_cast<CallExpr>(stmt->iter.get());
+  auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
+  if (!callee || (callee->name != "enumerate" && callee->name != "zip") ||
+      frame->vars.count(callee->name) || call->args.empty())
+    return std::nullopt;
+  std::vector<Type> types;
+  for (const ExprPtr &arg : call->args) {
+    FailureOr<Type> t = analyzeExpr(arg.get());
+    if (failed(t))
+      return failure();
+    if (!t->isTensor())
+      return std::nullopt; // tuples: zip/enumerate as built-ins
+    types.push_back(*t);
+  }
+  bool counted = callee->name == "enumerate";
+  if (counted && types.size() != 1) {
+    error(call->getBegin()) << "enumerate() takes one tensor or tuple";
+    return failure();
+  }
+  std::optional<int64_t> start;
+  if (counted)
+    start = 0;
+  for (const Keyword &kw : call->keywords) {
+    std::optional<int64_t> v =
+        counted && kw.name == "start" ? knownInt(kw.value.get()) : std::nullopt;
+    if (!v) {
+      error(kw.range.begin) << callee->name << "() takes "
+                            << (counted ? "start=, an integer known at "
+                                          "compile time"
+                                        : "no keywords");
+      return failure();
+    }
+    start = *v;
+  }
+  int64_t rows = -1;
+  std::vector<Type> element;
+  if (counted)
+    element.push_back(Type::tensor(DType::I64, {}));
+  for (size_t i = 0; i < types.size(); ++i) {
+    const Type &t = types[i];
+    if (t.rank() == 0 || t.shape[0] == kDynamicDim) {
+      error(call->args[i]->getBegin())
+          << callee->name << "() iterates over the first axis of a tensor "
+          << "of static size, not " << t.str();
+      return failure();
+    }
+    rows = rows < 0 ? t.shape[0] : std::min(rows, t.shape[0]);
+    element.push_back(Type::tensor(
+        t.dtype, std::vector<int64_t>(t.shape.begin() + 1, t.shape.end()),
+        t.weak));
+  }
+  frame->spec->rowLoops[stmt] = start;
+  return analyzeLoop(stmt, stmt->body, nullptr, stmt->target.get(),
+                     Type::tuple(std::move(element)));
+}
+
 LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
+  if (std::optional<LogicalResult> rows = analyzeRowLoop(stmt))
+    return *rows;
   auto *target = dyn_cast<NameExpr>(stmt->target.get());
   auto *call = dyn_cast<CallExpr>(stmt->iter.get());
   auto *callee = call ? dyn_cast<NameExpr>(call->callee.get()) : nullptr;
@@ -961,7 +1023,7 @@ LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
     }
     if (seq->isTensor() && seq->rank() > 0 && seq->shape[0] != kDynamicDim) {
       std::vector<int64_t> rowShape(seq->shape.begin() + 1, seq->shape.end());
-      return analyzeLoop(stmt, stmt->body, nullptr, target->name,
+      return analyzeLoop(stmt, stmt->body, nullptr, target,
                          Type::tensor(seq->dtype, rowShape, seq->weak));
     }
     error(stmt->iter->getBegin())
@@ -999,7 +1061,7 @@ LogicalResult SemaImpl::analyzeFor(const ForStmt *stmt) {
       return failure();
     }
   }
-  return analyzeLoop(stmt, stmt->body, nullptr, target->name);
+  return analyzeLoop(stmt, stmt->body, nullptr, target);
 }
 
 Type SemaImpl::closureOf(const FuncDef *def) {

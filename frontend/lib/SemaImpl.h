@@ -195,10 +195,14 @@ private:
   /// `p.replace(w=...)`: a copy of record `p` with some fields changed.
   FailureOr<Type> analyzeReplace(const CallExpr *expr, const Type &record);
   LogicalResult analyzeIf(const IfStmt *stmt);
+  /// A loop's body until its carried types settle; `target` (null for a
+  /// while) is bound to `targetType` each iteration.
   LogicalResult analyzeLoop(const Stmt *stmt, const Block &body,
-                            const Expr *cond, const std::string &loopVar,
-                            const Type &loopVarType = Type::tensor(DType::I64,
-                                                                   {}));
+                            const Expr *cond, const Expr *target,
+                            const Type &targetType = Type::tensor(DType::I64,
+                                                                  {}));
+  /// `for i, row in enumerate(x)`, `for a, b in zip(x, y)` over tensors.
+  std::optional<LogicalResult> analyzeRowLoop(const ForStmt *stmt);
   LogicalResult analyzeFor(const ForStmt *stmt);
   LogicalResult checkCondition(const Expr *cond, llvm::StringRef what);
   LogicalResult analyzeStmt(const Stmt *stmt);

@@ -613,10 +613,9 @@ FailureOr<Type> SemaImpl::analyzeZip(const CallExpr *expr,
       return failure();
     if (t->kind != Type::Kind::Tuple)
       return fail(arg.get(),
-                  name + "() takes tuples (its loops are unrolled), not " +
-                      t->str() +
-                      (t->isTensor() ? ": loop over range(len(x)) and "
-                                       "index x for a tensor"
+                  name + "() takes tuples, not " + t->str() +
+                      (t->isTensor() ? " (of tensors, it is the iterable of a "
+                                       "'for': for i, row in enumerate(x))"
                                      : ""));
     seqs.push_back(*t);
   }

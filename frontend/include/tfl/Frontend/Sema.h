@@ -165,6 +165,11 @@ struct Specialization {
   /// types, whose facts are kept here, one table per element, in order.
   llvm::DenseMap<const void *, std::vector<std::unique_ptr<Specialization>>>
       unrolled;
+  /// A `for` over tensors' rows through enumerate(x, start) or zip(x, y,
+  /// ...): the integer enumerate counts from (nullopt for zip); and the
+  /// type each iteration binds its target to.
+  llvm::DenseMap<const ast::Stmt *, std::optional<int64_t>> rowLoops;
+  llvm::DenseMap<const ast::Stmt *, Type> loopTargetTypes;
   /// A comprehension over range(...): the loop variable's values.
   llvm::DenseMap<const ast::Expr *, std::vector<int64_t>> comprehensionRanges;
   /// The table an unrolled body's facts extend (its facts about nodes
