@@ -104,9 +104,15 @@ FailureOr<Type> SemaImpl::sequenceBinary(BinaryOp op, const Type &lhs,
     const Type &count = isText(lhs) ? rhs : lhs;
     if (op == BinaryOp::Mul && count.isScalar() && count.known &&
         !isText(count)) {
-      std::string repeated;
-      for (int64_t k = 0; k < std::min<int64_t>(*count.known, 1 << 10); ++k)
-        repeated += templateOf(text);
+      int64_t n = std::max<int64_t>(0, *count.known);
+      std::string once = templateOf(text), repeated;
+      if (n > 0 && static_cast<int64_t>(once.size()) > kMaxSequence / n) {
+        error(at) << "a str longer than " << kMaxSequence
+                  << " is too long to make when compiling";
+        return failure();
+      }
+      for (int64_t k = 0; k < n; ++k)
+        repeated += once;
       return Type::runtimeString(repeated);
     }
     error(at) << "unsupported operand types for " << spelling(op) << ": "
