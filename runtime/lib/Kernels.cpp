@@ -132,11 +132,14 @@ template <typename T> T power(T x, T y) {
   } else {
     if (y < 0)
       return x == 1 ? 1 : (x == T(-1) ? ((y % 2) ? T(-1) : 1) : 0);
-    T result = 1;
-    for (; y > 0; y >>= 1, x = T(x * x))
+    // Products wrap around, as NumPy's and compiled code's do: computed
+    // unsigned (a signed overflow is undefined in C++).
+    using U = std::make_unsigned_t<T>;
+    U result = 1, base = static_cast<U>(x);
+    for (; y > 0; y >>= 1, base = static_cast<U>(base * base))
       if (y & 1)
-        result = T(result * x);
-    return result;
+        result = static_cast<U>(result * base);
+    return static_cast<T>(result);
   }
 }
 
