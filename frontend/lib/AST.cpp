@@ -103,6 +103,15 @@ static bool anyReturn(const Block &block) {
   return false;
 }
 
+std::optional<int64_t> intLiteral(const Expr *e) {
+  if (auto *i = dyn_cast<IntExpr>(e))
+    return i->value;
+  if (auto *u = dyn_cast<UnaryExpr>(e))
+    if (auto *i = dyn_cast<IntExpr>(u->operand.get()))
+      return u->op == UnaryOp::Minus ? -i->value : i->value;
+  return std::nullopt;
+}
+
 const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name) {
   if (index < call->args.size())
     return call->args[index].get();

@@ -351,13 +351,8 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
     int64_t axis = 0;
     if (const Expr *a = arg(1, "axis")) {
       // A literal (Sema does not record its type) or a known integer.
-      if (auto *lit = dyn_cast<IntExpr>(a))
-        axis = lit->value;
-      else if (auto *u = dyn_cast<UnaryExpr>(a);
-               u && isa<IntExpr>(u->operand.get()))
-        axis = -cast<IntExpr>(u->operand.get())->value;
-      else
-        axis = *typeOf(a).known;
+      std::optional<int64_t> literal = intLiteral(a);
+      axis = literal ? *literal : *typeOf(a).known;
       if (axis < 0)
         axis += rank;
     }

@@ -182,16 +182,6 @@ std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
   return shape;
 }
 
-/// The integer literal `e` denotes (`2`, `-1`), if it is one.
-std::optional<int64_t> intLiteral(const Expr *e) {
-  if (auto *i = dyn_cast<IntExpr>(e))
-    return i->value;
-  if (auto *u = dyn_cast<UnaryExpr>(e))
-    if (auto *i = dyn_cast<IntExpr>(u->operand.get()))
-      return u->op == UnaryOp::Minus ? -i->value : i->value;
-  return std::nullopt;
-}
-
 } // namespace tfl::sema
 
 /// Adds the names `target` binds.
@@ -961,29 +951,12 @@ std::optional<LogicalResult> SemaImpl::analyzeRowLoop(const ForStmt *stmt) {
       return std::nullopt; // tuples: zip/enumerate as built-ins
     types.push_back(*t);
   }
-  bool counted = callee->name == "enumerate";
-  if (counted && types.size() != 1) {
-    error(call->getBegin()) << "enumerate() takes one tensor or tuple";
+  FailureOr<std::optional<int64_t>> start = zipStart(call, callee->name);
+  if (failed(start))
     return failure();
-  }
-  std::optional<int64_t> start;
-  if (counted)
-    start = 0;
-  for (const Keyword &kw : call->keywords) {
-    std::optional<int64_t> v =
-        counted && kw.name == "start" ? knownInt(kw.value.get()) : std::nullopt;
-    if (!v) {
-      error(kw.range.begin) << callee->name << "() takes "
-                            << (counted ? "start=, an integer known at "
-                                          "compile time"
-                                        : "no keywords");
-      return failure();
-    }
-    start = *v;
-  }
   int64_t rows = -1;
   std::vector<Type> element;
-  if (counted)
+  if (*start)
     element.push_back(Type::tensor(DType::I64, {}));
   for (size_t i = 0; i < types.size(); ++i) {
     const Type &t = types[i];
@@ -998,7 +971,7 @@ std::optional<LogicalResult> SemaImpl::analyzeRowLoop(const ForStmt *stmt) {
         t.dtype, std::vector<int64_t>(t.shape.begin() + 1, t.shape.end()),
         t.weak));
   }
-  frame->spec->rowLoops[stmt] = start;
+  frame->spec->rowLoops[stmt] = *start;
   return analyzeLoop(stmt, stmt->body, nullptr, stmt->target.get(),
                      Type::tuple(std::move(element)));
 }

@@ -70,8 +70,6 @@ std::optional<Type> unifyOperands(const Type &a, const Type &b);
 /// NumPy's broadcast of two shapes; nullopt when they do not broadcast.
 std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
                                               const std::vector<int64_t> &b);
-/// The integer literal `e` denotes (`2`, `-1`), if it is one.
-std::optional<int64_t> intLiteral(const Expr *e);
 /// True for a literal a module constant may hold: numbers, booleans,
 /// strings, nested lists of numbers, and tuples of these.
 bool isLiteral(const Expr *e);
@@ -236,6 +234,10 @@ private:
                                    const std::vector<Type> &elements);
   FailureOr<Type> analyzeComprehension(const ComprehensionExpr *expr);
   FailureOr<Type> analyzeZip(const CallExpr *expr, llvm::StringRef name);
+  /// zip's and enumerate's keywords and arity checked: enumerate's start
+  /// (0 unless given), nullopt for zip.
+  FailureOr<std::optional<int64_t>> zipStart(const CallExpr *expr,
+                                             llvm::StringRef name);
   FailureOr<Type> analyzeSubscript(const SubscriptExpr *expr);
   FailureOr<Type> analyzeCond(const CondExpr *expr);
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);

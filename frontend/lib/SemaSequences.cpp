@@ -329,19 +329,6 @@ FailureOr<Type> SemaImpl::analyzeSequenceSubscript(const SubscriptExpr *expr,
   return select(seq, *indices);
 }
 
-/// The value of a float literal, negated or not (`2.5`, `-1e-3`): a
-/// Python float known at compile time.
-static std::optional<double> floatLiteral(const Expr *e) {
-  bool negative = false;
-  if (auto *u = dyn_cast<UnaryExpr>(e)) {
-    negative = u->op == UnaryOp::Minus;
-    e = u->operand.get();
-  }
-  if (auto *f = dyn_cast<FloatExpr>(e))
-    return negative ? -f->value : f->value;
-  return std::nullopt;
-}
-
 FailureOr<Type> SemaImpl::analyzeLenStr(const CallExpr *expr,
                                         llvm::StringRef name) {
   if (expr->args.size() != 1 || !expr->keywords.empty()) {
@@ -379,7 +366,7 @@ FailureOr<Type> SemaImpl::analyzeLenStr(const CallExpr *expr,
     return *t;
   if (t->isScalar() && t->known)
     return Type::string(std::to_string(*t->known));
-  if (std::optional<double> f = floatLiteral(arg))
+  if (std::optional<double> f = knownNumber(arg)) // a float known too
     return Type::string(tflrt::formatFloatScalar(*f, tflrt::DType::F64));
   if (auto *b = dyn_cast<BoolExpr>(arg))
     return Type::string(b->value ? "True" : "False");
@@ -423,7 +410,7 @@ FailureOr<Type> SemaImpl::knownFString(const FStringExpr *expr) {
                             : tflrt::formatWithSpec(view, part.spec));
       continue;
     }
-    if (std::optional<double> f = floatLiteral(part.expr.get())) {
+    if (std::optional<double> f = knownNumber(part.expr.get())) {
       double v = *f;
       tflrt::TensorView view{tflrt::DType::F64, {}, {}, &v};
       add(part.spec.empty() ? tflrt::formatFloatScalar(v, tflrt::DType::F64)
@@ -591,6 +578,32 @@ FailureOr<Type> SemaImpl::analyzeComprehension(const ComprehensionExpr *expr) {
   return Type::tuple(std::move(results));
 }
 
+FailureOr<std::optional<int64_t>> SemaImpl::zipStart(const CallExpr *expr,
+                                                     llvm::StringRef name) {
+  bool counted = name == "enumerate";
+  std::optional<int64_t> start;
+  if (counted)
+    start = 0;
+  for (const Keyword &kw : expr->keywords) {
+    if (!counted || kw.name != "start") {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+    start = knownInt(kw.value.get());
+    if (!start) {
+      error(kw.value->getBegin())
+          << "enumerate()'s start is an integer known at compile time";
+      return failure();
+    }
+  }
+  if (counted && expr->args.size() != 1) {
+    error(expr->getBegin()) << "enumerate() takes one tensor or tuple";
+    return failure();
+  }
+  return start;
+}
+
 FailureOr<Type> SemaImpl::analyzeZip(const CallExpr *expr,
                                      llvm::StringRef name) {
   // Python's zip and enumerate, of tuples (they feed unrolled loops and
@@ -599,20 +612,11 @@ FailureOr<Type> SemaImpl::analyzeZip(const CallExpr *expr,
     error(at->getBegin()) << msg.str();
     return failure();
   };
+  FailureOr<std::optional<int64_t>> counted = zipStart(expr, name);
+  if (failed(counted))
+    return failure();
+  int64_t start = counted->value_or(0);
   std::vector<Type> seqs;
-  int64_t start = 0;
-  for (const Keyword &kw : expr->keywords) {
-    if (name != "enumerate" || kw.name != "start")
-      return fail(expr, name + "() got an unexpected keyword argument '" +
-                            kw.name + "'");
-    std::optional<int64_t> v = knownInt(kw.value.get());
-    if (!v)
-      return fail(kw.value.get(), "enumerate()'s start is an integer known "
-                                  "at compile time");
-    start = *v;
-  }
-  if (name == "enumerate" && expr->args.size() != 1)
-    return fail(expr, "enumerate() takes one tuple");
   for (const ExprPtr &arg : expr->args) {
     FailureOr<Type> t = analyzeExpr(arg.get());
     if (failed(t))

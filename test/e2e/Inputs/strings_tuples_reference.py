@@ -12,7 +12,7 @@ print("ab" * 3, 2 * "xy", "z" * 0, "a" * -2 == "", len("") == 0)
 print("a" == "a", "a" != "a", "abc" < "abd", "b" >= "abc", "a" < "b" < "c")
 n = 4
 print(f"ckpt-{n:03d}.npy", f"{n * 2 + 1:>5}|{n:x}|{name[:5]}", str(n), str(2.5))
-print(str(True), str("q"), str(-7), str(1e-7), str(n * 3))
+print(str(True), str("q"), str(-7), str(1e-7), str(n * 3), str(1 / 4), f"{2.0 * 3}")
 s = "a"
 s += "b"
 s += str(len(s))

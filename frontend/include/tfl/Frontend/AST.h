@@ -467,6 +467,9 @@ struct Module {
   Block body;
 };
 
+/// The integer literal `e` denotes (`2`, `-1`), if it is one.
+std::optional<int64_t> intLiteral(const Expr *e);
+
 /// Argument `index` of a call, given by position or as keyword `name`; null
 /// when it is not given.
 const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name);
