@@ -148,6 +148,19 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
     bindLeaves(s.def->params[i].name, s.argTypes[i]);
   for (size_t i = 0; i < s.captureTypes.size(); ++i)
     bindLeaves(s.captureNames[i], s.captureTypes[i]);
+  if (!s.def && program.session) {
+    // An input at the prompt starts with the session's variables.
+    for (const CarriedVar &v : program.sessionVars) {
+      llvm::SmallVector<mlir::Type> leaves;
+      flatTypes(v.type, leaves);
+      Values values;
+      for (auto [i, t] : llvm::enumerate(leaves))
+        values.push_back(mlir::tfl::SessionValueOp::create(
+            builder, fnLoc, t, builder.getStringAttr(v.name),
+            builder.getI64IntegerAttr(static_cast<int64_t>(i))));
+      bind(v.name, values);
+    }
+  }
 
   const Block &body = s.def ? s.def->body : program.module->body;
   nestedReturns = s.def && hasNestedReturn(body);
@@ -168,7 +181,23 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
                                  env.lookup("$retval"));
     return;
   }
-  if (!genBlock(body))
+  bool returned = genBlock(body);
+  if (!s.def && program.session) {
+    // ... and keeps every variable it has at its end.
+    mlir::Location l =
+        loc(body.empty() ? Position{1, 1} : body.back()->getRange().end);
+    for (const CarriedVar &v : program.globals) {
+      llvm::SmallVector<mlir::Type> leaves;
+      flatTypes(v.type, leaves);
+      auto it = env.find(v.name);
+      if (leaves.empty() || it == env.end())
+        continue;
+      mlir::tfl::SessionStoreOp::create(builder, l,
+                                        castLeaves(it->second, v.type, l),
+                                        builder.getStringAttr(v.name));
+    }
+  }
+  if (!returned)
     mlir::func::ReturnOp::create(builder, s.def ? loc(s.def->getRange().end)
                                                 : loc({1, 1}));
 }
@@ -283,9 +312,14 @@ void MLIRGenImpl::bindTarget(const Expr *target, const Type &type,
 }
 
 bool MLIRGenImpl::genStmt(const Stmt *stmt) {
+  if (program.debugPoints && !isa<ast::FuncDef, ast::ClassDef>(stmt))
+    if (std::optional<size_t> scope = spec->findDebugScope(stmt))
+      genDebugPoint(*scope, /*stop=*/false, loc(stmt->getBegin()));
   switch (stmt->getKind()) {
   case Stmt::Kind::Expr:
-    if (!isa<StringExpr>(cast<ExprStmt>(stmt)->value.get()))
+    if (program.displays.contains(stmt))
+      genDisplay(cast<ExprStmt>(stmt)->value.get());
+    else if (!isa<StringExpr>(cast<ExprStmt>(stmt)->value.get()))
       genExpr(cast<ExprStmt>(stmt)->value.get());
     return false;
   case Stmt::Kind::Assign: {

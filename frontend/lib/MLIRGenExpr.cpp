@@ -186,6 +186,22 @@ Values MLIRGenImpl::genExpr(const Expr *expr) {
         [&] { return castTo(genExpr(c->thenExpr.get())[0], elem, l); },
         [&] { return castTo(genExpr(c->elseExpr.get())[0], elem, l); })};
   }
+  case Expr::Kind::FString: {
+    // Outside print: text known when compiling (no values), or a run-time
+    // string whose values are its fields of the run.
+    Values values;
+    auto it = spec->textValues.find(expr);
+    if (it == spec->textValues.end())
+      return values;
+    for (const Expr *field : it->second) {
+      const Type &ft = typeOf(field);
+      Values leaves = genExpr(field);
+      if (ft.isTensor())
+        leaves = castLeaves(leaves, ft.strong(), l);
+      llvm::append_range(values, leaves);
+    }
+    return values;
+  }
   case Expr::Kind::Call:
     return genCall(cast<CallExpr>(expr));
   default:
@@ -233,17 +249,18 @@ Values MLIRGenImpl::genComprehension(const ComprehensionExpr *expr) {
 Values MLIRGenImpl::combine(BinaryOp op, const Values &lhs, const Type &lhsType,
                             const Values &rhs, const Type &rhsType,
                             const Type &result, mlir::Location l) {
-  if (result.kind == Type::Kind::String ||
-      result.kind == Type::Kind::RuntimeString) // text: no IR
+  if (result.kind == Type::Kind::String) // text: no IR
     return {};
-  if (result.kind == Type::Kind::Tuple) {
+  if (result.kind == Type::Kind::Tuple ||
+      result.kind == Type::Kind::RuntimeString) {
     // `a + b` concatenates the leaves; `t * n` repeats them.
     if (op == BinaryOp::Add) {
       Values leaves = lhs;
       llvm::append_range(leaves, rhs);
       return leaves;
     }
-    bool left = lhsType.kind == Type::Kind::Tuple;
+    bool left = lhsType.kind == Type::Kind::Tuple ||
+                lhsType.kind == Type::Kind::RuntimeString;
     const Values &seq = left ? lhs : rhs;
     const Type &count = left ? rhsType : lhsType;
     Values leaves;
@@ -533,6 +550,14 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
   auto method = spec->methodCalls.find(expr); // x.sum(): sum(x)
   if (method != spec->methodCalls.end())
     return genExpr(method->second);
+  if (const Type *callee = spec->findType(expr->callee.get());
+      callee && callee->kind == Type::Kind::Builtin &&
+      callee->name == "breakpoint") {
+    // A stop of the eager debugger; nothing without it.
+    if (std::optional<size_t> scope = spec->findDebugScope(expr))
+      genDebugPoint(*scope, /*stop=*/true, loc(expr->getBegin()));
+    return {};
+  }
   auto builtin = spec->builtinCalls.find(expr);
   if (builtin != spec->builtinCalls.end()) {
     if (builtin->second == "zip" || builtin->second == "enumerate") {
@@ -553,6 +578,10 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       }
       return leaves;
     }
+    if (builtin->second == "str" &&
+        typeOf(expr).kind == Type::Kind::RuntimeString) // str(x) of the run
+      return castLeaves(genExpr(expr->args[0].get()), typeOf(expr).elements[0],
+                        loc(expr->getBegin()));
     if (builtin->second == "len" || builtin->second == "str") {
       genExpr(expr->args[0].get()); // for what it does; its value is known
       const Type &t = typeOf(expr);
@@ -693,6 +722,53 @@ Values MLIRGenImpl::genTreeMap(const CallExpr *expr) {
 /// `next` on): a tensor as NumPy does, a tuple as Python does ("(a, b)",
 /// "(a,)"), a record as a dataclass does ("Dense(w=..., b=...)"), a string
 /// inside a tree quoted.
+/// Appends run-time string `t`, whose values are `leaves`, to a print
+/// format: its text, a `{}` (or `{:spec}`) input per value; each `{flag}`
+/// goes to `flag` (which prints what came before, then the flag's value),
+/// or without one is shown as it is written.
+static void appendTemplate(const Type &t, llvm::ArrayRef<Value> leaves,
+                           std::string &format, Values &inputs,
+                           llvm::function_ref<void(llvm::StringRef)> flag) {
+  size_t next = 0;
+  llvm::StringRef s = t.name;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if ((c == '{' || c == '}') && i + 1 < s.size() && s[i + 1] == c) {
+      format += std::string(2, c); // a brace, escaped as print's are
+      ++i;
+      continue;
+    }
+    if (c != '{') {
+      format += c;
+      continue;
+    }
+    size_t close = s.find('}', i);
+    llvm::StringRef field = s.slice(i, close + 1);
+    llvm::StringRef inner = field.drop_front().drop_back();
+    if (inner.empty() || inner.starts_with(":")) {
+      format += field.str();
+      inputs.push_back(leaves[next++]);
+    } else if (flag) {
+      flag(field);
+    } else {
+      format += escapeBraces(field);
+    }
+    i = close;
+  }
+}
+
+/// How many leaves a value of type `t` has (MLIRGenImpl::flatTypes').
+static size_t leafCount(const Type &t) {
+  if (t.isTensor())
+    return 1;
+  size_t n = 0;
+  if (t.isTree() || t.kind == Type::Kind::Function ||
+      t.kind == Type::Kind::Grad || t.kind == Type::Kind::RuntimeString)
+    for (const Type &e : t.elements)
+      n += leafCount(e);
+  return n;
+}
+
 static void formatTree(const Type &t, const Values &values, size_t &next,
                        std::string &format, Values &inputs) {
   if (t.kind == Type::Kind::String) {
@@ -702,6 +778,25 @@ static void formatTree(const Type &t, const Values &values, size_t &next,
   if (t.isTensor()) {
     inputs.push_back(values[next++]);
     format += "{}";
+    return;
+  }
+  if (!t.isTree()) {
+    // What only the prompt shows (print takes none of these but text): a
+    // dtype as TFL names it, None, a function or a class by name.
+    next += leafCount(t);
+    if (t.kind == Type::Kind::DType)
+      format += dtypeName(t.dtype).str();
+    else if (t.kind == Type::Kind::None)
+      format += "None";
+    else if (t.kind == Type::Kind::RuntimeString) {
+      format += "'";
+      appendTemplate(t,
+                     llvm::ArrayRef<Value>(values).slice(
+                         next - t.elements.size(), t.elements.size()),
+                     format, inputs, nullptr);
+      format += "'";
+    } else
+      format += escapeBraces("<" + t.str() + ">");
     return;
   }
   std::vector<const AnnAssignStmt *> fields;
@@ -720,6 +815,53 @@ static void formatTree(const Type &t, const Values &values, size_t &next,
   format += t.kind == Type::Kind::Tuple && t.elements.size() == 1 ? ",)" : ")";
 }
 
+void MLIRGenImpl::genDebugPoint(size_t scope, bool stop, mlir::Location l) {
+  Values values;
+  llvm::SmallVector<llvm::StringRef> names;
+  for (const CarriedVar &v : program.debugScopes[scope]) {
+    llvm::SmallVector<mlir::Type> leaves;
+    flatTypes(v.type, leaves);
+    auto it = env.find(v.name);
+    if (leaves.empty() || it == env.end())
+      continue;
+    Values cast = castLeaves(it->second, v.type, l);
+    if (cast.size() != leaves.size())
+      continue;
+    llvm::append_range(values, cast);
+    names.push_back(v.name);
+  }
+  auto point = mlir::tfl::DebugPointOp::create(
+      builder, l, values, builder.getStrArrayAttr(names),
+      builder.getI64IntegerAttr(scope));
+  if (stop)
+    point.setStop(true);
+}
+
+void MLIRGenImpl::genDisplay(const Expr *expr) {
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  std::string format;
+  Values inputs;
+  if (t.kind == Type::Kind::RuntimeString) {
+    format = "'";
+    appendTemplate(t, genExpr(expr), format, inputs, [&](llvm::StringRef f) {
+      mlir::tfl::PrintOp::create(builder, l, inputs,
+                                 builder.getStringAttr(format));
+      format.clear();
+      inputs.clear();
+      mlir::tfl::PrintTemplateOp::create(builder, l, builder.getStringAttr(f));
+    });
+    mlir::tfl::PrintOp::create(builder, l, inputs,
+                               builder.getStringAttr(format + "'\n"));
+    return;
+  }
+  Values values = genExpr(expr);
+  size_t next = 0;
+  formatTree(t, values, next, format, inputs);
+  mlir::tfl::PrintOp::create(builder, l, inputs,
+                             builder.getStringAttr(format + "\n"));
+}
+
 void MLIRGenImpl::genPrint(const CallExpr *expr) {
   std::string sep = " ", end = "\n";
   for (const Keyword &kw : expr->keywords)
@@ -735,10 +877,13 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
     format.clear();
     inputs.clear();
   };
-  auto printTemplate = [&](const Type &t) {
+  auto printFlag = [&](llvm::StringRef field) {
     flush();
     mlir::tfl::PrintTemplateOp::create(builder, loc(expr->getBegin()),
-                                       builder.getStringAttr(t.name));
+                                       builder.getStringAttr(field));
+  };
+  auto printTemplate = [&](const Expr *e) {
+    appendTemplate(typeOf(e), genExpr(e), format, inputs, printFlag);
   };
   for (size_t i = 0; i < expr->args.size(); ++i) {
     if (i)
@@ -755,7 +900,7 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
           continue;
         }
         if (pt.kind == Type::Kind::RuntimeString) {
-          printTemplate(pt);
+          printTemplate(part.expr.get());
           continue;
         }
         inputs.push_back(genExpr(part.expr.get())[0]);
@@ -769,7 +914,7 @@ void MLIRGenImpl::genPrint(const CallExpr *expr) {
       continue;
     }
     if (t.kind == Type::Kind::RuntimeString) {
-      printTemplate(t);
+      printTemplate(expr->args[i].get());
       continue;
     }
     Values values = genExpr(expr->args[i].get());

@@ -78,8 +78,10 @@ private:
     if (t.isTensor())
       out.push_back(tensorType(t));
     else if (t.isTree() || t.kind == Type::Kind::Function ||
-             t.kind == Type::Kind::Grad)
-      for (const Type &e : t.elements) // a closure's leaves: its captures
+             t.kind == Type::Kind::Grad || t.kind == Type::Kind::RuntimeString)
+      // A closure's leaves are its captures; a run-time string's, its
+      // values.
+      for (const Type &e : t.elements)
         flatTypes(e, out);
   }
   const Type &typeOf(const Expr *e) { return *spec->findType(e); }
@@ -220,6 +222,11 @@ private:
   template <typename OpTy>
   Value broadcastingBinary(Value lhs, Value rhs, mlir::Location l);
   void genPrint(const CallExpr *expr);
+  /// A tfl.debug_point of debug scope `scope` (the variables' leaves).
+  void genDebugPoint(size_t scope, bool stop, mlir::Location l);
+  /// Shows the value of a top-level expression at the prompt, as Python's
+  /// prompt does: print's text, a string quoted.
+  void genDisplay(const Expr *expr);
   Value castTo(Value v, mlir::Type elemType, mlir::Location l);
 
   /// An i64 scalar, as a 0-d tensor.

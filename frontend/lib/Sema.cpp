@@ -51,6 +51,7 @@ const llvm::StringSet<> &numericMathBuiltins() {
 const llvm::StringSet<> &builtinNames() {
   static const llvm::StringSet<> names = [] {
     llvm::StringSet<> all = {"print",
+                             "breakpoint",
                              "maximum",
                              "minimum",
                              "pow",
@@ -396,9 +397,59 @@ std::unique_ptr<Program> SemaImpl::run() {
   Frame script{program->entry, {}, std::nullopt, true};
   script.scope = &scopes[&source.main()];
   frame = &script;
+  program->debugPoints = options.debugPoints;
+  program->session = options.session;
+  if (options.session) {
+    program->sessionVars = options.sessionVars;
+    for (const CarriedVar &v : options.sessionVars) {
+      script.vars[v.name] = v.type;
+      // Functions see them as a script's functions see its variables.
+      scopes[&source.main()].topLevelNames.insert(v.name);
+    }
+  }
   if (failed(analyzeBlock(source.main().body)))
     return nullptr;
+  if (options.session)
+    for (const auto &entry : script.vars)
+      if (!script.conditional.contains(entry.getKey()) &&
+          !entry.getKey().starts_with("$"))
+        program->globals.push_back({entry.getKey().str(), entry.getValue()});
+  llvm::sort(program->globals, [](const CarriedVar &a, const CarriedVar &b) {
+    return a.name < b.name;
+  });
   return std::move(program);
+}
+
+void SemaImpl::recordDebugScope(const void *node) {
+  std::vector<CarriedVar> vars;
+  for (const auto &entry : frame->vars)
+    if (!frame->conditional.contains(entry.getKey()) &&
+        !entry.getKey().starts_with("$"))
+      vars.push_back({entry.getKey().str(), entry.getValue()});
+  llvm::sort(vars, [](const CarriedVar &a, const CarriedVar &b) {
+    return a.name < b.name;
+  });
+  frame->spec->debugScopes[node] = program->debugScopes.size();
+  program->debugScopes.push_back(std::move(vars));
+}
+
+FailureOr<Type> SemaImpl::analyzeBreakpoint(const CallExpr *expr) {
+  if (!expr->args.empty() || !expr->keywords.empty()) {
+    error(expr->getBegin()) << "breakpoint() takes no arguments";
+    return failure();
+  }
+  if (options.debugPoints) {
+    recordDebugScope(expr);
+  } else if (options.compiled &&
+             warnedBreakpoints
+                 .insert({frame->scope->ast,
+                          {expr->getBegin().line, expr->getBegin().col}})
+                 .second) {
+    mlir::emitWarning(loc(expr->getBegin()))
+        << "breakpoint() does nothing in a compiled program; run it with "
+           "'tflc run --eager' to stop here";
+  }
+  return Type::none();
 }
 
 mlir::InFlightDiagnostic SemaImpl::error(Position p, const Module *file) {
@@ -431,6 +482,8 @@ mlir::InFlightDiagnostic SemaImpl::error(Position p, const Module *file) {
 LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
   for (size_t i = from; i < block.size(); ++i) {
     const Stmt *stmt = block[i].get();
+    if (options.debugPoints)
+      recordDebugScope(stmt);
     if (failed(analyzeStmt(stmt)) || literalOutOfRange)
       return failure();
     bool exits =
@@ -550,9 +603,21 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
   case Stmt::Kind::Expr: {
     const Expr *value = cast<ExprStmt>(stmt)->value.get();
     // A bare string (a docstring) is a no-op.
-    if (isa<StringExpr>(value))
+    if (isa<StringExpr>(value) && !options.displayFromLine)
       return success();
-    return analyzeExpr(value);
+    FailureOr<Type> type = analyzeExpr(value);
+    if (failed(type))
+      return failure();
+    // At the prompt, a top-level expression shows its value.
+    if (options.displayFromLine && frame->isScript &&
+        frame->controlDepth == 0 && frame->scope->ast == &source.main() &&
+        stmt->getBegin().line >= options.displayFromLine &&
+        type->kind != Type::Kind::None) {
+      program->displays.insert(stmt);
+      if (type->weak)
+        coerce(value, type->dtype);
+    }
+    return success();
   }
   case Stmt::Kind::Assign: {
     auto *assign = cast<AssignStmt>(stmt);

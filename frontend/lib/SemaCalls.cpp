@@ -34,6 +34,8 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     return failure();
   if (callee->kind == Type::Kind::Builtin && callee->name == "print")
     return analyzePrint(expr);
+  if (callee->kind == Type::Kind::Builtin && callee->name == "breakpoint")
+    return analyzeBreakpoint(expr);
   if (callee->kind == Type::Kind::Builtin && callee->name == "replace") {
     auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
     if (!attr) {

@@ -776,6 +776,7 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
       continue;
     std::function<bool(const Type &)> printable = [&](const Type &x) {
       return x.isTensor() || x.kind == Type::Kind::String ||
+             x.kind == Type::Kind::RuntimeString ||
              (x.isTree() && llvm::all_of(x.elements, printable));
     };
     if (!printable(*t)) {

@@ -22,6 +22,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 namespace tfl::sema {
 
@@ -243,6 +244,15 @@ private:
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
   FailureOr<Type> analyzeCall(const CallExpr *expr);
   FailureOr<Type> analyzePrint(const CallExpr *expr);
+  /// breakpoint(): a stop of the eager debugger, a no-op otherwise.
+  FailureOr<Type> analyzeBreakpoint(const CallExpr *expr);
+  /// Under the debugger: records the variables in scope now as the debug
+  /// scope of `node` (a statement or a breakpoint() call).
+  void recordDebugScope(const void *node);
+  /// Where breakpoint() was warned about (once a call, however many
+  /// specializations analyze it).
+  std::set<std::pair<const Module *, std::pair<unsigned, unsigned>>>
+      warnedBreakpoints;
   LogicalResult analyzeFString(const FStringExpr *expr);
   FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);

@@ -196,12 +196,18 @@ SemaImpl::stringArgument(const Expr *e, llvm::StringRef what, bool path) {
     return failure();
   // A file's path may hold a string flag's value: the file it names when
   // compiling is the one at the flags' defaults.
+  if (path && t->kind == Type::Kind::RuntimeString && !t->elements.empty()) {
+    error(e->getBegin())
+        << what << " may hold string flags' values, but not values the "
+        << "program computes (str(x), f-string fields of tensors) yet";
+    return failure();
+  }
   if (path && t->kind == Type::Kind::RuntimeString)
     return pathWithDefaults(t->name, program->flags);
   if (t->kind == Type::Kind::RuntimeString) {
     error(e->getBegin()) << what << " must be a string known at compile time, "
-                         << "but this one holds a flag's value, known only "
-                            "when the program runs";
+                         << "but this one is known only when the program "
+                            "runs";
     return failure();
   }
   if (t->kind != Type::Kind::String) {

@@ -35,8 +35,9 @@ static bool isSequence(const Type &t) {
 /// The error for a string with a flag's value where its text is needed
 /// when compiling.
 static const char *kRuntimeText =
-    " holds a flag's value, known only when the program runs: it can be "
-    "concatenated with strings into a file's path";
+    " is known only when the program runs: it can be concatenated with "
+    "strings and printed (and, holding only string flags' values, name a "
+    "file)";
 
 static const char *sequenceName(const Type &t) {
   return t.kind == Type::Kind::String ? "str" : "tuple";
@@ -98,8 +99,12 @@ FailureOr<Type> SemaImpl::sequenceBinary(BinaryOp op, const Type &lhs,
   // whose value the run gives.
   if (lhs.kind == Type::Kind::RuntimeString ||
       rhs.kind == Type::Kind::RuntimeString) {
-    if (op == BinaryOp::Add && isText(lhs) && isText(rhs))
-      return Type::runtimeString(templateOf(lhs) + templateOf(rhs));
+    if (op == BinaryOp::Add && isText(lhs) && isText(rhs)) {
+      std::vector<Type> values = lhs.elements;
+      llvm::append_range(values, rhs.elements);
+      return Type::runtimeString(templateOf(lhs) + templateOf(rhs),
+                                 std::move(values));
+    }
     const Type &text = isText(lhs) ? lhs : rhs;
     const Type &count = isText(lhs) ? rhs : lhs;
     if (op == BinaryOp::Mul && count.isScalar() && count.known &&
@@ -111,14 +116,17 @@ FailureOr<Type> SemaImpl::sequenceBinary(BinaryOp op, const Type &lhs,
                   << " is too long to make when compiling";
         return failure();
       }
-      for (int64_t k = 0; k < n; ++k)
+      std::vector<Type> values;
+      for (int64_t k = 0; k < n; ++k) {
         repeated += once;
-      return Type::runtimeString(repeated);
+        llvm::append_range(values, text.elements);
+      }
+      return Type::runtimeString(repeated, std::move(values));
     }
     error(at) << "unsupported operand types for " << spelling(op) << ": "
               << lhs.str() << " and " << rhs.str()
-              << " (a string with a flag's value is concatenated with "
-                 "strings)";
+              << " (a string known when the program runs is concatenated "
+                 "with strings)";
     return failure();
   }
   if (op == BinaryOp::Add && lhs.kind == rhs.kind) {
@@ -370,11 +378,16 @@ FailureOr<Type> SemaImpl::analyzeLenStr(const CallExpr *expr,
     return Type::string(tflrt::formatFloatScalar(*f, tflrt::DType::F64));
   if (auto *b = dyn_cast<BoolExpr>(arg))
     return Type::string(b->value ? "True" : "False");
-  error(arg->getBegin())
-      << "str() takes a value known at compile time (a string, an integer "
-         "known at compile time or a literal), got "
-      << t->str() << ": show values of the run with print(...) and its "
-      << "f-strings";
+  if (t->isTensor()) {
+    // A value of the run: text known when the program runs, shown as
+    // print shows it (`str(loss)`: "0.25").
+    if (t->weak)
+      coerce(arg, t->dtype);
+    return Type::runtimeString("{}", {t->strong()});
+  }
+  error(arg->getBegin()) << "str() of " << t->str()
+                         << " is not supported: it takes strings, numbers and "
+                            "tensors";
   return failure();
 }
 
@@ -384,6 +397,8 @@ FailureOr<Type> SemaImpl::knownFString(const FStringExpr *expr) {
   // The text, and its path template should a field hold a flag's string.
   std::string text, pathTemplate;
   bool runtime = false;
+  std::vector<Type> values;
+  std::vector<const Expr *> fields;
   auto add = [&](const std::string &s) {
     text += s;
     pathTemplate += escapeBraces(s);
@@ -401,6 +416,8 @@ FailureOr<Type> SemaImpl::knownFString(const FStringExpr *expr) {
     if (t.kind == Type::Kind::RuntimeString) {
       runtime = true;
       pathTemplate += t.name;
+      llvm::append_range(values, t.elements);
+      fields.push_back(part.expr.get());
       continue;
     }
     if (t.isScalar() && t.known) {
@@ -417,13 +434,22 @@ FailureOr<Type> SemaImpl::knownFString(const FStringExpr *expr) {
                             : tflrt::formatWithSpec(view, part.spec));
       continue;
     }
+    if (t.isTensor()) {
+      // A value of the run: the f-string is text known when it runs.
+      runtime = true;
+      pathTemplate += part.spec.empty() ? "{}" : "{:" + part.spec + "}";
+      values.push_back(t.strong());
+      fields.push_back(part.expr.get());
+      continue;
+    }
     error(part.expr->getBegin())
-        << "an f-string outside print(...) is a string known at compile "
-           "time, but this field is "
-        << t.str() << ", known only when the program runs";
+        << "an f-string field of type " << t.str() << " is not supported";
     return failure();
   }
-  return runtime ? Type::runtimeString(pathTemplate) : Type::string(text);
+  if (!fields.empty())
+    frame->spec->textValues[expr] = std::move(fields);
+  return runtime ? Type::runtimeString(pathTemplate, std::move(values))
+                 : Type::string(text);
 }
 
 std::optional<Type> tfl::unpackedType(const TupleExpr &target,

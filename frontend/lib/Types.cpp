@@ -57,10 +57,11 @@ Type Type::string(std::string value) {
   return t;
 }
 
-Type Type::runtimeString(std::string pathTemplate) {
+Type Type::runtimeString(std::string pathTemplate, std::vector<Type> values) {
   Type t;
   t.kind = Kind::RuntimeString;
   t.name = std::move(pathTemplate);
+  t.elements = std::move(values);
   return t;
 }
 
@@ -169,7 +170,9 @@ std::string Type::str() const {
   case Kind::String:
     return "str";
   case Kind::RuntimeString:
-    return "str (with a flag's value, known when the program runs)";
+    return elements.empty()
+               ? "str (with a flag's value, known when the program runs)"
+               : "str (with values known when the program runs)";
   case Kind::Function:
     return (boundSelf ? "method '" : "function '") + func->name + "'";
   case Kind::Builtin:
@@ -250,6 +253,8 @@ std::string Type::mangle() const {
       static const char *hex = "0123456789ABCDEF";
       s += std::string("_") + hex[c >> 4] + hex[c & 15];
     }
+    for (const Type &e : elements) // a run-time string's values
+      s += "_" + e.mangle();
     return s + "E";
   }
   case Kind::Record: {

@@ -657,7 +657,7 @@ bool VjpBuilder::leftOutOfCopy(Operation &op, bool recompute) {
   if (auto rewind = dyn_cast<TapeRewindOp>(op))
     return rewind.getRelease();
   return recompute && isa<PrintOp, PrintTemplateOp, LogScalarOp, SaveOp,
-                          SaveNpyOp, AssertOp, TapeAddOp>(op);
+                          SaveNpyOp, AssertOp, TapeAddOp, DebugPointOp>(op);
 }
 
 void VjpBuilder::scrub(Operation *copy, bool recompute) {

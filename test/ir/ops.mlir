@@ -380,3 +380,22 @@ func.func @all_gather(%x: tensor<3xf32>) -> tensor<2x3xf32> {
   %0 = tfl.all_gather %x : tensor<3xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Tests the ops of the prompt and the eager debugger: a session variable's
+// leaves read and stored, and debug points (one a breakpoint).
+// CHECK-LABEL: func.func @session
+func.func @session() {
+  // CHECK: %[[W:.*]] = tfl.session_value {leaf = 0 : i64, name = "p"} : tensor<3x2xf32>
+  // CHECK: %[[B:.*]] = tfl.session_value {leaf = 1 : i64, name = "p"} : tensor<2xf32>
+  %w = tfl.session_value {leaf = 0 : i64, name = "p"} : tensor<3x2xf32>
+  %b = tfl.session_value {leaf = 1 : i64, name = "p"} : tensor<2xf32>
+  // CHECK: tfl.debug_point %[[W]], %[[B]] {names = ["p"], scope = 0 : i64} : tensor<3x2xf32>, tensor<2xf32>
+  tfl.debug_point %w, %b {names = ["p"], scope = 0 : i64} : tensor<3x2xf32>, tensor<2xf32>
+  // CHECK: tfl.debug_point {names = [], scope = 1 : i64, stop}
+  tfl.debug_point {names = [], scope = 1 : i64, stop}
+  // CHECK: tfl.session_store %[[W]], %[[B]] {name = "p"} : tensor<3x2xf32>, tensor<2xf32>
+  tfl.session_store %w, %b {name = "p"} : tensor<3x2xf32>, tensor<2xf32>
+  return
+}

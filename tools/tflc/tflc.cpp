@@ -3,6 +3,7 @@
 //   tflc run [--eager] prog.tfl [program flags]   run the program
 //   tflc build prog.tfl -o prog [--device cuda]   a native executable
 //   tflc emit {ast,mlir,llvm,ptx} [--after=STAGE] [--device cuda] prog.tfl
+//   tflc repl [prog.tfl [program flags]]           the interactive prompt
 //
 // Every stage can be seen (Toy's -emit=): `emit ast` after parsing, `emit
 // mlir` after MLIRGen or after any pipeline stage, `emit llvm` the optimized
@@ -13,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckGrad.h"
+#include "Repl.h"
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
 #include "tfl/Codegen/Registration.h"
@@ -42,6 +44,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -52,7 +55,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Command { Run, Build, Emit, CheckGrad };
+enum class Command { Run, Build, Emit, CheckGrad, Repl };
 enum class EmitKind { Ast, Mlir, Llvm, Ptx };
 enum class Device { Cpu, Cuda };
 
@@ -71,6 +74,10 @@ cl::opt<bool>
     checkNumerics("check-numerics",
                   cl::desc("run --eager: stop at the first NaN or infinity, "
                            "with the .tfl line and call stack"),
+                  cl::cat(tflcCategory));
+cl::opt<bool> pdb("pdb",
+                  cl::desc("run --eager --check-numerics: at the first NaN or "
+                           "infinity, show the debugger's prompt there"),
                   cl::cat(tflcCategory));
 cl::opt<uint64_t>
     maxOps("max-ops",
@@ -143,7 +150,8 @@ const char *kUsage = "usage: tflc run [--eager|--device cuda] "
                      "       tflc check-grad prog.tfl FUNC [--seed=N] "
                      "[--tolerance=T]\n"
                      "       tflc emit {ast,mlir,llvm,ptx} [--after=STAGE] "
-                     "[--device cuda] prog.tfl\n";
+                     "[--device cuda] prog.tfl\n"
+                     "       tflc repl [prog.tfl [flags]]\n";
 
 /// True when `arg` (after the .tfl file) is one of tflc's own options.
 bool isTflcOption(llvm::StringRef arg) {
@@ -199,6 +207,8 @@ public:
   }
 
   int run(std::optional<EmitKind> emitKind);
+  /// tflc repl: the prompt, after running the program when there is one.
+  int repl();
 
 private:
   /// Parses, checks and emits the tfl module. Null after errors.
@@ -214,12 +224,57 @@ private:
   int runNative(mlir::ModuleOp module);
   std::optional<int64_t> compiledWorldSize() const;
 
+  /// Whether the eager run stops in the debugger (breakpoint(), --pdb).
+  bool debugging() const;
+
   Command command;
   std::string inputPath;
   std::vector<std::string> programArgs;
   mlir::MLIRContext context;
   llvm::SourceMgr sourceMgr;
+  /// The program being compiled (the debugger reads its scopes).
+  std::unique_ptr<tfl::SourceProgram> source;
+  std::unique_ptr<tfl::Program> program;
 };
+
+bool Driver::debugging() const {
+  if (command != Command::Run || !eager)
+    return false;
+  if (pdb)
+    return true;
+  // A program that calls breakpoint() (in any of its files).
+  for (unsigned id = 1; id <= sourceMgr.getNumBuffers(); ++id)
+    if (sourceMgr.getMemoryBuffer(id)->getBuffer().contains("breakpoint("))
+      return true;
+  return false;
+}
+
+int Driver::repl() {
+  std::string directory = ".";
+  std::string text;
+  if (!inputPath.empty()) {
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> buffer =
+        mlir::openInputFile(inputPath, &error);
+    if (!buffer) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    text = tfl::normalizeSource(std::move(buffer))->getBuffer().str();
+    directory = llvm::sys::path::parent_path(inputPath).str();
+  }
+  tfl::repl::LineReader reader;
+  tfl::repl::Session session(context, sourceMgr, directory);
+  if (!inputPath.empty()) {
+    session.setProgramArgs(programArgs);
+    (void)session.run(inputPath, text, /*display=*/false);
+    if (session.flagsExit)
+      return *session.flagsExit;
+  }
+  int rc = tfl::repl::runPrompt(session, reader);
+  tflrt::flushOutput();
+  return rc;
+}
 
 /// The number of processes the program is compiled for: --world-size, or,
 /// for `tflc run`, this run's (an MPI launcher's count; 1 without one).
@@ -243,15 +298,16 @@ Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
     stop = true;
     return nullptr;
   }
-  std::unique_ptr<tfl::SourceProgram> source =
-      tfl::loadProgram(sourceMgr, bufferId, &context, tfl::stdlibPath());
+  source = tfl::loadProgram(sourceMgr, bufferId, &context, tfl::stdlibPath());
   if (!source)
     return nullptr;
   tfl::SemaOptions options;
   options.f64PassesF32 = command == Command::CheckGrad;
   options.worldSize = compiledWorldSize();
-  std::unique_ptr<tfl::Program> program =
-      tfl::analyze(*source, &context, options);
+  options.debugPoints = debugging();
+  options.compiled =
+      command == Command::Build || (command == Command::Run && !eager);
+  program = tfl::analyze(*source, &context, options);
   if (!program)
     return nullptr;
   mlir::OwningOpRef<mlir::ModuleOp> module = tfl::genModule(context, *program);
@@ -487,8 +543,16 @@ int Driver::run(std::optional<EmitKind> emitKind) {
       tflrt_report_memory();
     tfl::eager::RunOptions options;
     options.trace = trace;
-    options.checkNumerics = checkNumerics;
+    options.checkNumerics = checkNumerics || pdb;
     options.maxOps = maxOps;
+    std::unique_ptr<tfl::repl::LineReader> reader;
+    if (debugging()) {
+      reader = std::make_unique<tfl::repl::LineReader>();
+      options.debugger = tfl::repl::makeDebugger(
+          *program, *source, context, sourceMgr, inputPath,
+          sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str(), *reader);
+      options.pdb = pdb;
+    }
     return finish(succeeded(
         tfl::eager::run(*module, tfl::kEntrySymbol, kernels, options)));
   }
@@ -539,6 +603,7 @@ int main(int argc, char **argv) {
           .Case("build", Command::Build)
           .Case("emit", Command::Emit)
           .Case("check-grad", Command::CheckGrad)
+          .Case("repl", Command::Repl)
           .Default(std::nullopt);
   if (!command) {
     llvm::errs() << "error: unknown command '" << argv[1] << "'\n" << kUsage;
@@ -586,6 +651,11 @@ int main(int argc, char **argv) {
     }
     programArgs = {args.back()};
     args.pop_back();
+  }
+  if (*command == Command::Repl && args.size() <= 1) {
+    std::string path = args.empty() ? std::string() : args.front();
+    return tfl::runWithLargeStack(
+        [&] { return Driver(*command, path, std::move(programArgs)).repl(); });
   }
   if (args.size() != 1) {
     llvm::errs() << "error: expected one .tfl file\n" << kUsage;

@@ -63,6 +63,8 @@ public:
       : symbols(module), registry(registry), options(options) {}
 
   FailureOr<SmallVector<Tensor>> call(func::FuncOp fn, ArrayRef<Tensor> args);
+  /// The debugger's view of the stack: a frame per running function.
+  SmallVector<DebugFrame> debugFrames;
 
 private:
   using Frame = llvm::DenseMap<Value, Tensor>;
@@ -75,6 +77,17 @@ private:
                                Frame &frame, SmallVectorImpl<Tensor> &results);
   /// Reports `message` at `op` with the call stack as notes.
   void fail(Operation *op, const Twine &message);
+
+  /// A tfl.debug_point: records where the frame is, and stops there when
+  /// it is a breakpoint or the debugger is stepping.
+  LogicalResult debugPoint(mlir::tfl::DebugPointOp op,
+                           ArrayRef<Tensor> operands);
+  /// Shows the debugger's prompt; failure when it quits the run.
+  LogicalResult stopInDebugger(Operation *op, StringRef reason);
+  /// Stepping: stop at the next debug point (Step), or at the next one in a
+  /// frame no deeper than `nextDepth` (Next).
+  DebugAction stepping = DebugAction::Continue;
+  size_t nextDepth = 0;
 
   /// Traces and checks the results of `op` as the options ask.
   LogicalResult observe(Operation &op, ArrayRef<Tensor> results);
@@ -111,7 +124,46 @@ FailureOr<SmallVector<Tensor>> Interpreter::call(func::FuncOp fn,
   Block &entry = fn.getBody().front();
   for (auto [arg, value] : llvm::zip(entry.getArguments(), args))
     frame[arg] = value;
-  return runBlock(entry, frame);
+  if (!options.debugger)
+    return runBlock(entry, frame);
+  debugFrames.push_back({fn.getSymName().str(), fn.getLoc(), -1, {}, {}});
+  FailureOr<SmallVector<Tensor>> results = runBlock(entry, frame);
+  debugFrames.pop_back();
+  return results;
+}
+
+LogicalResult Interpreter::debugPoint(mlir::tfl::DebugPointOp op,
+                                      ArrayRef<Tensor> operands) {
+  if (debugFrames.empty())
+    return success();
+  DebugFrame &here = debugFrames.back();
+  here.where = op.getLoc();
+  here.scope = static_cast<int64_t>(op.getScope());
+  here.values.assign(operands.begin(), operands.end());
+  here.names.clear();
+  for (llvm::StringRef name : op.getNames().getAsValueRange<StringAttr>())
+    here.names.push_back(name.str());
+  if (op.getStop())
+    return stopInDebugger(op, "breakpoint");
+  if (stepping == DebugAction::Step ||
+      (stepping == DebugAction::Next && debugFrames.size() <= nextDepth))
+    return stopInDebugger(op, "step");
+  return success();
+}
+
+LogicalResult Interpreter::stopInDebugger(Operation *op, StringRef reason) {
+  tflrt::flushOutput();
+  DebugAction action = options.debugger(debugFrames, reason);
+  stepping = action;
+  nextDepth = debugFrames.size();
+  if (action == DebugAction::Quit) {
+    InFlightDiagnostic diag = op->emitError("the run was stopped at the "
+                                            "debugger's prompt");
+    for (auto it = callStack.rbegin(); it != callStack.rend(); ++it)
+      diag.attachNote(*it) << "called from here";
+    return failure();
+  }
+  return success();
 }
 
 const llvm::DenseMap<Operation *, SmallVector<Value>> &
@@ -175,6 +227,8 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
     operands.push_back(frame.lookup(v));
 
   SmallVector<Tensor> results;
+  if (auto point = dyn_cast<mlir::tfl::DebugPointOp>(op))
+    return debugPoint(point, operands);
   if (isa<scf::IfOp, scf::ForOp, scf::WhileOp>(op)) {
     if (failed(runControlFlow(op, operands, frame, results)))
       return failure();
@@ -185,6 +239,8 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
       return failure();
     }
     callStack.push_back(op.getLoc());
+    if (!debugFrames.empty())
+      debugFrames.back().where = op.getLoc();
     FailureOr<SmallVector<Tensor>> r = call(callee, operands);
     callStack.pop_back();
     if (failed(r))
@@ -304,10 +360,18 @@ LogicalResult Interpreter::observe(Operation &op, ArrayRef<Tensor> results) {
       llvm::errs() << "\n";
     }
     if (options.checkNumerics && badIndex >= 0 && tflrt::isFloat(t.dtype())) {
-      fail(&op, Twine("check-numerics: '") + op.getName().getStringRef() +
-                    "' produced a NaN or infinity (at flat index " +
-                    Twine(badIndex) + " of " + tflrt::dtypeName(t.dtype()) +
-                    tflrt::shapeToString(t.shape()) + ")");
+      std::string message =
+          (Twine("check-numerics: '") + op.getName().getStringRef() +
+           "' produced a NaN or infinity (at flat index " + Twine(badIndex) +
+           " of " + tflrt::dtypeName(t.dtype()) +
+           tflrt::shapeToString(t.shape()) + ")")
+              .str();
+      fail(&op, message);
+      if (options.pdb && options.debugger && !debugFrames.empty()) {
+        // Post mortem: the prompt where the NaN appeared; the run ends.
+        debugFrames.back().where = op.getLoc();
+        options.debugger(debugFrames, message);
+      }
       return failure();
     }
   }

@@ -18,6 +18,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <array>
 #include <memory>
@@ -156,6 +157,9 @@ struct Specialization {
   /// Each method call on a tensor (`x.sum(axis=1)`): the built-in call it
   /// stands for (`sum(x, axis=1)`, a Program::borrowedCalls node).
   llvm::DenseMap<const ast::CallExpr *, const ast::CallExpr *> methodCalls;
+  /// Each f-string outside print that is text known when the program runs:
+  /// its fields that give values (tensors, run-time strings), in order.
+  llvm::DenseMap<const ast::Expr *, std::vector<const ast::Expr *>> textValues;
   /// Comparisons of strings, decided when compiling.
   llvm::DenseMap<const ast::Expr *, bool> knownBools;
   /// The elements each slice of a tuple (`t[1:]`) selects.
@@ -172,9 +176,23 @@ struct Specialization {
   llvm::DenseMap<const ast::Stmt *, Type> loopTargetTypes;
   /// A comprehension over range(...): the loop variable's values.
   llvm::DenseMap<const ast::Expr *, std::vector<int64_t>> comprehensionRanges;
+  /// Under the debugger: the debug scope (an index into
+  /// Program::debugScopes) of each statement and each breakpoint() call.
+  llvm::DenseMap<const void *, size_t> debugScopes;
   /// The table an unrolled body's facts extend (its facts about nodes
   /// outside the body are the parent's); null for a function's own.
   Specialization *parent = nullptr;
+
+  /// The debug scope of statement or call `node`, here or in a table this
+  /// one extends.
+  std::optional<size_t> findDebugScope(const void *node) const {
+    for (const Specialization *s = this; s; s = s->parent) {
+      auto it = s->debugScopes.find(node);
+      if (it != s->debugScopes.end())
+        return it->second;
+    }
+    return std::nullopt;
+  }
 
   /// The type of `e`, here or in a table this one extends.
   const Type *findType(const ast::Expr *e) const {
@@ -222,6 +240,19 @@ struct Program {
   Specialization *entry = nullptr;
   /// The built-in calls that tensor methods stand for.
   std::vector<std::unique_ptr<ast::BorrowedCall>> borrowedCalls;
+
+  /// An interactive session's input (SemaOptions::sessionVars): the
+  /// variables the script starts with, read from the session, and those it
+  /// has at its end (not conditional), stored back.
+  bool session = false;
+  std::vector<CarriedVar> sessionVars;
+  std::vector<CarriedVar> globals;
+  /// The top-level expression statements whose values are shown.
+  llvm::DenseSet<const ast::Stmt *> displays;
+  /// Under the debugger: the variables in scope at each debug point, in
+  /// the order of its values (tfl.debug_point's `scope`).
+  bool debugPoints = false;
+  std::vector<std::vector<CarriedVar>> debugScopes;
 };
 
 /// The name of the entry function native executables call.
@@ -238,6 +269,19 @@ struct SemaOptions {
   /// has a static shape. Unset, world_size() is known only when the
   /// program runs.
   std::optional<int64_t> worldSize;
+  /// An input at an interactive prompt: the script starts with these
+  /// variables (their values held by the session), and stores every
+  /// variable it has at its end back (tfl.session_value/session_store).
+  bool session = false;
+  std::vector<CarriedVar> sessionVars;
+  /// Top-level expression statements of the main file from this line on
+  /// show their values, as Python's prompt does (0: none).
+  unsigned displayFromLine = 0;
+  /// Run eagerly under the debugger: a debug point before every statement
+  /// and at every breakpoint(). Otherwise breakpoint() is a no-op, with a
+  /// warning when `compiled`.
+  bool debugPoints = false;
+  bool compiled = false;
 };
 
 /// Checks `source` (its main file and the files it imports). Returns null

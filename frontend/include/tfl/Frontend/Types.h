@@ -46,10 +46,12 @@ struct Type {
     None,
     Tensor,
     String,
-    /// A string with a string flag's value in it, known when the program
-    /// runs: `name` is a path template (`{flag}` the flag's value, `{{`
-    /// and `}}` braces; tflrt::expandPath). It may be concatenated and
-    /// used as a file's path.
+    /// A string known only when the program runs: `name` is a template
+    /// whose `{flag}` is a string flag's value (as in a path template,
+    /// tflrt::expandPath), whose `{}` and `{:spec}` are the next of its
+    /// values (`elements`: tensors, from str(x) and f-string fields, shown
+    /// as print shows them), and whose `{{` and `}}` are braces. It may be
+    /// concatenated and printed; one with flags only may be a file's path.
     RuntimeString,
     Function,
     Builtin,
@@ -95,7 +97,8 @@ struct Type {
   /// An i64 scalar whose value is known at compile time.
   static Type knownInt(int64_t value, bool weak = true);
   static Type string(std::string value);
-  static Type runtimeString(std::string pathTemplate);
+  static Type runtimeString(std::string pathTemplate,
+                            std::vector<Type> values = {});
   static Type function(const ast::FuncDef *def,
                        std::vector<std::string> captureNames = {},
                        std::vector<Type> captureTypes = {});
@@ -117,7 +120,10 @@ struct Type {
   bool isTree() const { return kind == Kind::Tuple || kind == Kind::Record; }
   /// True when the value has run-time leaves (or is one): what variables
   /// may carry out of an `if` or around a loop.
-  bool hasValues() const { return isTensor() || isTree(); }
+  bool hasValues() const {
+    return isTensor() || isTree() ||
+           (kind == Kind::RuntimeString && !elements.empty());
+  }
 
   /// The same type without weakness or a known value (what a loop carries).
   Type strong() const;

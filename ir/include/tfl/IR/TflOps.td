@@ -1442,4 +1442,62 @@ def Tfl_PrintTemplateOp : Tfl_Op<"print_template", [MemoryEffects<[MemWrite]>]> 
   let assemblyFormat = "attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Interactive sessions and the debugger (eager mode only)
+//===----------------------------------------------------------------------===//
+
+def Tfl_SessionValueOp : Tfl_Op<"session_value", [MemoryEffects<[MemRead]>]> {
+  let summary = "a leaf of a variable an interactive session holds";
+  let description = [{
+    At the prompt (`tflc repl`, the debugger's), each input is compiled as
+    a script whose variables start as the session's: this op reads leaf
+    `leaf` (in flattened order) of variable `name` from the session. Only
+    the eager interpreter runs it; compiled programs never hold it.
+
+    ```mlir
+    %0 = tfl.session_value {leaf = 0 : i64, name = "w"} : tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$leaf);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tfl_SessionStoreOp : Tfl_Op<"session_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "keeps a variable's leaves in the interactive session";
+  let description = [{
+    At the end of an input at the prompt, each variable of its script is
+    stored back into the session (its leaves, flattened), so the next input
+    starts with it. Only the eager interpreter runs it.
+
+    ```mlir
+    tfl.session_store %0, %1 {name = "params"} : tensor<3x2xf32>, tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tfl_Tensor>:$values, StrAttr:$name);
+  let assemblyFormat = "$values attr-dict (`:` type($values)^)?";
+}
+
+def Tfl_DebugPointOp : Tfl_Op<"debug_point",
+                               [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a statement's start, where the eager debugger may stop";
+  let description = [{
+    Emitted before each statement of a program run eagerly under the
+    debugger (a program that calls `breakpoint()`, or `--pdb`), and for
+    each `breakpoint()` call (`stop`): `values` are the leaves of the
+    variables `names` in scope there, in the order of the program's debug
+    scope `scope` (a table the frontend keeps with their types). The
+    interpreter stops at a `stop` point, or at any point when stepping, and
+    shows the prompt with those variables. Compiled programs never hold it
+    (`breakpoint()` there is a warning and does nothing).
+
+    ```mlir
+    tfl.debug_point %0, %1 {names = ["w", "i"], scope = 3 : i64, stop} : tensor<4xf32>, tensor<i64>
+    ```
+  }];
+  let arguments = (ins Variadic<Tfl_Tensor>:$values, StrArrayAttr:$names,
+                       I64Attr:$scope, UnitAttr:$stop);
+  let assemblyFormat = "$values attr-dict (`:` type($values)^)?";
+}
+
 #endif // TFL_OPS_TD

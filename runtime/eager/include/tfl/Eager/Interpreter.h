@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
+#include <string>
 
 namespace tfl::eager {
 
@@ -69,6 +70,33 @@ Tensor tensorFromAttr(mlir::DenseElementsAttr attr);
 /// is i64).
 tflrt::DType toRuntimeDType(mlir::Type elementType);
 
+/// One function running, as the debugger sees it.
+struct DebugFrame {
+  /// The func.func's symbol.
+  std::string function;
+  /// Where it is: its current statement (or, below the innermost frame,
+  /// the call it is in; at a check-numerics stop, the failing op).
+  mlir::Location where;
+  /// Its last debug point's scope (-1 before the first), and that point's
+  /// values and the variables they are the leaves of (tfl.debug_point).
+  int64_t scope = -1;
+  llvm::SmallVector<Tensor> values;
+  llvm::SmallVector<std::string> names;
+};
+
+/// What the run does after the debugger's prompt.
+enum class DebugAction {
+  Continue, // to the next breakpoint()
+  Step,     // to the next statement, into calls
+  Next,     // to the next statement of this function or a caller
+  Quit      // stop the run
+};
+
+/// Shows the prompt at a stop; `frames` are outermost first, `reason` says
+/// why it stopped ("breakpoint", "step", or a check-numerics error).
+using DebugHook = std::function<DebugAction(llvm::ArrayRef<DebugFrame> frames,
+                                            llvm::StringRef reason)>;
+
 /// How a run is observed.
 struct RunOptions {
   /// Print each tfl op and call with its .tfl location, result type and
@@ -80,6 +108,11 @@ struct RunOptions {
   /// `--max-ops`, and the pipeline fuzzer's bound on a program that may
   /// never end.
   uint64_t maxOps = 0;
+  /// The debugger: called at breakpoint() (a tfl.debug_point with `stop`)
+  /// and, when stepping, at the next debug point; with `pdb`, also at a
+  /// check-numerics error (after it is reported; the run then stops).
+  DebugHook debugger;
+  bool pdb = false;
 };
 
 /// Declares the program's flags (the module's `tfl.flags` table) to the
