@@ -17,8 +17,8 @@ packages=(
   libopenblas-openmp-dev libopenblas-dev zlib1g-dev
   # runtime: JSON for checkpoint headers, oneDNN for convolution and pooling
   nlohmann-json3-dev libdnnl-dev
-  # tflc repl: line editing and history (BSD editline)
-  libedit-dev
+  # tflc repl: line editing and history (BSD editline, loaded at run time)
+  libedit2
   # runtime: collectives across processes (MPI), and mpirun for the tests
   libopenmpi-dev openmpi-bin
   # tests: GoogleTest, and NumPy and PyTorch (for /usr/bin/python3) as the

@@ -39,6 +39,10 @@ if config.tfl_mpi:
         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
         "OMPI_MCA_rmaps_base_oversubscribe": "1",
     })
+# Under the sanitizers, libraries tflc builds need their runtime loaded
+# first: Debian's Python cannot load them.
+if config.tfl_sanitize:
+    config.available_features.add("sanitize")
 tools = ["tflc", "tfl-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions(tools, [config.tfl_tools_dir,
                                            config.llvm_tools_dir])
@@ -56,6 +60,10 @@ config.substitutions.append(
      "/usr/bin/python3 " + os.path.join(config.tfl_src_root, "test", "lit",
                                         "run_both.py")
      + " " + os.path.join(config.tfl_tools_dir, "tflc")))
+# What tflc build --shared made at build time, and the C program calling it.
+config.substitutions.append(("%export-dir",
+                             os.path.join(config.tfl_obj_root, "test",
+                                          "export-libs")))
 config.substitutions.append(("%examples",
                              os.path.join(config.tfl_src_root, "examples")))
 config.substitutions.append(("%tfl_src_root", config.tfl_src_root))

@@ -124,10 +124,14 @@ struct ErrorLocationsPass : impl::ErrorLocationsBase<ErrorLocationsPass> {
     if (!marker.marked() || module.lookupSymbol(kWhere))
       return;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    // Thread-local, as libtflrt's: a library's exports run on their
+    // callers' threads.
     LLVM::GlobalOp::create(builder, module.getLoc(),
                            LLVM::LLVMPointerType::get(module.getContext()),
                            /*isConstant=*/false, LLVM::Linkage::External,
-                           kWhere, Attribute());
+                           kWhere, Attribute(), /*alignment=*/0,
+                           /*addrSpace=*/0, /*dsoLocal=*/false,
+                           /*thread_local_=*/true);
   }
 };
 

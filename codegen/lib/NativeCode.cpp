@@ -20,6 +20,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -116,6 +117,13 @@ translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext) {
     return nullptr;
   }
   hoistLocalAllocas(*llvmModule);
+  // Unwind tables, as clang gives every function on this target: a
+  // library's run-time error unwinds through compiled code to the export's
+  // boundary (a C++ exception), and debuggers and profilers walk its
+  // frames.
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration())
+      f.setUWTableKind(llvm::UWTableKind::Async);
   llvmModule->setTargetTriple(tm->getTargetTriple());
   llvmModule->setDataLayout(tm->createDataLayout());
   if (llvm::Error err = makeOptimizingTransformer(3, 0, tm)(llvmModule.get())) {
@@ -145,6 +153,130 @@ LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path) {
   pm.run(llvmModule);
   out.flush();
   return success();
+}
+
+namespace {
+/// The C++ compiler driver that links (the one tflc was built with, else
+/// c++ or g++ on PATH).
+std::optional<std::string> linkerDriver(std::string &errorMessage) {
+  llvm::ErrorOr<std::string> driver = std::string(TFL_LINKER_DRIVER);
+  if (!llvm::sys::fs::can_execute(*driver))
+    driver = llvm::sys::findProgramByName("c++");
+  if (!driver)
+    driver = llvm::sys::findProgramByName("g++");
+  if (!driver) {
+    errorMessage = "no C++ compiler driver (c++ or g++) on PATH to link with";
+    return std::nullopt;
+  }
+  return *driver;
+}
+
+/// Runs the driver with `args` (after its own name).
+LogicalResult runDriver(StringRef driver, ArrayRef<StringRef> args,
+                        std::string &errorMessage) {
+  SmallVector<StringRef> all = {driver};
+  llvm::append_range(all, args);
+  int rc = llvm::sys::ExecuteAndWait(driver, all, std::nullopt, {}, 0, 0,
+                                     &errorMessage);
+  if (rc != 0 && errorMessage.empty())
+    errorMessage =
+        "the compiler driver failed (exit code " + std::to_string(rc) + ")";
+  return success(rc == 0);
+}
+
+/// libtflrt and what it needs, for a link line.
+void appendRuntimeLibraries(SmallVectorImpl<StringRef> &args) {
+  args.push_back(TFL_RUNTIME_LIB);
+  SmallVector<StringRef> mpi;
+  StringRef(TFL_MPI_LIBS).split(mpi, ' ', -1, false);
+  if (!mpi.empty()) {
+    args.push_back("-Wl,--push-state,--as-needed");
+    llvm::append_range(args, mpi);
+    args.push_back("-Wl,--pop-state");
+  }
+  args.append({TFL_OPENBLAS_LIB, TFL_OPENBLAS_RPATH, TFL_DNNL_LIB, TFL_GOMP_LIB,
+               "-lpthread", "-lz", "-lm"});
+  SmallVector<StringRef> sanitize;
+  StringRef(TFL_SANITIZE_LINK_FLAGS).split(sanitize, ' ', -1, false);
+  llvm::append_range(args, sanitize);
+}
+} // namespace
+
+LogicalResult compileCSource(StringRef sourcePath, StringRef objectPath,
+                             std::string &errorMessage) {
+  std::optional<std::string> driver = linkerDriver(errorMessage);
+  if (!driver)
+    return failure();
+  return runDriver(*driver,
+                   {"-x", "c", "-std=c11", "-O2", "-fPIC", "-c", sourcePath,
+                    "-o", objectPath},
+                   errorMessage);
+}
+
+LogicalResult linkSharedLibrary(ArrayRef<StringRef> objectPaths,
+                                StringRef outputPath, StringRef versionScript,
+                                std::string &errorMessage) {
+  std::optional<std::string> driver = linkerDriver(errorMessage);
+  if (!driver)
+    return failure();
+  // libtflrt's symbols stay inside the library (--exclude-libs, and the
+  // version script exports only the API): two models loaded in one
+  // process each keep their own runtime.
+  std::string script = ("-Wl,--version-script=" + versionScript).str();
+  SmallVector<StringRef> args = {"-shared", "-o", outputPath};
+  llvm::append_range(args, objectPaths);
+  args.append({"-Wl,--exclude-libs,ALL", script});
+  appendRuntimeLibraries(args);
+  return runDriver(*driver, args, errorMessage);
+}
+
+LogicalResult archiveStaticLibrary(ArrayRef<StringRef> objectPaths,
+                                   StringRef outputPath,
+                                   std::string &errorMessage) {
+  // ar's MRI script: the objects and libtflrt's members, in one archive.
+  llvm::ErrorOr<std::string> ar =
+      llvm::sys::findProgramByName("ar", {"/usr/lib/llvm-22/bin", "/usr/bin"});
+  if (!ar)
+    ar = llvm::sys::findProgramByName("llvm-ar-22");
+  if (!ar) {
+    errorMessage = "no archiver (ar) on PATH";
+    return failure();
+  }
+  llvm::SmallString<128> scriptPath;
+  if (llvm::sys::fs::createTemporaryFile("tfl-ar", "mri", scriptPath)) {
+    errorMessage = "cannot create a temporary file";
+    return failure();
+  }
+  llvm::FileRemover removeScript(scriptPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream script(scriptPath, ec);
+    if (ec) {
+      errorMessage = ec.message();
+      return failure();
+    }
+    llvm::sys::fs::remove(outputPath);
+    script << "CREATE " << outputPath << "\nADDLIB " << TFL_RUNTIME_LIB << "\n";
+    for (StringRef object : objectPaths)
+      script << "ADDMOD " << object << "\n";
+    script << "SAVE\nEND\n";
+  }
+  std::optional<StringRef> redirects[] = {StringRef(scriptPath), std::nullopt,
+                                          std::nullopt};
+  StringRef args[] = {*ar, "-M"};
+  int rc = llvm::sys::ExecuteAndWait(*ar, args, std::nullopt, redirects, 0, 0,
+                                     &errorMessage);
+  if (rc != 0 && errorMessage.empty())
+    errorMessage = "ar failed (exit code " + std::to_string(rc) + ")";
+  return success(rc == 0);
+}
+
+std::string staticLinkLine() {
+  std::string line = std::string(TFL_OPENBLAS_LIB) + " " + TFL_DNNL_LIB + " " +
+                     TFL_GOMP_LIB + " -lz -lstdc++ -lm -lpthread";
+  if (!StringRef(TFL_MPI_LIBS).empty())
+    line += std::string(" ") + TFL_MPI_LIBS;
+  return line;
 }
 
 LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,

@@ -70,8 +70,52 @@ mlir::OwningOpRef<mlir::ModuleOp> MLIRGenImpl::run() {
   if (!program.precision.empty())
     module->setAttr("tfl.precision", builder.getStringAttr(program.precision));
   for (const std::unique_ptr<Specialization> &s : program.specializations)
-    genFunction(*s);
+    if (!program.library || s.get() != program.entry)
+      genFunction(*s);
+  for (const Program::Export &e : program.exports)
+    genExport(e);
   return module;
+}
+
+void MLIRGenImpl::genExport(const Program::Export &e) {
+  const Specialization &s = *e.spec;
+  mlir::Location l = loc(s.def->namePos);
+  llvm::SmallVector<mlir::Type> ins, outs, results;
+  for (const Type &t : s.argTypes)
+    flatTypes(t, ins);
+  flatTypes(s.callType(), outs);
+  flatTypes(s.resultType, results);
+  auto bufferOf = [](mlir::Type t) -> mlir::Type {
+    auto tensor = cast<mlir::RankedTensorType>(t);
+    return mlir::MemRefType::get(tensor.getShape(), tensor.getElementType());
+  };
+  llvm::SmallVector<mlir::Type> params;
+  for (mlir::Type t : ins)
+    params.push_back(bufferOf(t));
+  for (mlir::Type t : outs)
+    params.push_back(bufferOf(t));
+  builder.setInsertionPointToEnd(module.getBody());
+  auto fn = mlir::func::FuncOp::create(builder, l, "tfl_export_" + e.name,
+                                       builder.getFunctionType(params, {}));
+  // Callers pass each tensor as a (row-major, contiguous) buffer; the
+  // results are written into buffers the caller gives.
+  fn->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
+  fn->setAttr("tfl.export", builder.getStringAttr(e.name));
+  mlir::Block *entry = fn.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  llvm::SmallVector<Value> operands;
+  for (auto [k, t] : llvm::enumerate(ins))
+    operands.push_back(mlir::bufferization::ToTensorOp::create(
+        builder, l, t, entry->getArgument(k), /*restrict=*/true,
+        /*writable=*/false));
+  auto call =
+      mlir::func::CallOp::create(builder, l, s.symbol, results, operands);
+  for (size_t k = 0; k < outs.size(); ++k)
+    mlir::bufferization::MaterializeInDestinationOp::create(
+        builder, l, mlir::Type(), call.getResult(k),
+        entry->getArgument(ins.size() + k), /*restrict=*/true,
+        /*writable=*/true);
+  mlir::func::ReturnOp::create(builder, l);
 }
 
 void MLIRGenImpl::markCustomGradient(mlir::func::FuncOp fn,

@@ -15,7 +15,9 @@
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -92,6 +94,10 @@ private:
   }
 
   void genFunction(const Specialization &s);
+  /// A library's entry point for export `e`: `tfl_export_NAME`, taking a
+  /// buffer per leaf of the arguments, then one per leaf of the result to
+  /// write it into (C interface: `_mlir_ciface_tfl_export_NAME`).
+  void genExport(const Program::Export &e);
   /// Records on a @custom_gradient function's func.func how the autodiff
   /// pass builds its vjp: `tfl.custom_pullback` (grad_fn's function, taking
   /// the value's cotangent then the residuals), `tfl.custom_value_leaves`

@@ -52,6 +52,7 @@ const llvm::StringSet<> &builtinNames() {
   static const llvm::StringSet<> names = [] {
     llvm::StringSet<> all = {"print",
                              "breakpoint",
+                             "export",
                              "maximum",
                              "minimum",
                              "pow",
@@ -407,7 +408,12 @@ std::unique_ptr<Program> SemaImpl::run() {
       scopes[&source.main()].topLevelNames.insert(v.name);
     }
   }
+  program->library = options.library;
   if (failed(analyzeBlock(source.main().body)))
+    return nullptr;
+  // A library: the script's statements do not run (they give export()'s
+  // argument types); the exports are the program.
+  if (options.library && failed(analyzeExports()))
     return nullptr;
   if (options.session)
     for (const auto &entry : script.vars)

@@ -36,6 +36,8 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     return analyzePrint(expr);
   if (callee->kind == Type::Kind::Builtin && callee->name == "breakpoint")
     return analyzeBreakpoint(expr);
+  if (callee->kind == Type::Kind::Builtin && callee->name == "export")
+    return analyzeExportCall(expr);
   if (callee->kind == Type::Kind::Builtin && callee->name == "replace") {
     auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
     if (!attr) {
@@ -590,7 +592,10 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
   if (failed(result))
     return failure();
   s->resultType = callee.returnType.value_or(Type::none());
-  if (!def->decorators.empty() &&
+  if (llvm::any_of(def->decorators,
+                   [](const ast::Decorator &d) {
+                     return d.name == "custom_gradient";
+                   }) &&
       failed(analyzeCustomGradient(s, def->namePos)))
     return failure();
   if (def->returns) {

@@ -625,16 +625,16 @@ FailureOr<Type> SemaImpl::analyzeSubscript(const SubscriptExpr *expr) {
     }
     int64_t n = value->shape[dim];
     if (auto *s = dyn_cast<SliceExpr>(item)) {
-      std::optional<int64_t> step = s->step ? intLiteral(s->step.get()) : 1;
+      // Bounds known at compile time (literals, module constants, `n // 2`
+      // of a known n) give a static slice.
+      std::optional<int64_t> step = s->step ? knownInt(s->step.get()) : 1;
       if (!step || *step == 0) {
         error(item->getBegin()) << "a slice step must be a nonzero integer "
-                                   "literal";
+                                   "known at compile time";
         return failure();
       }
-      std::optional<int64_t> lo =
-          s->lo ? intLiteral(s->lo.get()) : std::nullopt;
-      std::optional<int64_t> hi =
-          s->hi ? intLiteral(s->hi.get()) : std::nullopt;
+      std::optional<int64_t> lo = s->lo ? knownInt(s->lo.get()) : std::nullopt;
+      std::optional<int64_t> hi = s->hi ? knownInt(s->hi.get()) : std::nullopt;
       if ((!s->lo || lo) && (!s->hi || hi)) {
         // Python's slice.indices(n).
         auto clampIndex = [&](std::optional<int64_t> v, bool isLo) -> int64_t {

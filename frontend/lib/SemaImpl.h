@@ -244,6 +244,15 @@ private:
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
   FailureOr<Type> analyzeCall(const CallExpr *expr);
   FailureOr<Type> analyzePrint(const CallExpr *expr);
+  /// A library: specializes each exported function for its annotations.
+  LogicalResult analyzeExports();
+  /// `export(f, *args, name=...)` at the top level: f is exported for the
+  /// types of these arguments (a library's; nothing runs).
+  FailureOr<Type> analyzeExportCall(const CallExpr *expr);
+  /// The type annotation `ann` (in `scope`) gives an exported function's
+  /// parameter: a dtype with integer dims (or module constants), a record
+  /// class (its fields' annotations), a tuple of these.
+  FailureOr<Type> annotatedType(const Expr *ann, const Scope &scope);
   /// breakpoint(): a stop of the eager debugger, a no-op otherwise.
   FailureOr<Type> analyzeBreakpoint(const CallExpr *expr);
   /// Under the debugger: records the variables in scope now as the debug

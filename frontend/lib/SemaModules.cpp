@@ -272,17 +272,18 @@ const ClassDef *SemaImpl::annotatedClass(const Expr *ann, const Scope &scope) {
 
 LogicalResult SemaImpl::checkDecorators(const FuncDef *def,
                                         const Module *file) {
-  for (const ast::Decorator &d : def->decorators)
-    if (d.name != "custom_gradient") {
+  llvm::StringSet<> seen;
+  for (const ast::Decorator &d : def->decorators) {
+    if (d.name != "custom_gradient" && d.name != "export") {
       error(d.range.begin, file)
           << "decorator '@" << d.name
-          << "' is not supported (TFL knows @custom_gradient)";
+          << "' is not supported (TFL knows @custom_gradient and @export)";
       return failure();
     }
-  if (def->decorators.size() > 1) {
-    error(def->decorators[1].range.begin, file)
-        << "@custom_gradient is given twice";
-    return failure();
+    if (!seen.insert(d.name).second) {
+      error(d.range.begin, file) << "@" << d.name << " is given twice";
+      return failure();
+    }
   }
   return success();
 }

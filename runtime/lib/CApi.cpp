@@ -53,7 +53,7 @@ PendingCheckpoint &pendingCheckpoint() {
 
 extern "C" {
 
-const char *tflrt_where = nullptr;
+thread_local const char *tflrt_where = nullptr;
 
 void *_mlir_memref_to_llvm_alloc(size_t size) {
   void *ptr = std::malloc(size);

@@ -43,7 +43,9 @@ struct Context {
 };
 
 Context &context() {
-  static Context c;
+  // Per thread (a library's exports run concurrently): oneDNN's streams
+  // and this cache are not shared.
+  thread_local Context c;
   return c;
 }
 

@@ -624,7 +624,9 @@ struct Tape {
 };
 
 std::vector<std::vector<Tape>> &tapeFrames() {
-  static std::vector<std::vector<Tape>> frames;
+  // Per thread: a library's exported functions run on their callers'
+  // threads, each with its own tapes.
+  thread_local std::vector<std::vector<Tape>> frames;
   return frames;
 }
 

@@ -36,12 +36,22 @@ void reportPendingErrors() {
     pendingErrorsHook();
 }
 
+namespace {
+thread_local int exportDepth = 0;
+} // namespace
+
+ExportBoundary::ExportBoundary() { ++exportDepth; }
+ExportBoundary::~ExportBoundary() { --exportDepth; }
+
 void failAt(const char *where, const std::string &message) {
-  reportPendingErrors();
-  flushOutput();
   std::string text = where ? where : "";
   size_t end = text.find('\n');
   std::string head = text.substr(0, end);
+  if (exportDepth > 0)
+    throw ExportError(head + (head.empty() ? "" : ": ") + "error: " + message +
+                      (end == std::string::npos ? "" : text.substr(end)));
+  reportPendingErrors();
+  flushOutput();
   std::fprintf(stderr, "%s%serror: %s%s\n", head.c_str(),
                head.empty() ? "" : ": ", message.c_str(),
                end == std::string::npos ? "" : text.substr(end).c_str());

@@ -30,7 +30,7 @@ struct Generator {
 };
 
 Generator &generator() {
-  static Generator g;
+  thread_local Generator g; // a library's exports each draw their own
   return g;
 }
 

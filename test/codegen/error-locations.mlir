@@ -7,7 +7,7 @@
 // a loop that runs on several threads (the loop's own location is stored
 // before it instead), and not before stack allocations.
 
-// CHECK-DAG: llvm.mlir.global external @tflrt_where() {{.*}} : !llvm.ptr
+// CHECK-DAG: llvm.mlir.global external thread_local @tflrt_where() {{.*}} : !llvm.ptr
 // CHECK-DAG: llvm.mlir.global internal constant @[[L3:.*]]("prog.tfl:3:5\00")
 // CHECK-DAG: llvm.mlir.global internal constant @[[L4:.*]]("prog.tfl:4:9\00")
 // CHECK-DAG: llvm.mlir.global internal constant @[[CALLED:.*]]("prog.tfl:2:12\0Aprog.tfl:7:1: note: called from here\00")

@@ -19,7 +19,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <editline/readline.h>
+#include <dlfcn.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace tfl::repl {
@@ -32,33 +33,85 @@ using llvm::isa;
 // Reading inputs
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// libedit's readline API, loaded when the prompt runs on a terminal (so
+/// that tflc runs where it is not installed, without line editing).
+struct Editline {
+  char *(*readline)(const char *) = nullptr;
+  int (*addHistory)(const char *) = nullptr;
+  void (*usingHistory)() = nullptr;
+  int (*readHistory)(const char *) = nullptr;
+  int (*writeHistory)(const char *) = nullptr;
+  int (*truncateHistory)(const char *, int) = nullptr;
+
+  static const Editline *load() {
+    static const Editline *loaded = []() -> const Editline * {
+      void *lib = dlopen("libedit.so.2", RTLD_NOW | RTLD_LOCAL);
+      if (!lib)
+        lib = dlopen("libedit.so", RTLD_NOW | RTLD_LOCAL);
+      if (!lib)
+        return nullptr;
+      auto *e = new Editline;
+      auto get = [&](auto &fn, const char *name) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+            dlsym(lib, name));
+      };
+      get(e->readline, "readline");
+      get(e->addHistory, "add_history");
+      get(e->usingHistory, "using_history");
+      get(e->readHistory, "read_history");
+      get(e->writeHistory, "write_history");
+      get(e->truncateHistory, "history_truncate_file");
+      if (!e->readline || !e->addHistory) {
+        delete e;
+        return nullptr;
+      }
+      return e;
+    }();
+    return loaded;
+  }
+};
+
+} // namespace
+
 LineReader::LineReader() : tty(isatty(STDIN_FILENO) != 0) {
   if (!tty)
     return;
-  if (const char *home = std::getenv("HOME")) {
-    historyPath = std::string(home) + "/.tfl_history";
-    using_history();
-    read_history(historyPath.c_str());
-  }
+  const Editline *edit = Editline::load();
+  const char *home = std::getenv("HOME");
+  if (!edit || !home)
+    return;
+  historyPath = std::string(home) + "/.tfl_history";
+  if (edit->usingHistory)
+    edit->usingHistory();
+  if (edit->readHistory)
+    edit->readHistory(historyPath.c_str());
 }
 
 LineReader::~LineReader() {
-  if (tty && !historyPath.empty()) {
-    write_history(historyPath.c_str());
-    history_truncate_file(historyPath.c_str(), 1000);
+  const Editline *edit = tty ? Editline::load() : nullptr;
+  if (edit && !historyPath.empty() && edit->writeHistory) {
+    edit->writeHistory(historyPath.c_str());
+    if (edit->truncateHistory)
+      edit->truncateHistory(historyPath.c_str(), 1000);
   }
 }
 
 std::optional<std::string> LineReader::read(const char *prompt) {
   llvm::outs().flush();
   tflrt::flushOutput();
-  if (tty) {
-    char *line = readline(prompt);
+  if (const Editline *edit = tty ? Editline::load() : nullptr) {
+    char *line = edit->readline(prompt);
     if (!line)
       return std::nullopt;
     std::string text(line);
     std::free(line);
     return text;
+  }
+  if (tty) { // a terminal without libedit: the prompt, then a plain line
+    std::fputs(prompt, stdout);
+    std::fflush(stdout);
   }
   std::string text;
   int c;
@@ -72,8 +125,9 @@ std::optional<std::string> LineReader::read(const char *prompt) {
 }
 
 void LineReader::remember(const std::string &input) {
-  if (tty && !input.empty())
-    add_history(input.c_str());
+  if (const Editline *edit = tty ? Editline::load() : nullptr)
+    if (!input.empty())
+      edit->addHistory(input.c_str());
 }
 
 namespace {

@@ -33,8 +33,8 @@
 namespace tfl::repl {
 
 /// Reads the prompt's lines: with libedit (line editing, and history kept
-/// in ~/.tfl_history) when standard input is a terminal, else plain lines
-/// (no prompt shown), so a script can drive it.
+/// in ~/.tfl_history; loaded with dlopen) when standard input is a
+/// terminal, else plain lines (no prompt shown), so a script can drive it.
 class LineReader {
 public:
   LineReader();

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CheckGrad.h"
+#include "Export.h"
 #include "Repl.h"
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
@@ -86,6 +87,28 @@ cl::opt<uint64_t>
            cl::value_desc("N"), cl::init(0), cl::cat(tflcCategory));
 cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
                                 cl::value_desc("path"), cl::cat(tflcCategory));
+cl::opt<bool> shared(
+    "shared",
+    cl::desc("build: a shared library of the functions marked @export (with "
+             "-o libNAME.so; writes NAME.h, its C API, next to it)"),
+    cl::cat(tflcCategory));
+cl::opt<bool> staticLibrary(
+    "static",
+    cl::desc("build: a static library of the exports (with -o libNAME.a; "
+             "libtflrt's objects inside; NAME.h says what to link after it)"),
+    cl::cat(tflcCategory));
+cl::opt<bool> python(
+    "python",
+    cl::desc("build --shared: also write NAME.py, the API on NumPy arrays "
+             "(ctypes); with -o NAME.py, the library is libNAME.so next to "
+             "it"),
+    cl::cat(tflcCategory));
+cl::list<std::string>
+    exportList("export",
+               cl::desc("build --shared: export these functions too (their "
+                        "annotations give the argument types)"),
+               cl::value_desc("f,g"), cl::CommaSeparated,
+               cl::cat(tflcCategory));
 cl::opt<std::string> afterStage(
     "after",
     cl::desc("emit mlir: show the IR after this stage "
@@ -221,6 +244,9 @@ private:
   /// Writes a native executable of `module` (in the LLVM dialect).
   mlir::LogicalResult buildExecutable(mlir::ModuleOp module,
                                       llvm::StringRef path);
+  /// Writes the shared library of the program's exports, its header and,
+  /// with --python, its Python module.
+  mlir::LogicalResult buildLibrary(mlir::ModuleOp module);
   int runNative(mlir::ModuleOp module);
   std::optional<int64_t> compiledWorldSize() const;
 
@@ -307,6 +333,9 @@ Driver::frontend(unsigned bufferId, std::optional<EmitKind> emitKind,
   options.debugPoints = debugging();
   options.compiled =
       command == Command::Build || (command == Command::Run && !eager);
+  options.library = (command == Command::Build || command == Command::Emit) &&
+                    (shared || python || staticLibrary);
+  options.exportNames.assign(exportList.begin(), exportList.end());
   program = tfl::analyze(*source, &context, options);
   if (!program)
     return nullptr;
@@ -395,6 +424,86 @@ mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
     llvm::errs() << "error: linking " << path << " failed: " << error << "\n";
     return mlir::failure();
   }
+  return mlir::success();
+}
+
+mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
+  // -o libNAME.so, or -o NAME.py with --python: the library, its header
+  // and the module side by side.
+  llvm::StringRef out = outputFile;
+  std::string prefix = tfl::exports::prefixFor(out);
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(out));
+  auto sibling = [&](const std::string &name) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  };
+  bool pythonOutput = out.ends_with(".py");
+  std::string libraryPath =
+      pythonOutput ? sibling("lib" + prefix + ".so") : out.str();
+  std::string libraryName = llvm::sys::path::filename(libraryPath).str();
+  std::string sourceName = llvm::sys::path::filename(inputPath).str();
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return mlir::failure();
+  llvm::SmallString<128> objectPath, wrapperPath, wrapperObject, scriptPath;
+  if (llvm::sys::fs::createTemporaryFile("tfl", "o", objectPath) ||
+      llvm::sys::fs::createTemporaryFile("tfl-api", "c", wrapperPath) ||
+      llvm::sys::fs::createTemporaryFile("tfl-api", "o", wrapperObject) ||
+      llvm::sys::fs::createTemporaryFile("tfl-api", "map", scriptPath)) {
+    llvm::errs() << "error: cannot create temporary files\n";
+    return mlir::failure();
+  }
+  llvm::FileRemover removeObject(objectPath), removeWrapper(wrapperPath),
+      removeWrapperObject(wrapperObject), removeScript(scriptPath);
+  if (failed(mlir::tfl::emitObjectFile(*llvmModule, objectPath)))
+    return mlir::failure();
+  auto write = [](llvm::StringRef path, const std::string &text) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec) {
+      llvm::errs() << "error: cannot write " << path << ": " << ec.message()
+                   << "\n";
+      return false;
+    }
+    os << text;
+    return true;
+  };
+  if (!write(wrapperPath, tfl::exports::wrapperSource(*program, prefix)) ||
+      !write(scriptPath, tfl::exports::versionScript(prefix)))
+    return mlir::failure();
+  std::string error;
+  if (failed(mlir::tfl::compileCSource(wrapperPath, wrapperObject, error)) ||
+      (staticLibrary ? failed(mlir::tfl::archiveStaticLibrary(
+                           {objectPath, wrapperObject}, libraryPath, error))
+                     : failed(mlir::tfl::linkSharedLibrary(
+                           {objectPath, wrapperObject}, libraryPath, scriptPath,
+                           error)))) {
+    llvm::errs() << "error: building " << libraryPath << " failed: " << error
+                 << "\n";
+    return mlir::failure();
+  }
+  std::string header = tfl::exports::header(*program, prefix, sourceName);
+  if (staticLibrary)
+    header = "/* Link a program with " + libraryName + " " +
+             mlir::tfl::staticLinkLine() +
+             "\n   (one static TFL library a program: for several, build "
+             "them with --shared). */\n" +
+             header;
+  if (!write(sibling(prefix + ".h"), header))
+    return mlir::failure();
+  if (staticLibrary && (python || pythonOutput)) {
+    llvm::errs() << "error: --python needs a shared library (--shared)\n";
+    return mlir::failure();
+  }
+  if ((python || pythonOutput) &&
+      !write(pythonOutput ? out.str() : sibling(prefix + ".py"),
+             tfl::exports::pythonModule(*program, prefix, libraryName,
+                                        sourceName)))
+    return mlir::failure();
   return mlir::success();
 }
 
@@ -576,6 +685,8 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     llvmModule->print(llvm::outs(), nullptr);
     return finish(true);
   }
+  if (command == Command::Build && program->library)
+    return finish(succeeded(buildLibrary(*module)));
   if (command == Command::Build)
     return finish(succeeded(buildExecutable(*module, outputFile)));
   int rc = runNative(*module);

@@ -50,8 +50,13 @@ void memrefCopy(int64_t elemSize, void *src, void *dst);
    a line) of the op the program is running, or NULL: compiled code sets it
    before each op that may fail inside the runtime without a location of
    its own (an allocation, a GPU launch or copy, a library call), and the
-   runtime's errors name it. */
-extern const char *tflrt_where;
+   runtime's errors name it. One per thread: a library's exported
+   functions run on their callers' threads. */
+#ifdef __cplusplus
+extern thread_local const char *tflrt_where;
+#else
+extern _Thread_local const char *tflrt_where;
+#endif
 
 /* MLIR's memref-to-llvm lowering allocates and frees host buffers through
    these (its `use-generic-functions` option; it aligns the pointer
@@ -260,6 +265,47 @@ TFLRT_DECLARE_COLLECTIVE(i64)
    successful end, finishes what the run started, e.g. MPI). */
 void tflrt_init(int argc, char **argv);
 void tflrt_finish(void);
+
+/* Libraries (tflc build --shared). A caller's tensor: `data` points to its
+   elements, row-major and contiguous; `shape` to its `rank` sizes. The
+   caller owns both. */
+typedef struct tfl_tensor {
+  void *data;
+  int64_t rank;
+  const int64_t *shape;
+} tfl_tensor;
+
+/* One tensor an exported function takes or writes (a leaf of an argument
+   or of the result), with its name in messages ("params.w"). */
+typedef struct tflrt_export_leaf {
+  const char *name;
+  int32_t dtype; /* tflrt::DType */
+  int32_t output;
+  int64_t rank;
+  const int64_t *shape;
+} tflrt_export_leaf;
+
+/* An exported function: its leaves in order (arguments', then the
+   result's), and the compiled code's entry, called with a memref
+   descriptor per leaf (the result's written in place). */
+typedef struct tflrt_export {
+  const char *name;
+  int64_t numLeaves;
+  const tflrt_export_leaf *leaves;
+  void (*entry)(void **descriptors);
+} tflrt_export;
+
+/* Checks `tensors` (one per leaf) against the export's signature and runs
+   it on them: 0, or 1 after a bad argument or a run-time error, whose
+   message ("file.tfl:LINE:COL: error: ...") tflrt_export_last_error gives
+   on this thread. Calls on several threads run concurrently. */
+int tflrt_export_call(const tflrt_export *e, const tfl_tensor *const *tensors);
+/* Reads each leaf (its name the one `save` gave it) from safetensors
+   checkpoint `path` into the caller's tensors: 0, or 1 with the message. */
+int tflrt_export_load(const char *path, int64_t numLeaves,
+                      const tflrt_export_leaf *leaves,
+                      const tfl_tensor *const *tensors);
+const char *tflrt_export_last_error(void);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include "tflrt/Tensor.h"
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -44,7 +45,22 @@ void finishRun();
 /// Stops the program (exit code 1) with "where: error: message", the
 /// "called from" notes of `where` below it, or with "error: message" when
 /// `where` is null; pending errors and the output so far come first.
+/// Inside a library's exported function (an ExportBoundary on this
+/// thread), throws that text as an ExportError instead, which the export's
+/// caller gets as an error code and message.
 [[noreturn]] void failAt(const char *where, const std::string &message);
+
+class ExportError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Marks this thread as running a library's exported function.
+class ExportBoundary {
+public:
+  ExportBoundary();
+  ~ExportBoundary();
+};
 
 /// "12 bytes", "3.5 KiB", "372529.0 GiB": one decimal, in the largest unit
 /// (up to TiB) the size reaches. Sizes in errors are rounded so: an

@@ -13,6 +13,7 @@
 #include "llvm/IR/Module.h"
 
 #include <memory>
+#include <string>
 
 namespace mlir::tfl {
 
@@ -27,6 +28,25 @@ LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path);
 /// Links `objectPath` with libtflrt into the executable `outputPath`;
 /// `targetLibraries` (a device's runtime and libraries) come before
 /// libtflrt, whose functions they call.
+/// Compiles C file `sourcePath` to a position-independent object.
+LogicalResult compileCSource(StringRef sourcePath, StringRef objectPath,
+                             std::string &errorMessage);
+
+/// Links objects with libtflrt into shared library `outputPath`, exporting
+/// only what `versionScript` (an ld version script) names.
+LogicalResult linkSharedLibrary(ArrayRef<StringRef> objectPaths,
+                                StringRef outputPath, StringRef versionScript,
+                                std::string &errorMessage);
+
+/// Archives objects with libtflrt's members into static library
+/// `outputPath`.
+LogicalResult archiveStaticLibrary(ArrayRef<StringRef> objectPaths,
+                                   StringRef outputPath,
+                                   std::string &errorMessage);
+/// What a program linking such a library adds after it: libtflrt's own
+/// libraries (OpenBLAS, oneDNN, libgomp, zlib, libstdc++, MPI's).
+std::string staticLinkLine();
+
 LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
                              std::string &errorMessage,
                              ArrayRef<StringRef> targetLibraries = {});

@@ -253,6 +253,16 @@ struct Program {
   /// the order of its values (tfl.debug_point's `scope`).
   bool debugPoints = false;
   std::vector<std::vector<CarriedVar>> debugScopes;
+
+  /// A library's exported functions: the name callers use, the
+  /// specialization its annotations give, and its parameters' names.
+  struct Export {
+    std::string name;
+    const Specialization *spec;
+    std::vector<std::string> params;
+  };
+  bool library = false;
+  std::vector<Export> exports;
 };
 
 /// The name of the entry function native executables call.
@@ -282,6 +292,11 @@ struct SemaOptions {
   /// warning when `compiled`.
   bool debugPoints = false;
   bool compiled = false;
+  /// A library (tflc build --shared): the script's statements do not run;
+  /// each exported function (`@export`, and those named here) is
+  /// specialized for the types its annotations give.
+  bool library = false;
+  std::vector<std::string> exportNames;
 };
 
 /// Checks `source` (its main file and the files it imports). Returns null

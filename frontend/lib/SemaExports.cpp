@@ -1,0 +1,237 @@
+//===- SemaExports.cpp - Exported functions of a library ------------------===//
+//
+// `tflc build --shared`: each function marked `@export` (or named by
+// --export) is specialized for the argument types its annotations give,
+// as callers from C or Python will pass them; the script's statements do
+// not run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+
+/// True when a value of type `t` is made of tensors only (what a caller
+/// from C or Python passes and gets back).
+static bool tensorsOnly(const Type &t) {
+  if (t.isTensor())
+    return true;
+  return t.isTree() && llvm::all_of(t.elements, tensorsOnly);
+}
+
+FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
+  if (auto *tuple = dyn_cast<TupleExpr>(ann)) {
+    std::vector<Type> elements;
+    for (const ExprPtr &e : tuple->elements) {
+      FailureOr<Type> t = annotatedType(e.get(), scope);
+      if (failed(t))
+        return failure();
+      elements.push_back(*t);
+    }
+    return Type::tuple(std::move(elements));
+  }
+  if (const ClassDef *cls = annotatedClass(ann, scope)) {
+    const Scope &clsScope = *classScope.lookup(cls);
+    std::vector<Type> fields;
+    for (const AnnAssignStmt *field : fieldsOf(*cls)) {
+      FailureOr<Type> t = annotatedType(field->annotation.get(), clsScope);
+      if (failed(t))
+        return failure();
+      fields.push_back(*t);
+    }
+    return Type::record(cls, std::move(fields));
+  }
+  const Expr *dtypeExpr = ann;
+  const std::vector<ExprPtr> *dimExprs = nullptr;
+  if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
+    dtypeExpr = sub->value.get();
+    dimExprs = &sub->indices;
+  }
+  auto *dtypeName = dyn_cast<NameExpr>(dtypeExpr);
+  std::optional<DType> dtype =
+      dtypeName ? dtypeNamed(dtypeName->name) : std::nullopt;
+  if (!dtype) {
+    error(ann->getBegin(), scope.ast)
+        << "an exported function's parameters are annotated with a dtype "
+           "and dims (f32[64, 784]), a class or a tuple of these";
+    return failure();
+  }
+  std::vector<int64_t> shape;
+  if (dimExprs)
+    for (const ExprPtr &d : *dimExprs) {
+      std::optional<int64_t> size = intLiteral(d.get());
+      // A module constant (`f32[BATCH, 784]`).
+      if (auto *name = dyn_cast<NameExpr>(d.get()); name && !size)
+        if (const Expr *constant = scope.constants.lookup(name->name))
+          size = intLiteral(constant);
+      if (!size || *size < 0) {
+        auto *name = dyn_cast<NameExpr>(d.get());
+        error(d->getBegin(), scope.ast)
+            << "a dim of an exported function's parameter is an integer or "
+               "a module constant"
+            << (name && name->name == "?"
+                    ? "; a size given when it is called ('?') is not "
+                      "supported yet"
+                    : "");
+        return failure();
+      }
+      shape.push_back(*size);
+    }
+  return Type::tensor(*dtype, std::move(shape));
+}
+
+FailureOr<Type> SemaImpl::analyzeExportCall(const CallExpr *expr) {
+  if (!frame->isScript || frame->controlDepth > 0 ||
+      frame->scope->ast != &source.main()) {
+    error(expr->getBegin()) << "export() belongs at the top level of the "
+                               "program's file";
+    return failure();
+  }
+  if (expr->args.empty()) {
+    error(expr->getBegin())
+        << "export() takes a function and the arguments whose types it is "
+           "exported for: export(f, params, x)";
+    return failure();
+  }
+  std::string name;
+  for (const ast::Keyword &kw : expr->keywords) {
+    FailureOr<Type> t = analyzeExpr(kw.value.get());
+    if (failed(t))
+      return failure();
+    if (kw.name != "name" || t->kind != Type::Kind::String) {
+      error(kw.range.begin) << "export() takes one keyword, name=\"...\" (the "
+                               "name callers use)";
+      return failure();
+    }
+    name = t->name;
+  }
+  FailureOr<Type> fn = analyzeExpr(expr->args[0].get());
+  if (failed(fn))
+    return failure();
+  if (fn->kind != Type::Kind::Function || !fn->captureNames.empty() ||
+      fn->boundSelf ||
+      scopes[&source.main()].functions.lookup(fn->func->name) != fn->func) {
+    error(expr->args[0]->getBegin())
+        << "export() exports a function defined at the top level of this "
+           "file, got "
+        << fn->str();
+    return failure();
+  }
+  const FuncDef *def = fn->func;
+  if (expr->args.size() - 1 != def->params.size()) {
+    error(expr->getBegin())
+        << "export() of " << def->name << " takes " << def->params.size()
+        << " arguments after it, got " << expr->args.size() - 1;
+    return failure();
+  }
+  std::vector<Type> argTypes;
+  for (size_t i = 1; i < expr->args.size(); ++i) {
+    FailureOr<Type> t = analyzeExpr(expr->args[i].get());
+    if (failed(t))
+      return failure();
+    if (!tensorsOnly(*t)) {
+      error(expr->args[i]->getBegin())
+          << "an export's arguments are tensors (or tuples and records of "
+             "them), got "
+          << t->str();
+      return failure();
+    }
+    argTypes.push_back(t->strong());
+  }
+  if (!options.library)
+    return Type::none(); // a program's run: nothing to do
+  FailureOr<Specialization *> s =
+      specialize(*fn, std::move(argTypes), expr->getBegin());
+  if (failed(s))
+    return failure();
+  if (!tensorsOnly((*s)->callType())) {
+    error(expr->getBegin()) << "exported function " << def->name << " returns "
+                            << (*s)->callType().str()
+                            << ": an export returns tensors (or tuples and "
+                               "records of them)";
+    return failure();
+  }
+  if (name.empty())
+    name = def->name;
+  for (const Program::Export &e : program->exports)
+    if (e.name == name) {
+      error(expr->getBegin())
+          << "'" << name << "' is exported twice: give one a name=\"...\"";
+      return failure();
+    }
+  std::vector<std::string> params;
+  for (const ast::Param &p : def->params)
+    params.push_back(p.name);
+  program->exports.push_back({name, *s, std::move(params)});
+  return Type::none();
+}
+
+LogicalResult SemaImpl::analyzeExports() {
+  const Scope &main = scopes[&source.main()];
+  std::vector<const FuncDef *> defs;
+  for (const StmtPtr &s : source.main().body)
+    if (auto *def = dyn_cast<FuncDef>(s.get()))
+      if (llvm::any_of(def->decorators, [](const ast::Decorator &d) {
+            return d.name == "export";
+          }))
+        defs.push_back(def);
+  for (const std::string &name : options.exportNames) {
+    const FuncDef *def = main.functions.lookup(name);
+    if (!def) {
+      mlir::emitError(
+          mlir::FileLineColLoc::get(ctx, source.main().fileName, 1, 1))
+          << "--export names '" << name
+          << "', which is not a function defined in this file";
+      return failure();
+    }
+    if (!llvm::is_contained(defs, def))
+      defs.push_back(def);
+  }
+  if (defs.empty() && program->exports.empty()) {
+    mlir::emitError(
+        mlir::FileLineColLoc::get(ctx, source.main().fileName, 1, 1))
+        << "a library exports functions: mark them with @export (or name "
+           "them with --export f,g), or export(f, args...) them for the "
+           "types of values";
+    return failure();
+  }
+  for (const FuncDef *def : defs) {
+    std::vector<Type> argTypes;
+    std::vector<std::string> params;
+    for (const ast::Param &p : def->params) {
+      if (!p.annotation) {
+        error(p.range.begin)
+            << "parameter '" << p.name << "' of exported function " << def->name
+            << " needs a type annotation: its callers pass tensors of the "
+               "types it gives (f32[64, 784])";
+        return failure();
+      }
+      FailureOr<Type> t = annotatedType(p.annotation.get(), main);
+      if (failed(t))
+        return failure();
+      argTypes.push_back(*t);
+      params.push_back(p.name);
+    }
+    FailureOr<Specialization *> s =
+        specialize(Type::function(def), std::move(argTypes), def->namePos);
+    if (failed(s))
+      return failure();
+    for (const Program::Export &e : program->exports)
+      if (e.name == def->name) {
+        error(def->namePos) << "'" << def->name << "' is exported twice";
+        return failure();
+      }
+    const Type &result = (*s)->callType();
+    if (!tensorsOnly(result)) {
+      error(def->namePos) << "exported function " << def->name << " returns "
+                          << result.str()
+                          << ": an export returns tensors (or tuples and "
+                             "records of them)";
+      return failure();
+    }
+    program->exports.push_back({def->name, *s, std::move(params)});
+  }
+  return success();
+}
