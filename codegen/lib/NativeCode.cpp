@@ -284,39 +284,18 @@ LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
                              ArrayRef<StringRef> targetLibraries) {
   // The C++ compiler tflc was built with links libtflrt (a C++ library);
   // PATH is the fallback when tflc was moved to another machine.
-  llvm::ErrorOr<std::string> driver = std::string(TFL_LINKER_DRIVER);
-  if (!llvm::sys::fs::can_execute(*driver))
-    driver = llvm::sys::findProgramByName("c++");
+  std::optional<std::string> driver = linkerDriver(errorMessage);
   if (!driver)
-    driver = llvm::sys::findProgramByName("g++");
-  if (!driver) {
-    errorMessage = "no C++ compiler driver (c++ or g++) on PATH to link with";
     return failure();
-  }
-  SmallVector<StringRef> args = {*driver, objectPath, "-o", outputPath,
+  SmallVector<StringRef> args = {objectPath, "-o", outputPath,
                                  TFL_RUNTIME_MAIN_LIB};
   llvm::append_range(args, targetLibraries);
-  args.push_back(TFL_RUNTIME_LIB);
-  // MPI, when libtflrt's collectives are linked in (as-needed: a program
-  // without collectives does not load it).
-  SmallVector<StringRef> mpi;
-  StringRef(TFL_MPI_LIBS).split(mpi, ' ', -1, false);
-  if (!mpi.empty()) {
-    args.push_back("-Wl,--push-state,--as-needed");
-    llvm::append_range(args, mpi);
-    args.push_back("-Wl,--pop-state");
-  }
-  args.append({TFL_OPENBLAS_LIB, TFL_OPENBLAS_RPATH, TFL_DNNL_LIB, TFL_GOMP_LIB,
-               "-lpthread", "-lz", "-lm"});
-  // A sanitizer build's libtflrt needs the sanitizers' runtimes.
-  SmallVector<StringRef> sanitize;
-  StringRef(TFL_SANITIZE_LINK_FLAGS).split(sanitize, ' ', -1, false);
-  llvm::append_range(args, sanitize);
-  int rc = llvm::sys::ExecuteAndWait(*driver, args, std::nullopt, {}, 0, 0,
-                                     &errorMessage);
-  if (rc != 0 && errorMessage.empty())
-    errorMessage = "the linker failed (exit code " + std::to_string(rc) + ")";
-  return success(rc == 0);
+  // libtflrt, then MPI (as-needed: a program without collectives does not
+  // load it), the libraries it calls, and a sanitizer build's runtimes.
+  appendRuntimeLibraries(args);
+  if (failed(runDriver(*driver, args, errorMessage)))
+    return failure();
+  return success();
 }
 
 } // namespace mlir::tfl

@@ -761,18 +761,6 @@ static void appendTemplate(const Type &t, llvm::ArrayRef<Value> leaves,
   }
 }
 
-/// How many leaves a value of type `t` has (MLIRGenImpl::flatTypes').
-static size_t leafCount(const Type &t) {
-  if (t.isTensor())
-    return 1;
-  size_t n = 0;
-  if (t.isTree() || t.kind == Type::Kind::Function ||
-      t.kind == Type::Kind::Grad || t.kind == Type::Kind::RuntimeString)
-    for (const Type &e : t.elements)
-      n += leafCount(e);
-  return n;
-}
-
 static void formatTree(const Type &t, const Values &values, size_t &next,
                        std::string &format, Values &inputs) {
   if (t.kind == Type::Kind::String) {
@@ -787,7 +775,7 @@ static void formatTree(const Type &t, const Values &values, size_t &next,
   if (!t.isTree()) {
     // What only the prompt shows (print takes none of these but text): a
     // dtype as TFL names it, None, a function or a class by name.
-    next += leafCount(t);
+    next += t.leafCount();
     if (t.kind == Type::Kind::DType)
       format += dtypeName(t.dtype).str();
     else if (t.kind == Type::Kind::None)

@@ -68,6 +68,17 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
   return failure();
 }
 
+TensorAnnotation tfl::sema::tensorAnnotation(const Expr *ann) {
+  const Expr *dtypeExpr = ann;
+  const std::vector<ExprPtr> *dims = nullptr;
+  if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
+    dtypeExpr = sub->value.get();
+    dims = &sub->indices;
+  }
+  auto *name = dyn_cast<NameExpr>(dtypeExpr);
+  return {name, name ? dtypeNamed(name->name) : std::nullopt, dims};
+}
+
 LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
                                         DimBindings &dims, llvm::StringRef what,
                                         Position at, Type &adjusted,
@@ -110,15 +121,7 @@ LogicalResult SemaImpl::checkAnnotation(const Expr *ann, const Type &actual,
   // state holds a tree shaped like the parameters, whatever they are).
   if (auto *name = dyn_cast<NameExpr>(ann); name && name->name == "Any")
     return success();
-  const Expr *dtypeExpr = ann;
-  const std::vector<ExprPtr> *dimExprs = nullptr;
-  if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
-    dtypeExpr = sub->value.get();
-    dimExprs = &sub->indices;
-  }
-  auto *dtypeName = dyn_cast<NameExpr>(dtypeExpr);
-  std::optional<DType> dtype =
-      dtypeName ? dtypeNamed(dtypeName->name) : std::nullopt;
+  auto [dtypeName, dtype, dimExprs] = tensorAnnotation(ann);
   if (!dtype) {
     error(ann->getBegin(), scope->ast)
         << "invalid type annotation: write a dtype (f32, "
@@ -301,15 +304,6 @@ static bool allFloat(const Type &t) {
 }
 
 /// How many tensors a value of type `t` flattens to.
-static size_t leafCount(const Type &t) {
-  if (t.isTensor())
-    return 1;
-  size_t n = 0;
-  for (const Type &e : t.elements)
-    n += leafCount(e);
-  return n;
-}
-
 /// True when `a` and `b` are trees of one structure (same tuple lengths,
 /// same classes) whose leaves are all tensors.
 static bool sameStructure(const Type &a, const Type &b) {
@@ -471,7 +465,7 @@ SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
   size_t next = 0;
   for (const Type &t : f->argTypes) {
     firstLeaf.push_back(next);
-    next += leafCount(t);
+    next += t.leafCount();
   }
   std::vector<int64_t> flat;
   std::vector<Type> grads;
@@ -489,7 +483,7 @@ SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
           << ": gradients are taken with respect to float tensors only";
       return failure();
     }
-    for (size_t k = 0; k < leafCount(t); ++k)
+    for (size_t k = 0; k < t.leafCount(); ++k)
       flat.push_back(static_cast<int64_t>(firstLeaf[a] + k));
     grads.push_back(t.strong());
   }

@@ -43,15 +43,7 @@ FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
     }
     return Type::record(cls, std::move(fields));
   }
-  const Expr *dtypeExpr = ann;
-  const std::vector<ExprPtr> *dimExprs = nullptr;
-  if (auto *sub = dyn_cast<SubscriptExpr>(ann)) {
-    dtypeExpr = sub->value.get();
-    dimExprs = &sub->indices;
-  }
-  auto *dtypeName = dyn_cast<NameExpr>(dtypeExpr);
-  std::optional<DType> dtype =
-      dtypeName ? dtypeNamed(dtypeName->name) : std::nullopt;
+  auto [dtypeName, dtype, dimExprs] = tensorAnnotation(ann);
   if (!dtype) {
     error(ann->getBegin(), scope.ast)
         << "an exported function's parameters are annotated with a dtype "

@@ -74,6 +74,14 @@ std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
 /// True for a literal a module constant may hold: numbers, booleans,
 /// strings, nested lists of numbers, and tuples of these.
 bool isLiteral(const Expr *e);
+/// A tensor's type annotation (`f32`, `f32[N, 28, ?]`): its dtype's name
+/// and dtype (nullopt when it names none), and its dims (null for none).
+struct TensorAnnotation {
+  const NameExpr *dtypeName;
+  std::optional<DType> dtype;
+  const std::vector<ast::ExprPtr> *dims;
+};
+TensorAnnotation tensorAnnotation(const Expr *ann);
 /// Adds every name a block may (re)bind, nested blocks included.
 void collectAssigned(const Block &block, llvm::StringSet<> &out);
 using ast::argument;

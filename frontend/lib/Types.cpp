@@ -268,6 +268,15 @@ std::string Type::mangle() const {
   }
 }
 
+size_t Type::leafCount() const {
+  if (isTensor())
+    return 1;
+  size_t n = 0;
+  for (const Type &e : elements)
+    n += e.leafCount();
+  return n;
+}
+
 bool Type::operator==(const Type &other) const {
   return kind == other.kind && dtype == other.dtype && shape == other.shape &&
          weak == other.weak && known == other.known && func == other.func &&

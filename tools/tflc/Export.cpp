@@ -5,6 +5,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
+#include <functional>
+
 namespace tfl::exports {
 
 using llvm::cast;
@@ -62,6 +64,24 @@ std::vector<const ast::ClassDef *> classesOf(const Program &program) {
     collectClasses(e.spec->callType(), classes);
   }
   return classes;
+}
+
+/// The type of the exports' records of class `cls` (one per class: exports
+/// take statically shaped records).
+const Type *recordOf(const Program &program, const ast::ClassDef *cls) {
+  const Type *record = nullptr;
+  std::function<void(const Type &)> find = [&](const Type &t) {
+    if (t.kind == Type::Kind::Record && t.cls == cls)
+      record = &t;
+    for (const Type &e : t.elements)
+      find(e);
+  };
+  for (const Program::Export &e : program.exports) {
+    for (const Type &t : e.spec->argTypes)
+      find(t);
+    find(e.spec->callType());
+  }
+  return record;
 }
 
 /// A struct member of type `t` named `name`.
@@ -221,20 +241,7 @@ std::string header(const Program &program, llvm::StringRef prefix,
     s += "/* class " + cls->name + " */\ntypedef struct " + prefix.str() + "_" +
          cls->name + " {\n";
     std::vector<const ast::AnnAssignStmt *> fields = ast::fieldsOf(*cls);
-    // The field types of any export's record of this class (one type per
-    // class: exports take statically shaped records).
-    const Type *record = nullptr;
-    std::function<void(const Type &)> find = [&](const Type &t) {
-      if (t.kind == Type::Kind::Record && t.cls == cls)
-        record = &t;
-      for (const Type &e : t.elements)
-        find(e);
-    };
-    for (const Program::Export &e : program.exports) {
-      for (const Type &t : e.spec->argTypes)
-        find(t);
-      find(e.spec->callType());
-    }
+    const Type *record = recordOf(program, cls);
     for (size_t i = 0; i < fields.size(); ++i)
       s += memberDecl(record->elements[i], fieldName(*cls, i), prefix, "  ");
     s += "} " + prefix.str() + "_" + cls->name + ";\n\n";
@@ -307,18 +314,7 @@ std::string wrapperSource(const Program &program, llvm::StringRef prefix) {
   }
   for (const ast::ClassDef *cls : classesOf(program)) {
     // The leaves as save() names them: fields by name, tuples by index.
-    const Type *record = nullptr;
-    std::function<void(const Type &)> find = [&](const Type &t) {
-      if (t.kind == Type::Kind::Record && t.cls == cls)
-        record = &t;
-      for (const Type &e : t.elements)
-        find(e);
-    };
-    for (const Program::Export &e : program.exports) {
-      for (const Type &t : e.spec->argTypes)
-        find(t);
-      find(e.spec->callType());
-    }
+    const Type *record = recordOf(program, cls);
     std::vector<Leaf> leaves;
     leavesOf(*record, "(*out)", "", "", true, leaves);
     std::string name = "load_" + cls->name;
@@ -435,18 +431,7 @@ std::string pythonModule(const Program &program, llvm::StringRef prefix,
     s += "    return " + pyResult(e.spec->callType(), next) + "\n\n";
   }
   for (const ast::ClassDef *cls : classesOf(program)) {
-    const Type *record = nullptr;
-    std::function<void(const Type &)> find = [&](const Type &t) {
-      if (t.kind == Type::Kind::Record && t.cls == cls)
-        record = &t;
-      for (const Type &e : t.elements)
-        find(e);
-    };
-    for (const Program::Export &e : program.exports) {
-      for (const Type &t : e.spec->argTypes)
-        find(t);
-      find(e.spec->callType());
-    }
+    const Type *record = recordOf(program, cls);
     std::vector<Leaf> leaves;
     leavesOf(*record, "(*out)", "", "", true, leaves);
     std::string fn = p + "_load_" + cls->name + "_leaves";

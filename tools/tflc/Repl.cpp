@@ -409,18 +409,6 @@ std::optional<Type> remapType(const Type &type, const DefinitionIndex &from,
   return t;
 }
 
-/// How many tensors a value of type `t` has (MLIRGen's flattening).
-size_t leafCount(const Type &t) {
-  if (t.isTensor())
-    return 1;
-  size_t n = 0;
-  if (t.isTree() || t.kind == Type::Kind::Function ||
-      t.kind == Type::Kind::Grad || t.kind == Type::Kind::RuntimeString)
-    for (const Type &e : t.elements)
-      n += leafCount(e);
-  return n;
-}
-
 mlir::Location remapLocation(
     mlir::Location loc,
     llvm::function_ref<mlir::Location(mlir::FileLineColLoc)> fileLoc) {
@@ -647,7 +635,7 @@ bool Session::setVariable(const std::string &name, const Type &type,
     return std::pair<std::string, unsigned>{m.fileName, line};
   });
   std::optional<Type> moved = remapType(type, from, current->index);
-  if (!moved || leafCount(*moved) != leaves.size())
+  if (!moved || moved->leafCount() != leaves.size())
     return false;
   variables[name] = {std::move(*moved), std::move(leaves)};
   return true;
@@ -743,7 +731,7 @@ mlir::LogicalResult Session::run(llvm::StringRef name, llvm::StringRef text,
       if (defined.contains(v.name))
         continue;
       std::vector<tflrt::Tensor> leaves = stored[v.name];
-      if (leaves.size() != leafCount(v.type))
+      if (leaves.size() != v.type.leafCount())
         continue;
       variables[v.name] = {v.type, std::move(leaves)};
     }
@@ -928,7 +916,7 @@ eager::DebugHook makeDebugger(const Program &program,
           // in the scope's order; the others hold no run-time values.
           size_t next = 0, named = 0;
           for (const CarriedVar &v : vars) {
-            size_t n = leafCount(v.type);
+            size_t n = v.type.leafCount();
             if (n > 0 && (named >= f.names.size() || f.names[named] != v.name ||
                           next + n > f.values.size()))
               continue;

@@ -125,6 +125,11 @@ struct Type {
            (kind == Kind::RuntimeString && !elements.empty());
   }
 
+  /// How many tensors a value of this type is made of (its leaves, as
+  /// MLIRGen flattens it: a tree's, a closure's captures, a run-time
+  /// string's values).
+  size_t leafCount() const;
+
   /// The same type without weakness or a known value (what a loop carries).
   Type strong() const;
 
