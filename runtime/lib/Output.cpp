@@ -42,6 +42,7 @@ thread_local int exportDepth = 0;
 
 ExportBoundary::ExportBoundary() { ++exportDepth; }
 ExportBoundary::~ExportBoundary() { --exportDepth; }
+bool insideExport() { return exportDepth > 0; }
 
 void failAt(const char *where, const std::string &message) {
   std::string text = where ? where : "";

@@ -11,9 +11,12 @@
 
 #include "tflrt/Parallel.h"
 #include "tflrt/CApi.h"
+#include "tflrt/Output.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
 
 // libgomp's ABI (GCC's omp.h and its GOMP_parallel entry point).
 extern "C" {
@@ -43,16 +46,35 @@ struct Loop {
   void (*body)(void *, int64_t, int64_t);
   void *ctx;
   int64_t lb, ub, step, trips;
+  /// Called inside a library's export: the pool's threads are too (an
+  /// error there is the export's, not the process's), and the first error
+  /// any of them hits is rethrown on the caller's thread.
+  bool inExport = false;
+  std::mutex mutex;
+  std::exception_ptr error;
 };
 
 /// One thread's share of the loop's trips.
 void runShare(void *data) {
-  const Loop &loop = *static_cast<const Loop *>(data);
+  Loop &loop = *static_cast<Loop *>(data);
   int64_t n = omp_get_num_threads(), t = omp_get_thread_num();
   int64_t first = loop.trips * t / n, last = loop.trips * (t + 1) / n;
-  if (first < last)
+  if (first >= last)
+    return;
+  auto run = [&] {
     loop.body(loop.ctx, loop.lb + first * loop.step,
               std::min(loop.ub, loop.lb + last * loop.step));
+  };
+  if (!loop.inExport)
+    return run();
+  try {
+    tflrt::ExportBoundary boundary;
+    run();
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(loop.mutex);
+    if (!loop.error)
+      loop.error = std::current_exception();
+  }
 }
 } // namespace
 
@@ -67,6 +89,15 @@ extern "C" void tflrt_parallel_for(void (*body)(void *, int64_t, int64_t),
     body(ctx, lb, ub);
     return;
   }
-  Loop loop{body, ctx, lb, ub, step, trips};
+  Loop loop;
+  loop.body = body;
+  loop.ctx = ctx;
+  loop.lb = lb;
+  loop.ub = ub;
+  loop.step = step;
+  loop.trips = trips;
+  loop.inExport = tflrt::insideExport();
   GOMP_parallel(runShare, &loop, static_cast<unsigned>(threads), 0);
+  if (loop.error)
+    std::rethrow_exception(loop.error);
 }

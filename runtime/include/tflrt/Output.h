@@ -61,6 +61,8 @@ public:
   ExportBoundary();
   ~ExportBoundary();
 };
+/// True inside an ExportBoundary on this thread.
+bool insideExport();
 
 /// "12 bytes", "3.5 KiB", "372529.0 GiB": one decimal, in the largest unit
 /// (up to TiB) the size reaches. Sizes in errors are rounded so: an
