@@ -775,8 +775,10 @@ FailureOr<Type> SemaImpl::analyzePrint(const CallExpr *expr) {
     if (t->kind == Type::Kind::RuntimeString) // a string flag's value
       continue;
     std::function<bool(const Type &)> printable = [&](const Type &x) {
+      // A dtype shows as TFL names it (`f32`), None as `None`.
       return x.isTensor() || x.kind == Type::Kind::String ||
              x.kind == Type::Kind::RuntimeString ||
+             x.kind == Type::Kind::DType || x.kind == Type::Kind::None ||
              (x.isTree() && llvm::all_of(x.elements, printable));
     };
     if (!printable(*t)) {
