@@ -208,8 +208,9 @@ LogicalResult compileCSource(StringRef sourcePath, StringRef objectPath,
   if (!driver)
     return failure();
   return runDriver(*driver,
-                   {"-x", "c", "-std=c11", "-O2", "-fPIC", "-c", sourcePath,
-                    "-o", objectPath},
+                   {"-x", "c", "-std=c11", "-O2", "-fPIC",
+                    "-I" TFL_RUNTIME_INCLUDE_DIR, "-c", sourcePath, "-o",
+                    objectPath},
                    errorMessage);
 }
 

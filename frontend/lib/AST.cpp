@@ -112,6 +112,54 @@ std::optional<int64_t> intLiteral(const Expr *e) {
   return std::nullopt;
 }
 
+bool isLiteral(const Expr *e) {
+  if (isa<IntExpr, FloatExpr, BoolExpr, StringExpr>(e))
+    return true;
+  if (auto *u = dyn_cast<UnaryExpr>(e))
+    return isa<IntExpr, FloatExpr>(u->operand.get());
+  if (auto *l = dyn_cast<ListExpr>(e))
+    return llvm::all_of(l->elements,
+                        [](const ExprPtr &x) { return isLiteral(x.get()); });
+  if (auto *t = dyn_cast<TupleExpr>(e))
+    return llvm::all_of(t->elements,
+                        [](const ExprPtr &x) { return isLiteral(x.get()); });
+  return false;
+}
+
+void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
+  if (auto *name = dyn_cast<NameExpr>(target))
+    out.insert(name->name);
+  else if (auto *s = dyn_cast<StarredExpr>(target))
+    collectTargetNames(s->value.get(), out);
+  else if (auto *tuple = dyn_cast<TupleExpr>(target))
+    for (const ExprPtr &e : tuple->elements)
+      collectTargetNames(e.get(), out);
+}
+
+void collectAssigned(const Stmt *s, llvm::StringSet<> &out) {
+  if (auto *a = dyn_cast<AssignStmt>(s)) {
+    for (const ExprPtr &t : a->targets)
+      collectTargetNames(t.get(), out);
+  } else if (auto *a = dyn_cast<AugAssignStmt>(s)) {
+    collectTargetNames(a->target.get(), out);
+  } else if (auto *i = dyn_cast<IfStmt>(s)) {
+    collectAssigned(i->body, out);
+    collectAssigned(i->orelse, out);
+  } else if (auto *f = dyn_cast<ForStmt>(s)) {
+    collectTargetNames(f->target.get(), out);
+    collectAssigned(f->body, out);
+  } else if (auto *w = dyn_cast<WhileStmt>(s)) {
+    collectAssigned(w->body, out);
+  } else if (auto *w = dyn_cast<WithStmt>(s)) {
+    collectAssigned(w->body, out);
+  }
+}
+
+void collectAssigned(const Block &block, llvm::StringSet<> &out) {
+  for (const StmtPtr &s : block)
+    collectAssigned(s.get(), out);
+}
+
 const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name) {
   if (index < call->args.size())
     return call->args[index].get();

@@ -551,16 +551,16 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
   if (method != spec->methodCalls.end())
     return genExpr(method->second);
   if (const Type *callee = spec->findType(expr->callee.get());
-      callee && callee->kind == Type::Kind::Builtin &&
-      callee->name == "breakpoint") {
-    // A stop of the eager debugger; nothing without it.
-    if (std::optional<size_t> scope = spec->findDebugScope(expr))
-      genDebugPoint(*scope, /*stop=*/true, loc(expr->getBegin()));
-    return {};
+      callee && callee->kind == Type::Kind::Builtin) {
+    if (callee->name == "breakpoint") {
+      // A stop of the eager debugger; nothing without it.
+      if (std::optional<size_t> scope = spec->findDebugScope(expr))
+        genDebugPoint(*scope, /*stop=*/true, loc(expr->getBegin()));
+      return {};
+    }
+    if (callee->name == "export")
+      return {}; // what a library builds; a program's run does nothing
   }
-  if (const Type *callee = spec->findType(expr->callee.get());
-      callee && callee->kind == Type::Kind::Builtin && callee->name == "export")
-    return {}; // what a library builds; a program's run does nothing
 
   auto builtin = spec->builtinCalls.find(expr);
   if (builtin != spec->builtinCalls.end()) {
@@ -722,10 +722,6 @@ Values MLIRGenImpl::genTreeMap(const CallExpr *expr) {
   return results;
 }
 
-/// Appends how print shows a value of type `t` (leaves from `values`, from
-/// `next` on): a tensor as NumPy does, a tuple as Python does ("(a, b)",
-/// "(a,)"), a record as a dataclass does ("Dense(w=..., b=...)"), a string
-/// inside a tree quoted.
 /// Appends run-time string `t`, whose values are `leaves`, to a print
 /// format: its text, a `{}` (or `{:spec}`) input per value; each `{flag}`
 /// goes to `flag` (which prints what came before, then the flag's value),
@@ -761,6 +757,10 @@ static void appendTemplate(const Type &t, llvm::ArrayRef<Value> leaves,
   }
 }
 
+/// Appends how print shows a value of type `t` (leaves from `values`, from
+/// `next` on): a tensor as NumPy does, a tuple as Python does ("(a, b)",
+/// "(a,)"), a record as a dataclass does ("Dense(w=..., b=...)"), a string
+/// inside a tree quoted.
 static void formatTree(const Type &t, const Values &values, size_t &next,
                        std::string &format, Values &inputs) {
   if (t.kind == Type::Kind::String) {
@@ -829,90 +829,98 @@ void MLIRGenImpl::genDebugPoint(size_t scope, bool stop, mlir::Location l) {
     point.setStop(true);
 }
 
-void MLIRGenImpl::genDisplay(const Expr *expr) {
-  const Type &t = typeOf(expr);
-  mlir::Location l = loc(expr->getBegin());
+namespace {
+/// The text a print writes, built piece by piece: its format and inputs
+/// go out as one tfl.print when flushed, which a string flag's value (a
+/// tfl.print_template of its own) does before it.
+class PrintText {
+public:
+  PrintText(mlir::OpBuilder &builder, mlir::Location l)
+      : builder(builder), l(l) {}
   std::string format;
   Values inputs;
-  if (t.kind == Type::Kind::RuntimeString) {
-    format = "'";
-    appendTemplate(t, genExpr(expr), format, inputs, [&](llvm::StringRef f) {
+  void flush() {
+    if (!format.empty() || !inputs.empty())
       mlir::tfl::PrintOp::create(builder, l, inputs,
                                  builder.getStringAttr(format));
-      format.clear();
-      inputs.clear();
-      mlir::tfl::PrintTemplateOp::create(builder, l, builder.getStringAttr(f));
-    });
-    mlir::tfl::PrintOp::create(builder, l, inputs,
-                               builder.getStringAttr(format + "'\n"));
-    return;
+    format.clear();
+    inputs.clear();
   }
-  Values values = genExpr(expr);
-  size_t next = 0;
-  formatTree(t, values, next, format, inputs);
-  mlir::tfl::PrintOp::create(builder, l, inputs,
-                             builder.getStringAttr(format + "\n"));
+  /// Run-time string `t`, its values `leaves`.
+  void appendText(const Type &t, llvm::ArrayRef<Value> leaves) {
+    appendTemplate(t, leaves, format, inputs, [&](llvm::StringRef field) {
+      flush();
+      mlir::tfl::PrintTemplateOp::create(builder, l,
+                                         builder.getStringAttr(field));
+    });
+  }
+
+private:
+  mlir::OpBuilder &builder;
+  mlir::Location l;
+};
+} // namespace
+
+void MLIRGenImpl::genDisplay(const Expr *expr) {
+  const Type &t = typeOf(expr);
+  PrintText text(builder, loc(expr->getBegin()));
+  if (t.kind == Type::Kind::RuntimeString) { // quoted, flags' values shown
+    text.format = "'";
+    text.appendText(t, genExpr(expr));
+    text.format += "'";
+  } else {
+    Values values = genExpr(expr);
+    size_t next = 0;
+    formatTree(t, values, next, text.format, text.inputs);
+  }
+  text.format += "\n";
+  text.flush();
 }
 
 void MLIRGenImpl::genPrint(const CallExpr *expr) {
   std::string sep = " ", end = "\n";
   for (const Keyword &kw : expr->keywords)
     (kw.name == "sep" ? sep : end) = typeOf(kw.value.get()).name;
-  std::string format;
-  Values inputs;
-  // A string flag's value is printed by an op of its own, between prints
-  // of what comes before and after it.
-  auto flush = [&] {
-    if (!format.empty() || !inputs.empty())
-      mlir::tfl::PrintOp::create(builder, loc(expr->getBegin()), inputs,
-                                 builder.getStringAttr(format));
-    format.clear();
-    inputs.clear();
-  };
-  auto printFlag = [&](llvm::StringRef field) {
-    flush();
-    mlir::tfl::PrintTemplateOp::create(builder, loc(expr->getBegin()),
-                                       builder.getStringAttr(field));
-  };
-  auto printTemplate = [&](const Expr *e) {
-    appendTemplate(typeOf(e), genExpr(e), format, inputs, printFlag);
+  PrintText text(builder, loc(expr->getBegin()));
+  auto appendText = [&](const Expr *e) {
+    text.appendText(typeOf(e), genExpr(e));
   };
   for (size_t i = 0; i < expr->args.size(); ++i) {
     if (i)
-      format += escapeBraces(sep);
+      text.format += escapeBraces(sep);
     if (auto *f = dyn_cast<FStringExpr>(expr->args[i].get())) {
       for (const FStringExpr::Part &part : f->parts) {
         if (!part.expr) {
-          format += escapeBraces(part.text);
+          text.format += escapeBraces(part.text);
           continue;
         }
         const Type &pt = typeOf(part.expr.get());
         if (pt.kind == Type::Kind::String) {
-          format += escapeBraces(pt.name);
+          text.format += escapeBraces(pt.name);
           continue;
         }
         if (pt.kind == Type::Kind::RuntimeString) {
-          printTemplate(part.expr.get());
+          appendText(part.expr.get());
           continue;
         }
-        inputs.push_back(genExpr(part.expr.get())[0]);
-        format += part.spec.empty() ? "{}" : "{:" + part.spec + "}";
+        text.inputs.push_back(genExpr(part.expr.get())[0]);
+        text.format += part.spec.empty() ? "{}" : "{:" + part.spec + "}";
       }
       continue;
     }
     const Type &t = typeOf(expr->args[i].get());
     if (t.kind == Type::Kind::String) {
-      format += escapeBraces(t.name);
+      text.format += escapeBraces(t.name);
       continue;
     }
     if (t.kind == Type::Kind::RuntimeString) {
-      printTemplate(expr->args[i].get());
+      appendText(expr->args[i].get());
       continue;
     }
     Values values = genExpr(expr->args[i].get());
     size_t next = 0;
-    formatTree(t, values, next, format, inputs);
+    formatTree(t, values, next, text.format, text.inputs);
   }
-  format += escapeBraces(end);
-  flush();
+  text.format += escapeBraces(end);
+  text.flush();
 }

@@ -186,42 +186,6 @@ std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
 
 } // namespace tfl::sema
 
-/// Adds the names `target` binds.
-static void collectTargetNames(const Expr *target, llvm::StringSet<> &out) {
-  if (auto *name = dyn_cast<NameExpr>(target))
-    out.insert(name->name);
-  else if (auto *s = dyn_cast<StarredExpr>(target))
-    collectTargetNames(s->value.get(), out);
-  else if (auto *tuple = dyn_cast<TupleExpr>(target))
-    for (const ExprPtr &e : tuple->elements)
-      collectTargetNames(e.get(), out);
-}
-
-/// Adds every name a statement may (re)bind, nested blocks included.
-static void collectStmtAssigned(const Stmt *s, llvm::StringSet<> &out) {
-  if (auto *a = dyn_cast<AssignStmt>(s)) {
-    for (const ExprPtr &t : a->targets)
-      collectTargetNames(t.get(), out);
-  } else if (auto *a = dyn_cast<AugAssignStmt>(s)) {
-    collectTargetNames(a->target.get(), out);
-  } else if (auto *i = dyn_cast<IfStmt>(s)) {
-    collectAssigned(i->body, out);
-    collectAssigned(i->orelse, out);
-  } else if (auto *f = dyn_cast<ForStmt>(s)) {
-    collectTargetNames(f->target.get(), out);
-    collectAssigned(f->body, out);
-  } else if (auto *w = dyn_cast<WhileStmt>(s)) {
-    collectAssigned(w->body, out);
-  } else if (auto *w = dyn_cast<WithStmt>(s)) {
-    collectAssigned(w->body, out);
-  }
-}
-
-void tfl::sema::collectAssigned(const Block &block, llvm::StringSet<> &out) {
-  for (const StmtPtr &s : block)
-    collectStmtAssigned(s.get(), out);
-}
-
 static void collectReadNames(const Block &block, llvm::StringSet<> &out);
 
 /// Adds every name an expression reads (nested lambdas included).
@@ -370,20 +334,6 @@ bool tfl::sema::anyContinue(const Block &block) {
   return false;
 }
 
-bool tfl::sema::isLiteral(const Expr *e) {
-  if (isa<IntExpr, FloatExpr, BoolExpr, StringExpr>(e))
-    return true;
-  if (auto *u = dyn_cast<UnaryExpr>(e))
-    return isa<IntExpr, FloatExpr>(u->operand.get());
-  if (auto *l = dyn_cast<ListExpr>(e))
-    return llvm::all_of(l->elements,
-                        [](const ExprPtr &x) { return isLiteral(x.get()); });
-  if (auto *t = dyn_cast<TupleExpr>(e))
-    return llvm::all_of(t->elements,
-                        [](const ExprPtr &x) { return isLiteral(x.get()); });
-  return false;
-}
-
 std::unique_ptr<Program> SemaImpl::run() {
   program = std::make_unique<Program>();
   program->module = &source.main();
@@ -416,17 +366,11 @@ std::unique_ptr<Program> SemaImpl::run() {
   if (options.library && failed(analyzeExports()))
     return nullptr;
   if (options.session)
-    for (const auto &entry : script.vars)
-      if (!script.conditional.contains(entry.getKey()) &&
-          !entry.getKey().starts_with("$"))
-        program->globals.push_back({entry.getKey().str(), entry.getValue()});
-  llvm::sort(program->globals, [](const CarriedVar &a, const CarriedVar &b) {
-    return a.name < b.name;
-  });
+    program->globals = visibleVars();
   return std::move(program);
 }
 
-void SemaImpl::recordDebugScope(const void *node) {
+std::vector<CarriedVar> SemaImpl::visibleVars() const {
   std::vector<CarriedVar> vars;
   for (const auto &entry : frame->vars)
     if (!frame->conditional.contains(entry.getKey()) &&
@@ -435,8 +379,12 @@ void SemaImpl::recordDebugScope(const void *node) {
   llvm::sort(vars, [](const CarriedVar &a, const CarriedVar &b) {
     return a.name < b.name;
   });
+  return vars;
+}
+
+void SemaImpl::recordDebugScope(const void *node) {
   frame->spec->debugScopes[node] = program->debugScopes.size();
-  program->debugScopes.push_back(std::move(vars));
+  program->debugScopes.push_back(visibleVars());
 }
 
 FailureOr<Type> SemaImpl::analyzeBreakpoint(const CallExpr *expr) {
@@ -513,7 +461,7 @@ LogicalResult SemaImpl::analyzeBlock(const Block &block, size_t from) {
     llvm::StringSet<> beforeCond = frame->conditional;
     llvm::StringSet<> assigned;
     for (size_t k = i + 1; k < block.size(); ++k)
-      collectStmtAssigned(block[k].get(), assigned);
+      ast::collectAssigned(block[k].get(), assigned);
     std::vector<std::string> names;
     for (const auto &e : assigned)
       names.push_back(e.getKey().str());
@@ -900,7 +848,7 @@ LogicalResult SemaImpl::analyzeLoop(const Stmt *stmt, const Block &body,
                                     const Type &targetType) {
   llvm::StringSet<> targetNames;
   if (target)
-    collectTargetNames(target, targetNames);
+    ast::collectTargetNames(target, targetNames);
   if (target)
     frame->spec->loopTargetTypes[stmt] = targetType;
   llvm::StringMap<Type> before = frame->vars;

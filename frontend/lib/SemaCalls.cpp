@@ -303,7 +303,6 @@ static bool allFloat(const Type &t) {
   return t.isTree() && llvm::all_of(t.elements, allFloat);
 }
 
-/// How many tensors a value of type `t` flattens to.
 /// True when `a` and `b` are trees of one structure (same tuple lengths,
 /// same classes) whose leaves are all tensors.
 static bool sameStructure(const Type &a, const Type &b) {

@@ -71,9 +71,8 @@ std::optional<Type> unifyOperands(const Type &a, const Type &b);
 /// NumPy's broadcast of two shapes; nullopt when they do not broadcast.
 std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
                                               const std::vector<int64_t> &b);
-/// True for a literal a module constant may hold: numbers, booleans,
-/// strings, nested lists of numbers, and tuples of these.
-bool isLiteral(const Expr *e);
+using ast::collectAssigned;
+using ast::isLiteral;
 /// A tensor's type annotation (`f32`, `f32[N, 28, ?]`): its dtype's name
 /// and dtype (nullopt when it names none), and its dims (null for none).
 struct TensorAnnotation {
@@ -82,8 +81,6 @@ struct TensorAnnotation {
   const std::vector<ast::ExprPtr> *dims;
 };
 TensorAnnotation tensorAnnotation(const Expr *ann);
-/// Adds every name a block may (re)bind, nested blocks included.
-void collectAssigned(const Block &block, llvm::StringSet<> &out);
 using ast::argument;
 
 /// What one file defines at its top level, and the names it imports.
@@ -263,6 +260,8 @@ private:
   FailureOr<Type> annotatedType(const Expr *ann, const Scope &scope);
   /// breakpoint(): a stop of the eager debugger, a no-op otherwise.
   FailureOr<Type> analyzeBreakpoint(const CallExpr *expr);
+  /// The variables in scope now (bound on every path), sorted by name.
+  std::vector<CarriedVar> visibleVars() const;
   /// Under the debugger: records the variables in scope now as the debug
   /// scope of `node` (a statement or a breakpoint() call).
   void recordDebugScope(const void *node);

@@ -32,8 +32,8 @@ static bool isSequence(const Type &t) {
   return t.kind == Type::Kind::String || t.kind == Type::Kind::Tuple;
 }
 
-/// The error for a string with a flag's value where its text is needed
-/// when compiling.
+/// The error for text known only when the program runs (a string flag's
+/// value, str(x) of a computed value) where it is needed when compiling.
 static const char *kRuntimeText =
     " is known only when the program runs: it can be concatenated with "
     "strings and printed (and, holding only string flags' values, name a "

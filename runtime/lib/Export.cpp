@@ -15,6 +15,7 @@
 #include "tflrt/Tensor.h"
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,38 +23,54 @@ namespace {
 
 thread_local std::string lastError;
 
-std::string shapeText(int64_t rank, const int64_t *shape) {
-  std::string s = "(";
-  for (int64_t i = 0; i < rank; ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (rank == 1 ? ",)" : ")");
-}
-
-/// The mismatch between a caller's tensor and a leaf, or empty.
-std::string checkLeaf(const tflrt_export_leaf &leaf, const tfl_tensor *t) {
+/// The caller's tensor for `leaf`, as a view of its data (row-major); or
+/// nullopt, with what is wrong with it in `problem`.
+std::optional<tflrt::TensorView> viewOf(const tflrt_export_leaf &leaf,
+                                        const tfl_tensor *t,
+                                        std::string &problem) {
   std::string what = std::string(leaf.output ? "result " : "argument ") + "'" +
                      leaf.name + "'";
-  if (!t)
-    return what + " is missing (a null tensor)";
-  if (t->rank < 0 || (t->rank > 0 && !t->shape))
-    return what + " has no shape";
-  bool same = t->rank == leaf.rank;
-  for (int64_t i = 0; same && i < leaf.rank; ++i)
-    same = t->shape[i] == leaf.shape[i];
-  if (!same) {
-    // As TFL writes types: f32[6, 4].
-    std::string type = tflrt::dtypeName(static_cast<tflrt::DType>(leaf.dtype));
-    for (int64_t i = 0; i < leaf.rank; ++i)
-      type += (i ? ", " : "[") + std::to_string(leaf.shape[i]);
-    return what + " has shape " + shapeText(t->rank, t->shape) +
-           ", but it is " + type + (leaf.rank ? "]" : "");
+  tflrt::Shape shape(leaf.shape, leaf.shape + leaf.rank);
+  if (!t) {
+    problem = what + " is missing (a null tensor)";
+    return std::nullopt;
   }
-  int64_t n = 1;
-  for (int64_t i = 0; i < leaf.rank; ++i)
-    n *= leaf.shape[i];
-  if (!t->data && n > 0)
-    return what + " has no data (a null pointer)";
-  return "";
+  if (t->rank < 0 || (t->rank > 0 && !t->shape)) {
+    problem = what + " has no shape";
+    return std::nullopt;
+  }
+  tflrt::Shape given(t->shape, t->shape + t->rank);
+  auto dtype = static_cast<tflrt::DType>(leaf.dtype);
+  if (given != shape) {
+    // The caller's as a NumPy shape, the leaf's as TFL writes types.
+    std::string tuple = "(";
+    for (size_t i = 0; i < given.size(); ++i)
+      tuple += (i ? ", " : "") + std::to_string(given[i]);
+    tuple += given.size() == 1 ? ",)" : ")";
+    problem = what + " has shape " + tuple + ", but it is " +
+              tflrt::dtypeName(dtype) +
+              (shape.empty() ? "" : tflrt::shapeToString(shape));
+    return std::nullopt;
+  }
+  if (!t->data && tflrt::numElements(shape) > 0) {
+    problem = what + " has no data (a null pointer)";
+    return std::nullopt;
+  }
+  tflrt::Shape strides = tflrt::contiguousStrides(shape);
+  return tflrt::TensorView{dtype, std::move(shape), std::move(strides),
+                           t->data};
+}
+
+/// Runs `body` inside an export's boundary: 0, or 1 with its error kept.
+template <typename Body> int guarded(Body body) {
+  try {
+    tflrt::ExportBoundary boundary;
+    body();
+  } catch (const std::exception &error) {
+    lastError = error.what();
+    return 1;
+  }
+  return 0;
 }
 
 } // namespace
@@ -61,39 +78,29 @@ std::string checkLeaf(const tflrt_export_leaf &leaf, const tfl_tensor *t) {
 extern "C" int tflrt_export_call(const tflrt_export *e,
                                  const tfl_tensor *const *tensors) {
   lastError.clear();
-  // A descriptor per leaf: { allocated, aligned, offset, sizes, strides },
-  // row-major strides over the caller's data.
+  // A memref descriptor per leaf, over the caller's data: { allocated,
+  // aligned, offset, sizes, strides }.
   std::vector<std::vector<int64_t>> descriptors(e->numLeaves);
   std::vector<void *> pointers(e->numLeaves);
   for (int64_t k = 0; k < e->numLeaves; ++k) {
-    const tflrt_export_leaf &leaf = e->leaves[k];
-    std::string problem = checkLeaf(leaf, tensors[k]);
-    if (!problem.empty()) {
+    std::string problem;
+    std::optional<tflrt::TensorView> v =
+        viewOf(e->leaves[k], tensors[k], problem);
+    if (!v) {
       lastError = std::string(e->name) + "(): " + problem;
       return 1;
     }
     std::vector<int64_t> &d = descriptors[k];
-    d.assign(3 + 2 * leaf.rank, 0);
-    void *data = tensors[k]->data;
-    std::memcpy(&d[0], &data, sizeof data);
-    std::memcpy(&d[1], &data, sizeof data);
-    int64_t stride = 1;
-    for (int64_t i = leaf.rank - 1; i >= 0; --i) {
-      d[3 + i] = leaf.shape[i];
-      d[3 + leaf.rank + i] = stride;
-      stride *= leaf.shape[i];
-    }
+    d.assign(3, 0);
+    std::memcpy(&d[0], &v->data, sizeof v->data);
+    std::memcpy(&d[1], &v->data, sizeof v->data);
+    d.insert(d.end(), v->shape.begin(), v->shape.end());
+    d.insert(d.end(), v->strides.begin(), v->strides.end());
     pointers[k] = d.data();
   }
-  try {
-    tflrt::ExportBoundary boundary;
-    e->entry(pointers.data());
-  } catch (const std::exception &error) {
-    lastError = error.what();
-    return 1;
-  }
+  int rc = guarded([&] { e->entry(pointers.data()); });
   tflrt::flushOutput();
-  return 0;
+  return rc;
 }
 
 extern "C" const char *tflrt_export_last_error(void) {
@@ -105,26 +112,16 @@ extern "C" int tflrt_export_load(const char *path, int64_t numLeaves,
                                  const tfl_tensor *const *tensors) {
   lastError.clear();
   for (int64_t k = 0; k < numLeaves; ++k) {
-    const tflrt_export_leaf &leaf = leaves[k];
-    std::string problem = checkLeaf(leaf, tensors[k]);
-    if (!problem.empty()) {
+    std::string problem;
+    std::optional<tflrt::TensorView> v = viewOf(leaves[k], tensors[k], problem);
+    if (!v) {
       lastError = std::string("load ") + path + ": " + problem;
       return 1;
     }
-    tflrt::TensorView out;
-    out.dtype = static_cast<tflrt::DType>(leaf.dtype);
-    out.shape.assign(leaf.shape, leaf.shape + leaf.rank);
-    out.strides.assign(leaf.rank, 1);
-    for (int64_t i = leaf.rank - 2; i >= 0; --i)
-      out.strides[i] = out.strides[i + 1] * leaf.shape[i + 1];
-    out.data = tensors[k]->data;
-    try {
-      tflrt::ExportBoundary boundary;
-      tflrt::readCheckpointTensor(path, leaf.name, out);
-    } catch (const std::exception &error) {
-      lastError = error.what();
+    if (guarded([&] {
+          tflrt::readCheckpointTensor(path, leaves[k].name, *v);
+        }) != 0)
       return 1;
-    }
   }
   return 0;
 }

@@ -269,23 +269,11 @@ std::string header(const Program &program, llvm::StringRef prefix,
 
 std::string wrapperSource(const Program &program, llvm::StringRef prefix) {
   std::string p = prefix.str();
+  // libtflrt's export ABI, then the header's declarations.
   std::string s =
       "/* The C API of a TFL library (made by tflc build --shared). */\n"
-      "#include <stddef.h>\n#include <stdint.h>\n\n";
-  // The header's declarations, then libtflrt's export ABI (CApi.h).
-  s += header(program, prefix, "the program");
-  s += "\ntypedef struct tflrt_export_leaf {\n  const char *name;\n"
-       "  int32_t dtype;\n  int32_t output;\n  int64_t rank;\n"
-       "  const int64_t *shape;\n} tflrt_export_leaf;\n"
-       "typedef struct tflrt_export {\n  const char *name;\n"
-       "  int64_t numLeaves;\n  const tflrt_export_leaf *leaves;\n"
-       "  void (*entry)(void **descriptors);\n} tflrt_export;\n"
-       "int tflrt_export_call(const tflrt_export *e, const tfl_tensor *const "
-       "*tensors);\n"
-       "int tflrt_export_load(const char *path, int64_t numLeaves,\n"
-       "                      const tflrt_export_leaf *leaves,\n"
-       "                      const tfl_tensor *const *tensors);\n"
-       "const char *tflrt_export_last_error(void);\n\n";
+      "#include \"tflrt/CApi.h\"\n\n" +
+      header(program, prefix, "the program") + "\n";
   for (const Program::Export &e : program.exports) {
     Signature sig = signatureOf(e, prefix);
     size_t n = sig.leaves.size();

@@ -205,88 +205,29 @@ std::optional<std::string> readInput(LineReader &reader, const char *prompt,
 
 namespace {
 
-void targetNames(const ast::Expr *e, std::vector<std::string> &out) {
-  if (auto *name = dyn_cast<ast::NameExpr>(e))
-    out.push_back(name->name);
-  else if (auto *tuple = dyn_cast<ast::TupleExpr>(e))
-    for (const ast::ExprPtr &x : tuple->elements)
-      targetNames(x.get(), out);
-  else if (auto *list = dyn_cast<ast::ListExpr>(e))
-    for (const ast::ExprPtr &x : list->elements)
-      targetNames(x.get(), out);
-  else if (auto *starred = dyn_cast<ast::StarredExpr>(e))
-    targetNames(starred->value.get(), out);
-}
-
-/// The names a top-level statement may bind (nested blocks included).
-void boundNames(const ast::Stmt *s, std::vector<std::string> &out) {
-  auto blocks = [&](const ast::Block &b) {
-    for (const ast::StmtPtr &x : b)
-      boundNames(x.get(), out);
-  };
-  auto importName = [](const ast::ImportName &n) {
-    return n.alias.empty() ? llvm::StringRef(n.name).split('.').first.str()
-                           : n.alias;
-  };
-  switch (s->getKind()) {
-  case ast::Stmt::Kind::Assign:
-    for (const ast::ExprPtr &t : cast<ast::AssignStmt>(s)->targets)
-      targetNames(t.get(), out);
-    break;
-  case ast::Stmt::Kind::AnnAssign:
-    targetNames(cast<ast::AnnAssignStmt>(s)->target.get(), out);
-    break;
-  case ast::Stmt::Kind::AugAssign:
-    targetNames(cast<ast::AugAssignStmt>(s)->target.get(), out);
-    break;
-  case ast::Stmt::Kind::For:
-    targetNames(cast<ast::ForStmt>(s)->target.get(), out);
-    blocks(cast<ast::ForStmt>(s)->body);
-    break;
-  case ast::Stmt::Kind::If:
-    blocks(cast<ast::IfStmt>(s)->body);
-    blocks(cast<ast::IfStmt>(s)->orelse);
-    break;
-  case ast::Stmt::Kind::While:
-    blocks(cast<ast::WhileStmt>(s)->body);
-    break;
-  case ast::Stmt::Kind::With:
-    blocks(cast<ast::WithStmt>(s)->body);
-    break;
-  case ast::Stmt::Kind::FuncDef:
-    out.push_back(cast<ast::FuncDef>(s)->name);
-    break;
-  case ast::Stmt::Kind::ClassDef:
-    out.push_back(cast<ast::ClassDef>(s)->name);
-    break;
-  case ast::Stmt::Kind::Import:
-    for (const ast::ImportName &n : cast<ast::ImportStmt>(s)->names)
-      out.push_back(importName(n));
-    break;
-  case ast::Stmt::Kind::FromImport:
-    for (const ast::ImportName &n : cast<ast::FromImportStmt>(s)->names)
-      out.push_back(n.alias.empty() ? n.name : n.alias);
-    break;
-  default:
-    break;
-  }
-}
-
-bool isLiteralValue(const ast::Expr *e) {
-  if (isa<ast::IntExpr, ast::FloatExpr, ast::BoolExpr, ast::StringExpr,
-          ast::NoneExpr>(e))
-    return true;
-  if (auto *u = dyn_cast<ast::UnaryExpr>(e))
-    return isa<ast::IntExpr, ast::FloatExpr>(u->operand.get());
-  if (auto *t = dyn_cast<ast::TupleExpr>(e))
-    return llvm::all_of(t->elements, [](const ast::ExprPtr &x) {
-      return isLiteralValue(x.get());
-    });
-  if (auto *l = dyn_cast<ast::ListExpr>(e))
-    return llvm::all_of(l->elements, [](const ast::ExprPtr &x) {
-      return isLiteralValue(x.get());
-    });
-  return false;
+/// The names a top-level statement binds: its variables (as Sema counts
+/// them) and what it defines (a def, a class, an import, an annotated
+/// name).
+std::vector<std::string> boundNames(const ast::Stmt *s) {
+  llvm::StringSet<> names;
+  ast::collectAssigned(s, names);
+  if (auto *def = dyn_cast<ast::FuncDef>(s))
+    names.insert(def->name);
+  else if (auto *cls = dyn_cast<ast::ClassDef>(s))
+    names.insert(cls->name);
+  else if (auto *ann = dyn_cast<ast::AnnAssignStmt>(s))
+    ast::collectTargetNames(ann->target.get(), names);
+  else if (auto *imp = dyn_cast<ast::ImportStmt>(s))
+    for (const ast::ImportName &n : imp->names)
+      names.insert(n.alias.empty() ? llvm::StringRef(n.name).split('.').first
+                                   : llvm::StringRef(n.alias));
+  else if (auto *from = dyn_cast<ast::FromImportStmt>(s))
+    for (const ast::ImportName &n : from->names)
+      names.insert(n.alias.empty() ? n.name : n.alias);
+  std::vector<std::string> out;
+  for (const auto &entry : names)
+    out.push_back(entry.getKey().str());
+  return out;
 }
 
 /// A statement kept as source between inputs: it runs nothing (or binds a
@@ -298,7 +239,7 @@ bool isDefinition(const ast::Stmt *s) {
   return assign && assign->targets.size() == 1 &&
          isa<ast::NameExpr>(assign->targets[0].get()) &&
          (isa<ast::LambdaExpr>(assign->value.get()) ||
-          isLiteralValue(assign->value.get()));
+          ast::isLiteral(assign->value.get()));
 }
 
 /// Where a definition is, as a key that names its file and its line there:
@@ -480,15 +421,19 @@ Session::Session(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
 
 Session::~Session() = default;
 
+std::pair<std::string, unsigned> Session::origin(llvm::StringRef file,
+                                                 unsigned line) const {
+  if (file == sessionFile)
+    for (const std::unique_ptr<Segment> &s : segments)
+      if (line >= s->base && line < s->base + s->lines.size())
+        return {s->name, line - s->base + 1};
+  return {file.str(), line};
+}
+
 mlir::Location Session::remap(mlir::Location loc) {
   return remapLocation(loc, [&](mlir::FileLineColLoc f) -> mlir::Location {
-    if (f.getFilename() != sessionFile)
-      return f;
-    for (const std::unique_ptr<Segment> &s : segments)
-      if (f.getLine() >= s->base && f.getLine() < s->base + s->lines.size())
-        return mlir::FileLineColLoc::get(
-            &context, s->name, f.getLine() - s->base + 1, f.getColumn());
-    return f;
+    auto [file, line] = origin(f.getFilename(), f.getLine());
+    return mlir::FileLineColLoc::get(&context, file, line, f.getColumn());
   });
 }
 
@@ -539,12 +484,9 @@ std::string Session::sessionText(size_t upTo, bool whole,
 
 llvm::StringSet<> Session::namesBoundBy(size_t index) const {
   llvm::StringSet<> names;
-  for (const ast::StmtPtr &s : segments[index]->ast->body) {
-    std::vector<std::string> bound;
-    boundNames(s.get(), bound);
-    for (const std::string &n : bound)
+  for (const ast::StmtPtr &s : segments[index]->ast->body)
+    for (const std::string &n : boundNames(s.get()))
       names.insert(n);
-  }
   return names;
 }
 
@@ -559,19 +501,15 @@ void Session::commitDefinitions(size_t index) {
   // How often each name is bound: a definition whose name the input binds
   // again (`lr = 0.1` then `lr = lr / 2`) is an ordinary statement.
   llvm::StringMap<int> binders;
-  for (const ast::StmtPtr &s : seg.ast->body) {
-    std::vector<std::string> names;
-    boundNames(s.get(), names);
-    for (const std::string &n : names)
+  for (const ast::StmtPtr &s : seg.ast->body)
+    for (const std::string &n : boundNames(s.get()))
       ++binders[n];
-  }
   const ast::Block &body = seg.ast->body;
   for (size_t k = 0; k < body.size(); ++k) {
     const ast::Stmt *s = body[k].get();
     if (!isDefinition(s))
       continue;
-    std::vector<std::string> names;
-    boundNames(s, names);
+    std::vector<std::string> names = boundNames(s);
     if (llvm::any_of(names,
                      [&](const std::string &n) { return binders[n] != 1; }))
       continue;
@@ -600,14 +538,8 @@ std::unique_ptr<Session::Compiled> Session::load(const std::string &text) {
   if (!compiled->source)
     return nullptr;
   compiled->index = DefinitionIndex(
-      *compiled->source,
-      [this](const ast::Module &m,
-             unsigned line) -> std::pair<std::string, unsigned> {
-        if (m.fileName == sessionFile)
-          for (const std::unique_ptr<Segment> &s : segments)
-            if (line >= s->base && line < s->base + s->lines.size())
-              return {s->name, line - s->base + 1};
-        return {m.fileName, line};
+      *compiled->source, [this](const ast::Module &m, unsigned line) {
+        return origin(m.fileName, line);
       });
   return compiled;
 }

@@ -115,6 +115,10 @@ private:
   llvm::StringSet<> definedNames() const;
   /// Loads (parses, with imports) the session's `text`.
   std::unique_ptr<Compiled> load(const std::string &text);
+  /// The input (or file) and line a line of file `file` comes from: a
+  /// line of the session's text is its segment's.
+  std::pair<std::string, unsigned> origin(llvm::StringRef file,
+                                          unsigned line) const;
   mlir::Location remap(mlir::Location loc);
 
   mlir::MLIRContext &context;

@@ -395,22 +395,31 @@ void callMemoryReport(mlir::ModuleOp module) {
                              mlir::ValueRange{});
 }
 
-mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
-                                            llvm::StringRef path) {
-  if (reportMemory)
-    callMemoryReport(module);
+/// Compiles `module` (in the LLVM dialect) into a new temporary object
+/// file, `objectPath`, which the caller removes.
+mlir::LogicalResult compileToObject(mlir::ModuleOp module,
+                                    llvm::SmallVectorImpl<char> &objectPath) {
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext);
   if (!llvmModule)
     return mlir::failure();
-  llvm::SmallString<128> objectPath;
   if (llvm::sys::fs::createTemporaryFile("tfl", "o", objectPath)) {
     llvm::errs() << "error: cannot create a temporary object file\n";
     return mlir::failure();
   }
+  return mlir::tfl::emitObjectFile(
+      *llvmModule, llvm::StringRef(objectPath.data(), objectPath.size()));
+}
+
+mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
+                                            llvm::StringRef path) {
+  if (reportMemory)
+    callMemoryReport(module);
+  llvm::SmallString<128> objectPath;
+  mlir::LogicalResult compiled = compileToObject(module, objectPath);
   llvm::FileRemover removeObject(objectPath);
-  if (failed(mlir::tfl::emitObjectFile(*llvmModule, objectPath)))
+  if (failed(compiled))
     return mlir::failure();
   std::string error;
   mlir::LogicalResult linked = mlir::failure();
@@ -443,24 +452,25 @@ mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
       pythonOutput ? sibling("lib" + prefix + ".so") : out.str();
   std::string libraryName = llvm::sys::path::filename(libraryPath).str();
   std::string sourceName = llvm::sys::path::filename(inputPath).str();
-
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext);
-  if (!llvmModule)
+  bool withPython = python || pythonOutput;
+  if (staticLibrary && withPython) {
+    llvm::errs() << "error: --python needs a shared library (--shared)\n";
     return mlir::failure();
+  }
+
   llvm::SmallString<128> objectPath, wrapperPath, wrapperObject, scriptPath;
-  if (llvm::sys::fs::createTemporaryFile("tfl", "o", objectPath) ||
-      llvm::sys::fs::createTemporaryFile("tfl-api", "c", wrapperPath) ||
+  mlir::LogicalResult compiled = compileToObject(module, objectPath);
+  llvm::FileRemover removeObject(objectPath);
+  if (failed(compiled))
+    return mlir::failure();
+  if (llvm::sys::fs::createTemporaryFile("tfl-api", "c", wrapperPath) ||
       llvm::sys::fs::createTemporaryFile("tfl-api", "o", wrapperObject) ||
       llvm::sys::fs::createTemporaryFile("tfl-api", "map", scriptPath)) {
     llvm::errs() << "error: cannot create temporary files\n";
     return mlir::failure();
   }
-  llvm::FileRemover removeObject(objectPath), removeWrapper(wrapperPath),
+  llvm::FileRemover removeWrapper(wrapperPath),
       removeWrapperObject(wrapperObject), removeScript(scriptPath);
-  if (failed(mlir::tfl::emitObjectFile(*llvmModule, objectPath)))
-    return mlir::failure();
   auto write = [](llvm::StringRef path, const std::string &text) {
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
@@ -495,14 +505,9 @@ mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
              header;
   if (!write(sibling(prefix + ".h"), header))
     return mlir::failure();
-  if (staticLibrary && (python || pythonOutput)) {
-    llvm::errs() << "error: --python needs a shared library (--shared)\n";
-    return mlir::failure();
-  }
-  if ((python || pythonOutput) &&
-      !write(pythonOutput ? out.str() : sibling(prefix + ".py"),
-             tfl::exports::pythonModule(*program, prefix, libraryName,
-                                        sourceName)))
+  if (withPython && !write(pythonOutput ? out.str() : sibling(prefix + ".py"),
+                           tfl::exports::pythonModule(*program, prefix,
+                                                      libraryName, sourceName)))
     return mlir::failure();
   return mlir::success();
 }

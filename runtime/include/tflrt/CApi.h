@@ -268,12 +268,15 @@ void tflrt_finish(void);
 
 /* Libraries (tflc build --shared). A caller's tensor: `data` points to its
    elements, row-major and contiguous; `shape` to its `rank` sizes. The
-   caller owns both. */
+   caller owns both. (A library's header defines it too.) */
+#ifndef TFL_TENSOR_DEFINED
+#define TFL_TENSOR_DEFINED
 typedef struct tfl_tensor {
   void *data;
   int64_t rank;
   const int64_t *shape;
 } tfl_tensor;
+#endif
 
 /* One tensor an exported function takes or writes (a leaf of an argument
    or of the result), with its name in messages ("params.w"). */

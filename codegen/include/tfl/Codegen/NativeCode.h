@@ -28,7 +28,8 @@ LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path);
 /// Links `objectPath` with libtflrt into the executable `outputPath`;
 /// `targetLibraries` (a device's runtime and libraries) come before
 /// libtflrt, whose functions they call.
-/// Compiles C file `sourcePath` to a position-independent object.
+/// Compiles C file `sourcePath`, which may include libtflrt's C ABI
+/// (tflrt/CApi.h), to a position-independent object.
 LogicalResult compileCSource(StringRef sourcePath, StringRef objectPath,
                              std::string &errorMessage);
 

@@ -11,6 +11,7 @@
 #define TFL_FRONTEND_AST_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
@@ -469,6 +470,15 @@ struct Module {
 
 /// The integer literal `e` denotes (`2`, `-1`), if it is one.
 std::optional<int64_t> intLiteral(const Expr *e);
+/// True for a literal a module constant may hold: numbers, booleans,
+/// strings, nested lists of numbers, and tuples of these.
+bool isLiteral(const Expr *e);
+/// Adds the names assignment target `target` binds (`a`, `a, *b`).
+void collectTargetNames(const Expr *target, llvm::StringSet<> &out);
+/// Adds every name a statement, or a block, may (re)bind as a variable
+/// (assignments and loop targets, nested blocks included).
+void collectAssigned(const Stmt *s, llvm::StringSet<> &out);
+void collectAssigned(const Block &block, llvm::StringSet<> &out);
 
 /// Argument `index` of a call, given by position or as keyword `name`; null
 /// when it is not given.
