@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times the seed CNN's forward pass on batches of 256 images called from C
-# through a library (tflc build --shared of examples/mnist_cnn_export.tfl)
-# against the same pass inside a TFL executable, on this machine, in one
+# through a library (tflc build --shared of examples/mnist_cnn_export.tfl,
+# whose export takes a batch of any size) against the same pass with a
+# static batch of 256 inside a TFL executable, on this machine, in one
 # run (best of REPEATS, default 3): the library's call should cost at most
 # 1.05x. Needs a built tflc (./dev.sh main).
 set -euo pipefail

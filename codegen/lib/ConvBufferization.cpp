@@ -36,7 +36,7 @@ struct WindowOpBufferization
     SmallVector<Value> args = *inputs;
     rewriter.setInsertionPoint(op);
     FailureOr<Value> out =
-        allocateBuffer(rewriter, loc, window.getType(), options);
+        allocateBuffer(rewriter, loc, window.getType(), options, *inputs);
     if (failed(out))
       return failure();
     args.push_back(*out);

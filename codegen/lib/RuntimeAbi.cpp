@@ -1,6 +1,7 @@
 //===- RuntimeAbi.cpp - How compiled code calls libtflrt ------------------===//
 
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/Codegen/Passes.h"
 #include "tfl/Codegen/RuntimeCallModel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -70,12 +71,14 @@ getBuffers(RewriterBase &rewriter, ValueRange values,
 
 FailureOr<Value>
 allocateBuffer(RewriterBase &rewriter, Location loc, Type type,
-               const bufferization::BufferizationOptions &options) {
+               const bufferization::BufferizationOptions &options,
+               ValueRange batchFrom) {
   auto tensor = cast<RankedTensorType>(type);
-  return options.createAlloc(
-      rewriter, loc,
-      MemRefType::get(tensor.getShape(), tensor.getElementType()),
-      ValueRange{});
+  auto memref = MemRefType::get(tensor.getShape(), tensor.getElementType());
+  SmallVector<Value> sizes = dynamicSizes(rewriter, loc, memref, batchFrom);
+  if (sizes.size() != memref.getNumDynamicDims())
+    return failure();
+  return options.createAlloc(rewriter, loc, memref, sizes);
 }
 
 LogicalResult

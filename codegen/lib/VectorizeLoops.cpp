@@ -75,20 +75,18 @@ bool isVectorElement(Type type) {
   return false;
 }
 
-/// Whether `op` can be vectorized along its innermost loop dim: static
-/// buffers of 32- or 64-bit elements, and that dim (if an operand indexes
-/// it) the operand's last, contiguous one.
+/// Whether `op` can be vectorized along its innermost loop dim: buffers
+/// of 32- or 64-bit elements (static, or with a batch size given when the
+/// program runs), and that dim (if an operand indexes it) the operand's
+/// last, contiguous one.
 bool isCandidate(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
     return false;
-  for (int64_t size : op.getStaticLoopRanges())
-    if (ShapedType::isDynamic(size))
-      return false;
   unsigned inner = op.getNumLoops() - 1;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.hasStaticShape() ||
-        !isVectorElement(type.getElementType()) || !type.isLastDimUnitStride())
+    if (!type || !isVectorElement(type.getElementType()) ||
+        !type.isLastDimUnitStride())
       return false;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     for (unsigned r = 0; r < map.getNumResults(); ++r)
@@ -97,25 +95,36 @@ bool isCandidate(linalg::GenericOp op) {
            map.getResult(r) != getAffineDimExpr(inner, op.getContext())))
         return false;
   }
-  return succeeded(linalg::vectorizeOpPrecondition(op));
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::none_of(ranges, ShapedType::isDynamic))
+    return succeeded(linalg::vectorizeOpPrecondition(op));
+  // A batch's dynamic dims: the precondition of masked vectors, one
+  // element along each of them.
+  for (int64_t &range : ranges)
+    if (ShapedType::isDynamic(range))
+      range = 1;
+  return succeeded(linalg::vectorizeOpPrecondition(op, ranges));
 }
 
 /// Step 2: tiles `op` into vector-sized tiles, marked for step 3.
 void tile(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t inner = ranges.back();
+  // A dim sized by a batch (dynamic) is long, as far as this pass knows.
+  bool innerDynamic = ShapedType::isDynamic(inner);
   unsigned bits = 0;
   for (Value operand : op->getOperands())
     bits = std::max(bits, cast<MemRefType>(operand.getType())
                               .getElementType()
                               .getIntOrFloatBitWidth());
-  int64_t width =
-      inner <= kWholeDimElements ? inner : kVectorBits / static_cast<int>(bits);
+  int64_t width = !innerDynamic && inner <= kWholeDimElements
+                      ? inner
+                      : kVectorBits / static_cast<int>(bits);
   SmallVector<int64_t> vectorSizes(ranges.size(), 1);
   vectorSizes.back() = width;
   // A tile size of 0 leaves a dim whole; 1 makes a loop over it.
   SmallVector<int64_t> tileSizes(ranges.size(), 1);
-  tileSizes.back() = width == inner ? 0 : width;
+  tileSizes.back() = !innerDynamic && width == inner ? 0 : width;
   for (auto [size, range] : llvm::zip(tileSizes, ranges))
     if (range == 1)
       size = 0;
@@ -139,17 +148,22 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
   // outer loops, or after the only loop).
   Operation *outermost = tiled->loops.front();
   Operation *after = outermost->getNextNode();
-  if (tileSizes.back() != 0 && inner % width != 0)
+  if (tileSizes.back() != 0 && (innerDynamic || inner % width != 0))
     linalg::peelLoop(rewriter, tiled->loops.back());
-  for (Operation *o = outermost; o != after; o = o->getNextNode())
-    markTiles(o);
+  if (innerDynamic) // (the remainder of a batch's run stays scalar)
+    markTiles(tiled->loops.back());
+  else
+    for (Operation *o = outermost; o != after; o = o->getNextNode())
+      markTiles(o);
   // The outermost loop runs over the first tiled dim.
   unsigned outerDim =
       llvm::find_if(tileSizes, [](int64_t s) { return s != 0; }) -
       tileSizes.begin();
   int64_t iterations = 1;
   for (int64_t range : ranges)
-    iterations *= range;
+    iterations = ShapedType::isDynamic(range)
+                     ? kParallelIterations
+                     : std::min(iterations * range, kParallelIterations);
   if (linalg::isParallelIterator(iterators[outerDim]) &&
       iterations >= kParallelIterations)
     outermost->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());

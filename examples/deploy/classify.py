@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Classifies Fashion-MNIST test images with the seed CNN, from Python: the
 module and library mnist_cnn_export.tfl makes, with the parameters
-mnist_cnn.tfl trained and saved (docs/deploy.md).
+mnist_cnn.tfl trained and saved (docs/deploy.md): the first COUNT test
+images, in batches of at most BATCH (the export takes a batch of any size).
 
     python3 classify.py mnist_cnn.safetensors
 """
@@ -12,6 +13,7 @@ import numpy as np
 
 import mnist_cnn
 
+COUNT = 1000
 BATCH = 256
 DATA = "/usr/share/datasets/fashion-mnist/"
 
@@ -21,8 +23,11 @@ def idx(name, header):
         return np.frombuffer(f.read(), np.uint8, offset=header)
 
 
-images = idx("t10k-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1)[:BATCH]
-labels = idx("t10k-labels-idx1-ubyte.gz", 8)[:BATCH]
+images = idx("t10k-images-idx3-ubyte.gz", 16).reshape(-1, 28, 28, 1)[:COUNT]
+labels = idx("t10k-labels-idx1-ubyte.gz", 8)[:COUNT]
 model = mnist_cnn.load_Model(sys.argv[1])  # a dict of dicts of arrays
-classes = mnist_cnn.classify(model, images)
-print(f"{(classes == labels).sum()} of {BATCH} test images classified right")
+correct = 0
+for start in range(0, COUNT, BATCH):  # the last batch is smaller
+    classes = mnist_cnn.classify(model, images[start:start + BATCH])
+    correct += (classes == labels[start:start + BATCH]).sum()
+print(f"{correct} of {COUNT} test images classified right")

@@ -8,6 +8,8 @@
 
 #include "MLIRGenImpl.h"
 
+#include "tfl/IR/ReverseBuilder.h"
+
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::mlirgen;
@@ -285,8 +287,7 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
                                 ? mlir::TypedAttr(builder.getFloatAttr(elem, v))
                                 : mlir::TypedAttr(builder.getIntegerAttr(
                                       elem, static_cast<int64_t>(v)));
-    return ConstantOp::create(builder, l,
-                              mlir::DenseElementsAttr::get(type, value));
+    return filled(builder, l, type, value); // (a batch: broadcast)
   };
   if (name == "zeros" || name == "zeros_like")
     return splat(0);
@@ -478,9 +479,23 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
   if (name == "mean") {
     auto inType = cast<mlir::RankedTensorType>(x.getType());
     double count = 1;
-    for (int64_t a : axes)
-      count *= inType.getDimSize(a);
+    Value divisor;
+    for (int64_t a : axes) {
+      if (!inType.isDynamicDim(a)) {
+        count *= inType.getDimSize(a);
+        continue;
+      }
+      // A batch given when the function is called: its size, counted when
+      // it runs.
+      Value size = DimOp::create(
+          builder, l, mlir::RankedTensorType::get({}, builder.getI64Type()), x,
+          builder.getI64IntegerAttr(a));
+      divisor = CastOp::create(builder, l,
+                               mlir::RankedTensorType::get({}, elem), size);
+    }
     Value sum = reduce<ReduceSumOp>(x, axes, keep, l);
+    if (divisor)
+      sum = broadcastingBinary<DivOp>(sum, divisor, l);
     return broadcastingBinary<DivOp>(sum, scalar(count), l);
   }
   // logsumexp: m + log(sum(exp(x - m))), with m the maximum where it is

@@ -329,9 +329,11 @@ Value MLIRGenImpl::emitMatmul(Value lhs, Value rhs,
     product = MatmulOp::create(
         builder, l, mlir::RankedTensorType::get({m, n}, elem), lhs, rhs);
   } else {
-    int64_t flat = 1;
+    int64_t flat = 1; // (a batch, `?`, among them: dynamic)
     for (int64_t d : batch)
-      flat *= d;
+      flat = mlir::ShapedType::isDynamic(d) || mlir::ShapedType::isDynamic(flat)
+                 ? mlir::ShapedType::kDynamic
+                 : flat * d;
     auto full = [&](Value v, int64_t r, int64_t c) {
       llvm::SmallVector<int64_t> shape(batch);
       shape.append({r, c});
@@ -455,7 +457,7 @@ Values MLIRGenImpl::genTensorAttribute(const AttributeExpr *expr,
   }
   // Known integers (and a dtype, which has no run-time value).
   if (attr == "shape")
-    return shapeConstants(typeOf(expr->value.get()).shape, l);
+    return shapeValues(expr->value.get(), l);
   if (attr == "ndim" || attr == "size")
     return {i64Constant(*t.known, l)};
   return {};
@@ -487,7 +489,8 @@ Values MLIRGenImpl::genSubscript(const SubscriptExpr *expr) {
   llvm::SmallVector<int64_t> staticStarts, strides, sizes;
   llvm::SmallVector<Value> dynamicStarts;
   for (auto [d, dim] : llvm::enumerate(plan.dims)) {
-    sizes.push_back(dim.size);
+    sizes.push_back(dim.size == kDynamicDim ? mlir::ShapedType::kDynamic
+                                            : dim.size);
     strides.push_back(dim.stride);
     if (!dim.dynStart) {
       staticStarts.push_back(dim.start);
@@ -592,9 +595,8 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       return t.isTensor() ? Values{i64Constant(*t.known, loc(expr->getBegin()))}
                           : Values{};
     }
-    if (builtin->second == "shape") // a tuple of compile-time sizes
-      return shapeConstants(typeOf(expr->args[0].get()).shape,
-                            loc(expr->getBegin()));
+    if (builtin->second == "shape") // a tuple of sizes
+      return shapeValues(expr->args[0].get(), loc(expr->getBegin()));
     if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
                             "arange", "linspace", "eye", "broadcast_to",
                             "reshape", "transpose", "expand_dims", "squeeze",

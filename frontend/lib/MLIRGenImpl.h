@@ -242,12 +242,22 @@ private:
         builder, l,
         mlir::DenseElementsAttr::get(type, builder.getI64IntegerAttr(v)));
   }
-  /// A shape known at compile time, as a tuple of i64 scalars (`shape(x)`,
-  /// `x.shape`).
-  Values shapeConstants(llvm::ArrayRef<int64_t> shape, mlir::Location l) {
+  /// `x`'s shape, as a tuple of i64 scalars (`shape(x)`, `x.shape`):
+  /// constants, and the size of a batch (a `?` dim) read when it runs.
+  Values shapeValues(const Expr *x, mlir::Location l) {
+    const Type &t = typeOf(x);
+    Value value;
+    if (llvm::is_contained(t.shape, kDynamicDim))
+      value = genExpr(x)[0];
     Values sizes;
-    for (int64_t d : shape)
-      sizes.push_back(i64Constant(d, l));
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      sizes.push_back(
+          t.shape[d] == kDynamicDim
+              ? Value(mlir::tfl::DimOp::create(
+                    builder, l,
+                    mlir::RankedTensorType::get({}, builder.getI64Type()),
+                    value, builder.getI64IntegerAttr(d)))
+              : i64Constant(t.shape[d], l));
     return sizes;
   }
 

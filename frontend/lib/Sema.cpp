@@ -176,9 +176,7 @@ std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t> &a,
       shape[i] = db;
     else if (db == 1 || da == db)
       shape[i] = da;
-    else if (da == kDynamicDim || db == kDynamicDim)
-      shape[i] = da == kDynamicDim ? db : da;
-    else
+    else // (a batch, `?`, meets only itself or 1)
       return std::nullopt;
   }
   return shape;

@@ -195,7 +195,8 @@ std::optional<int64_t> SemaImpl::knownInt(const Expr *e) {
 
 /// The shape or sizes an expression denotes at compile time: an integer
 /// known at compile time, a tuple or list of them, or shape(x).
-std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
+std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e,
+                                                        bool batchSizes) {
   std::vector<int64_t> out;
   const std::vector<ExprPtr> *items = nullptr;
   if (auto *t = dyn_cast<TupleExpr>(e))
@@ -204,6 +205,13 @@ std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
     items = &l->elements;
   if (items) {
     for (const ExprPtr &item : *items) {
+      if (batchSizes && !intLiteral(item.get())) {
+        FailureOr<Type> t = analyzeExpr(item.get());
+        if (succeeded(t) && t->batch) {
+          out.push_back(kBatchSizeInt);
+          continue;
+        }
+      }
       std::optional<int64_t> v = knownInt(item.get());
       if (!v)
         return std::nullopt;
@@ -218,6 +226,10 @@ std::optional<std::vector<int64_t>> SemaImpl::constInts(const Expr *e) {
   if (it == frame->spec->types.end() || !it->second.isTree())
     return std::nullopt;
   for (const Type &d : it->second.elements) {
+    if (batchSizes && d.batch) {
+      out.push_back(kBatchSizeInt);
+      continue;
+    }
     if (!d.isScalar() || !isInteger(d.dtype) || !d.known)
       return std::nullopt;
     out.push_back(*d.known);
@@ -418,15 +430,30 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
                          t->str());
     return t;
   };
+  // A shape's batch size (from shape(x) of a `?` dim) is a `?` dim of
+  // the result, in the shapes of the builtins that allow one.
+  bool batchSizes = llvm::is_contained(
+      {"zeros", "ones", "full", "broadcast_to", "reshape"}, name);
   auto shapeArg = [&](size_t i) -> FailureOr<std::vector<int64_t>> {
     const Expr *e = arg(i);
     if (!e)
       return fail(nullptr, name + "() missing argument '" + names[i] + "'");
-    std::optional<std::vector<int64_t>> s = constInts(e);
+    std::optional<std::vector<int64_t>> s = constInts(e, batchSizes);
     if (!s)
       return fail(e, name + "()'s " + names[i] +
                          " must be integers known at compile time (a "
                          "tuple of them, or shape(x))");
+    if (llvm::count(*s, kBatchSizeInt) > 1)
+      return fail(e, name + "()'s " + names[i] +
+                         " has one batch size ('?') at most");
+    if (name == "reshape") // (it tells the batch from its -1 itself)
+      return *s;
+    for (int64_t &d : *s) {
+      if (d < 0 && d != kBatchSizeInt)
+        return fail(e, name + "() got a negative dimension");
+      if (d == kBatchSizeInt)
+        d = kDynamicDim;
+    }
     return *s;
   };
   auto dtypeArg = [&](size_t i, DType fallback) -> FailureOr<DType> {
@@ -444,7 +471,7 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
   auto checkDims = [&](const std::vector<int64_t> &shape,
                        const Expr *at) -> LogicalResult {
     for (int64_t d : shape)
-      if (d < 0)
+      if (d < 0 && d != kDynamicDim)
         return fail(at, name + "() got a negative dimension");
     return success();
   };
@@ -484,21 +511,17 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
     FailureOr<Type> x = tensorArg(0);
     if (failed(x))
       return failure();
+    // Static dims are known values: `n = shape(x)[0]` may size a shape; a
+    // `?` dim is a batch size, which may size a `?` dim.
+    if (name == "shape")
+      return Type::shapeOf(*x);
+    if (llvm::is_contained(x->shape, kDynamicDim))
+      return fail(arg(0), "size() of " + x->str() +
+                              " is known only when the program runs");
+    int64_t count = 1;
     for (int64_t d : x->shape)
-      if (d == kDynamicDim)
-        return fail(arg(0),
-                    name + "() of a dynamic shape is not supported yet");
-    // Static dims are known values: `n = shape(x)[0]` may size a shape.
-    if (name == "size") {
-      int64_t count = 1;
-      for (int64_t d : x->shape)
-        count *= d;
-      return Type::knownInt(count, /*weak=*/false);
-    }
-    std::vector<Type> dims;
-    for (int64_t d : x->shape)
-      dims.push_back(Type::knownInt(d, /*weak=*/false));
-    return Type::tuple(std::move(dims));
+      count *= d;
+    return Type::knownInt(count, /*weak=*/false);
   }
   if (name == "concat" || name == "stack") {
     const Expr *seq = arg(0);
@@ -540,6 +563,10 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
     if (axis < 0 || axis >= rank)
       return fail(arg(1), "axis " + llvm::Twine(*axisValue) +
                               " is out of range for " + name + "()");
+    if (name == "concat" && first.shape[axis] == kDynamicDim)
+      return fail(arg(1) ? arg(1) : seq,
+                  "concat() along a batch (a '?' dim) would make a batch of "
+                  "another size: join batches along another axis");
     // The inputs' one dtype: the first strong input's (literals adapt).
     DType dtype = first.dtype;
     for (const Type &t : types)
@@ -607,11 +634,24 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
     FailureOr<std::vector<int64_t>> shape = shapeArg(1);
     if (failed(shape))
       return failure();
+    // A batch (a `?` dim) stays a batch: the other dims' elements agree,
+    // and the batch size sizes the result's `?`.
+    bool inBatch = llvm::is_contained(x->shape, kDynamicDim);
+    bool outBatch = llvm::is_contained(*shape, kBatchSizeInt);
+    if (inBatch != outBatch)
+      return fail(arg(1), "reshape() of " + x->str() +
+                              (inBatch ? " keeps its batch: give its size "
+                                         "(shape(x)[0]) as a dim"
+                                       : " has no batch to size a dim with"));
     int64_t known = 1, inferred = -1, total = 1;
     for (int64_t d : x->shape)
-      total *= d;
+      total *= d == kDynamicDim ? 1 : d;
     for (size_t i = 0; i < shape->size(); ++i) {
       int64_t d = (*shape)[i];
+      if (d == kBatchSizeInt) {
+        (*shape)[i] = kDynamicDim;
+        continue;
+      }
       if (d == -1 && inferred < 0)
         inferred = i;
       else if (d < 0)
@@ -623,8 +663,10 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
     if (inferred >= 0 && known != 0 && total % known == 0)
       (*shape)[inferred] = total / known;
     int64_t count = 1;
-    for (int64_t d : *shape)
-      count *= d;
+    for (size_t i = 0; i < shape->size(); ++i)
+      count *= outBatch && (*shape)[i] == kDynamicDim && i != size_t(inferred)
+                   ? 1
+                   : (*shape)[i];
     if (count != total)
       return fail(arg(1), "cannot reshape " + x->str() + " (" +
                               llvm::Twine(total) + " elements) to " +
@@ -1016,6 +1058,19 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
           << "gather()'s axis must be an integer known at compile time within "
              "the rank of "
           << x->str();
+      return failure();
+    }
+    if (x->shape[a] == kDynamicDim) {
+      error(xArg->getBegin()) << "gather() picks along a static axis, not the "
+                                 "batch (a '?' dim) of "
+                              << x->str();
+      return failure();
+    }
+    if (llvm::is_contained(x->shape, kDynamicDim) &&
+        llvm::is_contained(idx->shape, kDynamicDim)) {
+      error(idxArg->getBegin()) << "gather() of a batch takes indices of "
+                                   "static shape, got "
+                                << idx->str();
       return failure();
     }
     frame->spec->reductions[expr] = {{a}, false, false};

@@ -53,6 +53,12 @@ FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
   std::vector<int64_t> shape;
   if (dimExprs)
     for (const ExprPtr &d : *dimExprs) {
+      // `?` as the leading dim: the batch size, given when it is called.
+      if (auto *name = dyn_cast<NameExpr>(d.get());
+          name && name->name == "?" && shape.empty()) {
+        shape.push_back(kDynamicDim);
+        continue;
+      }
       std::optional<int64_t> size = intLiteral(d.get());
       // A module constant (`f32[BATCH, 784]`).
       if (auto *name = dyn_cast<NameExpr>(d.get()); name && !size)
@@ -64,8 +70,8 @@ FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
             << "a dim of an exported function's parameter is an integer or "
                "a module constant"
             << (name && name->name == "?"
-                    ? "; a size given when it is called ('?') is not "
-                      "supported yet"
+                    ? "; a size given when it is called ('?') is the "
+                      "leading (batch) dim only"
                     : "");
         return failure();
       }
@@ -131,6 +137,21 @@ FailureOr<Type> SemaImpl::analyzeExportCall(const CallExpr *expr) {
       return failure();
     }
     argTypes.push_back(t->strong());
+    // A parameter annotated with a leading `?` (`images: u8[?, 28, 28, 1]`)
+    // takes a batch of any size: its value's leading dim becomes `?`.
+    const ast::Param &param = def->params[i - 1];
+    if (!param.annotation)
+      continue;
+    auto [dtypeName, dtype, dimExprs] =
+        tensorAnnotation(param.annotation.get());
+    auto *first = dimExprs && !dimExprs->empty()
+                      ? dyn_cast<NameExpr>(dimExprs->front().get())
+                      : nullptr;
+    if (!first || first->name != "?" || !argTypes.back().isTensor() ||
+        argTypes.back().rank() == 0)
+      continue;
+    argTypes.back().shape[0] = kDynamicDim;
+    argTypes.back().known.reset();
   }
   if (!options.library)
     return Type::none(); // a program's run: nothing to do

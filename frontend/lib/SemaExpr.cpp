@@ -154,6 +154,7 @@ Type SemaImpl::withKnownValue(const Expr *expr, Type t) {
   }
   std::function<void(Type &)> forget = [&](Type &x) {
     x.known.reset();
+    x.batch = false;
     for (Type &e : x.elements)
       forget(e);
   };
@@ -448,10 +449,13 @@ FailureOr<Type> SemaImpl::binaryType(BinaryOp binOp, const Expr *lhsExpr,
     if (b.size() == 1)
       b.push_back(1);
     int64_t k1 = a.back(), k2 = b[b.size() - 2];
-    if (k1 != kDynamicDim && k2 != kDynamicDim && k1 != k2) {
+    if (k1 != k2) { // (a batch, `?`, contracts only with itself)
+      auto dim = [](int64_t k) {
+        return k == kDynamicDim ? std::string("?") : std::to_string(k);
+      };
       error(opPos) << "matmul shape mismatch: " << lhs.str() << " @ "
-                   << rhs.str() << " (inner dimensions " << k1 << " and " << k2
-                   << " differ)";
+                   << rhs.str() << " (inner dimensions " << dim(k1) << " and "
+                   << dim(k2) << " differ)";
       return failure();
     }
     std::optional<std::vector<int64_t>> batch =
@@ -624,6 +628,18 @@ FailureOr<Type> SemaImpl::analyzeSubscript(const SubscriptExpr *expr) {
       continue;
     }
     int64_t n = value->shape[dim];
+    if (n == kDynamicDim) { // a batch: taken whole
+      auto *s = dyn_cast<SliceExpr>(item);
+      if (s && !s->lo && !s->hi && !s->step) {
+        fullSlice();
+        continue;
+      }
+      error(item->getBegin())
+          << "axis " << dim << " of " << value->str()
+          << " is a batch whose size is given when the function is called: "
+             "it is taken whole (':'), not indexed or sliced";
+      return failure();
+    }
     if (auto *s = dyn_cast<SliceExpr>(item)) {
       // Bounds known at compile time (literals, module constants, `n // 2`
       // of a known n) give a static slice.

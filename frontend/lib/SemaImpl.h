@@ -20,11 +20,16 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 
 namespace tfl::sema {
+
+/// A batch size (a `?` dim's, from shape(x)) among a shape's known ints
+/// (constInts): it sizes a `?` dim.
+constexpr int64_t kBatchSizeInt = std::numeric_limits<int64_t>::min();
 
 using ast::AttributeExpr;
 using ast::BinaryExpr;
@@ -289,7 +294,11 @@ private:
   /// The value of a number known at compile time: an integer knownInt
   /// knows, a float literal, a module constant's, or + - * / of these.
   std::optional<double> knownNumber(const Expr *e);
-  std::optional<std::vector<int64_t>> constInts(const Expr *e);
+  /// Integers known at compile time: one, or a tuple of them (`shape(x)`).
+  /// With `batchSizes`, a batch size (Type::batch) among them is
+  /// kBatchSizeInt.
+  std::optional<std::vector<int64_t>> constInts(const Expr *e,
+                                                bool batchSizes = false);
   /// Matches a built-in call's arguments to `params` by position or keyword
   /// (null where missing; the first `required` must be given) and records
   /// them as the call's `callArgs`.

@@ -81,21 +81,17 @@ FailureOr<Type> SemaImpl::analyzeTensorAttribute(const AttributeExpr *expr,
       std::vector<int64_t> shape(x.shape.rbegin(), x.shape.rend());
       return Type::tensor(x.dtype, shape, x.weak);
     }
+    if (attr == "shape")
+      return Type::shapeOf(x); // a `?` dim is a batch size
     if (llvm::is_contained(x.shape, kDynamicDim)) {
       error(expr->getBegin()) << "x." << attr << " of " << x.str()
                               << " is known only when the program runs";
       return failure();
     }
-    if (attr == "size") {
-      int64_t n = 1;
-      for (int64_t d : x.shape)
-        n *= d;
-      return Type::knownInt(n, /*weak=*/false);
-    }
-    std::vector<Type> dims;
+    int64_t n = 1;
     for (int64_t d : x.shape)
-      dims.push_back(Type::knownInt(d, /*weak=*/false));
-    return Type::tuple(dims);
+      n *= d;
+    return Type::knownInt(n, /*weak=*/false);
   };
   if (llvm::is_contained({"shape", "ndim", "size", "dtype", "T"}, attr))
     return known();

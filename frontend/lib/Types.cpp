@@ -142,10 +142,25 @@ Type Type::grad(Type function, std::vector<int64_t> argnums, bool argnumsTuple,
   return t;
 }
 
+Type Type::batchSize() {
+  Type t = tensor(DType::I64, {});
+  t.batch = true;
+  return t;
+}
+
+Type Type::shapeOf(const Type &tensor) {
+  std::vector<Type> dims;
+  for (int64_t d : tensor.shape)
+    dims.push_back(d == kDynamicDim ? batchSize()
+                                    : knownInt(d, /*weak=*/false));
+  return tuple(std::move(dims));
+}
+
 Type Type::strong() const {
   Type t = *this;
   t.weak = false;
   t.known.reset();
+  t.batch = false;
   for (Type &e : t.elements)
     e = e.strong();
   return t;
@@ -217,6 +232,8 @@ std::string Type::mangle() const {
         magnitude = 0 - magnitude;
       s += (*known < 0 ? "km" : "k") + std::to_string(magnitude);
     }
+    if (batch)
+      s += "b";
     return weak ? s + "w" : s;
   }
   case Kind::Tuple: {
@@ -279,12 +296,12 @@ size_t Type::leafCount() const {
 
 bool Type::operator==(const Type &other) const {
   return kind == other.kind && dtype == other.dtype && shape == other.shape &&
-         weak == other.weak && known == other.known && func == other.func &&
-         name == other.name && elements == other.elements &&
-         captureNames == other.captureNames && boundSelf == other.boundSelf &&
-         cls == other.cls && module == other.module &&
-         argnums == other.argnums && argnumsTuple == other.argnumsTuple &&
-         withValue == other.withValue;
+         weak == other.weak && known == other.known && batch == other.batch &&
+         func == other.func && name == other.name &&
+         elements == other.elements && captureNames == other.captureNames &&
+         boundSelf == other.boundSelf && cls == other.cls &&
+         module == other.module && argnums == other.argnums &&
+         argnumsTuple == other.argnumsTuple && withValue == other.withValue;
 }
 
 } // namespace tfl

@@ -75,18 +75,24 @@ Value ReverseBuilder::scalar(Value like, double value) {
                              b.getFloatAttr(type.getElementType(), value)));
 }
 
+Value filled(OpBuilder &b, Location loc, RankedTensorType type,
+             TypedAttr value) {
+  if (type.hasStaticShape())
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
+  Value scalar = ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type.clone(ArrayRef<int64_t>{}), value));
+  return BroadcastToOp::create(b, loc, type, scalar);
+}
+
 Value ReverseBuilder::zeros(Value like) {
-  RankedTensorType type = tensorOf(like);
-  return ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+  return filled(
+      b, loc, tensorOf(like),
+      cast<TypedAttr>(b.getZeroAttr(tensorOf(like).getElementType())));
 }
 
 Value ReverseBuilder::ones(Value like) {
-  RankedTensorType type = tensorOf(like);
-  return ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 1.0)));
+  return filled(b, loc, tensorOf(like),
+                b.getFloatAttr(tensorOf(like).getElementType(), 1.0));
 }
 
 Value ReverseBuilder::castTo(Value x, Type elementType) {

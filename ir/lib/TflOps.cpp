@@ -216,6 +216,13 @@ LogicalResult WhereOp::verify() {
   return success();
 }
 
+LogicalResult DimOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  if (static_cast<int64_t>(getAxis()) >= in.getRank())
+    return emitOpError("axis ") << getAxis() << " is out of range for " << in;
+  return success();
+}
+
 LogicalResult BroadcastToOp::verify() {
   auto in = cast<RankedTensorType>(getInput().getType());
   auto out = cast<RankedTensorType>(getResult().getType());
@@ -470,8 +477,10 @@ static LogicalResult verifyWindow(Operation *op, RankedTensorType in,
                                   ArrayRef<int64_t> padding) {
   if (in.getRank() != 4 || out.getRank() != 4)
     return op->emitOpError("takes and gives NHWC tensors (rank 4)");
-  if (!in.hasStaticShape() || !out.hasStaticShape())
-    return op->emitOpError("needs static shapes");
+  // The batch (N) may be dynamic; the other dims are static.
+  for (int64_t d = 1; d < 4; ++d)
+    if (in.isDynamicDim(d) || out.isDynamicDim(d))
+      return op->emitOpError("needs static H, W and C dims");
   if (size.size() != 2 || llvm::any_of(size, [](int64_t s) { return s < 1; }))
     return op->emitOpError("needs a window of 2 positive sizes");
   if (strides.size() != 2 || padding.size() != 4 ||

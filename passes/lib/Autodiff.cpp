@@ -86,9 +86,8 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
   if (!tensor)
     return arith::ConstantOp::create(b, loc,
                                      cast<TypedAttr>(b.getZeroAttr(type)));
-  return ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(tensor, b.getZeroAttr(tensor.getElementType())));
+  return filled(b, loc, tensor,
+                cast<TypedAttr>(b.getZeroAttr(tensor.getElementType())));
 }
 
 /// An i64 constant.

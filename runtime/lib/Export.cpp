@@ -14,6 +14,7 @@
 #include "tflrt/Output.h"
 #include "tflrt/Tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -23,10 +24,17 @@ namespace {
 
 thread_local std::string lastError;
 
+/// The size of a call's batch: every `?` (-1) dim of an export's leaves
+/// has it, the first argument with one gives it.
+struct Batch {
+  int64_t size = -1;
+  std::string from; // the leaf that gave it
+};
+
 /// The caller's tensor for `leaf`, as a view of its data (row-major); or
 /// nullopt, with what is wrong with it in `problem`.
 std::optional<tflrt::TensorView> viewOf(const tflrt_export_leaf &leaf,
-                                        const tfl_tensor *t,
+                                        const tfl_tensor *t, Batch &batch,
                                         std::string &problem) {
   std::string what = std::string(leaf.output ? "result " : "argument ") + "'" +
                      leaf.name + "'";
@@ -40,16 +48,41 @@ std::optional<tflrt::TensorView> viewOf(const tflrt_export_leaf &leaf,
     return std::nullopt;
   }
   tflrt::Shape given(t->shape, t->shape + t->rank);
+  if (std::any_of(given.begin(), given.end(),
+                  [](int64_t d) { return d < 0; })) {
+    problem = what + " has a negative size in its shape";
+    return std::nullopt;
+  }
   auto dtype = static_cast<tflrt::DType>(leaf.dtype);
-  if (given != shape) {
+  // The batch: the first argument with a `?` gives it, the others agree.
+  bool batchMismatch = false;
+  if (given.size() == shape.size())
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] != -1)
+        continue;
+      if (batch.size < 0 && !leaf.output) {
+        batch.size = given[i];
+        batch.from = leaf.name;
+      }
+      batchMismatch |= given[i] != batch.size;
+      shape[i] = given[i];
+    }
+  if (given != shape || batchMismatch) {
     // The caller's as a NumPy shape, the leaf's as TFL writes types.
     std::string tuple = "(";
     for (size_t i = 0; i < given.size(); ++i)
       tuple += (i ? ", " : "") + std::to_string(given[i]);
     tuple += given.size() == 1 ? ",)" : ")";
-    problem = what + " has shape " + tuple + ", but it is " +
-              tflrt::dtypeName(dtype) +
-              (shape.empty() ? "" : tflrt::shapeToString(shape));
+    std::string type = tflrt::dtypeName(dtype);
+    for (int64_t i = 0; i < leaf.rank; ++i)
+      type += (i ? ", " : "[") +
+              (leaf.shape[i] == -1 ? std::string("?")
+                                   : std::to_string(leaf.shape[i])) +
+              (i + 1 == leaf.rank ? "]" : "");
+    problem = what + " has shape " + tuple + ", but it is " + type;
+    if (batchMismatch)
+      problem += ", with ? the batch size " + std::to_string(batch.size) +
+                 " that argument '" + batch.from + "' gives";
     return std::nullopt;
   }
   if (!t->data && tflrt::numElements(shape) > 0) {
@@ -82,10 +115,11 @@ extern "C" int tflrt_export_call(const tflrt_export *e,
   // aligned, offset, sizes, strides }.
   std::vector<std::vector<int64_t>> descriptors(e->numLeaves);
   std::vector<void *> pointers(e->numLeaves);
+  Batch batch;
   for (int64_t k = 0; k < e->numLeaves; ++k) {
     std::string problem;
     std::optional<tflrt::TensorView> v =
-        viewOf(e->leaves[k], tensors[k], problem);
+        viewOf(e->leaves[k], tensors[k], batch, problem);
     if (!v) {
       lastError = std::string(e->name) + "(): " + problem;
       return 1;
@@ -113,7 +147,9 @@ extern "C" int tflrt_export_load(const char *path, int64_t numLeaves,
   lastError.clear();
   for (int64_t k = 0; k < numLeaves; ++k) {
     std::string problem;
-    std::optional<tflrt::TensorView> v = viewOf(leaves[k], tensors[k], problem);
+    Batch batch;
+    std::optional<tflrt::TensorView> v =
+        viewOf(leaves[k], tensors[k], batch, problem);
     if (!v) {
       lastError = std::string("load ") + path + ": " + problem;
       return 1;

@@ -63,3 +63,18 @@ func.func @pool_backward(%x: tensor<1x8x8x3xf32>, %dy: tensor<1x4x4x3xf32>) -> t
   %0 = tfl.max_pool2d_backward %x, %dy {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<1x8x8x3xf32>, tensor<1x4x4x3xf32> -> tensor<1x8x8x3xf32>
   return %0 : tensor<1x8x8x3xf32>
 }
+
+// -----
+
+// Tests that a batch's convolution allocates its output with the batch's
+// size, read from the input.
+// CHECK-LABEL: func.func @conv_batch
+// CHECK-SAME: (%[[X:.*]]: memref<?x8x8x3xf32{{.*}}>, %[[W:.*]]: memref<3x3x3x4xf32{{.*}}>)
+func.func @conv_batch(%x: tensor<?x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<?x6x6x4xf32> {
+  // CHECK: %[[N:.*]] = memref.dim %[[X]], %{{.*}}
+  // CHECK: %[[OUT:.*]] = memref.alloc(%[[N]]) {{.*}}: memref<?x6x6x4xf32>
+  // CHECK: call @tflrt_conv2d_f32(
+  // CHECK: return %[[OUT]]
+  %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x6x6x4xf32>
+  return %0 : tensor<?x6x6x4xf32>
+}

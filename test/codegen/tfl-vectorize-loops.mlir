@@ -211,3 +211,26 @@ func.func @large_column_sums(%a: memref<4096x16xf32>, %out: memref<16xf32>) {
   }
   return
 }
+
+// A batch (a dynamic dim): the flattened loop runs whole vectors, in
+// parallel, up to the last multiple of 32 elements; the rest stays a
+// generic (scalar loops).
+// CHECK-LABEL: func.func @batch
+// CHECK: memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<?x16xf32> into memref<?xf32>
+// CHECK: %[[N:.*]] = memref.dim %{{.*}} : memref<?xf32>
+// CHECK: %[[MAIN:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} {
+// CHECK: arith.maximumf %{{.*}} : vector<32xf32>
+// CHECK: } {tfl.parallel}
+// CHECK: scf.for %{{.*}} = %[[MAIN]] to %[[N]]
+// CHECK: linalg.generic
+// CHECK: arith.maximumf %{{.*}} : f32
+func.func @batch(%a: memref<?x16xf32>, %out: memref<?x16xf32>) {
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a : memref<?x16xf32>) outs(%out : memref<?x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -1,11 +1,13 @@
 /* Calls two libraries made by tflc build --shared (mlp.tfl and affine.tfl,
    see test/CMakeLists.txt) from C and checks them against what `tflc run
    mlp.tfl` wrote (.npy files in the directory given): the exported forward
-   pass and gradient, a run-time error and a bad shape reported as error
-   codes with messages, parameters read from the checkpoint save() wrote,
-   both libraries in one process, and concurrent calls from 4 threads giving
-   the single-threaded results. Prints "ok ..." per check; exits 1 at the
-   first failure. */
+   pass and gradient, the same exported for a batch of any size (`?`) and
+   called with batches of 1, 7 and 1000, a run-time error and bad shapes
+   reported as error codes with messages, parameters read from the
+   checkpoint save() wrote, both libraries in one process, and concurrent
+   calls from 4 threads (with batches of several sizes) giving the
+   single-threaded results. Prints "ok ..." per check; exits 1 at the first
+   failure. */
 #include "affine.h"
 #include "mlp.h"
 
@@ -91,10 +93,59 @@ static int compute(Results *r) {
   return mlp_loss_grad(&p, &xt, &yt, &loss, &g);
 }
 
+/* A batch of n rows through the `?` exports, against what the program
+   computed for the static shape [n, 4]. */
+typedef struct {
+  int64_t n;
+  float *x, *logits;
+  int64_t *y;
+} Batch;
+
+static const int64_t batchSizes[] = {1, 7, 1000};
+static Batch batches[3];
+
+static int predictBatch(const Batch *b, float *logits) {
+  mlp_MLP p = params(w1, b1, w2, b2);
+  int64_t xs[] = {b->n, 4}, outs[] = {b->n, 3};
+  tfl_tensor xt = {b->x, 2, xs}, out = {logits, 2, outs};
+  return mlp_predict_batch(&p, &xt, &out);
+}
+
+static void checkBatch(int k) {
+  char name[64];
+  Batch *b = &batches[k];
+  int64_t n = b->n = batchSizes[k];
+  snprintf(name, sizeof name, "x_b%lld", (long long)n);
+  b->x = readNpy(name, (size_t)n * 4 * sizeof(float));
+  snprintf(name, sizeof name, "y_b%lld", (long long)n);
+  b->y = readNpy(name, (size_t)n * sizeof(int64_t));
+  b->logits = malloc((size_t)n * 3 * sizeof(float));
+  if (predictBatch(b, b->logits) != 0)
+    fail(mlp_last_error());
+  snprintf(name, sizeof name, "predict_b%lld", (long long)n);
+  expectClose(name, b->logits, name, (size_t)n * 3);
+
+  mlp_MLP p = params(w1, b1, w2, b2);
+  int64_t xs[] = {n, 4}, ys[] = {n};
+  tfl_tensor xt = {b->x, 2, xs}, yt = {b->y, 1, ys};
+  float loss, gw1[32], gb1[8], gw2[24], gb2[3];
+  tfl_tensor lt = {&loss, 0, NULL};
+  mlp_MLP g = params(gw1, gb1, gw2, gb2);
+  if (mlp_loss_grad_batch(&p, &xt, &yt, &lt, &g) != 0)
+    fail(mlp_last_error());
+  snprintf(name, sizeof name, "loss_b%lld", (long long)n);
+  expectClose(name, &loss, name, 1);
+  snprintf(name, sizeof name, "grad_w1_b%lld", (long long)n);
+  expectClose(name, gw1, name, 32);
+  snprintf(name, sizeof name, "grad_b2_b%lld", (long long)n);
+  expectClose(name, gb2, name, 3);
+}
+
 static Results reference;
 static char callFailed[] = "a call failed";
 static char differ[] = "results differ from the single-threaded ones";
 static char failingCall[] = "a failing call on a thread";
+static char batchDiffers[] = "a batch's results differ on a thread";
 
 static void *worker(void *arg) {
   long id = (long)arg;
@@ -104,6 +155,14 @@ static void *worker(void *arg) {
       return callFailed;
     if (memcmp(&r, &reference, sizeof r) != 0)
       return differ;
+    /* A batch whose size depends on the thread. */
+    const Batch *b = &batches[id % 3];
+    float *logits = malloc((size_t)b->n * 3 * sizeof(float));
+    int ok = predictBatch(b, logits) == 0 &&
+             memcmp(logits, b->logits, (size_t)b->n * 3 * sizeof(float)) == 0;
+    free(logits);
+    if (!ok)
+      return batchDiffers;
     /* Thread 0 also fails calls: its messages are its own. */
     if (id == 0) {
       float row[4];
@@ -156,6 +215,20 @@ int main(int argc, char **argv) {
   if (mlp_row(&xt, &it, &rt) != 1)
     fail("row 9 did not fail");
   printf("error: %s\n", mlp_last_error());
+
+  for (int k = 0; k < 3; ++k)
+    checkBatch(k);
+  /* A batch of 7 images with 6 labels: refused. */
+  {
+    int64_t xs[] = {7, 4}, ys[] = {6};
+    tfl_tensor bx = {batches[1].x, 2, xs}, by = {batches[1].y, 1, ys};
+    float loss, gw1[32], gb1[8], gw2[24], gb2[3];
+    tfl_tensor lt = {&loss, 0, NULL};
+    mlp_MLP pp = params(w1, b1, w2, b2), g = params(gw1, gb1, gw2, gb2);
+    if (mlp_loss_grad_batch(&pp, &bx, &by, &lt, &g) != 1)
+      fail("batches of two sizes were taken");
+    printf("error: %s\n", mlp_last_error());
+  }
 
   /* A bad shape: the call is refused before anything runs. */
   static const int64_t badShape[] = {5, 4};

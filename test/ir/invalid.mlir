@@ -430,3 +430,21 @@ func.func @all_gather_shape(%x: tensor<3xf32>) {
   %0 = tfl.all_gather %x : tensor<3xf32> -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+// Tests that a dim's axis is within the input's rank.
+func.func @dim_axis(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for 'tensor<?x4xf32>'}}
+  %0 = tfl.dim %x {axis = 2 : i64} : tensor<?x4xf32> -> tensor<i64>
+  return
+}
+
+// -----
+
+// Tests that a convolution's batch may be dynamic, its other dims not.
+func.func @conv_dynamic_width(%x: tensor<1x8x?x3xf32>, %w: tensor<3x3x3x4xf32>) {
+  // expected-error @+1 {{needs static H, W and C dims}}
+  %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x?x3xf32>, tensor<3x3x3x4xf32> -> tensor<1x6x?x4xf32>
+  return
+}

@@ -399,3 +399,18 @@ func.func @session() {
   tfl.session_store %w, %b {name = "p"} : tensor<3x2xf32>, tensor<2xf32>
   return
 }
+
+// -----
+
+// Tests a batch (a dynamic dim): its size as a value, and a convolution
+// and pooling whose batch is given when the program runs.
+// CHECK-LABEL: func.func @batch
+func.func @batch(%x: tensor<?x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) {
+  // CHECK: tfl.dim %{{.*}} {axis = 0 : i64} : tensor<?x8x8x3xf32> -> tensor<i64>
+  %0 = tfl.dim %x {axis = 0 : i64} : tensor<?x8x8x3xf32> -> tensor<i64>
+  // CHECK: tfl.conv2d {{.*}} : tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x6x6x4xf32>
+  %1 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x6x6x4xf32>
+  // CHECK: tfl.max_pool2d {{.*}} : tensor<?x6x6x4xf32> -> tensor<?x3x3x4xf32>
+  %2 = tfl.max_pool2d %1 {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x6x6x4xf32> -> tensor<?x3x3x4xf32>
+  return
+}

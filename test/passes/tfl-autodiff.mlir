@@ -315,3 +315,25 @@ func.func @use_dropout(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tfl.grad @calls_dropout(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Tests a batch (a dynamic dim): reduce_sum over the batch pulls back by a
+// broadcast to the batch's shape, and the cotangent of an argument that
+// does not reach the result is a zero broadcast to its shape (a constant
+// cannot have a dynamic shape).
+// CHECK-LABEL: func.func private @batch.vjp
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>, %[[Y:.*]]: tensor<?x3xf32>, %[[DS:.*]]: tensor<f32>)
+// CHECK: %[[DR:.*]] = tfl.reshape %[[DS]] : tensor<f32> -> tensor<1x1xf32>
+// CHECK: %[[DX:.*]] = tfl.broadcast_to %[[DR]] : tensor<1x1xf32> -> tensor<?x3xf32>
+// CHECK: %[[ZERO:.*]] = tfl.constant dense<0.000000e+00> : tensor<f32>
+// CHECK: %[[DY:.*]] = tfl.broadcast_to %[[ZERO]] : tensor<f32> -> tensor<?x3xf32>
+// CHECK: return %{{.*}}, %[[DX]], %[[DY]]
+func.func private @batch(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> tensor<f32> {
+  %0 = tfl.reduce_sum %x {axes = array<i64: 0, 1>, keepdims = false} : tensor<?x3xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @main_batch(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %gx, %gy = tfl.grad @batch(%x, %y) {argnums = array<i64: 0, 1>, with_value = false} : (tensor<?x3xf32>, tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>)
+  return %gx, %gy : tensor<?x3xf32>, tensor<?x3xf32>
+}

@@ -162,10 +162,14 @@ Signature signatureOf(const Program::Export &e, llvm::StringRef prefix) {
   return s;
 }
 
-std::string shapeList(const Type &t) {
+/// The dims of `t`, comma-separated; a `?` (kDynamicDim) dim is -1, or
+/// `dynamic` when given.
+std::string shapeList(const Type &t, const std::string &dynamic = "") {
   std::string s;
   for (size_t i = 0; i < t.shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(t.shape[i]);
+    s += (i ? ", " : "") + (t.shape[i] == kDynamicDim && !dynamic.empty()
+                                ? dynamic
+                                : std::to_string(t.shape[i]));
   return s;
 }
 
@@ -234,7 +238,9 @@ std::string header(const Program &program, llvm::StringRef prefix,
        "/* A tensor the caller owns: `data` points to its elements, row-major\n"
        "   and contiguous; `shape` to its `rank` sizes. Arguments are read in\n"
        "   place; a result is written into the caller's tensor, whose shape\n"
-       "   must be the result's. */\n"
+       "   must be the result's. A `?` dim in a signature is the call's batch\n"
+       "   size: any size, the same in each of the call's tensors (results\n"
+       "   too). */\n"
        "typedef struct tfl_tensor {\n  void *data;\n  int64_t rank;\n"
        "  const int64_t *shape;\n} tfl_tensor;\n#endif\n\n";
   for (const ast::ClassDef *cls : classesOf(program)) {
@@ -360,16 +366,26 @@ std::string pythonModule(const Program &program, llvm::StringRef prefix,
       "    if isinstance(value, dict) or isinstance(key, int):\n"
       "        return value[key]\n"
       "    return getattr(value, key)\n\n\n"
-      "def _array(value, dtype, shape, name, fn, typename):\n"
+      "def _array(value, dtype, shape, name, fn, typename, batch):\n"
       "    a = _np.asarray(value)\n"
       "    if a.dtype != dtype:\n"
       "        if not _np.can_cast(a.dtype, dtype, casting=\"same_kind\"):\n"
       "            raise TypeError(f\"{fn}(): argument '{name}' is {a.dtype}, "
       "but it is {typename}\")\n"
       "        a = a.astype(dtype)\n"
+      "    # A None dim (a ? in the signature) is the call's batch size: the\n"
+      "    # first argument with one gives it, the others agree.\n"
+      "    if len(a.shape) == len(shape):\n"
+      "        for i, d in enumerate(shape):\n"
+      "            if d is None and batch[0] is None:\n"
+      "                batch[:] = [a.shape[i], name]\n"
+      "        shape = tuple(batch[0] if d is None else d for d in shape)\n"
       "    if a.shape != shape:\n"
-      "        raise ValueError(f\"{fn}(): argument '{name}' has shape "
-      "{a.shape}, but it is {typename}\")\n"
+      "        also = \"\" if batch[0] is None or batch[1] == name else (\n"
+      "            f\", with ? the batch size {batch[0]} that argument \"\n"
+      "            f\"'{batch[1]}' gives\")\n"
+      "        raise ValueError(f\"{fn}(): argument '{name}' has shape \"\n"
+      "                         f\"{a.shape}, but it is {typename}{also}\")\n"
       "    if not a.flags.c_contiguous:\n"
       "        a = _np.array(a, order=\"C\")  # (0-d arrays stay 0-d)\n"
       "    return a\n\n\n"
@@ -399,19 +415,18 @@ std::string pythonModule(const Program &program, llvm::StringRef prefix,
     s += "\n_lib." + fn + ".argtypes = [_ct.c_void_p]\n\n\n";
     s += "def " + e.name + "(" + llvm::join(e.params, ", ") + "):\n";
     s += "    \"\"\"" + sig.text + "\"\"\"\n";
-    s += "    args = [\n";
+    s += "    batch = [None, None]\n    args = [\n";
     std::vector<std::string> outs;
     for (const Leaf &l : sig.leaves) {
-      std::string shape =
-          "(" + shapeList(l.type) + (l.type.rank() == 1 ? ",)" : ")");
+      std::string tail = l.type.rank() == 1 ? ",)" : ")";
       if (l.output) {
-        outs.push_back("_np.empty(" + shape + ", _np." +
-                       numpyDtype(l.type.dtype) + ")");
+        outs.push_back("_np.empty((" + shapeList(l.type, "batch[0]") + tail +
+                       ", _np." + numpyDtype(l.type.dtype) + ")");
         continue;
       }
       s += "        _array(" + l.py + ", _np." + numpyDtype(l.type.dtype) +
-           ", " + shape + ", \"" + l.name + "\", \"" + e.name + "\", \"" +
-           l.type.str() + "\"),\n";
+           ", (" + shapeList(l.type, "None") + tail + ", \"" + l.name +
+           "\", \"" + e.name + "\", \"" + l.type.str() + "\", batch),\n";
     }
     s += "    ]\n    outs = [" + llvm::join(outs, ", ") + "]\n";
     s += "    _call(_lib." + fn + ", args + outs)\n";

@@ -54,11 +54,15 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto in = cast<RankedTensorType>(op.getInput().getType());
     auto out = cast<RankedTensorType>(op.getType());
-    if (!in.hasStaticShape() || !out.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
     Location loc = op.getLoc();
-    auto flatType =
-        RankedTensorType::get({in.getNumElements()}, in.getElementType());
+    // A batch (a dynamic dim): the elements are batch x the static dims'
+    // product in both shapes (Sema keeps one dynamic dim in each).
+    int64_t flatSize =
+        in.hasStaticShape() ? in.getNumElements() : ShapedType::kDynamic;
+    if (in.getNumDynamicDims() > 1 || out.getNumDynamicDims() > 1 ||
+        in.hasStaticShape() != out.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "a reshape of one batch only");
+    auto flatType = RankedTensorType::get({flatSize}, in.getElementType());
     Value flat = adaptor.getInput();
     if (in.getRank() == 0)
       flat = tensor::ExpandShapeOp::create(rewriter, loc, flatType, flat,
@@ -70,10 +74,36 @@ struct ReshapeToTensor : OpConversionPattern<ReshapeOp> {
     if (out.getRank() == 0)
       result = tensor::CollapseShapeOp::create(rewriter, loc, out, flat,
                                                oneGroup(0));
-    else if (out.getRank() > 1)
+    else if (out.getRank() > 1 && out.hasStaticShape())
       result = tensor::ExpandShapeOp::create(rewriter, loc, out, flat,
                                              oneGroup(out.getRank()));
+    else if (out.getRank() > 1) {
+      Value batch = batchSize(rewriter, loc, adaptor.getInput());
+      SmallVector<OpFoldResult> shape;
+      for (int64_t d : out.getShape())
+        shape.push_back(ShapedType::isDynamic(d) ? OpFoldResult(batch)
+                                                 : rewriter.getIndexAttr(d));
+      result = tensor::ExpandShapeOp::create(rewriter, loc, out, flat,
+                                             oneGroup(out.getRank()), shape);
+    }
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// dim: tensor.dim, as an i64 scalar tensor.
+struct DimToTensor : OpConversionPattern<DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value size =
+        tensor::DimOp::create(rewriter, loc, adaptor.getInput(), op.getAxis());
+    size =
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), size);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(),
+                                                        ValueRange{size});
     return success();
   }
 };
@@ -84,8 +114,6 @@ struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto out = cast<RankedTensorType>(op.getType());
-    if (!out.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
     MLIRContext *ctx = rewriter.getContext();
     int64_t rank = out.getRank();
     // Result dim i reads input dim perm[i]: input dim k is loop dim i with
@@ -96,11 +124,13 @@ struct TransposeToLinalg : OpConversionPattern<TransposeOp> {
     SmallVector<AffineMap> maps = {
         AffineMap::get(rank, 0, inExprs, ctx),
         AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(), out.getShape(),
-                                          out.getElementType());
+    FailureOr<Value> empty =
+        emptyTensor(rewriter, op.getLoc(), out, adaptor.getInput());
+    if (failed(empty))
+      return failure();
     auto generic = linalg::GenericOp::create(
         rewriter, op.getLoc(), TypeRange{out}, ValueRange{adaptor.getInput()},
-        ValueRange{empty}, maps,
+        ValueRange{*empty}, maps,
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(b, l, args[0]);
@@ -117,8 +147,12 @@ struct SliceToTensor : OpConversionPattern<SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto in = cast<RankedTensorType>(op.getInput().getType());
     auto out = cast<RankedTensorType>(op.getType());
-    if (!in.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
+    // A batch (dynamic) dim is only taken whole (Sema).
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.isDynamicDim(d) &&
+          (!out.isDynamicDim(d) || op.getStaticStarts()[d] != 0 ||
+           op.getStrides()[d] != 1))
+        return rewriter.notifyMatchFailure(op, "a batch dim is taken whole");
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
     Type i64 = rewriter.getI64Type();
@@ -156,9 +190,12 @@ struct SliceToTensor : OpConversionPattern<SliceOp> {
         llvm::all_of(op.getStrides(), [](int64_t t) { return t > 0; });
     if (positive) {
       SmallVector<OpFoldResult> sizes, strides;
-      for (auto [size, stride] : llvm::zip(out.getShape(), op.getStrides())) {
-        sizes.push_back(rewriter.getIndexAttr(size));
-        strides.push_back(rewriter.getIndexAttr(stride));
+      for (auto [d, size] : llvm::enumerate(out.getShape())) {
+        sizes.push_back(ShapedType::isDynamic(size)
+                            ? OpFoldResult(tensor::DimOp::create(
+                                  rewriter, loc, adaptor.getInput(), d))
+                            : rewriter.getIndexAttr(size));
+        strides.push_back(rewriter.getIndexAttr(op.getStrides()[d]));
       }
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
           op, out, adaptor.getInput(), offsets, sizes, strides);
@@ -166,6 +203,8 @@ struct SliceToTensor : OpConversionPattern<SliceOp> {
     }
     // A negative stride: each result element reads its source element.
     int64_t rank = out.getRank();
+    if (!out.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "a reversed slice of a batch");
     Value empty = tensor::EmptyOp::create(rewriter, loc, out.getShape(),
                                           out.getElementType());
     Value input = adaptor.getInput();
@@ -207,10 +246,12 @@ struct EmbedSliceToTensor : OpConversionPattern<EmbedSliceOp> {
     auto out = cast<RankedTensorType>(op.getType());
     Value zero = arith::ConstantOp::create(
         rewriter, loc, rewriter.getZeroAttr(out.getElementType()));
-    Value empty = tensor::EmptyOp::create(rewriter, loc, out.getShape(),
-                                          out.getElementType());
+    FailureOr<Value> empty =
+        emptyTensor(rewriter, loc, out, adaptor.getInput());
+    if (failed(empty))
+      return failure();
     Value zeros = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
-                                         ValueRange{empty})
+                                         ValueRange{*empty})
                       .getResult(0);
     SmallVector<OpFoldResult> offsets, sizes, strides;
     size_t next = 0;
@@ -223,7 +264,10 @@ struct EmbedSliceToTensor : OpConversionPattern<EmbedSliceOp> {
       } else {
         offsets.push_back(rewriter.getIndexAttr(s));
       }
-      sizes.push_back(rewriter.getIndexAttr(in.getDimSize(d)));
+      sizes.push_back(in.isDynamicDim(d)
+                          ? OpFoldResult(tensor::DimOp::create(
+                                rewriter, loc, adaptor.getInput(), d))
+                          : rewriter.getIndexAttr(in.getDimSize(d)));
       strides.push_back(rewriter.getIndexAttr(op.getStrides()[d]));
     }
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
@@ -492,14 +536,14 @@ struct GatherToLinalg : OpConversionPattern<GatherOp> {
     auto in = cast<RankedTensorType>(op.getInput().getType());
     auto idxType = cast<RankedTensorType>(op.getIndices().getType());
     auto out = cast<RankedTensorType>(op.getType());
-    if (!in.hasStaticShape() || !idxType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
+    if (in.isDynamicDim(op.getAxis()))
+      return rewriter.notifyMatchFailure(op, "gathers along a static axis");
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
     int64_t axis = op.getAxis(), idxRank = idxType.getRank();
     Type i64 = rewriter.getI64Type();
     Value indices = adaptor.getIndices();
-    if (idxType.getNumElements() > 0) {
+    if (!idxType.hasStaticShape() || idxType.getNumElements() > 0) {
       auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
       func::FuncOp check = getOrInsertRuntimeFunction(
           rewriter, module, "tflrt_check_slice",
@@ -514,6 +558,27 @@ struct GatherToLinalg : OpConversionPattern<GatherOp> {
       for (int64_t d = 0; d < idxRank; ++d)
         all.push_back(d);
       auto scalarType = RankedTensorType::get({}, idxType.getElementType());
+      // The checked range's size: 1, or, for a batch of indices (which may
+      // be empty, its extreme values then meaningless), 0 when it is empty.
+      Value count = c(1);
+      if (!idxType.hasStaticShape()) {
+        Value n = arith::IndexCastOp::create(
+            rewriter, loc, i64,
+            tensor::DimOp::create(
+                rewriter, loc, indices,
+                *llvm::find_if(llvm::seq<int64_t>(0, idxRank), [&](int64_t d) {
+                  return idxType.isDynamicDim(d);
+                })));
+        int64_t rest = 1; // the static dims' product
+        for (int64_t d : idxType.getShape())
+          rest *= ShapedType::isDynamic(d) ? 1 : d;
+        count = arith::SelectOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(
+                rewriter, loc, arith::CmpIPredicate::sgt,
+                arith::MulIOp::create(rewriter, loc, n, c(rest)), c(0)),
+            c(1), c(0));
+      }
       for (bool isMax : {false, true}) {
         Value r =
             isMax
@@ -528,15 +593,17 @@ struct GatherToLinalg : OpConversionPattern<GatherOp> {
           v = arith::ExtSIOp::create(rewriter, loc, i64, v);
         func::CallOp::create(
             rewriter, loc, check,
-            ValueRange{v, c(1), c(1), c(in.getDimSize(axis)), where});
+            ValueRange{v, count, c(1), c(in.getDimSize(axis)), where});
       }
     }
     Value input = adaptor.getInput();
     int64_t rank = out.getRank();
-    Value empty = tensor::EmptyOp::create(rewriter, loc, out.getShape(),
-                                          out.getElementType());
+    FailureOr<Value> empty =
+        emptyTensor(rewriter, loc, out, {adaptor.getIndices(), input});
+    if (failed(empty))
+      return failure();
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{out}, ValueRange{}, ValueRange{empty},
+        rewriter, loc, TypeRange{out}, ValueRange{}, ValueRange{*empty},
         SmallVector<AffineMap>{
             AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
@@ -573,12 +640,15 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
   matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto out = cast<RankedTensorType>(op.getType());
-    if (!out.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
     Location loc = op.getLoc();
     int64_t axis = op.getAxis();
-    Value result = tensor::EmptyOp::create(rewriter, loc, out.getShape(),
-                                           out.getElementType());
+    if (out.isDynamicDim(axis))
+      return rewriter.notifyMatchFailure(op, "joins along a static axis");
+    FailureOr<Value> empty =
+        emptyTensor(rewriter, loc, out, adaptor.getInputs());
+    if (failed(empty))
+      return failure();
+    Value result = *empty;
     int64_t offset = 0;
     for (Value input : adaptor.getInputs()) {
       auto type = cast<RankedTensorType>(input.getType());
@@ -586,8 +656,11 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
                                         rewriter.getIndexAttr(0));
       offsets[axis] = rewriter.getIndexAttr(offset);
       SmallVector<OpFoldResult> sizes, strides;
-      for (int64_t d : type.getShape()) {
-        sizes.push_back(rewriter.getIndexAttr(d));
+      for (auto [i, d] : llvm::enumerate(type.getShape())) {
+        sizes.push_back(
+            ShapedType::isDynamic(d)
+                ? OpFoldResult(tensor::DimOp::create(rewriter, loc, input, i))
+                : rewriter.getIndexAttr(d));
         strides.push_back(rewriter.getIndexAttr(1));
       }
       result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
@@ -602,7 +675,7 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
 } // namespace
 
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeToTensor, TransposeToLinalg, SliceToTensor,
+  patterns.add<ReshapeToTensor, DimToTensor, TransposeToLinalg, SliceToTensor,
                ConcatToTensor, AssertToRuntime, CheckNumericsToRuntime,
                FlagToRuntime, LogScalarToRuntime, NowToRuntime, SeedToRuntime,
                RandomStateToRuntime, SetRandomStateToRuntime,

@@ -22,9 +22,11 @@ namespace {
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 /// A linalg.generic computing `body` of the (broadcast) inputs at each
-/// element of `resultType`.
-Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
-                       ValueRange inputs, BodyFn body) {
+/// element of `resultType` (whose dynamic dims are the batch size);
+/// failure when no value gives the batch size.
+FailureOr<Value> buildElementwise(OpBuilder &b, Location loc,
+                                  RankedTensorType resultType,
+                                  ValueRange inputs, BodyFn body) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps;
@@ -41,12 +43,13 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
     maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                       resultType.getElementType());
+  FailureOr<Value> init = emptyTensor(b, loc, resultType, inputs);
+  if (failed(init))
+    return failure();
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      b, loc, TypeRange{resultType}, inputs, ValueRange{*init}, maps, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         // bf16/f16 compute in f32, rounded once per op (as the eager
         // interpreter does): the body sees f32 values.
@@ -309,14 +312,6 @@ template <> Value scalarUnary<ReluOp>(OpBuilder &b, Location l, Value x) {
   return arith::MaxSIOp::create(b, l, x, intConstant(b, l, t, 0));
 }
 
-LogicalResult requireStaticShape(ConversionPatternRewriter &rewriter,
-                                 Operation *op) {
-  auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  if (type.hasStaticShape())
-    return success();
-  return rewriter.notifyMatchFailure(op, "dynamic shapes are not lowered yet");
-}
-
 /// One comparison: IEEE ordered for floats but for `ne` (true for NaN, as
 /// NumPy's), unsigned for u8 (i8) and bool (i1).
 Value scalarCompare(OpBuilder &b, Location l, ComparePredicate pred, Value x,
@@ -427,14 +422,14 @@ struct ElementwiseToLinalg : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStaticShape(rewriter, op)))
-      return failure();
-    Value result = buildElementwise(
+    FailureOr<Value> result = buildElementwise(
         rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
         adaptor.getOperands(), [&](OpBuilder &b, Location l, ValueRange args) {
           return Body(b, l, op, args);
         });
-    rewriter.replaceOp(op, result);
+    if (failed(result))
+      return rewriter.notifyMatchFailure(op, "no value gives the batch size");
+    rewriter.replaceOp(op, *result);
     return success();
   }
 };

@@ -22,15 +22,16 @@ struct MatmulToLinalg : OpConversionPattern<MatmulOp> {
   matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    if (!type.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
     Location loc = op.getLoc();
     Type elem = type.getElementType();
     Value zero = arith::ConstantOp::create(rewriter, loc, elem,
                                            rewriter.getZeroAttr(elem));
-    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), elem);
+    FailureOr<Value> empty =
+        emptyTensor(rewriter, loc, type, {adaptor.getLhs(), adaptor.getRhs()});
+    if (failed(empty))
+      return rewriter.notifyMatchFailure(op, "no value gives the batch size");
     Value filled = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
-                                          ValueRange{empty})
+                                          ValueRange{*empty})
                        .getResult(0);
     SmallVector<Value, 2> inputs = {adaptor.getLhs(), adaptor.getRhs()};
     Value product =

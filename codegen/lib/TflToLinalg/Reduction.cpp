@@ -77,7 +77,9 @@ Value buildReduction(
   int64_t rank = inType.getRank();
   SmallVector<int64_t> outShape = reducedShape(inType.getShape(), axes, false);
   Type elem = inType.getElementType();
-  Value empty = tensor::EmptyOp::create(b, loc, outShape, elem);
+  Value empty = tensor::EmptyOp::create(
+      b, loc, outShape, elem,
+      dynamicSizes(b, loc, RankedTensorType::get(outShape, elem), input));
   Value initValue = arith::ConstantOp::create(b, loc, init);
   Value filled =
       linalg::FillOp::create(b, loc, ValueRange{initValue}, ValueRange{empty})
@@ -108,8 +110,6 @@ template <typename OpTy> struct ReductionToLinalg : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto inType = cast<RankedTensorType>(op.getInput().getType());
-    if (!inType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
     constexpr bool isSum = std::is_same_v<OpTy, ReduceSumOp>;
     constexpr bool isProd = std::is_same_v<OpTy, ReduceProdOp>;
     constexpr bool isMax = std::is_same_v<OpTy, ReduceMaxOp>;
@@ -153,8 +153,9 @@ struct ArgReductionToLinalg : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto inType = cast<RankedTensorType>(op.getInput().getType());
-    if (!inType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes not lowered yet");
+    if (!op.getAxis() && !inType.hasStaticShape())
+      return rewriter.notifyMatchFailure(
+          op, "an index into a flattened batch is not lowered");
     constexpr bool isMax = std::is_same_v<OpTy, ArgmaxOp>;
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
@@ -186,7 +187,10 @@ struct ArgReductionToLinalg : OpConversionPattern<OpTy> {
         reducedShape(type.getShape(), {axis}, false);
     Type i64 = rewriter.getI64Type();
     auto fill = [&](Type t, TypedAttr v) {
-      Value empty = tensor::EmptyOp::create(rewriter, loc, outShape, t);
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, outShape, t,
+          dynamicSizes(rewriter, loc, RankedTensorType::get(outShape, t),
+                       input));
       Value c = arith::ConstantOp::create(rewriter, loc, v);
       return linalg::FillOp::create(rewriter, loc, ValueRange{c},
                                     ValueRange{empty})

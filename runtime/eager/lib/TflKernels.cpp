@@ -401,6 +401,14 @@ void registerTflKernels(KernelRegistry &registry) {
                                                    type.getShape().end())));
       });
   registry.add(
+      mlir::tfl::DimOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        Tensor t(tflrt::DType::I64, {});
+        t.data<int64_t>()[0] =
+            in[0].shape()[cast<mlir::tfl::DimOp>(op).getAxis()];
+        out.push_back(t);
+      });
+  registry.add(
       mlir::tfl::ReshapeOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         auto type = cast<RankedTensorType>(op->getResult(0).getType());

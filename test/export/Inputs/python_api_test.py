@@ -2,8 +2,9 @@
 """Calls mlp.tfl's exports from Python through the module tflc build
 --shared --python made (in the directory given first) and checks them
 against what `tflc run mlp.tfl` wrote (in the directory given second) and
-against PyTorch: the forward pass and the gradient, records as dicts and
-as objects, a bad shape and a run-time error raised as exceptions,
+against PyTorch: the forward pass and the gradient, the same for a batch
+of any size (`?`) with batches of 1, 7 and 1000, records as dicts and as
+objects, bad shapes and a run-time error raised as exceptions,
 parameters read from the checkpoint, and calls from 4 threads."""
 import collections
 import concurrent.futures
@@ -48,6 +49,35 @@ t_loss.backward()
 close("loss vs torch", loss, t_loss.item())
 for name in ("w1", "b1", "w2", "b2"):
     close(f"grad {name} vs torch", grads[name], tp[name].grad.numpy())
+
+# One library, batches of any size: against the program's run for the
+# static shape [n, 4], and against PyTorch.
+for n in (1, 7, 1000):
+    xb, yb = np.load(f"{out}/x_b{n}.npy"), np.load(f"{out}/y_b{n}.npy")
+    close(f"predict_batch {n}", mlp.predict_batch(p, xb),
+          np.load(f"{out}/predict_b{n}.npy"))
+    loss_b, grads_b = mlp.loss_grad_batch(p, xb, yb)
+    close(f"loss_batch {n}", loss_b, np.load(f"{out}/loss_b{n}.npy"))
+    close(f"grad_batch w1 {n}", grads_b["w1"],
+          np.load(f"{out}/grad_w1_b{n}.npy"))
+    tp = {m: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+          for m, v in p.items()}
+    h = torch.relu(torch.tensor(xb, dtype=torch.float64) @ tp["w1"] +
+                   tp["b1"])
+    t_loss = torch.nn.functional.cross_entropy(h @ tp["w2"] + tp["b2"],
+                                               torch.tensor(yb))
+    t_loss.backward()
+    close(f"loss_batch {n} vs torch", loss_b, t_loss.item())
+    for m in ("w1", "b1", "w2", "b2"):
+        if not np.allclose(grads_b[m], tp[m].grad.numpy(), rtol=1e-4,
+                           atol=1e-5):
+            sys.exit(f"FAILED: grad_batch {m} {n} vs torch")
+    print(f"ok grad_batch {n} vs torch")
+try:
+    mlp.loss_grad_batch(p, xb, yb[:-1])
+    sys.exit("FAILED: batches of two sizes were taken")
+except ValueError as e:
+    print("ValueError:", e)
 
 # A record may be any object with the fields; f64 arguments cast to f32.
 MLP = collections.namedtuple("MLP", ["w1", "b1", "w2", "b2"])

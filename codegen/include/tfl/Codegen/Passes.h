@@ -36,6 +36,19 @@ void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 
+/// A dynamic dim in TFL is the batch size of an exported function, and
+/// every dynamic dim of a module has that one run-time size (Sema keeps it
+/// so). batchSize reads it, as an index, from an argument of the function
+/// `b` builds into, else from the first of `values` with a dynamic dim;
+/// null when neither has one.
+Value batchSize(OpBuilder &b, Location loc, ValueRange values);
+/// The sizes of `type`'s dynamic dims (each the batch size), in order.
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, ShapedType type,
+                                ValueRange values);
+/// A tensor.empty of `type`, its dynamic dims the batch size.
+FailureOr<Value> emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                             ValueRange values);
+
 } // namespace mlir::tfl
 
 #endif // TFL_CODEGEN_PASSES_H

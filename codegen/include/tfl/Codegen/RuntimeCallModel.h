@@ -41,10 +41,12 @@ getBuffers(RewriterBase &rewriter, ValueRange values,
            const bufferization::BufferizationOptions &options,
            bufferization::BufferizationState &state);
 
-/// A fresh buffer for a result of (static) tensor type `type`.
+/// A fresh buffer for a result of tensor type `type`, its dynamic (batch)
+/// dims sized from `batchFrom` or the enclosing function (batchSize).
 FailureOr<Value>
 allocateBuffer(RewriterBase &rewriter, Location loc, Type type,
-               const bufferization::BufferizationOptions &options);
+               const bufferization::BufferizationOptions &options,
+               ValueRange batchFrom = {});
 
 /// Bufferizes `op`'s one tensor result as a fresh buffer that a single
 /// call `@function(leading..., buffer, trailing...)` fills (the buffer as

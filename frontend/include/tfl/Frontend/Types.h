@@ -72,6 +72,9 @@ struct Type {
   /// static under JAX's jit: it may size a shape. Functions specialize per
   /// known value. Lost where a value may differ (loops, branches, results).
   std::optional<int64_t> known;
+  /// An i64 scalar that is a batch size: a `?` dim read by shape(x), known
+  /// only when the program runs. It may size a `?` dim (reshape, zeros).
+  bool batch = false;
   const ast::FuncDef *func = nullptr; // Function
   /// A method bound to its receiver (`model.forward`, or a record called
   /// through `__call__`): the receiver is `elements[0]` and the method's
@@ -96,6 +99,10 @@ struct Type {
                      bool weak = false);
   /// An i64 scalar whose value is known at compile time.
   static Type knownInt(int64_t value, bool weak = true);
+  /// The i64 scalar shape(x) gives for a `?` dim (`batch`).
+  static Type batchSize();
+  /// shape(x) of a tensor type: its dims, known ints and batch sizes.
+  static Type shapeOf(const Type &tensor);
   static Type string(std::string value);
   static Type runtimeString(std::string pathTemplate,
                             std::vector<Type> values = {});

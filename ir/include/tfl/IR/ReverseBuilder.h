@@ -11,8 +11,14 @@
 #define TFL_IR_REVERSEBUILDER_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace mlir::tfl {
+
+/// A tensor of `type` whose every element is `value`: a constant, or, for
+/// a type with a dynamic (batch) dim, the scalar broadcast to it.
+Value filled(OpBuilder &b, Location loc, RankedTensorType type,
+             TypedAttr value);
 
 class ReverseBuilder {
 public:

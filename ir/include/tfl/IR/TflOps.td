@@ -422,6 +422,23 @@ def Tfl_ArgminOp : Tfl_ArgReductionOp<"argmin", "the minimum">;
 // Data movement
 //===----------------------------------------------------------------------===//
 
+def Tfl_DimOp : Tfl_Op<"dim", [Pure]> {
+  let summary = "the size of one dim of a tensor, as an i64 scalar";
+  let description = [{
+    The run-time size of dim `axis` of `input`: what counts a batch whose
+    size is given when an exported function is called (`mean` over a
+    `?` dim divides by it).
+
+    ```mlir
+    %1 = tfl.dim %0 {axis = 0 : i64} : tensor<?x4xf32> -> tensor<i64>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, I64Attr:$axis);
+  let results = (outs 0DTensorOf<[I64]>:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "broadcast a tensor to a shape";
   let description = [{
