@@ -446,7 +446,9 @@ FailureOr<Type> SemaImpl::analyzeShapeBuiltin(const CallExpr *expr,
     if (llvm::count(*s, kBatchSizeInt) > 1)
       return fail(e, name + "()'s " + names[i] +
                          " has one batch size ('?') at most");
-    if (name == "reshape") // (it tells the batch from its -1 itself)
+    // (reshape tells the batch from its -1 itself; a transpose's axes and
+    // tile's counts hold no batch.)
+    if (!batchSizes || name == "reshape")
       return *s;
     for (int64_t &d : *s) {
       if (d < 0 && d != kBatchSizeInt)

@@ -181,6 +181,47 @@ FailureOr<Type> SemaImpl::analyzeExportCall(const CallExpr *expr) {
   return Type::none();
 }
 
+/// Adds the classes of the records in `t` to `out`, once each, each after
+/// those its fields hold.
+static void collectClasses(const Type &t, std::vector<const ClassDef *> &out) {
+  for (const Type &e : t.elements)
+    collectClasses(e, out);
+  if (t.kind == Type::Kind::Record && !llvm::is_contained(out, t.cls))
+    out.push_back(t.cls);
+}
+
+std::vector<const ClassDef *> Program::exportedClasses() const {
+  std::vector<const ClassDef *> classes;
+  for (const Export &e : exports) {
+    for (const Type &t : e.spec->argTypes)
+      collectClasses(t, classes);
+    collectClasses(e.spec->callType(), classes);
+  }
+  return classes;
+}
+
+LogicalResult SemaImpl::checkExportedClassNames() {
+  // The C header's structs and the Python module's loaders are named by
+  // class: two classes of one name (from two modules) would clash there.
+  std::vector<const ClassDef *> classes = program->exportedClasses();
+  for (size_t i = 0; i < classes.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      if (classes[i]->name != classes[j]->name)
+        continue;
+      const Module *first = classScope.lookup(classes[j])->ast;
+      const Module *second = classScope.lookup(classes[i])->ast;
+      auto diag = error(classes[i]->getBegin(), second)
+                  << "the exports take or return records of two classes "
+                     "named '"
+                  << classes[i]->name
+                  << "': a library's C and Python APIs name a record by its "
+                     "class, so rename one of them";
+      note(diag, classes[j]->getBegin(), first) << "the other class";
+      return failure();
+    }
+  return success();
+}
+
 LogicalResult SemaImpl::analyzeExports() {
   const Scope &main = scopes[&source.main()];
   std::vector<const FuncDef *> defs;
@@ -246,5 +287,5 @@ LogicalResult SemaImpl::analyzeExports() {
     }
     program->exports.push_back({def->name, *s, std::move(params)});
   }
-  return success();
+  return checkExportedClassNames();
 }

@@ -256,6 +256,9 @@ private:
   FailureOr<Type> analyzePrint(const CallExpr *expr);
   /// A library: specializes each exported function for its annotations.
   LogicalResult analyzeExports();
+  /// A library's exports take and return records of classes of distinct
+  /// names (its APIs name them by class).
+  LogicalResult checkExportedClassNames();
   /// `export(f, *args, name=...)` at the top level: f is exported for the
   /// types of these arguments (a library's; nothing runs).
   FailureOr<Type> analyzeExportCall(const CallExpr *expr);

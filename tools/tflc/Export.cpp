@@ -48,22 +48,8 @@ const char *numpyDtype(DType d) {
   return "float32";
 }
 
-/// The record classes in `t`, each after those its fields hold.
-void collectClasses(const Type &t, std::vector<const ast::ClassDef *> &out) {
-  for (const Type &e : t.elements)
-    collectClasses(e, out);
-  if (t.kind == Type::Kind::Record && !llvm::is_contained(out, t.cls))
-    out.push_back(t.cls);
-}
-
 std::vector<const ast::ClassDef *> classesOf(const Program &program) {
-  std::vector<const ast::ClassDef *> classes;
-  for (const Program::Export &e : program.exports) {
-    for (const Type &t : e.spec->argTypes)
-      collectClasses(t, classes);
-    collectClasses(e.spec->callType(), classes);
-  }
-  return classes;
+  return program.exportedClasses();
 }
 
 /// The type of the exports' records of class `cls` (one per class: exports

@@ -242,7 +242,6 @@ struct EmbedSliceToTensor : OpConversionPattern<EmbedSliceOp> {
   matchAndRewrite(EmbedSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto in = cast<RankedTensorType>(op.getInput().getType());
     auto out = cast<RankedTensorType>(op.getType());
     Value zero = arith::ConstantOp::create(
         rewriter, loc, rewriter.getZeroAttr(out.getElementType()));
@@ -253,7 +252,9 @@ struct EmbedSliceToTensor : OpConversionPattern<EmbedSliceOp> {
     Value zeros = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
                                          ValueRange{*empty})
                       .getResult(0);
-    SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<OpFoldResult> offsets, strides;
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, adaptor.getInput());
     size_t next = 0;
     for (auto [d, s] : llvm::enumerate(op.getStaticStarts())) {
       if (ShapedType::isDynamic(s)) {
@@ -264,10 +265,6 @@ struct EmbedSliceToTensor : OpConversionPattern<EmbedSliceOp> {
       } else {
         offsets.push_back(rewriter.getIndexAttr(s));
       }
-      sizes.push_back(in.isDynamicDim(d)
-                          ? OpFoldResult(tensor::DimOp::create(
-                                rewriter, loc, adaptor.getInput(), d))
-                          : rewriter.getIndexAttr(in.getDimSize(d)));
       strides.push_back(rewriter.getIndexAttr(op.getStrides()[d]));
     }
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
@@ -562,13 +559,8 @@ struct GatherToLinalg : OpConversionPattern<GatherOp> {
       // be empty, its extreme values then meaningless), 0 when it is empty.
       Value count = c(1);
       if (!idxType.hasStaticShape()) {
-        Value n = arith::IndexCastOp::create(
-            rewriter, loc, i64,
-            tensor::DimOp::create(
-                rewriter, loc, indices,
-                *llvm::find_if(llvm::seq<int64_t>(0, idxRank), [&](int64_t d) {
-                  return idxType.isDynamicDim(d);
-                })));
+        Value n = arith::IndexCastOp::create(rewriter, loc, i64,
+                                             batchSize(rewriter, loc, indices));
         int64_t rest = 1; // the static dims' product
         for (int64_t d : idxType.getShape())
           rest *= ShapedType::isDynamic(d) ? 1 : d;
@@ -655,14 +647,10 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
       SmallVector<OpFoldResult> offsets(out.getRank(),
                                         rewriter.getIndexAttr(0));
       offsets[axis] = rewriter.getIndexAttr(offset);
-      SmallVector<OpFoldResult> sizes, strides;
-      for (auto [i, d] : llvm::enumerate(type.getShape())) {
-        sizes.push_back(
-            ShapedType::isDynamic(d)
-                ? OpFoldResult(tensor::DimOp::create(rewriter, loc, input, i))
-                : rewriter.getIndexAttr(d));
-        strides.push_back(rewriter.getIndexAttr(1));
-      }
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, input);
+      SmallVector<OpFoldResult> strides(type.getRank(),
+                                        rewriter.getIndexAttr(1));
       result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
                                              offsets, sizes, strides);
       offset += type.getDimSize(axis);

@@ -263,6 +263,9 @@ struct Program {
   };
   bool library = false;
   std::vector<Export> exports;
+  /// The classes of the records the exports take and return, each after
+  /// those its fields hold (Sema makes their names distinct).
+  std::vector<const ast::ClassDef *> exportedClasses() const;
 };
 
 /// The name of the entry function native executables call.
