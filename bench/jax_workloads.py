@@ -1,8 +1,8 @@
-"""W1-W4 in JAX, each step one jax.jit-compiled function (a peer run by
+"""W1-W4 and W7 in JAX, each step one jax.jit-compiled function (a peer run by
 peers.sh from a virtual environment with PyPI's jax). Prints the same
 units as the TFL and PyTorch versions.
 
-Usage: python jax_workloads.py {w1,w2,w3,w4} [STEPS]
+Usage: python jax_workloads.py {w1,w2,w3,w4,w7} [STEPS]
 """
 import sys
 import time
@@ -130,8 +130,22 @@ def w4(steps=300):
     ms_per_training_step(forward, params, x, y, steps)
 
 
+def w7(rounds=20):
+    x = jax.random.uniform(jax.random.PRNGKey(0), (4194304,), jnp.float32,
+                           -4.0, 4.0)
+    work = jax.jit(lambda x: jnp.exp(x) + jnp.log(x * x + 1.0) +
+                   jnp.tanh(x) + jax.nn.sigmoid(x))
+    assert bool(jnp.isfinite(work(x)).all())
+    check = float(work(x).sum())
+    start = time.perf_counter()
+    for i in range(rounds):
+        check += float(work(x + 0.001 * i).sum())
+    elapsed = time.perf_counter() - start
+    print(f"{elapsed * 1000.0 / rounds:.4f}")
+
+
 if __name__ == "__main__":
-    workload = {"w1": w1, "w2": w2, "w3": w3, "w4": w4}[sys.argv[1]]
+    workload = {"w1": w1, "w2": w2, "w3": w3, "w4": w4, "w7": w7}[sys.argv[1]]
     if len(sys.argv) > 2:
         workload(int(sys.argv[2]))
     else:

@@ -70,6 +70,7 @@ void buildBufferizeStage(OpPassManager &pm) {
 void buildLLVMStage(OpPassManager &pm) {
   addHalfFloatLowering(pm);
   pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
+  pm.addPass(createApproximateMath());
   pm.addPass(createErrorLocations()); // before loops move to other threads
   pm.addPass(createParallelizeLoops());
   pm.addPass(createConvertVectorToSCFPass());

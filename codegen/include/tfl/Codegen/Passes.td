@@ -122,3 +122,19 @@ def ExpandBF16Conversions : Pass<"tfl-expand-bf16-conversions"> {
 }
 
 #endif // TFL_CODEGEN_PASSES_TD
+
+def ApproximateMath : Pass<"tfl-approximate-math"> {
+  let summary = "Vector polynomials for f32 exp, log and tanh";
+  let description = [{
+    Rewrites f32 `math.exp`, `expm1`, `log`, `log1p`, `log2` and `tanh`,
+    scalar or vector, into MLIR's polynomial approximations (range
+    reduction, a minimax polynomial, exponent arithmetic): vector code
+    instead of one libm call per lane, which is what LLVM makes of
+    `llvm.exp.v32f32`. Their error against the correctly rounded result is
+    measured by test/e2e/math-ulps-vs-numpy.tfl and stated in
+    docs/performance.md. f64 keeps libm's functions.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}

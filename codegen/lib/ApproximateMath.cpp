@@ -1,0 +1,115 @@
+//===- ApproximateMath.cpp - f32 transcendentals as vector polynomials ----===//
+//
+// LLVM scalarizes a vector `llvm.exp` into one libm call per lane; MLIR's
+// polynomial approximations compute the same functions in vector
+// arithmetic. Applied after tfl-vectorize-loops, to f32 only.
+//
+// MLIR's exp and log work on normal numbers: exp's results below 2^-126
+// flush to zero (and those above 2^127 lose accuracy, 5 ulp), and log
+// reads a subnormal input as 2^-126. So each f32 exp and log is first
+// guarded, with exact scalings: exp(x) = exp(x / 2)^2 where exp(x) is
+// subnormal or above 2^127, and log(x) = log(x * 2^24) - 24 ln 2 for a
+// subnormal x.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Passes.h"
+
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::tfl {
+
+#define GEN_PASS_DEF_APPROXIMATEMATH
+#include "tfl/Codegen/Passes.h.inc"
+
+namespace {
+
+bool isF32(Type type) { return getElementTypeOrSelf(type).isF32(); }
+
+/// A constant f32 `value` of `type` (f32, or a vector of it).
+Value f32Constant(OpBuilder &b, Location loc, Type type, float value) {
+  auto attr = b.getF32FloatAttr(value);
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(vector, value));
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+/// exp(x), with exp(x / 2)^2 where the result is below 2^-126 or above
+/// 2^127.
+void guardExp(math::ExpOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getOperand();
+  Type type = x.getType();
+  // exp(-87.33654) is 2^-126, the smallest normal f32; exp(88.02969) 2^127.
+  Value tiny = arith::OrIOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                            f32Constant(b, loc, type, -87.33654f)),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                            f32Constant(b, loc, type, 88.02969f)));
+  Value half =
+      arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0.5f));
+  Value in = arith::SelectOp::create(b, loc, tiny, half, x);
+  Value e = math::ExpOp::create(b, loc, in);
+  Value squared = arith::MulFOp::create(b, loc, e, e);
+  op.getResult().replaceAllUsesWith(
+      arith::SelectOp::create(b, loc, tiny, squared, e).getResult());
+  op.erase();
+}
+
+/// log(x), with log(x * 2^24) - 24 ln 2 for a subnormal x.
+void guardLog(math::LogOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getOperand();
+  Type type = x.getType();
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                         f32Constant(b, loc, type, 0.0f));
+  Value belowNormal =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                            f32Constant(b, loc, type, 0x1p-126f));
+  Value subnormal = arith::AndIOp::create(b, loc, positive, belowNormal);
+  Value scaled =
+      arith::MulFOp::create(b, loc, x, f32Constant(b, loc, type, 0x1p24f));
+  Value in = arith::SelectOp::create(b, loc, subnormal, scaled, x);
+  Value l = math::LogOp::create(b, loc, in);
+  Value shifted = arith::SubFOp::create(
+      b, loc, l,
+      f32Constant(b, loc, type, static_cast<float>(24.0 * std::log(2.0))));
+  op.getResult().replaceAllUsesWith(
+      arith::SelectOp::create(b, loc, subnormal, shifted, l).getResult());
+  op.erase();
+}
+
+struct ApproximateMath : impl::ApproximateMathBase<ApproximateMath> {
+  void runOnOperation() override {
+    SmallVector<math::ExpOp> exps;
+    SmallVector<math::LogOp> logs;
+    getOperation()->walk([&](Operation *op) {
+      if (auto exp = dyn_cast<math::ExpOp>(op); exp && isF32(exp.getType()))
+        exps.push_back(exp);
+      if (auto log = dyn_cast<math::LogOp>(op); log && isF32(log.getType()))
+        logs.push_back(log);
+    });
+    for (math::ExpOp op : exps)
+      guardExp(op);
+    for (math::LogOp op : logs)
+      guardLog(op);
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      name.consume_front("math.");
+      return llvm::is_contained(
+          {"exp", "expm1", "log", "log1p", "log2", "tanh"}, name);
+    });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::tfl
