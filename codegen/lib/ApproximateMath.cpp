@@ -31,11 +31,10 @@ bool isF32(Type type) { return getElementTypeOrSelf(type).isF32(); }
 
 /// A constant f32 `value` of `type` (f32, or a vector of it).
 Value f32Constant(OpBuilder &b, Location loc, Type type, float value) {
-  auto attr = b.getF32FloatAttr(value);
   if (auto vector = dyn_cast<VectorType>(type))
     return arith::ConstantOp::create(b, loc,
                                      DenseElementsAttr::get(vector, value));
-  return arith::ConstantOp::create(b, loc, attr);
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
 }
 
 /// exp(x), with exp(x / 2)^2 where the result is below 2^-126 or above

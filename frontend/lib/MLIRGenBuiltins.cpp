@@ -479,7 +479,8 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
   if (name == "mean") {
     auto inType = cast<mlir::RankedTensorType>(x.getType());
     double count = 1;
-    Value divisor;
+    llvm::SmallVector<Value> divisors; // (one per `?` axis: a [?, ?] outer
+                                       // product of a batch has two)
     for (int64_t a : axes) {
       if (!inType.isDynamicDim(a)) {
         count *= inType.getDimSize(a);
@@ -490,12 +491,12 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
       Value size = DimOp::create(
           builder, l, mlir::RankedTensorType::get({}, builder.getI64Type()), x,
           builder.getI64IntegerAttr(a));
-      divisor = CastOp::create(builder, l,
-                               mlir::RankedTensorType::get({}, elem), size);
+      divisors.push_back(CastOp::create(
+          builder, l, mlir::RankedTensorType::get({}, elem), size));
     }
     Value sum = reduce<ReduceSumOp>(x, axes, keep, l);
-    if (divisor)
-      sum = broadcastingBinary<DivOp>(sum, divisor, l);
+    for (Value d : divisors)
+      sum = broadcastingBinary<DivOp>(sum, d, l);
     return broadcastingBinary<DivOp>(sum, scalar(count), l);
   }
   // logsumexp: m + log(sum(exp(x - m))), with m the maximum where it is

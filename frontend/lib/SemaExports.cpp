@@ -21,6 +21,13 @@ static bool tensorsOnly(const Type &t) {
   return t.isTree() && llvm::all_of(t.elements, tensorsOnly);
 }
 
+/// Whether annotation dim `d` is `?`: in an export, a batch whose size is
+/// given when it is called (the leading dim only).
+static bool isBatchDim(const Expr *d) {
+  auto *name = dyn_cast<NameExpr>(d);
+  return name && name->name == "?";
+}
+
 FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
   if (auto *tuple = dyn_cast<TupleExpr>(ann)) {
     std::vector<Type> elements;
@@ -53,9 +60,7 @@ FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
   std::vector<int64_t> shape;
   if (dimExprs)
     for (const ExprPtr &d : *dimExprs) {
-      // `?` as the leading dim: the batch size, given when it is called.
-      if (auto *name = dyn_cast<NameExpr>(d.get());
-          name && name->name == "?" && shape.empty()) {
+      if (isBatchDim(d.get()) && shape.empty()) {
         shape.push_back(kDynamicDim);
         continue;
       }
@@ -65,11 +70,10 @@ FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
         if (const Expr *constant = scope.constants.lookup(name->name))
           size = intLiteral(constant);
       if (!size || *size < 0) {
-        auto *name = dyn_cast<NameExpr>(d.get());
         error(d->getBegin(), scope.ast)
             << "a dim of an exported function's parameter is an integer or "
                "a module constant"
-            << (name && name->name == "?"
+            << (isBatchDim(d.get())
                     ? "; a size given when it is called ('?') is the "
                       "leading (batch) dim only"
                     : "");
@@ -144,10 +148,8 @@ FailureOr<Type> SemaImpl::analyzeExportCall(const CallExpr *expr) {
       continue;
     auto [dtypeName, dtype, dimExprs] =
         tensorAnnotation(param.annotation.get());
-    auto *first = dimExprs && !dimExprs->empty()
-                      ? dyn_cast<NameExpr>(dimExprs->front().get())
-                      : nullptr;
-    if (!first || first->name != "?" || !argTypes.back().isTensor() ||
+    if (!dimExprs || dimExprs->empty() ||
+        !isBatchDim(dimExprs->front().get()) || !argTypes.back().isTensor() ||
         argTypes.back().rank() == 0)
       continue;
     argTypes.back().shape[0] = kDynamicDim;

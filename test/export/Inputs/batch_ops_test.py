@@ -50,10 +50,12 @@ for n in (0, 1, 7, 300):
     close("expand_dims", expanded, x[:, None])
     if size != n:
         sys.exit(f"FAILED: x.shape[0] is {size}, not {n}")
-    column_mean, total, overall = b.reduce(x)
+    column_mean, total, overall, outer_mean = b.reduce(x)
     if n:
         close("mean over the batch", column_mean, x.mean(0))
         close("mean", overall, x.mean())
+        close("mean over two batch axes", outer_mean,
+              (x[:, None] * x[None, :]).mean((0, 1)))
     elif not np.isnan(column_mean).all():
         sys.exit("FAILED: the mean of an empty batch is not NaN")
     close("sum", total, x.sum(), 1e-4)
