@@ -644,6 +644,12 @@ struct ConcatToTensor : OpConversionPattern<ConcatOp> {
     int64_t offset = 0;
     for (Value input : adaptor.getInputs()) {
       auto type = cast<RankedTensorType>(input.getType());
+      // An input without elements adds none (and an insert_slice at offset
+      // 0 of a size-0 dim does not verify).
+      if (llvm::is_contained(type.getShape(), 0)) {
+        offset += type.getDimSize(axis);
+        continue;
+      }
       SmallVector<OpFoldResult> offsets(out.getRank(),
                                         rewriter.getIndexAttr(0));
       offsets[axis] = rewriter.getIndexAttr(offset);
