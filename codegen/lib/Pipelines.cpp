@@ -50,8 +50,12 @@ void buildLinalgStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-/// Tensors -> buffers, deallocation, and library calls on buffers.
-void buildBufferizeStage(OpPassManager &pm) {
+/// Tensors -> buffers, deallocation, and library calls on buffers; on the
+/// CPU, products take transposed operands and overwrite their results
+/// (tflrt_gemm_*), which the CUDA runtime's products do not.
+void buildBufferizeStage(OpPassManager &pm, bool cpu) {
+  if (cpu)
+    pm.addNestedPass<func::FuncOp>(createMatmulOperands());
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   // Loop bodies compute new tensors each iteration; their buffers are
@@ -61,9 +65,18 @@ void buildBufferizeStage(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createLowerToRuntimeCalls());
+  LowerToRuntimeCallsOptions calls;
+  calls.cpuGemm = cpu;
+  pm.addPass(createLowerToRuntimeCalls(calls));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createEarlyDeallocs());
+}
+
+void buildCpuBufferizeStage(OpPassManager &pm) {
+  buildBufferizeStage(pm, true);
+}
+void buildSharedBufferizeStage(OpPassManager &pm) {
+  buildBufferizeStage(pm, false);
 }
 
 /// Loops and everything else -> the LLVM dialect.
@@ -94,8 +107,18 @@ const PipelineStage kCpuStages[] = {
      "elementwise ops",
      buildLinalgStage},
     {"bufferize", "bufferize, deallocate, and call libraries on buffers",
-     buildBufferizeStage},
+     buildCpuBufferizeStage},
     {"llvm", "lower to the LLVM dialect", buildLLVMStage},
+};
+
+/// The stages before the target's own: the CPU's, but for their library
+/// calls.
+const PipelineStage kSharedStages[] = {
+    kCpuStages[0],
+    kCpuStages[1],
+    kCpuStages[2],
+    {"bufferize", "bufferize, deallocate, and call libraries on buffers",
+     buildSharedBufferizeStage},
 };
 
 } // namespace
@@ -132,6 +155,7 @@ void addHostLLVMConversions(OpPassManager &pm) {
 }
 
 ArrayRef<PipelineStage> getCpuPipelineStages() { return kCpuStages; }
+ArrayRef<PipelineStage> getSharedPipelineStages() { return kSharedStages; }
 
 LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage) {
   for (const PipelineStage &stage : kCpuStages) {

@@ -2,8 +2,10 @@
 //
 // Replaces `linalg.matmul` and `linalg.batch_matmul` on f32/f64 memrefs with
 // row-contiguous layouts by `tflrt_matmul_<dtype>(A, B, C)` (or
-// `tflrt_batch_matmul_<dtype>`), which compute C += A @ B with BLAS. Other
-// matmuls (integers, exotic layouts) stay for convert-linalg-to-loops.
+// `tflrt_batch_matmul_<dtype>`), which compute C += A @ B with BLAS; with
+// cpu-gemm, by `tflrt_gemm_<dtype>(flags, A, B, C)`, whose flags carry
+// transposed operands and an overwritten C. Other matmuls (integers,
+// exotic layouts) stay for convert-linalg-to-loops.
 // Prints without tensors, which bufferization never visits, become their
 // text calls, and `tfl.print_template` a call of tflrt_print_template.
 //
@@ -13,9 +15,12 @@
 #include "tfl/Codegen/RuntimeAbi.h"
 #include "tfl/IR/TflOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tfl {
 
@@ -24,11 +29,57 @@ namespace mlir::tfl {
 
 namespace {
 
+/// The maps of C (+)= op(A) @ op(B) for each combination of transposes
+/// (bit 0: A, bit 1: B), for a matmul (rank 2) or a batch_matmul (3).
+SmallVector<AffineMap> productMaps(MLIRContext *ctx, unsigned rank,
+                                   int64_t flags) {
+  SmallVector<AffineMap> maps =
+      rank == 2 ? linalg::MatmulOp::getDefaultIndexingMaps(ctx)
+                : linalg::BatchMatmulOp::getDefaultIndexingMaps(ctx);
+  for (unsigned i = 0; i < 2; ++i) {
+    if (!(flags & (1 << i)))
+      continue;
+    SmallVector<AffineExpr> results(maps[i].getResults());
+    std::swap(results[results.size() - 1], results[results.size() - 2]);
+    maps[i] = AffineMap::get(maps[i].getNumDims(), 0, results, ctx);
+  }
+  return maps;
+}
+
+/// The buffer that `value` views (through casts and views).
+Value viewedBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The zero fill of C right before `op` that an overwriting product makes
+/// unneeded: C a fresh buffer, whole, that neither A nor B views.
+linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
+  Value c = op.getDpsInits().front();
+  if (!c.getDefiningOp<memref::AllocOp>())
+    return {};
+  for (Value input : op.getDpsInputs())
+    if (viewedBuffer(input) == c)
+      return {};
+  Operation *prev = op->getPrevNode();
+  while (prev && isa<memref::CastOp>(prev))
+    prev = prev->getPrevNode();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+  if (!fill || fill.getOutputs().front() != c ||
+      !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
+    return {};
+  return fill;
+}
+
 struct LowerToRuntimeCallsPass
     : impl::LowerToRuntimeCallsBase<LowerToRuntimeCallsPass> {
+  using LowerToRuntimeCallsBase::LowerToRuntimeCallsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<Operation *> matmuls;
+    // Each product and its transpose flags.
+    SmallVector<std::pair<Operation *, int64_t>> matmuls;
     module.walk([&](Operation *op) {
       if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
         return;
@@ -41,20 +92,29 @@ struct LowerToRuntimeCallsPass
             !(type.getElementType().isF32() || type.getElementType().isF64()))
           return;
       }
-      // Plain products only: no transposed or broadcast indexing maps.
-      SmallVector<AffineMap> defaults =
-          isa<linalg::MatmulOp>(op)
-              ? linalg::MatmulOp::getDefaultIndexingMaps(&getContext())
-              : linalg::BatchMatmulOp::getDefaultIndexingMaps(&getContext());
-      if (linalgOp.getIndexingMapsArray() != defaults)
-        return;
-      matmuls.push_back(op);
+      // Plain products, or with cpu-gemm transposed operands; no
+      // broadcast indexing maps.
+      unsigned rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
+      SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+      for (int64_t flags = 0; flags < (cpuGemm ? 4 : 1); ++flags)
+        if (maps == productMaps(&getContext(), rank, flags)) {
+          matmuls.push_back({op, flags});
+          return;
+        }
     });
     OpBuilder builder(&getContext());
-    for (Operation *op : matmuls) {
+    for (auto [op, transposes] : matmuls) {
       builder.setInsertionPoint(op);
       Location loc = op->getLoc();
       SmallVector<Value> args;
+      int64_t flags = transposes;
+      if (cpuGemm) {
+        if (linalg::FillOp fill = zeroFillBefore(cast<linalg::LinalgOp>(op))) {
+          fill.erase();
+          flags |= 4; // TFLRT_GEMM_OVERWRITE
+        }
+        args.push_back(arith::ConstantIntOp::create(builder, loc, flags, 64));
+      }
       for (Value operand : op->getOperands())
         args.push_back(castToUnranked(builder, loc, operand));
       Type elem =
@@ -62,9 +122,11 @@ struct LowerToRuntimeCallsPass
       SmallVector<Type> argTypes;
       for (Value a : args)
         argTypes.push_back(a.getType());
-      std::string name = (isa<linalg::BatchMatmulOp>(op) ? "tflrt_batch_matmul_"
-                                                         : "tflrt_matmul_") +
-                         runtimeTypeSuffix(elem).str();
+      bool batch = isa<linalg::BatchMatmulOp>(op);
+      std::string name =
+          (cpuGemm ? (batch ? "tflrt_batch_gemm_" : "tflrt_gemm_")
+                   : (batch ? "tflrt_batch_matmul_" : "tflrt_matmul_")) +
+          runtimeTypeSuffix(elem).str();
       func::FuncOp fn = getOrInsertRuntimeFunction(
           builder, module, name, builder.getFunctionType(argTypes, {}));
       func::CallOp::create(builder, loc, fn, args);

@@ -49,6 +49,32 @@ PendingCheckpoint &pendingCheckpoint() {
   return p;
 }
 
+/// C (+)= op(A) @ op(B) for each leading index of the views (none for 2-D).
+template <typename T, typename Fn>
+void gemm(tflrt::DType dtype, Fn product, int64_t flags, int64_t rankA, void *a,
+          int64_t rankB, void *b, int64_t rankC, void *c) {
+  tflrt::TensorView va = viewOf(dtype, rankA, a);
+  tflrt::TensorView vb = viewOf(dtype, rankB, b);
+  tflrt::TensorView vc = viewOf(dtype, rankC, c);
+  bool transA = flags & TFLRT_GEMM_TRANSPOSE_A;
+  bool transB = flags & TFLRT_GEMM_TRANSPOSE_B;
+  bool accumulate = !(flags & TFLRT_GEMM_OVERWRITE);
+  size_t r = static_cast<size_t>(rankC);
+  int64_t m = vc.shape[r - 2], n = vc.shape[r - 1];
+  int64_t k = transA ? va.shape[r - 2] : va.shape[r - 1];
+  int64_t batch = r == 3 ? vc.shape[0] : 1;
+  for (int64_t i = 0; i < batch; ++i) {
+    int64_t offA = r == 3 ? i * va.strides[0] : 0;
+    int64_t offB = r == 3 ? i * vb.strides[0] : 0;
+    int64_t offC = r == 3 ? i * vc.strides[0] : 0;
+    product(static_cast<const T *>(va.data) + offA,
+            static_cast<const T *>(vb.data) + offB,
+            static_cast<T *>(const_cast<void *>(vc.data)) + offC, m, n, k,
+            va.strides[r - 2], vb.strides[r - 2], vc.strides[r - 2], accumulate,
+            transA, transB);
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -56,7 +82,7 @@ extern "C" {
 thread_local const char *tflrt_where = nullptr;
 
 void *_mlir_memref_to_llvm_alloc(size_t size) {
-  void *ptr = std::malloc(size);
+  void *ptr = tflrt::allocateHostBuffer(size);
   if (!ptr && size)
     failAt(tflrt_where, tflrt::outOfMemoryMessage(size));
   if (ptr && tflrt::countingMemory())
@@ -67,7 +93,7 @@ void *_mlir_memref_to_llvm_alloc(size_t size) {
 void _mlir_memref_to_llvm_free(void *ptr) {
   if (ptr && tflrt::countingMemory())
     tflrt::noteHostFreed(malloc_usable_size(ptr));
-  std::free(ptr);
+  tflrt::freeHostBuffer(ptr);
 }
 
 void tflrt_print_text(const char *text) { tflrt::writeText(text); }
@@ -325,45 +351,39 @@ TFLRT_PRINT(f16, F16)
 
 void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
                       int64_t rankC, void *c) {
-  tflrt::TensorView va = viewOf(tflrt::DType::F32, rankA, a);
-  tflrt::TensorView vb = viewOf(tflrt::DType::F32, rankB, b);
-  tflrt::TensorView vc = viewOf(tflrt::DType::F32, rankC, c);
-  tflrt::matmulF32(static_cast<const float *>(va.data),
-                   static_cast<const float *>(vb.data),
-                   static_cast<float *>(const_cast<void *>(vc.data)),
-                   va.shape[0], vb.shape[1], va.shape[1], va.strides[0],
-                   vb.strides[0], vc.strides[0], /*accumulate=*/true);
+  tflrt_gemm_f32(0, rankA, a, rankB, b, rankC, c);
 }
-
 void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
                       int64_t rankC, void *c) {
-  tflrt::TensorView va = viewOf(tflrt::DType::F64, rankA, a);
-  tflrt::TensorView vb = viewOf(tflrt::DType::F64, rankB, b);
-  tflrt::TensorView vc = viewOf(tflrt::DType::F64, rankC, c);
-  tflrt::matmulF64(static_cast<const double *>(va.data),
-                   static_cast<const double *>(vb.data),
-                   static_cast<double *>(const_cast<void *>(vc.data)),
-                   va.shape[0], vb.shape[1], va.shape[1], va.strides[0],
-                   vb.strides[0], vc.strides[0], /*accumulate=*/true);
+  tflrt_gemm_f64(0, rankA, a, rankB, b, rankC, c);
+}
+void tflrt_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
+                            int64_t rankC, void *c) {
+  tflrt_gemm_f32(0, rankA, a, rankB, b, rankC, c);
+}
+void tflrt_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
+                            int64_t rankC, void *c) {
+  tflrt_gemm_f64(0, rankA, a, rankB, b, rankC, c);
 }
 
-#define TFLRT_BATCH_MATMUL(NAME, DTYPE, T, FN)                                 \
-  void tflrt_batch_matmul_##NAME(int64_t rankA, void *a, int64_t rankB,        \
-                                 void *b, int64_t rankC, void *c) {            \
-    tflrt::TensorView va = viewOf(tflrt::DType::DTYPE, rankA, a);              \
-    tflrt::TensorView vb = viewOf(tflrt::DType::DTYPE, rankB, b);              \
-    tflrt::TensorView vc = viewOf(tflrt::DType::DTYPE, rankC, c);              \
-    for (int64_t i = 0; i < va.shape[0]; ++i)                                  \
-      tflrt::FN(static_cast<const T *>(va.data) + i * va.strides[0],           \
-                static_cast<const T *>(vb.data) + i * vb.strides[0],           \
-                static_cast<T *>(const_cast<void *>(vc.data)) +                \
-                    i * vc.strides[0],                                         \
-                va.shape[1], vb.shape[2], va.shape[2], va.strides[1],          \
-                vb.strides[1], vc.strides[1], /*accumulate=*/true);            \
-  }
-TFLRT_BATCH_MATMUL(f32, F32, float, matmulF32)
-TFLRT_BATCH_MATMUL(f64, F64, double, matmulF64)
-#undef TFLRT_BATCH_MATMUL
+void tflrt_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                    void *b, int64_t rankC, void *c) {
+  gemm<float>(tflrt::DType::F32, tflrt::matmulF32, flags, rankA, a, rankB, b,
+              rankC, c);
+}
+void tflrt_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                    void *b, int64_t rankC, void *c) {
+  gemm<double>(tflrt::DType::F64, tflrt::matmulF64, flags, rankA, a, rankB, b,
+               rankC, c);
+}
+void tflrt_batch_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                          void *b, int64_t rankC, void *c) {
+  tflrt_gemm_f32(flags, rankA, a, rankB, b, rankC, c);
+}
+void tflrt_batch_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                          void *b, int64_t rankC, void *c) {
+  tflrt_gemm_f64(flags, rankA, a, rankB, b, rankC, c);
+}
 
 void memrefCopy(int64_t elemSize, void *src, void *dst) {
   struct Unranked {

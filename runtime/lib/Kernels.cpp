@@ -7,6 +7,7 @@
 #include "tflrt/Kernels.h"
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 
@@ -867,34 +868,57 @@ Tensor concat(const std::vector<Tensor> &inputs, int64_t axis) {
   return out;
 }
 
+namespace {
+
+/// The leading dimensions BLAS asks for: at least a row's length. A matrix
+/// of one row may carry any stride for it (a unit dim's stride is free).
+int64_t leadingDim(int64_t ld, int64_t rows, int64_t cols) {
+  return rows <= 1 ? std::max<int64_t>({ld, cols, 1}) : ld;
+}
+
+/// C = 0 for a product over K = 0 that overwrites C.
+template <typename T>
+void zeroRows(T *c, int64_t m, int64_t n, int64_t ldc, bool accumulate) {
+  if (!accumulate)
+    for (int64_t i = 0; i < m; ++i)
+      std::memset(c + i * ldc, 0, n * sizeof(T));
+}
+
+} // namespace
+
 void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
                int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-               bool accumulate) {
+               bool accumulate, bool transA, bool transB) {
   if (m == 0 || n == 0)
     return;
-  if (k == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i)
-        std::memset(c + i * ldc, 0, n * sizeof(float));
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda,
-              b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
+  if (k == 0)
+    return zeroRows(c, m, n, ldc, accumulate);
+  lda = transA ? leadingDim(lda, k, m) : leadingDim(lda, m, k);
+  ldb = transB ? leadingDim(ldb, n, k) : leadingDim(ldb, k, n);
+  ldc = leadingDim(ldc, m, n);
+  dnnl_status_t status =
+      dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda,
+                 b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
+  if (status != dnnl_success)
+    throw std::runtime_error("matmul: oneDNN's sgemm refused a product of " +
+                             std::to_string(m) + "x" + std::to_string(k) +
+                             " by " + std::to_string(k) + "x" +
+                             std::to_string(n));
 }
 
 void matmulF64(const double *a, const double *b, double *c, int64_t m,
                int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-               bool accumulate) {
+               bool accumulate, bool transA, bool transB) {
   if (m == 0 || n == 0)
     return;
-  if (k == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i)
-        std::memset(c + i * ldc, 0, n * sizeof(double));
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda,
-              b, ldb, accumulate ? 1.0 : 0.0, c, ldc);
+  if (k == 0)
+    return zeroRows(c, m, n, ldc, accumulate);
+  lda = transA ? leadingDim(lda, k, m) : leadingDim(lda, m, k);
+  ldb = transB ? leadingDim(ldb, n, k) : leadingDim(ldb, k, n);
+  ldc = leadingDim(ldc, m, n);
+  cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
+              accumulate ? 1.0 : 0.0, c, ldc);
 }
 
 Tensor matmul(const Tensor &a, const Tensor &b) {

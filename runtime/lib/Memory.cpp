@@ -8,6 +8,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <malloc.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TFLRT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TFLRT_ASAN 1
+#endif
+#endif
 
 namespace tflrt {
 namespace {
@@ -17,6 +30,32 @@ std::atomic<bool> counting{false};
 std::atomic<int64_t> hostInUse{0}, hostPeak{0};
 std::string (*deviceReport)() = nullptr;
 std::atomic<size_t> byteLimit{0};
+
+constexpr size_t kCachedMinBytes = size_t(64) << 10;
+constexpr size_t kCacheCapBytes = size_t(1) << 30;
+
+/// Free buffers by their requested size, and the size of each cached-size
+/// buffer in use (free() is told only the pointer).
+struct BufferCache {
+  std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void *>> free;
+  std::unordered_map<void *, size_t> inUse;
+  size_t freeBytes = 0;
+
+  /// Gives every free buffer back to the system.
+  void release() {
+    for (auto &[bytes, buffers] : free)
+      for (void *p : buffers)
+        std::free(p);
+    free.clear();
+    freeBytes = 0;
+  }
+};
+
+BufferCache &bufferCache() {
+  static BufferCache *cache = new BufferCache; // outlives static destructors
+  return *cache;
+}
 
 void printReport() {
   std::string text =
@@ -48,6 +87,68 @@ int64_t hostMemoryPeak() { return hostPeak.load(); }
 
 void setTensorByteLimit(size_t bytes) { byteLimit.store(bytes); }
 size_t tensorByteLimit() { return byteLimit.load(std::memory_order_relaxed); }
+
+void *allocateHostBuffer(size_t bytes) {
+#ifdef TFLRT_ASAN
+  return bytes ? std::malloc(bytes) : nullptr;
+#else
+  if (bytes < kCachedMinBytes)
+    return bytes ? std::malloc(bytes) : nullptr;
+  BufferCache &cache = bufferCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  void *ptr = nullptr;
+  auto it = cache.free.find(bytes);
+  if (it != cache.free.end() && !it->second.empty()) {
+    ptr = it->second.back();
+    it->second.pop_back();
+    cache.freeBytes -= bytes;
+  } else {
+    ptr = std::malloc(bytes);
+    if (!ptr && cache.freeBytes) {
+      cache.release();
+      ptr = std::malloc(bytes);
+    }
+    if (!ptr)
+      return nullptr;
+  }
+  cache.inUse.emplace(ptr, bytes);
+  return ptr;
+#endif
+}
+
+void freeHostBuffer(void *ptr) {
+#ifndef TFLRT_ASAN
+  if (ptr && malloc_usable_size(ptr) >= kCachedMinBytes) {
+    BufferCache &cache = bufferCache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto it = cache.inUse.find(ptr);
+    if (it != cache.inUse.end()) {
+      size_t bytes = it->second;
+      cache.inUse.erase(it);
+      if (cache.freeBytes + bytes <= kCacheCapBytes) {
+        cache.free[bytes].push_back(ptr);
+        cache.freeBytes += bytes;
+        return;
+      }
+    }
+  }
+#endif
+  std::free(ptr);
+}
+
+bool cachingHostBuffers() {
+#ifdef TFLRT_ASAN
+  return false;
+#else
+  return true;
+#endif
+}
+
+size_t cachedHostBytes() {
+  BufferCache &cache = bufferCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return cache.freeBytes;
+}
 
 void setDeviceMemoryReport(std::string (*report)()) { deviceReport = report; }
 

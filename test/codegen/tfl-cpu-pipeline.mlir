@@ -2,7 +2,7 @@
 // RUN: tfl-opt %s -tfl-stage-simplify -tfl-stage-linalg | FileCheck %s --check-prefix=LINALG
 
 // Tests the whole CPU pipeline of `tflc build`: callees are inlined, the
-// elementwise chain is fused into one loop nest, matmul calls BLAS, and
+// elementwise chain is fused into one loop nest, matmul calls the GEMM of libtflrt, and
 // everything ends in the LLVM dialect, where heap buffers come from
 // libtflrt's allocation functions (which report an allocation the system
 // refuses at the op named by tflrt_where).
@@ -17,12 +17,12 @@
 // LINALG: tfl.print
 // LINALG-NOT: func.func private @f(
 
-// CHECK-DAG: llvm.func @tflrt_matmul_f32(i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr)
+// CHECK-DAG: llvm.func @tflrt_gemm_f32(i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, !llvm.ptr)
 // CHECK-DAG: llvm.func @tflrt_print_f32(i64, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @tfl_main()
 // CHECK: llvm.store {{.*}} : !llvm.ptr, !llvm.ptr
 // CHECK: llvm.call @_mlir_memref_to_llvm_alloc
-// CHECK: llvm.call @tflrt_matmul_f32
+// CHECK: llvm.call @tflrt_gemm_f32
 // CHECK: llvm.fadd
 // CHECK: llvm.fmul
 // CHECK: llvm.call @tflrt_print_f32

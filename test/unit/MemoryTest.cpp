@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <set>
+
 using namespace tflrt;
 
 namespace {
@@ -55,6 +58,64 @@ TEST(MemoryTest, TheTensorByteLimitRefusesLargerTensors) {
   }
   setTensorByteLimit(0); // no limit again
   EXPECT_NO_THROW(Tensor(DType::F32, {1025}));
+}
+
+TEST(MemoryTest, FreedLargeBuffersAreReusedForTheirSize) {
+  EXPECT_EQ(allocateHostBuffer(0), nullptr);
+  if (!cachingHostBuffers())
+    GTEST_SKIP() << "AddressSanitizer: every buffer is malloc's";
+  const size_t size = size_t(1) << 20;
+  void *a = allocateHostBuffer(size);
+  void *b = allocateHostBuffer(size);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  std::memset(a, 1, size);
+  freeHostBuffer(a);
+  freeHostBuffer(b);
+  // Another size does not take them; the same size takes both back.
+  void *other = allocateHostBuffer(size + 64);
+  EXPECT_NE(other, a);
+  EXPECT_NE(other, b);
+  size_t cached = cachedHostBytes();
+  void *c = allocateHostBuffer(size);
+  void *d = allocateHostBuffer(size);
+  EXPECT_EQ(std::set<void *>({c, d}), std::set<void *>({a, b}));
+  EXPECT_EQ(cachedHostBytes(), cached - 2 * size);
+  for (void *p : {other, c, d})
+    freeHostBuffer(p);
+  freeHostBuffer(nullptr);
+}
+
+TEST(MemoryTest, TheCacheOfFreeBuffersHoldsAtMostOneGiB) {
+  if (!cachingHostBuffers())
+    GTEST_SKIP() << "AddressSanitizer: every buffer is malloc's";
+  // 17 buffers of 64 MiB (never touched: no memory is committed).
+  const size_t size = size_t(64) << 20;
+  std::set<void *> first, second;
+  for (int i = 0; i < 17; ++i)
+    first.insert(allocateHostBuffer(size));
+  ASSERT_EQ(first.size(), 17u);
+  ASSERT_EQ(first.count(nullptr), 0u);
+  for (void *p : first)
+    freeHostBuffer(p); // the last ones go back to the system
+  const size_t cap = size_t(1) << 30;
+  EXPECT_LE(cachedHostBytes(), cap);
+  EXPECT_GT(cachedHostBytes(), cap - size);
+  int reused = 0;
+  for (int i = 0; i < 17; ++i) {
+    void *p = allocateHostBuffer(size);
+    ASSERT_NE(p, nullptr);
+    second.insert(p);
+  }
+  for (void *p : second) {
+    reused += first.count(p);
+    freeHostBuffer(p);
+  }
+  EXPECT_GE(reused, 15); // other tests' buffers may leave room for 15
+  // Small buffers are malloc's: freeing one does not touch the cache.
+  void *small = allocateHostBuffer(1024);
+  ASSERT_NE(small, nullptr);
+  freeHostBuffer(small);
 }
 
 } // namespace

@@ -112,10 +112,8 @@ const CudaStage kCudaStages[] = {
      buildLlvmStage},
 };
 
-/// The CPU pipeline's stages that both targets share: all but its last.
-ArrayRef<PipelineStage> sharedStages() {
-  return getCpuPipelineStages().drop_back();
-}
+/// The stages both targets share.
+ArrayRef<PipelineStage> sharedStages() { return getSharedPipelineStages(); }
 
 } // namespace
 

@@ -148,14 +148,17 @@ Tensor concat(const std::vector<Tensor> &inputs, int64_t axis);
 /// BLAS; integer types use a plain loop.
 Tensor matmul(const Tensor &a, const Tensor &b);
 
-/// C[MxN] (+)= A[MxK] @ B[KxN] on raw row-major buffers with leading
-/// dimensions; `accumulate` adds into C instead of overwriting it.
+/// C[MxN] (+)= op(A) @ op(B) on raw row-major buffers with leading
+/// dimensions (row strides); `accumulate` adds into C instead of
+/// overwriting it. op(A) is A[MxK], or with `transA` the transpose of
+/// A[KxM]; op(B) likewise B[KxN] or B[NxK]. f32 runs on oneDNN's sgemm
+/// (its AVX-512 kernels reach the FMA peak), f64 on BLAS.
 void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
                int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-               bool accumulate);
+               bool accumulate, bool transA = false, bool transB = false);
 void matmulF64(const double *a, const double *b, double *c, int64_t m,
                int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-               bool accumulate);
+               bool accumulate, bool transA = false, bool transB = false);
 
 } // namespace tflrt
 

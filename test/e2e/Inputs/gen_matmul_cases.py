@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes a TFL program of matmuls in NumPy's forms (1-D operands, batch
-dims broadcast, integers), and NumPy's output for each.
+dims broadcast, integers), and of transposed operands (which compiled
+code hands to GEMM with transpose flags), and NumPy's output for each.
 
 Usage: gen_matmul_cases.py OUT.tfl OUT.expected
 """
@@ -29,6 +30,45 @@ def main():
             tfl.write(f"print(matmul(cast({literal(a)}, f64), "
                       f"cast({literal(b)}, f64)))\n")
             out.write(str(a.astype(np.float64) @ b.astype(np.float64)) + "\n")
+        # Transposed operands, with unit dims among M, K and N. The stored
+        # operands are variables scaled by a flag's 1.0, and printed too:
+        # no transpose folds into a constant at compile time or into the
+        # loop that computes its operand.
+        tfl.write('one = flag("one", 1.0, "a run-time 1.0")\n')
+        for m, k, n in [(2, 3, 4), (1, 5, 3), (4, 1, 2), (3, 4, 1)]:
+            for dtype in (np.float32, np.float64):
+                at = rng.standard_normal((k, m)).astype(dtype)
+                a = np.ascontiguousarray(at.T)
+                bt = rng.standard_normal((n, k)).astype(dtype)
+                b = np.ascontiguousarray(bt.T)
+                for name, value in [("a", a), ("at", at), ("b", b),
+                                    ("bt", bt)]:
+                    if dtype == np.float32:
+                        tfl.write(f"{name} = {literal(value)} * one\n")
+                    else:
+                        tfl.write(f"{name} = cast({literal(value)}, f64) * "
+                                  "cast(one, f64)\n")
+                    tfl.write(f"print({name})\n")
+                    out.write(str(value) + "\n")
+                for expr, value in [("transpose(at) @ b", at.T @ b),
+                                    ("a @ bt.T", a @ bt.T),
+                                    ("transpose(at) @ transpose(bt)",
+                                     at.T @ bt.T)]:
+                    tfl.write(f"print({expr})\n")
+                    out.write(str(value) + "\n")
+        # Batched, each product's last two dims swapped.
+        at = rng.standard_normal((3, 4, 2)).astype(np.float32)
+        bt = rng.standard_normal((3, 5, 4)).astype(np.float32)
+        tfl.write(f"at = {literal(at)} * one\nprint(at)\n")
+        tfl.write(f"bt = {literal(bt)} * one\nprint(bt)\n")
+        out.write(f"{at}\n{bt}\n")
+        for expr, value in [
+                ("transpose(at, (0, 2, 1)) @ transpose(bt, (0, 2, 1))",
+                 at.transpose(0, 2, 1) @ bt.transpose(0, 2, 1)),
+                ("transpose(at, (0, 2, 1)) @ at",
+                 at.transpose(0, 2, 1) @ at)]:
+            tfl.write(f"print({expr})\n")
+            out.write(str(value) + "\n")
         a = rng.integers(-5, 5, (2, 3))
         b = rng.integers(-5, 5, (3, 2))
         tfl.write(f"print({literal(a)} @ {literal(b)})\n")

@@ -23,6 +23,23 @@ def ConvertTflToLinalg : Pass<"tfl-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def MatmulOperands : Pass<"tfl-matmul-operands", "mlir::func::FuncOp"> {
+  let summary = "Fold transposed operands into products; own zero fills";
+  let description = [{
+    On tensors, before bufferization (the CPU pipeline): an operand of an
+    f32/f64 `linalg.matmul` or `linalg.batch_matmul` that is a transpose
+    of another tensor (a `linalg.transpose`, or a copying
+    `linalg.generic`, that swaps the last two dims) folds into the
+    product's indexing map, so that BLAS reads that tensor in place with
+    a transpose flag. A product whose init is a zero `linalg.fill` shared
+    with other ops gets a fill of its own, right before it, which
+    bufferizes into the product's own buffer (not into a copy of a shared
+    zero buffer) and which `tfl-to-runtime-calls` then drops.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
   let summary = "Replace ops on buffers with libtflrt calls";
   let description = [{
@@ -32,8 +49,19 @@ def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
     linalg's semantics), so compiled code and the eager interpreter
     multiply matrices with the same tuned library. A `tfl.print` without
     tensor inputs (bufferization never visits it) becomes its text calls.
+
+    With `cpu-gemm` (the CPU pipeline), products become calls of
+    `tflrt_gemm_<type>(flags, A, B, C)` instead (`tflrt_batch_gemm_...`),
+    whose flags say which operand is transposed (indexing maps that
+    tfl-matmul-operands made) and whether C is overwritten: a zero fill of
+    a fresh C right before the product is dropped for beta = 0.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect",
+  let options = [
+    Option<"cpuGemm", "cpu-gemm", "bool", /*default=*/"false",
+           "Call tflrt_gemm_* with transpose and overwrite flags">
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
                            "mlir::LLVM::LLVMDialect",
                            "mlir::memref::MemRefDialect"];
 }

@@ -22,6 +22,9 @@ struct PipelineStage {
 
 /// The CPU pipeline's stages, in order: simplify, linalg, bufferize, llvm.
 llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
+/// The stages other targets share with it: all but its last, with library
+/// calls of the forms every runtime has (no transposed operands).
+llvm::ArrayRef<PipelineStage> getSharedPipelineStages();
 
 /// Adds the stages up to and including `lastStage` (all when empty).
 /// Fails when no stage has that name.

@@ -1,0 +1,162 @@
+//===- MatmulOperands.cpp - Products in the form BLAS takes them ----------===//
+//
+// Before bufferization, on the CPU: a transposed operand of a
+// `linalg.matmul` or `linalg.batch_matmul` (a copy through a permutation
+// that swaps the last two dims, as matmul's pullbacks make: dA = dC B^T,
+// dB = A^T dC) folds into the product's indexing map, so that BLAS reads
+// the operand where it is, with a transpose flag, instead of a copy. And a
+// product that starts from zeros gets a `linalg.fill` of its own, right
+// before it: CSE had left one fill for many products, which bufferized
+// into a copy of a zero buffer per product; a fill of the product's own
+// buffer is what tfl-to-runtime-calls drops for an overwriting call
+// (beta = 0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::tfl {
+
+#define GEN_PASS_DEF_MATMULOPERANDS
+#include "tfl/Codegen/Passes.h.inc"
+
+namespace {
+
+/// The tensor that `value` is the transpose of (its last two dims
+/// swapped), or null.
+Value transposedFrom(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (auto transpose = dyn_cast_or_null<linalg::TransposeOp>(op)) {
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    int64_t rank = perm.size();
+    if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+      return {};
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (perm[d] != d)
+        return {};
+    return transpose.getInput();
+  }
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return {};
+  // The body only yields the input.
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 ||
+      yield.getValues().front() != body.getArgument(0))
+    return {};
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  unsigned rank = generic.getNumLoops();
+  if (rank < 2 || !maps[1].isIdentity())
+    return {};
+  SmallVector<unsigned> perm;
+  for (unsigned d = 0; d < rank; ++d)
+    perm.push_back(d);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  if (maps[0] != AffineMap::getPermutationMap(perm, generic.getContext()))
+    return {};
+  return generic.getDpsInputOperand(0)->get();
+}
+
+/// `map` with its results' last two swapped: the map of the operand's
+/// transpose.
+AffineMap swapLastTwo(AffineMap map) {
+  SmallVector<AffineExpr> results(map.getResults());
+  std::swap(results[results.size() - 1], results[results.size() - 2]);
+  return AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+}
+
+bool isFloatProduct(linalg::LinalgOp op) {
+  Type elem = getElementTypeOrSelf(op.getDpsInits().front().getType());
+  return elem.isF32() || elem.isF64();
+}
+
+/// Folds transposed operands into the product's indexing maps; the
+/// transposes go to `replaced`.
+void foldTransposes(IRRewriter &rewriter, linalg::LinalgOp op,
+                    SetVector<Operation *> &replaced) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<Value> inputs(op.getDpsInputs());
+  bool changed = false;
+  for (unsigned i = 0; i < 2; ++i) {
+    Value source = transposedFrom(inputs[i]);
+    if (!source)
+      continue;
+    replaced.insert(inputs[i].getDefiningOp());
+    inputs[i] = source;
+    maps[i] = swapLastTwo(maps[i]);
+    changed = true;
+  }
+  if (!changed)
+    return;
+  rewriter.setInsertionPoint(op);
+  NamedAttribute mapsAttr(rewriter.getStringAttr("indexing_maps"),
+                          rewriter.getAffineMapArrayAttr(maps));
+  Operation *product;
+  if (isa<linalg::MatmulOp>(op))
+    product =
+        linalg::MatmulOp::create(rewriter, op.getLoc(), op->getResultTypes(),
+                                 inputs, op.getDpsInits(), {mapsAttr});
+  else
+    product = linalg::BatchMatmulOp::create(rewriter, op.getLoc(),
+                                            op->getResultTypes(), inputs,
+                                            op.getDpsInits(), {mapsAttr});
+  rewriter.replaceOp(op, product->getResults());
+}
+
+/// A zero fill of its own for a product that starts from a shared one;
+/// the shared one goes to `replaced`.
+void ownZeroFill(IRRewriter &rewriter, linalg::LinalgOp op,
+                 SetVector<Operation *> &replaced) {
+  OpOperand &init = *op.getDpsInitOperand(0);
+  auto fill = init.get().getDefiningOp<linalg::FillOp>();
+  if (!fill || !(matchPattern(fill.getInputs().front(), m_AnyZeroFloat())))
+    return;
+  if (fill->hasOneUse() && fill->getNextNode() == op.getOperation())
+    return;
+  rewriter.setInsertionPoint(op);
+  Value dest = fill.getOutputs().front();
+  if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
+    dest = rewriter.clone(*empty)->getResult(0);
+  auto own = linalg::FillOp::create(rewriter, fill.getLoc(),
+                                    fill.getInputs().front(), dest);
+  replaced.insert(fill);
+  rewriter.modifyOpInPlace(op, [&] { init.set(own.getResult(0)); });
+}
+
+struct MatmulOperandsPass : impl::MatmulOperandsBase<MatmulOperandsPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> products;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+          op.hasPureTensorSemantics() && isFloatProduct(op))
+        products.push_back(op);
+    });
+    SetVector<Operation *> replaced;
+    for (linalg::LinalgOp op : products) {
+      ownZeroFill(rewriter, op, replaced);
+      foldTransposes(rewriter, op, replaced);
+    }
+    // The transposes and fills no longer used, and what they alone used.
+    while (!replaced.empty()) {
+      Operation *op = replaced.pop_back_val();
+      if (!op->use_empty() || !isMemoryEffectFree(op))
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (isa<tensor::EmptyOp, linalg::FillOp>(def))
+            replaced.insert(def);
+      rewriter.eraseOp(op);
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::tfl
