@@ -2,13 +2,14 @@
 # Runs the workloads in TFL (compiled; W5 also eagerly) and in PyTorch
 # on this machine, in one run, and prints a table of ratios against the
 # targets (docs/performance.md). Each side runs REPEATS times (default 3)
-# and keeps its best time. Needs a built tflc (./dev.sh main) and Debian's
+# and keeps its best. Needs a built tflc (./dev.sh main) and Debian's
 # python3-torch with libopenblas-dev (apt); PyTorch runs on 2 threads.
 #
-# With --peers, a second table compares W1-W4 and W7 with the current PyTorch
-# (eager and torch.compile) and JAX (jax.jit) from PyPI, installed into a
-# virtual environment at $PEERS_VENV (default ~/.cache/tfl-bench-peers;
-# several GB, as PyPI's torch brings CUDA libraries).
+# With --peers, the table has a column for each current peer too: PyTorch
+# from PyPI (eager and torch.compile) and JAX (jax.jit), installed into a
+# virtual environment at $PEERS_VENV (default ~/.cache/tfl-bench-peers)
+# on first use, and TFL's ratio is to the fastest of them all; the table
+# is also written to results/DATE-cpu-run-peers.txt with the machine.
 set -euo pipefail
 peers=false
 [ "${1:-}" = "--peers" ] && peers=true
@@ -19,7 +20,6 @@ tflc=../build/bin/tflc
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-
 for w in w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar grad_ratio \
   w7_transcendental; do
   "$tflc" build "$w.tfl" -o "$out/$w"
@@ -27,65 +27,136 @@ done
 start=$(date +%s.%N)
 "$tflc" build ../examples/mnist_cnn.tfl -o "$out/mnist_cnn"
 build_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+cc -O2 -fopenmp fma_peak.c -o "$out/fma_peak"
 
-row() { # name unit tfl torch faster|atmost target
-  awk -v name="$1 ($2)" -v t="$3" -v p="$4" -v kind="$5" -v target="$6" 'BEGIN {
-    if (kind == "faster") {
-      r = p / t
-      printf "%-50s %10s %10s %8.2fx  >= %-7s %s\n", name, t, p, r, target "x",
-        (r >= target ? "yes" : "NO")
-    } else {
-      printf "%-50s %10s %10s %9s  <= %-7s %s\n", name, t, p, "", target,
-        (t <= target ? "yes" : "NO")
-    }
-  }'
+if $peers; then
+  venv=${PEERS_VENV:-$HOME/.cache/tfl-bench-peers}
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+    # CPU wheels of torch where PyTorch's index is reachable (a few
+    # hundred MB), else PyPI's, which bring CUDA's libraries.
+    "$venv/bin/pip" install -q torch \
+      --index-url https://download.pytorch.org/whl/cpu ||
+      "$venv/bin/pip" install -q torch
+    "$venv/bin/pip" install -q jax
+  fi
+  py=$venv/bin/python
+  versions=$("$py" -c 'import torch, jax; print(f"torch {torch.__version__}, jax {jax.__version__}")')
+fi
+debian=$(/usr/bin/python3 -c 'import torch; print(torch.__version__)')
+
+# The main job's training loop (examples/mnist_cnn.tfl, one epoch): its
+# last progress line's images/s.
+main_job() { "$out/mnist_cnn" --eval_batches=1 | grep 'images/s' | tail -1 |
+  sed 's/.*, \([0-9]*\) images\/s/\1/'; }
+
+# name|unit|kind|target (kind: time, rate, or ratio: smaller is better
+# but for a rate), TFL's and each side's command.
+names=("W1 x = x @ x, 200 times, 1000x1000|s|time"
+  "W2 linear-regression step, 2000 points|ms|time"
+  "W3 seed CNN step, batch 32, Adam|ms|time"
+  "W4 MLP 784-256-256-10 step, batch 128, Adam|ms|time"
+  "W5 scalar x = x * 0.999 + 0.001, compiled|us|time"
+  "W5 scalar x = x * 0.999 + 0.001, eager|us|time"
+  "W6 gradient / forward cost (tanh MLP 512)|ratio|ratio"
+  "W7 exp + log + tanh + sigmoid, 2^22 f32|ms|time"
+  "main job: seed CNN, 1 epoch of Fashion-MNIST|img/s|rate")
+scripts=(w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar w5_scalar grad_ratio
+  w7_transcendental main_job)
+# Targets against Debian's PyTorch, and (--peers) against the fastest peer.
+targets=(0.95 10 2 3 100 1 3 1 3)
+peer_targets=(1 10 3 1.5 100 1 2 1 3)
+
+ratio_of() { "$@" | tail -1 | awk '{print $3}'; }
+measure_tfl() { # index
+  case $1 in
+    5) best "$tflc" run --eager w5_scalar.tfl --steps=200000 ;;
+    6) ratio_of "$out/grad_ratio" ;;
+    8) most main_job ;;
+    *) best "$out/${scripts[$1]}" ;;
+  esac
+}
+measure_py() { # python index [--compile]
+  local py=$1 i=$2
+  shift 2
+  case $i in
+    6) ratio_of "$py" grad_ratio.py ;;
+    8) most "$py" main_job.py "$([ "${1:-}" = --compile ] && echo compile || echo torch)" ;;
+    *) best "$py" "${scripts[i]}.py" "$@" ;;
+  esac
+}
+measure_jax() { # index
+  case $1 in
+    4 | 5 | 6) echo - ;;
+    8) most "$py" main_job.py jax ;;
+    *) best "$py" jax_workloads.py "${scripts[$1]%%_*}" ;;
+  esac
 }
 
-printf '%-50s %10s %10s %9s  %-10s %s\n' workload TFL PyTorch speedup target met
-names=("W1 x = x @ x, 200 times, 1000x1000" "W2 linear-regression step, 2000 points"
-  "W3 seed CNN step, batch 32, Adam" "W4 MLP 784-256-256-10 step, batch 128, Adam"
-  "W7 exp + log + tanh + sigmoid, 2^22 f32")
-scripts=(w1_matmul w2_linreg w3_cnn w4_mlp w7_transcendental)
-units=(s ms ms ms ms)
-targets=(0.95 10 2 3 1)
-tfl=()
-for i in 0 1 2 3; do
-  tfl[i]=$(best "$out/${scripts[i]}")
-  row "${names[i]}" "${units[i]}" "${tfl[i]}" \
-    "$(best /usr/bin/python3 "${scripts[i]}.py")" faster "${targets[i]}"
-done
-torch_scalar=$(best /usr/bin/python3 w5_scalar.py)
-row "W5 scalar x = x * 0.999 + 0.001, compiled" us \
-  "$(best "$out/w5_scalar")" "$torch_scalar" faster 100
-row "W5 scalar x = x * 0.999 + 0.001, eager" us \
-  "$(best "$tflc" run --eager w5_scalar.tfl --steps=200000)" "$torch_scalar" \
-  faster 1
-read -r _ _ tr < <("$out/grad_ratio" | tail -1)
-read -r _ _ pr < <(/usr/bin/python3 grad_ratio.py)
-row "W6 gradient / forward cost (tanh MLP 512)" ratio "$tr" "$pr" atmost 3
-tfl[4]=$(best "$out/w7_transcendental")
-row "${names[4]}" "${units[4]}" "${tfl[4]}" \
-  "$(best /usr/bin/python3 w7_transcendental.py)" faster "${targets[4]}"
-row "tflc build of examples/mnist_cnn.tfl" s "$build_s" "-" atmost 5
-
-$peers || exit 0
-venv=${PEERS_VENV:-$HOME/.cache/tfl-bench-peers}
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q torch jax
+peak=$(REPEATS=1 best "$out/fma_peak")
+row() { echo "$1" | tee -a "$out/table"; }
+if $peers; then
+  row "$(printf '%-50s %10s %10s %10s %10s %10s %9s  %-8s %s' workload TFL \
+    "torch $debian" torch compile jax.jit "over best" target met)"
+else
+  row "$(printf '%-50s %10s %10s %9s  %-10s %s' workload TFL PyTorch speedup \
+    target met)"
 fi
-py=$venv/bin/python
-echo
-echo "Current peers: $("$py" -c 'import torch, jax; print(f"torch {torch.__version__}, jax {jax.__version__}")')"
-printf '%-50s %10s %10s %10s %10s  %s\n' workload TFL torch compile jax.jit \
-  "TFL speedup over the best"
-for i in 0 1 2 3 4; do
-  eager=$(best "$py" "${scripts[i]}.py")
-  compiled=$(best "$py" "${scripts[i]}.py" --compile)
-  jaxjit=$(best "$py" jax_workloads.py "${scripts[i]%%_*}")
-  awk -v name="${names[i]} (${units[i]})" -v t="${tfl[i]}" -v a="$eager" \
-    -v b="$compiled" -v c="$jaxjit" 'BEGIN {
-      m = a; if (b < m) m = b; if (c < m) m = c
-      printf "%-50s %10s %10s %10s %10s  %.2fx\n", name, t, a, b, c, m / t
-    }'
+for i in "${!names[@]}"; do
+  IFS='|' read -r name unit kind <<<"${names[i]}"
+  t=$(measure_tfl "$i")
+  [ "$i" = 0 ] && w1_seconds=$t
+  # W5's PyTorch side is one number for both of TFL's modes.
+  if [ "$i" = 5 ]; then d=$w5_debian; else d=$(measure_py /usr/bin/python3 "$i"); fi
+  w5_debian=$d
+  if ! $peers; then
+    row "$(awk -v name="$name ($unit)" -v t="$t" -v p="$d" -v kind="$kind" \
+      -v target="${targets[i]}" 'BEGIN {
+      if (kind == "ratio") {
+        printf "%-50s %10s %10s %9s  <= %-7s %s", name, t, p, "", target,
+          (t <= target ? "yes" : "NO")
+      } else {
+        r = kind == "rate" ? t / p : p / t
+        printf "%-50s %10s %10s %8.2fx  >= %-7s %s", name, t, p, r,
+          target "x", (r >= target ? "yes" : "NO")
+      }
+    }')"
+    continue
+  fi
+  if [ "$i" = 5 ]; then a=$w5_peer; else a=$(measure_py "$py" "$i"); fi
+  w5_peer=$a
+  case $i in 4 | 5 | 6) b=- ;; *) b=$(measure_py "$py" "$i" --compile) ;; esac
+  c=$(measure_jax "$i")
+  row "$(awk -v name="$name ($unit)" -v t="$t" -v d="$d" -v a="$a" -v b="$b" \
+    -v c="$c" -v kind="$kind" -v target="${peer_targets[i]}" 'BEGIN {
+    # The fastest side: the largest rate, the smallest time or ratio.
+    n = split(d " " a " " b " " c, v, " "); m = ""
+    for (k = 1; k <= n; k++) {
+      if (v[k] == "-") continue
+      if (m == "" || (kind == "rate" ? v[k] + 0 > m + 0 : v[k] + 0 < m + 0)) m = v[k]
+    }
+    if (kind == "ratio") {
+      printf "%-50s %10s %10s %10s %10s %10s %9s  <= %-5s %s", name, t, d, a,
+        b, c, "", target, (t <= target && t < m ? "yes" : "NO")
+    } else {
+      r = kind == "rate" ? t / m : m / t
+      printf "%-50s %10s %10s %10s %10s %10s %8.2fx  >= %-5s %s", name, t, d,
+        a, b, c, r, target "x", (r >= target ? "yes" : "NO")
+    }
+  }')"
 done
+row "$(printf '%-50s %10s %10s' "tflc build of examples/mnist_cnn.tfl (s)" \
+  "$build_s" "<= 5")"
+row "$(awk -v s="$w1_seconds" -v p="$peak" 'BEGIN {
+  g = 200 * 2e9 / s / 1e9
+  printf "W1: TFL at %.0f GFLOP/s, %.0f%% of the f32 FMA peak measured in this run (%.0f GFLOP/s)", g, 100 * g / p, p }')"
+if $peers; then
+  row "Peers: torch $debian from Debian; $versions from PyPI"
+  file=results/$(date +%F)-cpu-run-peers.txt
+  {
+    echo "# bench/run.sh --peers, $(date +%F), REPEATS=${REPEATS:-3}, commit $(git rev-parse --short HEAD 2>/dev/null || echo -)"
+    echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores; every side on 2 threads"
+    cat "$out/table"
+  } >"$file"
+  echo "written to bench/$file"
+fi
