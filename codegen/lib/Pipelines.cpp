@@ -81,6 +81,7 @@ void buildSharedBufferizeStage(OpPassManager &pm) {
 
 /// Loops and everything else -> the LLVM dialect.
 void buildLLVMStage(OpPassManager &pm) {
+  pm.addPass(createConvBias());
   addHalfFloatLowering(pm);
   pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
   pm.addPass(createApproximateMath());

@@ -128,6 +128,18 @@ void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
                 {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
 }
 
+void tflrt_conv2d_bias_f32(int64_t rankX, void *x, int64_t rankW, void *w,
+                           int64_t rankB, void *b, int64_t rankOut, void *out,
+                           int64_t strideH, int64_t strideW, int64_t padTop,
+                           int64_t padBottom, int64_t padLeft,
+                           int64_t padRight) {
+  tflrt::conv2dBias(
+      viewOf(tflrt::DType::F32, rankX, x), viewOf(tflrt::DType::F32, rankW, w),
+      viewOf(tflrt::DType::F32, rankB, b),
+      viewOf(tflrt::DType::F32, rankOut, out),
+      {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
+}
+
 void tflrt_conv2d_backward_input_f32(int64_t rankDy, void *dy, int64_t rankW,
                                      void *w, int64_t rankDx, void *dx,
                                      int64_t strideH, int64_t strideW,
@@ -150,6 +162,18 @@ void tflrt_conv2d_backward_filter_f32(int64_t rankX, void *x, int64_t rankDy,
       viewOf(tflrt::DType::F32, rankDy, dy),
       viewOf(tflrt::DType::F32, rankDw, dw),
       {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
+}
+
+void tflrt_conv2d_backward_filter_bias_f32(
+    int64_t rankX, void *x, int64_t rankDy, void *dy, int64_t rankDw, void *dw,
+    int64_t rankDb, void *db, int64_t strideH, int64_t strideW, int64_t padTop,
+    int64_t padBottom, int64_t padLeft, int64_t padRight) {
+  tflrt::TensorView dbias = viewOf(tflrt::DType::F32, rankDb, db);
+  tflrt::conv2dBackwardFilter(
+      viewOf(tflrt::DType::F32, rankX, x),
+      viewOf(tflrt::DType::F32, rankDy, dy),
+      viewOf(tflrt::DType::F32, rankDw, dw),
+      {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}}, &dbias);
 }
 
 #define TFLRT_POOL(NAME, KIND)                                                 \

@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace tflrt {
@@ -140,22 +141,58 @@ memory filterFor(ConvPrimitive &p, const memory::desc &wd,
 
 } // namespace
 
-void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
-            const Window &window) {
+namespace {
+
+/// A bias's memory descriptor ([O], strided).
+memory::desc biasDesc(const TensorView &bias) {
+  return memory::desc({bias.shape[0]}, memory::data_type::f32,
+                      {bias.strides[0]});
+}
+
+void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
+             const TensorView &out, const Window &window) {
   if (empty(out))
     return;
   Context &c = context();
   memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
-  ConvPrimitive &p = cachedConv(key(0, {&x, &w, &out}, window), wd, [&] {
-    auto pd =
-        forwardDesc(dnnl::prop_kind::forward_inference, xd, wd, od, window);
+  std::vector<int64_t> k = bias ? key(5, {&x, &w, bias, &out}, window)
+                                : key(0, {&x, &w, &out}, window);
+  ConvPrimitive &p = cachedConv(k, wd, [&] {
+    auto d =
+        bias ? dnnl::convolution_forward::desc(
+                   dnnl::prop_kind::forward_inference,
+                   dnnl::algorithm::convolution_direct, xd, anyLayout(wd),
+                   biasDesc(*bias), od, strides(window), padBefore(window),
+                   padAfter(window))
+             : dnnl::convolution_forward::desc(
+                   dnnl::prop_kind::forward_inference,
+                   dnnl::algorithm::convolution_direct, xd, anyLayout(wd), od,
+                   strides(window), padBefore(window), padAfter(window));
+    dnnl::convolution_forward::primitive_desc pd(d, c.engine);
     return std::pair<dnnl::primitive, memory::desc>(
         dnnl::convolution_forward(pd), pd.weights_desc());
   });
-  p.primitive.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
-                                 {DNNL_ARG_WEIGHTS, filterFor(p, wd, w)},
-                                 {DNNL_ARG_DST, wrap(od, out)}});
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, wrap(xd, x)},
+      {DNNL_ARG_WEIGHTS, filterFor(p, wd, w)},
+      {DNNL_ARG_DST, wrap(od, out)}};
+  if (bias)
+    args.emplace(DNNL_ARG_BIAS, wrap(biasDesc(*bias), *bias));
+  p.primitive.execute(c.stream, args);
   c.stream.wait();
+}
+
+} // namespace
+
+void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
+            const Window &window) {
+  forward(x, w, nullptr, out, window);
+}
+
+void conv2dBias(const TensorView &x, const TensorView &w,
+                const TensorView &bias, const TensorView &out,
+                const Window &window) {
+  forward(x, w, &bias, out, window);
 }
 
 void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
@@ -186,7 +223,11 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
 }
 
 void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
-                          const TensorView &dw, const Window &window) {
+                          const TensorView &dw, const Window &window,
+                          const TensorView *dbias) {
+  if (dbias && (empty(dw) || empty(dy) || empty(x)))
+    std::memset(const_cast<void *>(dbias->data), 0,
+                numElements(dbias->shape) * sizeof(float));
   if (empty(dw))
     return;
   if (empty(dy) || empty(x)) {
@@ -196,10 +237,17 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
   }
   Context &c = context();
   memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
-  ConvPrimitive &p = cachedConv(key(4, {&x, &dy, &dw}, window), wd, [&] {
-    dnnl::convolution_backward_weights::desc d(
-        dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
-        strides(window), padBefore(window), padAfter(window));
+  std::vector<int64_t> k = dbias ? key(6, {&x, &dy, &dw, dbias}, window)
+                                 : key(4, {&x, &dy, &dw}, window);
+  ConvPrimitive &p = cachedConv(k, wd, [&] {
+    auto d =
+        dbias ? dnnl::convolution_backward_weights::desc(
+                    dnnl::algorithm::convolution_direct, xd, anyLayout(wd),
+                    biasDesc(*dbias), yd, strides(window), padBefore(window),
+                    padAfter(window))
+              : dnnl::convolution_backward_weights::desc(
+                    dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
+                    strides(window), padBefore(window), padAfter(window));
     // The hint outlives the iteration over implementations below.
     dnnl::convolution_forward::primitive_desc hint =
         forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window);
@@ -217,9 +265,12 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
   });
   memory plain = wrap(wd, dw);
   memory filter = p.blocked ? *p.blocked : plain;
-  p.primitive.execute(c.stream, {{DNNL_ARG_SRC, wrap(xd, x)},
-                                 {DNNL_ARG_DIFF_DST, wrap(yd, dy)},
-                                 {DNNL_ARG_DIFF_WEIGHTS, filter}});
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(xd, x)},
+                                          {DNNL_ARG_DIFF_DST, wrap(yd, dy)},
+                                          {DNNL_ARG_DIFF_WEIGHTS, filter}};
+  if (dbias)
+    args.emplace(DNNL_ARG_DIFF_BIAS, wrap(biasDesc(*dbias), *dbias));
+  p.primitive.execute(c.stream, args);
   if (p.blocked)
     dnnl::reorder(filter, plain).execute(c.stream, filter, plain);
   c.stream.wait();

@@ -31,8 +31,9 @@ std::atomic<int64_t> hostInUse{0}, hostPeak{0};
 std::string (*deviceReport)() = nullptr;
 std::atomic<size_t> byteLimit{0};
 
-constexpr size_t kCachedMinBytes = size_t(64) << 10;
-constexpr size_t kCacheCapBytes = size_t(1) << 30;
+// Unused under AddressSanitizer, which sees every buffer as malloc's.
+[[maybe_unused]] constexpr size_t kCachedMinBytes = size_t(64) << 10;
+[[maybe_unused]] constexpr size_t kCacheCapBytes = size_t(1) << 30;
 
 /// Free buffers by their requested size, and the size of each cached-size
 /// buffer in use (free() is told only the pointer).

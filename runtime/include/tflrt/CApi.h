@@ -116,6 +116,12 @@ void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
                       int64_t rankOut, void *out, int64_t strideH,
                       int64_t strideW, int64_t padTop, int64_t padBottom,
                       int64_t padLeft, int64_t padRight);
+/* conv2d plus a bias [O] over the output channels, in one call. */
+void tflrt_conv2d_bias_f32(int64_t rankX, void *x, int64_t rankW, void *w,
+                           int64_t rankB, void *b, int64_t rankOut, void *out,
+                           int64_t strideH, int64_t strideW, int64_t padTop,
+                           int64_t padBottom, int64_t padLeft,
+                           int64_t padRight);
 void tflrt_conv2d_backward_input_f32(int64_t rankDy, void *dy, int64_t rankW,
                                      void *w, int64_t rankDx, void *dx,
                                      int64_t strideH, int64_t strideW,
@@ -126,6 +132,12 @@ void tflrt_conv2d_backward_filter_f32(int64_t rankX, void *x, int64_t rankDy,
                                       int64_t strideH, int64_t strideW,
                                       int64_t padTop, int64_t padBottom,
                                       int64_t padLeft, int64_t padRight);
+/* The filter's gradient and, into `db` ([O]), that of a bias added to the
+   convolution's result (dy summed over N, H and W), in one call. */
+void tflrt_conv2d_backward_filter_bias_f32(
+    int64_t rankX, void *x, int64_t rankDy, void *dy, int64_t rankDw, void *dw,
+    int64_t rankDb, void *db, int64_t strideH, int64_t strideW, int64_t padTop,
+    int64_t padBottom, int64_t padLeft, int64_t padRight);
 /* gather's adjoint (tflrt::scatterAdd), i64 indices. */
 void tflrt_scatter_add_f32(int64_t rankDy, void *dy, int64_t rankIdx, void *idx,
                            int64_t rankOut, void *out, int64_t axis);

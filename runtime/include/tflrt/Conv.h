@@ -28,12 +28,22 @@ struct Window {
 void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
             const Window &window);
 
+/// conv2d plus a bias over the output channels, in one pass (oneDNN adds
+/// `bias`, of shape [O], to each output): what compiled code makes of a
+/// convolution whose result only gets a bias added.
+void conv2dBias(const TensorView &x, const TensorView &w,
+                const TensorView &bias, const TensorView &out,
+                const Window &window);
+
 /// conv2d's adjoints: the input's cotangent `dx` from the result's `dy`
 /// and the filter, and the filter's `dw` from the input and `dy`.
 void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
                          const TensorView &dx, const Window &window);
+/// With `dbias`, the gradient of a bias added to the result too ([O]: dy
+/// summed over N, H and W), which oneDNN computes as it reads dy.
 void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
-                          const TensorView &dw, const Window &window);
+                          const TensorView &dw, const Window &window,
+                          const TensorView *dbias = nullptr);
 
 enum class PoolKind { Max, Avg };
 

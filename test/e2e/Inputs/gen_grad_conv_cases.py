@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """Writes a TFL program taking the gradient of sum(conv2d(x, w) * c) with
 respect to the input and the filter (f32, oneDNN's backward primitives),
-and of max and average pooling, for strides and "valid"/"same" padding,
-and the gradients central finite differences of gen_conv_cases.py's NumPy
-conv2d and pooling give (in f64).
+of conv layers with a bias (and relu) with respect to the filter and the
+bias (compiled, the bias is added by the forward primitive and its
+gradient summed by the backward-filter one), and of max and average
+pooling, for strides and "valid"/"same" padding, and the gradients
+central finite differences of gen_conv_cases.py's NumPy conv2d and
+pooling give (in f64).
 
 Usage: gen_grad_conv_cases.py OUT.tfl OUT.expected
 """
@@ -37,6 +40,40 @@ def main():
         f = lambda x, w: np.sum(conv(x, w, strides, same) * c)
         expected += [str(fd(f, [x, w], 0).astype(np.float32)),
                      str(fd(f, [x, w], 1).astype(np.float32))]
+    # Conv layers: y = conv2d(x, w) + b, and relu(y). x and c are scaled by
+    # a run-time 1.0, so that nothing about them is known when compiling.
+    lines.append('one = flag("one", 1.0, "a run-time 1.0")')
+    for k, (xs, ws, strides, padding, relu) in enumerate([
+            ((2, 5, 5, 2), (3, 3, 2, 3), (1, 1), "valid", False),
+            ((2, 6, 5, 2), (3, 3, 2, 4), (2, 2), "same", True)]):
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal(ws).astype(np.float32)
+        b = rng.standard_normal(ws[3]).astype(np.float32)
+        same = padding == "same"
+        c = rng.standard_normal(conv(x, w, strides, same).shape)
+        c = c.astype(np.float32)
+        layer = (f"conv2d(x, w, strides={strides}, "
+                 f'padding="{padding}") + b')
+        if relu:
+            layer = f"relu({layer})"
+        lines += [f"def layer{k}(x, w, b):", f"    return {layer}", "",
+                  f"def l{k}(w, b, x, c):",
+                  f"    return sum(layer{k}(x, w, b) * c)", "",
+                  f"xs{k} = {literal(x)} * one",
+                  f"cs{k} = {literal(c)} * one",
+                  f"print(layer{k}(xs{k}, {literal(w)}, {literal(b)}))",
+                  f"gw, gb = grad(l{k}, argnums=(0, 1))"
+                  f"({literal(w)}, {literal(b)}, xs{k}, cs{k})",
+                  "print(gw)", "print(gb)"]
+
+        def layer_np(w, b):
+            y = conv(x, w, strides, same) + b
+            return np.maximum(y, 0) if relu else y
+        f = lambda w, b: np.sum(layer_np(w, b) * c)
+        expected += [str(layer_np(w.astype(np.float64),
+                                  b.astype(np.float64)).astype(np.float32)),
+                     str(fd(f, [w, b], 0).astype(np.float32)),
+                     str(fd(f, [w, b], 1).astype(np.float32))]
     for k, (kind, size, strides, padding) in enumerate([
             ("max", (2, 2), (2, 2), "valid"), ("max", (3, 3), (2, 2), "same"),
             ("avg", (2, 3), (1, 2), "valid"), ("avg", (3, 3), (2, 2), "same")]):

@@ -66,6 +66,27 @@ def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def ConvBias : Pass<"tfl-conv-bias", "mlir::ModuleOp"> {
+  let summary = "Move a convolution's bias into its oneDNN calls";
+  let description = [{
+    On buffers (the CPU pipeline). Forward: a `tflrt_conv2d_f32` call
+    whose fresh result only one `linalg.generic` reads, adding a bias over
+    the output channels (`y + b[c]`) into another buffer, becomes one
+    `tflrt_conv2d_bias_f32` call writing that buffer, at the loop's place
+    (only allocations may come between). Backward: a loop that sums the
+    `dy` of a `tflrt_conv2d_backward_filter_f32` call over N, H and W into
+    a [O] buffer (a bias's gradient) goes; the call becomes
+    `tflrt_conv2d_backward_filter_bias_f32`, whose oneDNN primitive sums
+    dy as it reads it (diff_bias), and a loop of O elements adds that to
+    the buffer. relu is not folded into the forward call: oneDNN's relu
+    post-op maps NaN to 0.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
   let summary = "Turn linalg.generic ops on buffers into vector loops";
   let description = [{
