@@ -54,8 +54,10 @@ void buildLinalgStage(OpPassManager &pm) {
 /// CPU, products take transposed operands and overwrite their results
 /// (tflrt_gemm_*), which the CUDA runtime's products do not.
 void buildBufferizeStage(OpPassManager &pm, bool cpu) {
-  if (cpu)
+  if (cpu) {
     pm.addNestedPass<func::FuncOp>(createMatmulOperands());
+    pm.addNestedPass<func::FuncOp>(createLocalEmptyTensors());
+  }
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   // Loop bodies compute new tensors each iteration; their buffers are

@@ -40,6 +40,19 @@ def MatmulOperands : Pass<"tfl-matmul-operands", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def LocalEmptyTensors : Pass<"tfl-local-empty-tensors", "mlir::func::FuncOp"> {
+  let summary = "Give a loop body's uses of an outer tensor.empty their own";
+  let description = [{
+    Before bufferization (the CPU pipeline): each use of a `tensor.empty`
+    in a block other than the empty's own (a loop body, after CSE merged
+    its empty tensors with those before the loop) gets a clone of it
+    right before the user. The body's results then bufferize into fresh
+    buffers that the loop carries as they are, instead of into one buffer
+    allocated before the loop and copied into a fresh one every iteration.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
   let summary = "Replace ops on buffers with libtflrt calls";
   let description = [{
