@@ -89,27 +89,33 @@ def uniform(key, shape, fan_in):
     return jax.random.uniform(key, shape, jnp.float32, -bound, bound)
 
 
-def w3(steps=300):
-    k = jax.random.split(jax.random.PRNGKey(0), 8)
-    params = {"w1": uniform(k[0], (3, 3, 1, 16), 9),
-              "b1": uniform(k[1], (16,), 9),
-              "w2": uniform(k[2], (3, 3, 16, 16), 144),
-              "b2": uniform(k[3], (16,), 144),
-              "w3": uniform(k[4], (16, 10), 16),
-              "b3": uniform(k[5], (10,), 16)}
-    x = jax.random.uniform(k[6], (32, 28, 28, 1))
-    y = jax.random.randint(k[7], (32,), 0, 10)
+def cnn_params(k):
+    """The seed CNN's parameters (PyTorch's default initialization), from
+    six keys."""
+    return {"w1": uniform(k[0], (3, 3, 1, 16), 9),
+            "b1": uniform(k[1], (16,), 9),
+            "w2": uniform(k[2], (3, 3, 16, 16), 144),
+            "b2": uniform(k[3], (16,), 144),
+            "w3": uniform(k[4], (16, 10), 16),
+            "b3": uniform(k[5], (10,), 16)}
 
+
+def cnn_forward(p, x):
+    """The seed CNN's logits for NHWC images."""
     def conv(h, w):
         return jax.lax.conv_general_dilated(
             h, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
-    def forward(p, x):
-        h = jax.nn.relu(conv(x, p["w1"]) + p["b1"])
-        h = jax.nn.relu(conv(h, p["w2"]) + p["b2"])
-        return jnp.mean(h, axis=(1, 2)) @ p["w3"] + p["b3"]
+    h = jax.nn.relu(conv(x, p["w1"]) + p["b1"])
+    h = jax.nn.relu(conv(h, p["w2"]) + p["b2"])
+    return jnp.mean(h, axis=(1, 2)) @ p["w3"] + p["b3"]
 
-    ms_per_training_step(forward, params, x, y, steps)
+
+def w3(steps=300):
+    k = jax.random.split(jax.random.PRNGKey(0), 8)
+    x = jax.random.uniform(k[6], (32, 28, 28, 1))
+    y = jax.random.randint(k[7], (32,), 0, 10)
+    ms_per_training_step(cnn_forward, cnn_params(k), x, y, steps)
 
 
 def w4(steps=300):

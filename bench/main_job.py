@@ -88,28 +88,17 @@ def run_torch(compile):
 def run_jax():
     import jax
     import jax.numpy as jnp
-    from jax_workloads import adam_step, uniform
+    from jax_workloads import adam_step, cnn_forward, cnn_params
     k = jax.random.split(jax.random.PRNGKey(0), 7)
-    params = {"w1": uniform(k[0], (3, 3, 1, 16), 9),
-              "b1": uniform(k[1], (16,), 9),
-              "w2": uniform(k[2], (3, 3, 16, 16), 144),
-              "b2": uniform(k[3], (16,), 144),
-              "w3": uniform(k[4], (16, 10), 16),
-              "b3": uniform(k[5], (10,), 16)}
+    params = cnn_params(k)
     train_x = jnp.asarray(load_idx("train-images-idx3-ubyte.gz"))
     train_y = jnp.asarray(load_idx("train-labels-idx1-ubyte.gz"), jnp.int32)
     test_x = jnp.asarray(load_idx("t10k-images-idx3-ubyte.gz"))
     test_y = jnp.asarray(load_idx("t10k-labels-idx1-ubyte.gz"), jnp.int32)
 
-    def conv(h, w):
-        return jax.lax.conv_general_dilated(
-            h, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
-
     def forward(p, images):
         x = ((images.astype(jnp.float32) / 255 - MEAN) / STD)[..., None]
-        h = jax.nn.relu(conv(x, p["w1"]) + p["b1"])
-        h = jax.nn.relu(conv(h, p["w2"]) + p["b2"])
-        return jnp.mean(h, axis=(1, 2)) @ p["w3"] + p["b3"]
+        return cnn_forward(p, x)
 
     def loss(p, x, y):
         logp = jax.nn.log_softmax(forward(p, x))

@@ -122,9 +122,10 @@ struct LowerToRuntimeCallsPass
       SmallVector<Type> argTypes;
       for (Value a : args)
         argTypes.push_back(a.getType());
+      // tflrt_gemm_* takes 2-D and 3-D (batched) memrefs alike.
       bool batch = isa<linalg::BatchMatmulOp>(op);
       std::string name =
-          (cpuGemm ? (batch ? "tflrt_batch_gemm_" : "tflrt_gemm_")
+          (cpuGemm ? "tflrt_gemm_"
                    : (batch ? "tflrt_batch_matmul_" : "tflrt_matmul_")) +
           runtimeTypeSuffix(elem).str();
       func::FuncOp fn = getOrInsertRuntimeFunction(

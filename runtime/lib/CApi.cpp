@@ -400,14 +400,6 @@ void tflrt_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
   gemm<double>(tflrt::DType::F64, tflrt::matmulF64, flags, rankA, a, rankB, b,
                rankC, c);
 }
-void tflrt_batch_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
-                          void *b, int64_t rankC, void *c) {
-  tflrt_gemm_f32(flags, rankA, a, rankB, b, rankC, c);
-}
-void tflrt_batch_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
-                          void *b, int64_t rankC, void *c) {
-  tflrt_gemm_f64(flags, rankA, a, rankB, b, rankC, c);
-}
 
 void memrefCopy(int64_t elemSize, void *src, void *dst) {
   struct Unranked {

@@ -71,13 +71,13 @@ func.func @fills_that_stay(%a: memref<2x3xf32>, %b: memref<4x3xf32>, %arg: memre
 // -----
 
 // Batched products: A transposed (flag 1) into a fresh, zeroed C (4).
-// CHECK: func.func private @tflrt_batch_gemm_f32(i64, memref<*xf32>, memref<*xf32>, memref<*xf32>)
+// CHECK: func.func private @tflrt_gemm_f32(i64, memref<*xf32>, memref<*xf32>, memref<*xf32>)
 // CHECK-LABEL: func.func @batch
 func.func @batch(%a: memref<5x3x2xf32>, %b: memref<5x3x4xf32>) -> memref<5x2x4xf32> {
   %zero = arith.constant 0.0 : f32
   // CHECK-NOT: linalg.fill
   // CHECK: %[[FLAGS:.*]] = arith.constant 5 : i64
-  // CHECK: call @tflrt_batch_gemm_f32(%[[FLAGS]],
+  // CHECK: call @tflrt_gemm_f32(%[[FLAGS]],
   // CHECK-NOT: linalg.batch_matmul
   %c = memref.alloc() : memref<5x2x4xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<5x2x4xf32>)

@@ -53,10 +53,6 @@ void tflrt_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
                     void *b, int64_t rankC, void *c);
 void tflrt_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
                     void *b, int64_t rankC, void *c);
-void tflrt_batch_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
-                          void *b, int64_t rankC, void *c);
-void tflrt_batch_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
-                          void *b, int64_t rankC, void *c);
 
 /* The copy between strided memrefs that MLIR's memref-to-llvm lowering
    calls (its runner library's entry point, provided here so executables

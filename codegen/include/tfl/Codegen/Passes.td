@@ -64,7 +64,7 @@ def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
     tensor inputs (bufferization never visits it) becomes its text calls.
 
     With `cpu-gemm` (the CPU pipeline), products become calls of
-    `tflrt_gemm_<type>(flags, A, B, C)` instead (`tflrt_batch_gemm_...`),
+    `tflrt_gemm_<type>(flags, A, B, C)` instead (2-D or batched 3-D),
     whose flags say which operand is transposed (indexing maps that
     tfl-matmul-operands made) and whether C is overwritten: a zero fill of
     a fresh C right before the product is dropped for beta = 0.
