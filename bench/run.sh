@@ -35,7 +35,7 @@ if $peers; then
     python3 -m venv "$venv"
     # CPU wheels of torch where PyTorch's index is reachable (a few
     # hundred MB), else PyPI's, which bring CUDA's libraries.
-    "$venv/bin/pip" install -q torch \
+    "$venv/bin/pip" install -q --retries 1 --timeout 10 torch \
       --index-url https://download.pytorch.org/whl/cpu ||
       "$venv/bin/pip" install -q torch
     "$venv/bin/pip" install -q jax
