@@ -33,6 +33,7 @@ namespace mlir::tfl {
 
 namespace {
 
+/// The value under casts (to the unranked memrefs of calls).
 Value uncast(Value v) {
   while (auto cast = v.getDefiningOp<memref::CastOp>())
     v = cast.getSource();
@@ -108,18 +109,6 @@ Value addedBias(linalg::GenericOp generic, Value conv) {
   return in1->get();
 }
 
-/// Whether the buffer `v` (through casts and views) is `buffer`.
-bool isBuffer(Value v, Value buffer) {
-  while (true) {
-    if (v == buffer)
-      return true;
-    auto view = v.getDefiningOp<ViewLikeOpInterface>();
-    if (!view)
-      return false;
-    v = view.getViewSource();
-  }
-}
-
 /// Whether work may move from `a` to `b` (one block, either order): the
 /// ops strictly between leave the buffers `live` allocated and unwritten
 /// and do not touch `untouched`. Allowed are allocations, casts, ops
@@ -132,7 +121,8 @@ bool movableAcross(Operation *a, Operation *b, ArrayRef<Value> live,
   if (b->isBeforeInBlock(a))
     std::swap(a, b);
   auto isAny = [](Value v, ArrayRef<Value> buffers) {
-    return llvm::any_of(buffers, [&](Value b) { return isBuffer(v, b); });
+    return llvm::any_of(
+        buffers, [&](Value b) { return viewedBuffer(v) == viewedBuffer(b); });
   };
   for (Operation *op = a->getNextNode(); op != b; op = op->getNextNode()) {
     if (isa<memref::AllocOp, memref::CastOp>(op) || isMemoryEffectFree(op))

@@ -5,7 +5,10 @@
 #include "tfl/Codegen/RuntimeCallModel.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
@@ -142,6 +145,37 @@ std::string locationText(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return locationText(name.getChildLoc());
   return "<unknown location>";
+}
+
+Value viewedBuffer(Value memref) {
+  while (true) {
+    if (auto cast = memref.getDefiningOp<memref::CastOp>())
+      memref = cast.getSource();
+    else if (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+      memref = view.getViewSource();
+    else
+      return memref;
+  }
+}
+
+linalg::FillOp zeroFillBefore(Operation *product, Value out,
+                              ValueRange inputs) {
+  while (auto cast = out.getDefiningOp<memref::CastOp>())
+    out = cast.getSource();
+  if (!out.getDefiningOp<memref::AllocOp>())
+    return {};
+  for (Value input : inputs)
+    if (viewedBuffer(input) == out)
+      return {};
+  Operation *prev = product->getPrevNode();
+  while (prev && isa<memref::CastOp>(prev))
+    prev = prev->getPrevNode();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+  if (!fill || fill.getOutputs().front() != out ||
+      !(matchPattern(fill.getInputs().front(), m_PosZeroFloat()) ||
+        matchPattern(fill.getInputs().front(), m_Zero())))
+    return {};
+  return fill;
 }
 
 } // namespace mlir::tfl

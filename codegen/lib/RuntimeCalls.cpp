@@ -19,8 +19,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tfl {
 
@@ -44,32 +42,6 @@ SmallVector<AffineMap> productMaps(MLIRContext *ctx, unsigned rank,
     maps[i] = AffineMap::get(maps[i].getNumDims(), 0, results, ctx);
   }
   return maps;
-}
-
-/// The buffer that `value` views (through casts and views).
-Value viewedBuffer(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
-/// The zero fill of C right before `op` that an overwriting product makes
-/// unneeded: C a fresh buffer, whole, that neither A nor B views.
-linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
-  Value c = op.getDpsInits().front();
-  if (!c.getDefiningOp<memref::AllocOp>())
-    return {};
-  for (Value input : op.getDpsInputs())
-    if (viewedBuffer(input) == c)
-      return {};
-  Operation *prev = op->getPrevNode();
-  while (prev && isa<memref::CastOp>(prev))
-    prev = prev->getPrevNode();
-  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
-  if (!fill || fill.getOutputs().front() != c ||
-      !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
-    return {};
-  return fill;
 }
 
 struct LowerToRuntimeCallsPass
@@ -109,7 +81,9 @@ struct LowerToRuntimeCallsPass
       SmallVector<Value> args;
       int64_t flags = transposes;
       if (cpuGemm) {
-        if (linalg::FillOp fill = zeroFillBefore(cast<linalg::LinalgOp>(op))) {
+        auto product = cast<linalg::LinalgOp>(op);
+        if (linalg::FillOp fill = zeroFillBefore(
+                op, product.getDpsInits().front(), product.getDpsInputs())) {
           fill.erase();
           flags |= 4; // TFLRT_GEMM_OVERWRITE
         }

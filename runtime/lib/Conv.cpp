@@ -116,17 +116,26 @@ ConvPrimitive &cachedConv(const std::vector<int64_t> &k,
   return it->second;
 }
 
-/// The forward primitive descriptor of a convolution; backward ones are
-/// built from it.
-dnnl::convolution_forward::primitive_desc forwardDesc(dnnl::prop_kind kind,
-                                                      const memory::desc &xd,
-                                                      const memory::desc &wd,
-                                                      const memory::desc &od,
-                                                      const Window &window) {
-  dnnl::convolution_forward::desc d(kind, dnnl::algorithm::convolution_direct,
-                                    xd, anyLayout(wd), od, strides(window),
-                                    padBefore(window), padAfter(window));
+/// The forward primitive descriptor of a convolution, with a bias when `bd`
+/// describes one; backward ones are built from it.
+dnnl::convolution_forward::primitive_desc
+forwardDesc(dnnl::prop_kind kind, const memory::desc &xd,
+            const memory::desc &wd, const memory::desc &od,
+            const Window &window, const memory::desc *bd = nullptr) {
+  auto d =
+      bd ? dnnl::convolution_forward::desc(
+               kind, dnnl::algorithm::convolution_direct, xd, anyLayout(wd),
+               *bd, od, strides(window), padBefore(window), padAfter(window))
+         : dnnl::convolution_forward::desc(
+               kind, dnnl::algorithm::convolution_direct, xd, anyLayout(wd), od,
+               strides(window), padBefore(window), padAfter(window));
   return dnnl::convolution_forward::primitive_desc(d, context().engine);
+}
+
+/// A bias's memory descriptor ([O], strided).
+memory::desc biasDesc(const TensorView &bias) {
+  return memory::desc({bias.shape[0]}, memory::data_type::f32,
+                      {bias.strides[0]});
 }
 
 /// The filter `w` (plain view `wd`) as primitive `p` reads it.
@@ -139,16 +148,6 @@ memory filterFor(ConvPrimitive &p, const memory::desc &wd,
   return *p.blocked;
 }
 
-} // namespace
-
-namespace {
-
-/// A bias's memory descriptor ([O], strided).
-memory::desc biasDesc(const TensorView &bias) {
-  return memory::desc({bias.shape[0]}, memory::data_type::f32,
-                      {bias.strides[0]});
-}
-
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
              const TensorView &out, const Window &window) {
   if (empty(out))
@@ -157,18 +156,12 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
   memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
   std::vector<int64_t> k = bias ? key(5, {&x, &w, bias, &out}, window)
                                 : key(0, {&x, &w, &out}, window);
+  std::optional<memory::desc> bd;
+  if (bias)
+    bd = biasDesc(*bias);
   ConvPrimitive &p = cachedConv(k, wd, [&] {
-    auto d =
-        bias ? dnnl::convolution_forward::desc(
-                   dnnl::prop_kind::forward_inference,
-                   dnnl::algorithm::convolution_direct, xd, anyLayout(wd),
-                   biasDesc(*bias), od, strides(window), padBefore(window),
-                   padAfter(window))
-             : dnnl::convolution_forward::desc(
-                   dnnl::prop_kind::forward_inference,
-                   dnnl::algorithm::convolution_direct, xd, anyLayout(wd), od,
-                   strides(window), padBefore(window), padAfter(window));
-    dnnl::convolution_forward::primitive_desc pd(d, c.engine);
+    auto pd = forwardDesc(dnnl::prop_kind::forward_inference, xd, wd, od,
+                          window, bd ? &*bd : nullptr);
     return std::pair<dnnl::primitive, memory::desc>(
         dnnl::convolution_forward(pd), pd.weights_desc());
   });
@@ -177,7 +170,7 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
       {DNNL_ARG_WEIGHTS, filterFor(p, wd, w)},
       {DNNL_ARG_DST, wrap(od, out)}};
   if (bias)
-    args.emplace(DNNL_ARG_BIAS, wrap(biasDesc(*bias), *bias));
+    args.emplace(DNNL_ARG_BIAS, wrap(*bd, *bias));
   p.primitive.execute(c.stream, args);
   c.stream.wait();
 }
@@ -239,18 +232,21 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
   memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
   std::vector<int64_t> k = dbias ? key(6, {&x, &dy, &dw, dbias}, window)
                                  : key(4, {&x, &dy, &dw}, window);
+  std::optional<memory::desc> bd;
+  if (dbias)
+    bd = biasDesc(*dbias);
   ConvPrimitive &p = cachedConv(k, wd, [&] {
     auto d =
-        dbias ? dnnl::convolution_backward_weights::desc(
-                    dnnl::algorithm::convolution_direct, xd, anyLayout(wd),
-                    biasDesc(*dbias), yd, strides(window), padBefore(window),
-                    padAfter(window))
-              : dnnl::convolution_backward_weights::desc(
-                    dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
-                    strides(window), padBefore(window), padAfter(window));
+        bd ? dnnl::convolution_backward_weights::desc(
+                 dnnl::algorithm::convolution_direct, xd, anyLayout(wd), *bd,
+                 yd, strides(window), padBefore(window), padAfter(window))
+           : dnnl::convolution_backward_weights::desc(
+                 dnnl::algorithm::convolution_direct, xd, anyLayout(wd), yd,
+                 strides(window), padBefore(window), padAfter(window));
     // The hint outlives the iteration over implementations below.
     dnnl::convolution_forward::primitive_desc hint =
-        forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window);
+        forwardDesc(dnnl::prop_kind::forward_training, xd, wd, yd, window,
+                    bd ? &*bd : nullptr);
     dnnl::convolution_backward_weights::primitive_desc pd(d, c.engine, hint);
     // oneDNN 2.6's 1x1 backward-weights kernels (jit_1x1) compute wrong,
     // run-to-run different filter gradients for strided 1x1 convolutions
@@ -269,7 +265,7 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                                           {DNNL_ARG_DIFF_DST, wrap(yd, dy)},
                                           {DNNL_ARG_DIFF_WEIGHTS, filter}};
   if (dbias)
-    args.emplace(DNNL_ARG_DIFF_BIAS, wrap(biasDesc(*dbias), *dbias));
+    args.emplace(DNNL_ARG_DIFF_BIAS, wrap(*bd, *dbias));
   p.primitive.execute(c.stream, args);
   if (p.blocked)
     dnnl::reorder(filter, plain).execute(c.stream, filter, plain);

@@ -872,8 +872,15 @@ namespace {
 
 /// The leading dimensions BLAS asks for: at least a row's length. A matrix
 /// of one row may carry any stride for it (a unit dim's stride is free).
-int64_t leadingDim(int64_t ld, int64_t rows, int64_t cols) {
-  return rows <= 1 ? std::max<int64_t>({ld, cols, 1}) : ld;
+void blasLeadingDims(int64_t m, int64_t n, int64_t k, bool transA, bool transB,
+                     int64_t &lda, int64_t &ldb, int64_t &ldc) {
+  auto fix = [](int64_t &ld, int64_t rows, int64_t cols) {
+    if (rows <= 1)
+      ld = std::max<int64_t>({ld, cols, 1});
+  };
+  transA ? fix(lda, k, m) : fix(lda, m, k);
+  transB ? fix(ldb, n, k) : fix(ldb, k, n);
+  fix(ldc, m, n);
 }
 
 /// C = 0 for a product over K = 0 that overwrites C.
@@ -893,9 +900,7 @@ void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
     return;
   if (k == 0)
     return zeroRows(c, m, n, ldc, accumulate);
-  lda = transA ? leadingDim(lda, k, m) : leadingDim(lda, m, k);
-  ldb = transB ? leadingDim(ldb, n, k) : leadingDim(ldb, k, n);
-  ldc = leadingDim(ldc, m, n);
+  blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
   dnnl_status_t status =
       dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda,
                  b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
@@ -913,9 +918,7 @@ void matmulF64(const double *a, const double *b, double *c, int64_t m,
     return;
   if (k == 0)
     return zeroRows(c, m, n, ldc, accumulate);
-  lda = transA ? leadingDim(lda, k, m) : leadingDim(lda, m, k);
-  ldb = transB ? leadingDim(ldb, n, k) : leadingDim(ldb, k, n);
-  ldc = leadingDim(ldc, m, n);
+  blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
   cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
               transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
               accumulate ? 1.0 : 0.0, c, ldc);

@@ -31,9 +31,15 @@ std::atomic<int64_t> hostInUse{0}, hostPeak{0};
 std::string (*deviceReport)() = nullptr;
 std::atomic<size_t> byteLimit{0};
 
-// Unused under AddressSanitizer, which sees every buffer as malloc's.
-[[maybe_unused]] constexpr size_t kCachedMinBytes = size_t(64) << 10;
-[[maybe_unused]] constexpr size_t kCacheCapBytes = size_t(1) << 30;
+// Under AddressSanitizer every buffer is malloc's, so that it sees each
+// use after free.
+#ifdef TFLRT_ASAN
+constexpr bool kCaching = false;
+#else
+constexpr bool kCaching = true;
+#endif
+constexpr size_t kCachedMinBytes = size_t(64) << 10;
+constexpr size_t kCacheCapBytes = size_t(1) << 30;
 
 /// Free buffers by their requested size, and the size of each cached-size
 /// buffer in use (free() is told only the pointer).
@@ -90,10 +96,7 @@ void setTensorByteLimit(size_t bytes) { byteLimit.store(bytes); }
 size_t tensorByteLimit() { return byteLimit.load(std::memory_order_relaxed); }
 
 void *allocateHostBuffer(size_t bytes) {
-#ifdef TFLRT_ASAN
-  return bytes ? std::malloc(bytes) : nullptr;
-#else
-  if (bytes < kCachedMinBytes)
+  if (!kCaching || bytes < kCachedMinBytes)
     return bytes ? std::malloc(bytes) : nullptr;
   BufferCache &cache = bufferCache();
   std::lock_guard<std::mutex> lock(cache.mutex);
@@ -114,12 +117,10 @@ void *allocateHostBuffer(size_t bytes) {
   }
   cache.inUse.emplace(ptr, bytes);
   return ptr;
-#endif
 }
 
 void freeHostBuffer(void *ptr) {
-#ifndef TFLRT_ASAN
-  if (ptr && malloc_usable_size(ptr) >= kCachedMinBytes) {
+  if (kCaching && ptr && malloc_usable_size(ptr) >= kCachedMinBytes) {
     BufferCache &cache = bufferCache();
     std::lock_guard<std::mutex> lock(cache.mutex);
     auto it = cache.inUse.find(ptr);
@@ -133,16 +134,15 @@ void freeHostBuffer(void *ptr) {
       }
     }
   }
-#endif
   std::free(ptr);
 }
 
-bool cachingHostBuffers() {
-#ifdef TFLRT_ASAN
-  return false;
-#else
-  return true;
-#endif
+bool cachingHostBuffers() { return kCaching; }
+
+void releaseCachedHostBuffers() {
+  BufferCache &cache = bufferCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.release();
 }
 
 size_t cachedHostBytes() {

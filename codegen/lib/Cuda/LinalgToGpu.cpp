@@ -503,27 +503,10 @@ void foldZeroFills(IRRewriter &rewriter, func::FuncOp fn) {
     if (kOverwrite.contains(call.getCallee()) && call.getNumOperands() == 3)
       calls.push_back(call);
   });
-  // The value under a call operand's casts (to an unranked memref).
-  auto uncast = [](Value v) {
-    while (auto cast = v.getDefiningOp<memref::CastOp>())
-      v = cast.getSource();
-    return v;
-  };
   for (func::CallOp call : calls) {
-    // C a fresh buffer, whole (not a view of it: the fill would cover more
-    // than the product writes), that neither A nor B views.
-    auto c = uncast(call.getOperand(2)).getDefiningOp<memref::AllocOp>();
-    if (!c || rootAllocation(call.getOperand(0)) == c ||
-        rootAllocation(call.getOperand(1)) == c)
-      continue;
-    // A zero fill of C right before the call, with only casts between.
-    Operation *op = call->getPrevNode();
-    while (op && isa<memref::CastOp>(op))
-      op = op->getPrevNode();
-    auto fill = dyn_cast_or_null<linalg::FillOp>(op);
-    if (!fill || fill.getOutputs().front() != c.getResult() ||
-        !(matchPattern(fill.getInputs().front(), m_PosZeroFloat()) ||
-          matchPattern(fill.getInputs().front(), m_Zero())))
+    linalg::FillOp fill = zeroFillBefore(call, call.getOperand(2),
+                                         call.getOperands().take_front(2));
+    if (!fill)
       continue;
     rewriter.setInsertionPoint(call);
     func::FuncOp callee = getOrInsertRuntimeFunction(

@@ -46,6 +46,9 @@ void freeHostBuffer(void *ptr);
 bool cachingHostBuffers();
 /// The bytes of the free buffers cached now.
 size_t cachedHostBytes();
+/// Gives the cached free buffers back to the system (as an allocation the
+/// system refuses does before it is tried again).
+void releaseCachedHostBuffers();
 
 /// A GPU runtime's part of the report ("GPU 48.0 MiB (64.0 MiB
 /// reserved)"), asked for at exit.

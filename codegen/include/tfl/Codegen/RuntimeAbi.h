@@ -11,7 +11,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
-namespace mlir::tfl {
+namespace mlir {
+namespace linalg {
+class FillOp;
+} // namespace linalg
+
+namespace tfl {
 
 class PrintOp;
 
@@ -48,6 +53,17 @@ std::string locationText(Location loc);
 /// The C ABI's dtype suffix of an element type ("f32", "u8", "bool", ...).
 StringRef runtimeTypeSuffix(Type elementType);
 
-} // namespace mlir::tfl
+/// The buffer that `memref` is, or is a view of, under casts (to the
+/// unranked memrefs of calls) and views.
+Value viewedBuffer(Value memref);
+
+/// The zero fill that a product overwriting its result `out` (beta = 0 in
+/// a GEMM library) makes unneeded, or null: `out` (through casts) is a
+/// fresh buffer, whole, that none of `inputs` views, filled with zeros by
+/// the op right before `product` (only casts between).
+linalg::FillOp zeroFillBefore(Operation *product, Value out, ValueRange inputs);
+
+} // namespace tfl
+} // namespace mlir
 
 #endif // TFL_CODEGEN_RUNTIMEABI_H
