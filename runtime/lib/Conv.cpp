@@ -9,9 +9,12 @@
 
 #include "tflrt/Conv.h"
 
+#include "Winograd.h"
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -92,6 +95,18 @@ std::vector<int64_t> key(int64_t kind,
 
 bool empty(const TensorView &v) { return numElements(v.shape) == 0; }
 
+/// Whether a convolution of `x` by `w` into `y` (or one of its adjoints)
+/// runs on the Winograd kernels: those take the stride-1 3x3 ones, unless
+/// TFL_WINOGRAD=0 asks for oneDNN's direct kernels everywhere.
+bool winogradFor(const TensorView &x, const TensorView &w, const TensorView &y,
+                 const Window &window) {
+  static const bool enabled = [] {
+    const char *v = std::getenv("TFL_WINOGRAD");
+    return !v || std::string(v) != "0";
+  }();
+  return enabled && winograd::applies(x, w, y, window);
+}
+
 /// The filter's logical dims with the layout left to oneDNN.
 memory::desc anyLayout(const memory::desc &plain) {
   return memory::desc(plain.dims(), memory::data_type::f32,
@@ -152,6 +167,8 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
              const TensorView &out, const Window &window) {
   if (empty(out))
     return;
+  if (winogradFor(x, w, out, window))
+    return winograd::forward(x, w, bias, out, window);
   Context &c = context();
   memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
   std::vector<int64_t> k = bias ? key(5, {&x, &w, bias, &out}, window)
@@ -197,6 +214,8 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
                 numElements(dx.shape) * sizeof(float));
     return;
   }
+  if (winogradFor(dx, w, dy, window))
+    return winograd::backwardInput(dy, w, dx, window);
   Context &c = context();
   memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
   ConvPrimitive &p = cachedConv(key(3, {&dy, &w, &dx}, window), wd, [&] {
@@ -228,6 +247,8 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                 numElements(dw.shape) * sizeof(float));
     return;
   }
+  if (winogradFor(x, dw, dy, window))
+    return winograd::backwardFilter(x, dy, dw, window, dbias);
   Context &c = context();
   memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
   std::vector<int64_t> k = dbias ? key(6, {&x, &dy, &dw, dbias}, window)

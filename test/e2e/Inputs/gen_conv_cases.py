@@ -62,7 +62,10 @@ def main():
         for xs, ws, strides in [((2, 7, 6, 3), (3, 3, 3, 4), (1, 1)),
                                 ((1, 8, 8, 2), (5, 3, 2, 3), (2, 3)),
                                 ((3, 5, 5, 1), (5, 5, 1, 2), (1, 1)),
-                                ((1, 4, 9, 2), (1, 1, 2, 5), (2, 2))]:
+                                ((1, 4, 9, 2), (1, 1, 2, 5), (2, 2)),
+                                # The Winograd kernels' (stride 1, 3x3,
+                                # 16 or more channels each side).
+                                ((1, 8, 7, 20), (3, 3, 20, 17), (1, 1))]:
             x = rng.standard_normal(xs).astype(np.float32)
             w = rng.standard_normal(ws).astype(np.float32)
             for padding in ("valid", "same"):

@@ -1,0 +1,572 @@
+//===- Winograd.cpp - 3x3 convolutions by minimal filtering ---------------===//
+//
+// Every pass works on blocks of tiles, so that a block's transformed tiles
+// stay in cache between its three steps:
+//
+//   1. transform: each tile's 4x4 values, channels 16 at a time (one vector),
+//      become 16 transformed points;
+//   2. products: for each point, the block's tiles times the transformed
+//      filter, a [tiles x C] by [C x K] product, 8 tiles by 16 output
+//      channels per step held in registers;
+//   3. the output transform, bias included, straight into the result.
+//
+// The filter's gradient reverses the roles: the input and dy are both
+// transformed, and each point's product sums over all tiles into a
+// [C x K] accumulator per thread, transformed back once at the end.
+//
+// The vectors are GCC/Clang vector extensions; the block functions are
+// built for AVX-512, AVX2 and the baseline, and the loader picks the best
+// one the CPU runs (target_clones).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Winograd.h"
+
+#include "tflrt/CApi.h"
+
+#include <algorithm>
+#include <vector>
+
+extern "C" int omp_get_max_threads(void);
+
+namespace tflrt::winograd {
+
+namespace {
+
+/// Floats in a vector: one AVX-512 register, two AVX2 ones.
+constexpr int64_t kLanes = 16;
+/// Each tile's 6x6 transformed points.
+constexpr int kSide = 6, kPoints = kSide * kSide;
+/// The outputs of a forward tile per dim (and dy's per dim in the filter's
+/// gradient); tiles start this far apart.
+constexpr int kStep = 4;
+/// Tiles per block: the forward passes' blocks stay in L1 and L2 between
+/// their steps; the filter's gradient sums over more tiles per load of
+/// its accumulators.
+constexpr int64_t kBlock = 8, kFilterBlock = 8;
+/// Rows of a product step held in registers (tiles in the forward
+/// passes, input channels in the filter's gradient).
+constexpr int64_t kRows = 8;
+/// The channel counts these kernels take, where they beat oneDNN's direct
+/// kernels in every pass on an AVX-512 machine (measured; see
+/// docs/performance.md): with fewer than 16 input or output channels the
+/// transforms outweigh the products saved, and past 2048 channel pairs
+/// the transformed filter (36 C K floats) no longer stays in L2 next to a
+/// block's tiles.
+constexpr int64_t kMinChannels = 16, kMaxChannelPairs = 2048;
+
+typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+/// A vector at any float's address.
+typedef float Unaligned
+    __attribute__((vector_size(kLanes * sizeof(float)), aligned(4), may_alias));
+
+// Helpers take and return vectors by reference and are always inlined:
+// Clang rejects passing a 64-byte vector by value where the AVX2 and
+// baseline clones below call them, and an out-of-line call would run the
+// baseline's code.
+#define TFL_INLINE inline __attribute__((always_inline))
+
+TFL_INLINE const Unaligned &load(const float *p) {
+  return *reinterpret_cast<const Unaligned *>(p);
+}
+
+TFL_INLINE void store(float *p, const Vec &v) {
+  *reinterpret_cast<Unaligned *>(p) = v;
+}
+
+/// The first `n` floats at `p`, zeros after them (lane by lane: a
+/// memcpy of a variable size would be a library call).
+TFL_INLINE void loadFirst(Vec &v, const float *p, int64_t n) {
+  if (n >= kLanes) {
+    v = load(p);
+    return;
+  }
+  v = Vec{};
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = p[i];
+}
+
+TFL_INLINE void storeFirst(float *p, const Vec &v, int64_t n) {
+  if (n >= kLanes)
+    return store(p, v);
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = v[i];
+}
+
+int64_t roundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+TFL_INLINE int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/// An NHWC tensor of f32 with a unit channel stride, as plain numbers: the
+/// block functions below are built three times (target_clones), and Clang
+/// leaves out the library templates (std::vector's members) such clones
+/// would call, so they see no std:: types.
+struct Image {
+  float *data;
+  int64_t n, height, width, channels;
+  int64_t sn, sh, sw; // strides of the first three dims, in floats
+
+  static Image of(const TensorView &v) {
+    return {static_cast<float *>(const_cast<void *>(v.data)),
+            v.shape[0],
+            v.shape[1],
+            v.shape[2],
+            v.shape[3],
+            v.strides[0],
+            v.strides[1],
+            v.strides[2]};
+  }
+
+  TFL_INLINE float *at(int64_t b, int64_t h, int64_t w) const {
+    return data + b * sn + h * sh + w * sw;
+  }
+};
+
+/// The tiles of one pass: tilesH x tilesW per image; tile (i, j) reads
+/// `size` x `size` values of `in` from row 4i - top, column 4j - left
+/// (zeros outside it).
+struct Tiling {
+  Image in;
+  int64_t tilesH, tilesW, top, left;
+
+  int64_t count() const { return in.n * tilesH * tilesW; }
+
+  /// Tile `t`'s image and first row and column.
+  TFL_INLINE void locate(int64_t t, int64_t &n, int64_t &h, int64_t &w) const {
+    int64_t j = t % tilesW, i = (t / tilesW) % tilesH;
+    n = t / (tilesW * tilesH);
+    h = kStep * i - top;
+    w = kStep * j - left;
+  }
+
+  /// Channels [c, c + 16) of tile `t`, row-major into `d` (size^2 vectors);
+  /// channels past the input's are zero.
+  TFL_INLINE void gather(int64_t t, int64_t c, int size, Vec *d) const {
+    int64_t n, h0, w0;
+    locate(t, n, h0, w0);
+    int64_t channels = in.channels - c;
+    if (h0 >= 0 && h0 + size <= in.height && w0 >= 0 && w0 + size <= in.width &&
+        channels >= kLanes) {
+      const float *corner = in.at(n, h0, w0) + c;
+      for (int i = 0; i < size; ++i)
+        for (int j = 0; j < size; ++j)
+          d[i * size + j] = load(corner + i * in.sh + j * in.sw);
+      return;
+    }
+    // At an edge: the columns [jlo, jhi) are inside.
+    int64_t jlo = w0 < 0 ? -w0 : 0, jhi = lesser(size, in.width - w0);
+    for (int i = 0; i < size; ++i) {
+      int64_t h = h0 + i;
+      Vec *line = d + i * size;
+      for (int j = 0; j < size; ++j)
+        line[j] = Vec{};
+      if (h < 0 || h >= in.height)
+        continue;
+      const float *first = in.at(n, h, w0) + c;
+      if (channels >= kLanes)
+        for (int64_t j = jlo; j < jhi; ++j)
+          line[j] = load(first + j * in.sw);
+      else
+        for (int64_t j = jlo; j < jhi; ++j)
+          loadFirst(line[j], first + j * in.sw, channels);
+    }
+  }
+};
+
+// The transforms of F(4, 3) (Lavin and Gray's, points 0, +-1, +-2 and
+// infinity), each on one line of a tile. The forward passes compute
+// A^T [(G g G^T) . (B^T d B)] A; the filter's gradient, its adjoint in g:
+// G^T [sum over tiles of (B^T d B) . (A dy A^T)] G.
+
+/// B^T d.
+template <typename T> TFL_INLINE void inputLine(const T *d, T *out) {
+  T a = d[4] - 4.0f * d[2], b = d[3] - 4.0f * d[1];
+  T c = d[4] - d[2], e = 2.0f * (d[3] - d[1]);
+  out[0] = 4.0f * d[0] - 5.0f * d[2] + d[4];
+  out[1] = a + b;
+  out[2] = a - b;
+  out[3] = c + e;
+  out[4] = c - e;
+  out[5] = 4.0f * d[1] - 5.0f * d[3] + d[5];
+}
+
+/// A^T m (6 points to 4 outputs).
+template <typename T> TFL_INLINE void outputLine(const T *m, T *out) {
+  T s12 = m[1] + m[2], d12 = m[1] - m[2];
+  T s34 = m[3] + m[4], d34 = m[3] - m[4];
+  out[0] = m[0] + s12 + s34;
+  out[1] = d12 + 2.0f * d34;
+  out[2] = s12 + 4.0f * s34;
+  out[3] = d12 + 8.0f * d34 + m[5];
+}
+
+/// G g (3 filter taps to 6 points).
+inline void filterLine(const float *g, float *out) {
+  out[0] = g[0] / 4.0f;
+  out[1] = -(g[0] + g[1] + g[2]) / 6.0f;
+  out[2] = -(g[0] - g[1] + g[2]) / 6.0f;
+  out[3] = g[0] / 24.0f + g[1] / 12.0f + g[2] / 6.0f;
+  out[4] = g[0] / 24.0f - g[1] / 12.0f + g[2] / 6.0f;
+  out[5] = g[2];
+}
+
+/// A dy (4 values of dy to 6 points).
+TFL_INLINE void dyLine(const Vec *g, Vec *out) {
+  Vec e = g[0] + g[2], o = g[1] + g[3];
+  Vec e4 = g[0] + 4.0f * g[2], o4 = 2.0f * g[1] + 8.0f * g[3];
+  out[0] = g[0];
+  out[1] = e + o;
+  out[2] = e - o;
+  out[3] = e4 + o4;
+  out[4] = e4 - o4;
+  out[5] = g[3];
+}
+
+/// G^T m (6 points to 3 filter taps).
+inline void filterGradLine(const double *m, double *out) {
+  out[0] = m[0] / 4 - (m[1] + m[2]) / 6 + (m[3] + m[4]) / 24;
+  out[1] = (m[2] - m[1]) / 6 + (m[3] - m[4]) / 12;
+  out[2] = -(m[1] + m[2]) / 6 + (m[3] + m[4]) / 6 + m[5];
+}
+
+/// B^T d B of a 6x6 tile `d`, stored as its 36 points at `v`, point `xi`
+/// at v + xi * pointStride.
+TFL_INLINE void transformInput(const Vec *d, float *v, int64_t pointStride) {
+  Vec cols[kPoints];
+  for (int j = 0; j < kSide; ++j) {
+    Vec line[kSide], out[kSide];
+    for (int i = 0; i < kSide; ++i)
+      line[i] = d[i * kSide + j];
+    inputLine(line, out);
+    for (int i = 0; i < kSide; ++i)
+      cols[i * kSide + j] = out[i];
+  }
+  for (int i = 0; i < kSide; ++i) {
+    Vec out[kSide];
+    inputLine(&cols[i * kSide], out);
+    for (int j = 0; j < kSide; ++j)
+      store(v + (i * kSide + j) * pointStride, out[j]);
+  }
+}
+
+// ---- Forward (and the input's gradient): F(4x4, 3x3) ----------------------
+
+/// What the forward blocks read and write.
+struct ForwardArgs {
+  Tiling tiling;
+  Image out;
+  int64_t inChannels, outChannels, cPad, kPad;
+  /// The transformed filter, [36][inChannels][kPad], and the bias,
+  /// zero-padded to kPad (zeros without one).
+  const float *u, *bias;
+};
+
+struct ForwardPlan {
+  ForwardArgs args;
+  std::vector<float> u, bias;
+};
+
+/// The transformed filter: G g G^T for each channel pair, where g[kh][kw]
+/// is at filter + kh * sh + kw * sw + c * sc + k * sk.
+void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
+                     int64_t sw, int64_t sc, int64_t sk) {
+  const ForwardArgs &a = p.args;
+  p.u.assign(kPoints * a.inChannels * a.kPad, 0.0f);
+  for (int64_t c = 0; c < a.inChannels; ++c)
+    for (int64_t k = 0; k < a.outChannels; ++k) {
+      float t[kSide][3];
+      for (int j = 0; j < 3; ++j) {
+        float col[3], out[kSide];
+        for (int i = 0; i < 3; ++i)
+          col[i] = filter[i * sh + j * sw + c * sc + k * sk];
+        filterLine(col, out);
+        for (int i = 0; i < kSide; ++i)
+          t[i][j] = out[i];
+      }
+      for (int i = 0; i < kSide; ++i) {
+        float out[kSide];
+        filterLine(t[i], out);
+        for (int j = 0; j < kSide; ++j)
+          p.u[((i * kSide + j) * a.inChannels + c) * a.kPad + k] = out[j];
+      }
+    }
+  p.args.u = p.u.data();
+}
+
+/// Blocks [firstBlock, lastBlock) of a forward pass, with scratch `v`
+/// (36 x kBlock x cPad floats) and `m` (36 x kBlock x kPad).
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+forwardBlocks(const ForwardArgs &p, int64_t firstBlock, int64_t lastBlock,
+              float *v, float *m) {
+  const int64_t tiles = p.tiling.count(), cPad = p.cPad, kPad = p.kPad;
+  const int64_t channels = p.inChannels;
+  const Image &out = p.out;
+  for (int64_t b = firstBlock; b < lastBlock; ++b) {
+    int64_t first = b * kBlock, count = lesser(kBlock, tiles - first);
+    int64_t rows = roundUp(count, kRows);
+    // 1. The input's tiles.
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cPad; c += kLanes) {
+        float *dst = v + r * cPad + c;
+        if (r >= count) {
+          for (int xi = 0; xi < kPoints; ++xi)
+            store(dst + xi * kBlock * cPad, Vec{});
+          continue;
+        }
+        Vec d[kPoints];
+        p.tiling.gather(first + r, c, kSide, d);
+        transformInput(d, dst, kBlock * cPad);
+      }
+    // 2. One product per point.
+    for (int xi = 0; xi < kPoints; ++xi)
+      for (int64_t k = 0; k < kPad; k += kLanes)
+        for (int64_t r = 0; r < rows; r += kRows) {
+          Vec acc[kRows] = {};
+          const float *vr = v + (xi * kBlock + r) * cPad;
+          const float *ur = p.u + xi * channels * kPad + k;
+          for (int64_t c = 0; c < channels; ++c) {
+            Vec w = load(ur + c * kPad);
+            for (int64_t i = 0; i < kRows; ++i)
+              acc[i] += vr[i * cPad + c] * w;
+          }
+          for (int64_t i = 0; i < kRows; ++i)
+            store(m + (xi * kBlock + r + i) * kPad + k, acc[i]);
+        }
+    // 3. A^T M A, plus the bias, into the result.
+    for (int64_t r = 0; r < count; ++r) {
+      int64_t n, h0, w0;
+      p.tiling.locate(first + r, n, h0, w0);
+      int64_t oh = h0 + p.tiling.top, ow = w0 + p.tiling.left;
+      int64_t outRows = lesser(kStep, out.height - oh);
+      int64_t outCols = lesser(kStep, out.width - ow);
+      for (int64_t k = 0; k < kPad; k += kLanes) {
+        Vec s[kStep][kSide];
+        for (int j = 0; j < kSide; ++j) {
+          Vec line[kSide], y[kStep];
+          for (int i = 0; i < kSide; ++i)
+            line[i] = load(m + ((i * kSide + j) * kBlock + r) * kPad + k);
+          outputLine(line, y);
+          for (int a = 0; a < kStep; ++a)
+            s[a][j] = y[a];
+        }
+        Vec bias = load(p.bias + k);
+        for (int64_t a = 0; a < outRows; ++a) {
+          Vec y[kStep];
+          outputLine(s[a], y);
+          float *row = out.at(n, oh + a, ow) + k;
+          for (int64_t e = 0; e < outCols; ++e)
+            storeFirst(row + e * out.sw, y[e] + bias, p.outChannels - k);
+        }
+      }
+    }
+  }
+}
+
+void runForward(const ForwardPlan &p) {
+  int64_t blocks = (p.args.tiling.count() + kBlock - 1) / kBlock;
+  auto body = [](void *ctx, int64_t lb, int64_t ub) {
+    const ForwardArgs &a = *static_cast<const ForwardArgs *>(ctx);
+    std::vector<float> v(kPoints * kBlock * a.cPad),
+        m(kPoints * kBlock * a.kPad);
+    forwardBlocks(a, lb, ub, v.data(), m.data());
+  };
+  tflrt_parallel_for(body, const_cast<ForwardArgs *>(&p.args), 0, blocks, 1);
+}
+
+/// A forward pass's plan, without its filter: `in` read with the given
+/// padding into `out`.
+ForwardPlan plan(const TensorView &in, const TensorView &out, int64_t top,
+                 int64_t left, const TensorView *bias) {
+  ForwardPlan p;
+  ForwardArgs &a = p.args;
+  a.tiling = {Image::of(in), (out.shape[1] + kStep - 1) / kStep,
+              (out.shape[2] + kStep - 1) / kStep, top, left};
+  a.out = Image::of(out);
+  a.inChannels = in.shape[3];
+  a.outChannels = out.shape[3];
+  a.cPad = roundUp(a.inChannels, kLanes);
+  a.kPad = roundUp(a.outChannels, kLanes);
+  p.bias.assign(a.kPad, 0.0f);
+  if (bias)
+    for (int64_t k = 0; k < a.outChannels; ++k)
+      p.bias[k] = static_cast<const float *>(bias->data)[k * bias->strides[0]];
+  a.bias = p.bias.data();
+  return p;
+}
+
+// ---- The filter's gradient: F(3x3, 4x4) -----------------------------------
+
+/// What the filter's gradient's blocks read and write.
+struct FilterArgs {
+  Tiling x;  // 6x6 tiles of the input
+  Tiling dy; // 4x4 tiles of dy, at the same tile positions
+  int64_t inChannels, outChannels, cPad, kPad, cRows;
+  int64_t blocks, chunks;
+  /// Per chunk of blocks: [36][cRows][kPad] sums of products, then kPad
+  /// sums of dy.
+  float *sums;
+
+  int64_t chunkSize() const { return kPoints * cRows * kPad + kPad; }
+};
+
+/// Chunk `chunk` of the blocks, into its sums, with scratch `xs` (36 x
+/// kFilterBlock x cPad floats) and `ds` (36 x kFilterBlock x kPad).
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+filterBlocks(const FilterArgs &p, int64_t chunk, float *xs, float *ds) {
+  const int64_t tiles = p.x.count(), cPad = p.cPad, kPad = p.kPad;
+  const int64_t cRows = p.cRows;
+  float *acc = p.sums + chunk * p.chunkSize();
+  float *biasSum = acc + kPoints * cRows * kPad;
+  int64_t firstBlock = p.blocks * chunk / p.chunks;
+  int64_t lastBlock = p.blocks * (chunk + 1) / p.chunks;
+  for (int64_t b = firstBlock; b < lastBlock; ++b) {
+    int64_t first = b * kFilterBlock;
+    int64_t count = lesser(kFilterBlock, tiles - first);
+    // 1. The input's tiles (B^T d B) and dy's (A dy A^T).
+    for (int64_t r = 0; r < count; ++r) {
+      for (int64_t c = 0; c < cPad; c += kLanes) {
+        Vec d[kPoints];
+        p.x.gather(first + r, c, kSide, d);
+        transformInput(d, xs + r * cPad + c, kFilterBlock * cPad);
+      }
+      for (int64_t k = 0; k < kPad; k += kLanes) {
+        Vec g[kStep * kStep], t[kSide][kStep];
+        p.dy.gather(first + r, k, kStep, g);
+        Vec sum = load(biasSum + k);
+        for (int64_t i = 0; i < kStep * kStep; ++i)
+          sum += g[i];
+        store(biasSum + k, sum);
+        for (int j = 0; j < kStep; ++j) {
+          Vec line[kStep], out[kSide];
+          for (int i = 0; i < kStep; ++i)
+            line[i] = g[i * kStep + j];
+          dyLine(line, out);
+          for (int i = 0; i < kSide; ++i)
+            t[i][j] = out[i];
+        }
+        for (int i = 0; i < kSide; ++i) {
+          Vec out[kSide];
+          dyLine(t[i], out);
+          for (int j = 0; j < kSide; ++j)
+            store(ds + ((i * kSide + j) * kFilterBlock + r) * kPad + k, out[j]);
+        }
+      }
+    }
+    // 2. Each point's product, summed over the block's tiles.
+    for (int xi = 0; xi < kPoints; ++xi)
+      for (int64_t c = 0; c < cRows; c += kRows)
+        for (int64_t k = 0; k < kPad; k += kLanes) {
+          float *ar = acc + (xi * cRows + c) * kPad + k;
+          Vec a[kRows];
+          for (int64_t i = 0; i < kRows; ++i)
+            a[i] = load(ar + i * kPad);
+          for (int64_t r = 0; r < count; ++r) {
+            Vec dv = load(ds + (xi * kFilterBlock + r) * kPad + k);
+            const float *xr = xs + (xi * kFilterBlock + r) * cPad + c;
+            for (int64_t i = 0; i < kRows; ++i)
+              a[i] += xr[i] * dv;
+          }
+          for (int64_t i = 0; i < kRows; ++i)
+            store(ar + i * kPad, a[i]);
+        }
+  }
+}
+
+} // namespace
+
+bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
+             const Window &window) {
+  return x.dtype == DType::F32 && w.dtype == DType::F32 &&
+         y.dtype == DType::F32 && x.rank() == 4 && y.rank() == 4 &&
+         w.rank() == 4 && w.shape[0] == 3 && w.shape[1] == 3 &&
+         window.strides[0] == 1 && window.strides[1] == 1 &&
+         x.strides[3] == 1 && y.strides[3] == 1 && x.shape[3] >= kMinChannels &&
+         y.shape[3] >= kMinChannels &&
+         x.shape[3] * y.shape[3] <= kMaxChannelPairs;
+}
+
+void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
+             const TensorView &out, const Window &window) {
+  ForwardPlan p = plan(x, out, window.padding[0], window.padding[2], bias);
+  transformFilter(p, static_cast<const float *>(w.data), w.strides[0],
+                  w.strides[1], w.strides[2], w.strides[3]);
+  runForward(p);
+}
+
+void backwardInput(const TensorView &dy, const TensorView &w,
+                   const TensorView &dx, const Window &window) {
+  // dx[h, w, c] = sum of dy[h + kh - (2 - top), ..., k] *
+  //   filter[2 - kh, 2 - kw, c, k]: a forward pass with padding 2 - top
+  // and 2 - left, and the filter turned and its channel dims swapped.
+  ForwardPlan p =
+      plan(dy, dx, 2 - window.padding[0], 2 - window.padding[2], nullptr);
+  const float *corner =
+      static_cast<const float *>(w.data) + 2 * w.strides[0] + 2 * w.strides[1];
+  transformFilter(p, corner, -w.strides[0], -w.strides[1], w.strides[3],
+                  w.strides[2]);
+  runForward(p);
+}
+
+void backwardFilter(const TensorView &x, const TensorView &dy,
+                    const TensorView &dw, const Window &window,
+                    const TensorView *dbias) {
+  FilterArgs p;
+  int64_t tilesH = (dy.shape[1] + kStep - 1) / kStep;
+  int64_t tilesW = (dy.shape[2] + kStep - 1) / kStep;
+  p.x = {Image::of(x), tilesH, tilesW, window.padding[0], window.padding[2]};
+  p.dy = {Image::of(dy), tilesH, tilesW, 0, 0};
+  p.inChannels = x.shape[3];
+  p.outChannels = dy.shape[3];
+  p.cPad = roundUp(p.inChannels, kLanes);
+  p.kPad = roundUp(p.outChannels, kLanes);
+  p.cRows = roundUp(p.inChannels, kRows);
+  p.blocks = (p.x.count() + kFilterBlock - 1) / kFilterBlock;
+  p.chunks =
+      std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), p.blocks));
+  std::vector<float> sums(p.chunks * p.chunkSize(), 0.0f);
+  p.sums = sums.data();
+  auto body = [](void *ctx, int64_t lb, int64_t ub) {
+    const FilterArgs &a = *static_cast<const FilterArgs *>(ctx);
+    std::vector<float> xs(kPoints * kFilterBlock * a.cPad),
+        ds(kPoints * kFilterBlock * a.kPad);
+    for (int64_t chunk = lb; chunk < ub; ++chunk)
+      filterBlocks(a, chunk, xs.data(), ds.data());
+  };
+  tflrt_parallel_for(body, &p, 0, p.chunks, 1);
+  // The chunks' sums, in chunk order, then G^T M G per channel pair (in
+  // double: once per filter element).
+  float *total = sums.data();
+  for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
+    for (int64_t i = 0; i < p.chunkSize(); ++i)
+      total[i] += sums[chunk * p.chunkSize() + i];
+  float *out = static_cast<float *>(const_cast<void *>(dw.data));
+  for (int64_t c = 0; c < p.inChannels; ++c)
+    for (int64_t k = 0; k < p.outChannels; ++k) {
+      double t[3][kSide];
+      for (int j = 0; j < kSide; ++j) {
+        double line[kSide], taps[3];
+        for (int i = 0; i < kSide; ++i)
+          line[i] = total[((i * kSide + j) * p.cRows + c) * p.kPad + k];
+        filterGradLine(line, taps);
+        for (int i = 0; i < 3; ++i)
+          t[i][j] = taps[i];
+      }
+      for (int i = 0; i < 3; ++i) {
+        double taps[3];
+        filterGradLine(t[i], taps);
+        for (int j = 0; j < 3; ++j)
+          out[i * dw.strides[0] + j * dw.strides[1] + c * dw.strides[2] +
+              k * dw.strides[3]] = static_cast<float>(taps[j]);
+      }
+    }
+  if (dbias) {
+    const float *biasSum = total + kPoints * p.cRows * p.kPad;
+    float *db = static_cast<float *>(const_cast<void *>(dbias->data));
+    for (int64_t k = 0; k < p.outChannels; ++k)
+      db[k * dbias->strides[0]] = biasSum[k];
+  }
+}
+
+} // namespace tflrt::winograd

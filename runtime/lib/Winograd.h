@@ -1,0 +1,45 @@
+//===- Winograd.h - 3x3 convolutions by minimal filtering -------*- C++ -*-===//
+//
+// Stride-1 3x3 convolutions in TensorFlow's layouts by Winograd's minimal
+// filtering (Lavin and Gray, "Fast Algorithms for Convolutional Neural
+// Networks", 2016): each 2x2 block of outputs takes 16 multiplications per
+// channel pair instead of 36. The forward pass and the input's gradient use
+// F(2x2, 3x3); the filter's gradient uses F(3x3, 2x2), whose reduction over
+// the whole batch is one product per transformed point, so its output
+// transform runs once. Conv.cpp routes the convolutions `applies` accepts
+// here and the rest to oneDNN.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_WINOGRAD_H
+#define TFLRT_WINOGRAD_H
+
+#include "tflrt/Conv.h"
+
+namespace tflrt::winograd {
+
+/// Whether these kernels take a convolution of `x` (NHWC) by `w` (HWIO)
+/// into `y` (NHWC), f32: a 3x3 filter, stride 1, unit channel strides in
+/// x and y, 16 or more input and output channels and at most 2048 pairs
+/// of them (where they were measured to beat oneDNN). The kernels
+/// themselves compute any channel counts.
+bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
+             const Window &window);
+
+/// conv2d (plus `bias` when given), as Conv.h describes it.
+void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
+             const TensorView &out, const Window &window);
+
+/// conv2dBackwardInput: a forward pass over dy with the filter turned by
+/// 180 degrees and its channel dims swapped.
+void backwardInput(const TensorView &dy, const TensorView &w,
+                   const TensorView &dx, const Window &window);
+
+/// conv2dBackwardFilter, with the bias's gradient when `dbias` is given.
+void backwardFilter(const TensorView &x, const TensorView &dy,
+                    const TensorView &dw, const Window &window,
+                    const TensorView *dbias);
+
+} // namespace tflrt::winograd
+
+#endif // TFLRT_WINOGRAD_H

@@ -1,0 +1,286 @@
+//===- ConvTest.cpp - The Winograd convolutions against their definitions -===//
+//
+// Each pass (forward with and without a bias, the input's gradient, the
+// filter's and the bias's) against a direct evaluation of its definition in
+// double, on shapes that reach every edge: output sizes that are not a
+// multiple of the 4x4 tiles, channel counts off the 16-float vectors, below
+// and above one vector, asymmetric and negative padding, strided views.
+// The error bound scales with the sum of the magnitudes of each output's
+// terms, as a direct convolution's rounding does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Winograd.h"
+
+#include "tflrt/Conv.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tflrt;
+
+namespace {
+
+/// A float buffer viewed as NHWC (or HWIO) with room to spare: each dim's
+/// stride leaves `slack` unused elements, so views are not contiguous.
+struct Buffer {
+  std::vector<float> data;
+  TensorView view;
+
+  Buffer(Shape shape, int64_t slack, std::mt19937 &rng) {
+    Shape strides(shape.size());
+    int64_t size = 1;
+    for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {
+      strides[i] = size;
+      size *= shape[i] + (i == 0 ? 0 : slack);
+    }
+    std::normal_distribution<float> normal;
+    data.resize(size);
+    for (float &v : data)
+      v = normal(rng);
+    view = {DType::F32, shape, strides, data.data()};
+  }
+
+  float &at(int64_t a, int64_t b, int64_t c, int64_t d) {
+    return data[a * view.strides[0] + b * view.strides[1] +
+                c * view.strides[2] + d * view.strides[3]];
+  }
+};
+
+struct Case {
+  int64_t n, h, w, c, k;
+  std::array<int64_t, 4> padding; // top, bottom, left, right
+  int64_t slack;
+};
+
+std::string describe(const Case &c) {
+  return "N=" + std::to_string(c.n) + " H=" + std::to_string(c.h) +
+         " W=" + std::to_string(c.w) + " C=" + std::to_string(c.c) +
+         " K=" + std::to_string(c.k) + " pad=" + std::to_string(c.padding[0]) +
+         "," + std::to_string(c.padding[1]) + "," +
+         std::to_string(c.padding[2]) + "," + std::to_string(c.padding[3]);
+}
+
+/// Each element's scale widened to the largest within 4 rows and columns
+/// of it (an NHWC `scale` of n x h x w x c): a Winograd tile's rounding
+/// spreads over its 4x4 outputs, so an output with small terms (or none,
+/// in padding or a cropped border) next to large ones shares their error.
+std::vector<double> widened(const std::vector<double> &scale, int64_t n,
+                            int64_t h, int64_t w, int64_t c) {
+  std::vector<double> out(scale.size());
+  auto index = [&](int64_t a, int64_t i, int64_t j, int64_t k) {
+    return ((a * h + i) * w + j) * c + k;
+  };
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t i = 0; i < h; ++i)
+      for (int64_t j = 0; j < w; ++j)
+        for (int64_t k = 0; k < c; ++k)
+          for (int64_t p = std::max<int64_t>(0, i - 4); p < std::min(h, i + 5);
+               ++p)
+            for (int64_t q = std::max<int64_t>(0, j - 4);
+                 q < std::min(w, j + 5); ++q)
+              out[index(a, i, j, k)] =
+                  std::max(out[index(a, i, j, k)], scale[index(a, p, q, k)]);
+  return out;
+}
+
+/// Expects `got` within 2e-5 of the sum of |terms| (plus 1e-6) of `want`.
+void expectClose(const std::vector<double> &want,
+                 const std::vector<double> &scale,
+                 const std::vector<float> &got, const std::string &what) {
+  ASSERT_EQ(want.size(), got.size());
+  int failures = 0;
+  for (size_t i = 0; i < want.size() && failures < 5; ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 2e-5 * scale[i] + 1e-6)) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i]
+                    << ", expected " << want[i] << " (terms' scale " << scale[i]
+                    << ")";
+      ++failures;
+    }
+}
+
+class WinogradTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(WinogradTest, EveryPassMatchesItsDefinition) {
+  const Case cs = GetParam();
+  std::mt19937 rng(17);
+  int64_t oh = cs.h + cs.padding[0] + cs.padding[1] - 2;
+  int64_t ow = cs.w + cs.padding[2] + cs.padding[3] - 2;
+  Buffer x({cs.n, cs.h, cs.w, cs.c}, cs.slack, rng);
+  Buffer w({3, 3, cs.c, cs.k}, cs.slack, rng);
+  Buffer bias({cs.k}, 0, rng);
+  Buffer dy({cs.n, oh, ow, cs.k}, cs.slack, rng);
+  Buffer y({cs.n, oh, ow, cs.k}, cs.slack, rng);
+  Buffer dx({cs.n, cs.h, cs.w, cs.c}, cs.slack, rng);
+  Buffer dw({3, 3, cs.c, cs.k}, cs.slack, rng);
+  Buffer dbias({cs.k}, 0, rng);
+  Window window{{1, 1}, cs.padding};
+  std::string name = describe(cs);
+
+  // The terms of out[n, i, j, k]: x[n, i + a - top, j + b - left, c] *
+  // w[a, b, c, k], where x is inside.
+  auto forEachTerm = [&](auto visit) {
+    for (int64_t n = 0; n < cs.n; ++n)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j)
+          for (int64_t a = 0; a < 3; ++a)
+            for (int64_t b = 0; b < 3; ++b) {
+              int64_t h = i + a - cs.padding[0], v = j + b - cs.padding[2];
+              if (h < 0 || h >= cs.h || v < 0 || v >= cs.w)
+                continue;
+              for (int64_t c = 0; c < cs.c; ++c)
+                for (int64_t k = 0; k < cs.k; ++k)
+                  visit(n, i, j, a, b, h, v, c, k);
+            }
+  };
+
+  // Forward, with and without the bias.
+  for (bool withBias : {false, true}) {
+    std::vector<double> want(cs.n * oh * ow * cs.k), scale(want.size());
+    auto index = [&](int64_t n, int64_t i, int64_t j, int64_t k) {
+      return ((n * oh + i) * ow + j) * cs.k + k;
+    };
+    forEachTerm([&](int64_t n, int64_t i, int64_t j, int64_t a, int64_t b,
+                    int64_t h, int64_t v, int64_t c, int64_t k) {
+      double term = double(x.at(n, h, v, c)) * w.at(a, b, c, k);
+      want[index(n, i, j, k)] += term;
+      scale[index(n, i, j, k)] += std::fabs(term);
+    });
+    if (withBias)
+      for (size_t i = 0; i < want.size(); ++i) {
+        want[i] += bias.data[i % cs.k];
+        scale[i] += std::fabs(bias.data[i % cs.k]);
+      }
+    winograd::forward(x.view, w.view, withBias ? &bias.view : nullptr, y.view,
+                      window);
+    std::vector<float> got(want.size());
+    for (int64_t n = 0; n < cs.n; ++n)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j)
+          for (int64_t k = 0; k < cs.k; ++k)
+            got[index(n, i, j, k)] = y.at(n, i, j, k);
+    expectClose(want, widened(scale, cs.n, oh, ow, cs.k), got,
+                name + (withBias ? " forward with bias" : " forward"));
+  }
+
+  // The input's gradient: dx[n, h, v, c] sums dy[n, i, j, k] * w[a, b, c,
+  // k] over the terms that read x[n, h, v, c].
+  {
+    std::vector<double> want(cs.n * cs.h * cs.w * cs.c), scale(want.size());
+    auto index = [&](int64_t n, int64_t h, int64_t v, int64_t c) {
+      return ((n * cs.h + h) * cs.w + v) * cs.c + c;
+    };
+    forEachTerm([&](int64_t n, int64_t i, int64_t j, int64_t a, int64_t b,
+                    int64_t h, int64_t v, int64_t c, int64_t k) {
+      double term = double(dy.at(n, i, j, k)) * w.at(a, b, c, k);
+      want[index(n, h, v, c)] += term;
+      scale[index(n, h, v, c)] += std::fabs(term);
+    });
+    winograd::backwardInput(dy.view, w.view, dx.view, window);
+    std::vector<float> got(want.size());
+    for (int64_t n = 0; n < cs.n; ++n)
+      for (int64_t h = 0; h < cs.h; ++h)
+        for (int64_t v = 0; v < cs.w; ++v)
+          for (int64_t c = 0; c < cs.c; ++c)
+            got[index(n, h, v, c)] = dx.at(n, h, v, c);
+    expectClose(want, widened(scale, cs.n, cs.h, cs.w, cs.c), got,
+                name + " input's gradient");
+  }
+
+  // The filter's gradient and the bias's.
+  {
+    std::vector<double> want(9 * cs.c * cs.k), scale(want.size());
+    std::vector<double> wantBias(cs.k), scaleBias(cs.k);
+    auto index = [&](int64_t a, int64_t b, int64_t c, int64_t k) {
+      return ((a * 3 + b) * cs.c + c) * cs.k + k;
+    };
+    forEachTerm([&](int64_t n, int64_t i, int64_t j, int64_t a, int64_t b,
+                    int64_t h, int64_t v, int64_t c, int64_t k) {
+      double term = double(x.at(n, h, v, c)) * dy.at(n, i, j, k);
+      want[index(a, b, c, k)] += term;
+      scale[index(a, b, c, k)] += std::fabs(term);
+    });
+    for (int64_t n = 0; n < cs.n; ++n)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j)
+          for (int64_t k = 0; k < cs.k; ++k) {
+            wantBias[k] += dy.at(n, i, j, k);
+            scaleBias[k] += std::fabs(dy.at(n, i, j, k));
+          }
+    winograd::backwardFilter(x.view, dy.view, dw.view, window, &dbias.view);
+    std::vector<float> got(want.size());
+    for (int64_t a = 0; a < 3; ++a)
+      for (int64_t b = 0; b < 3; ++b)
+        for (int64_t c = 0; c < cs.c; ++c)
+          for (int64_t k = 0; k < cs.k; ++k)
+            got[index(a, b, c, k)] = dw.at(a, b, c, k);
+    expectClose(want, scale, got, name + " filter's gradient");
+    expectClose(wantBias, scaleBias, dbias.data, name + " bias's gradient");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, WinogradTest,
+    ::testing::Values(
+        // The seed CNN's second layer, one image: whole tiles, one vector.
+        Case{1, 26, 26, 16, 16, {0, 0, 0, 0}, 0},
+        // "same" padding, sizes off the tiles, channels off the vectors.
+        Case{2, 9, 7, 5, 18, {1, 1, 1, 1}, 0},
+        Case{3, 6, 11, 4, 4, {0, 0, 0, 0}, 2},
+        // Two vectors of input channels and a partial one; more output
+        // channels than rows of a product step.
+        Case{1, 10, 6, 37, 33, {1, 1, 1, 1}, 1},
+        // Asymmetric padding, and padding past the filter's reach (rows of
+        // zeros in the result).
+        Case{2, 5, 8, 6, 7, {2, 0, 0, 2}, 0},
+        Case{1, 4, 4, 8, 9, {3, 3, 1, 2}, 0},
+        // Negative padding crops the input.
+        Case{1, 9, 9, 8, 8, {-1, 0, 0, -2}, 3}),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      std::string name;
+      for (char ch : describe(info.param))
+        name += ch == '-'                                      ? 'm'
+                : std::isalnum(static_cast<unsigned char>(ch)) ? ch
+                                                               : '_';
+      return name;
+    });
+
+TEST(WinogradTest, TakesStrideOne3x3ConvolutionsOfMeasuredChannelCounts) {
+  std::mt19937 rng(5);
+  auto applies = [&](Shape x, Shape w, Shape y, Window window) {
+    Buffer bx(x, 0, rng), bw(w, 0, rng), by(y, 0, rng);
+    return winograd::applies(bx.view, bw.view, by.view, window);
+  };
+  Window unit{{1, 1}, {0, 0, 0, 0}};
+  // The seed CNN's second layer, and the channel bounds.
+  EXPECT_TRUE(applies({1, 8, 8, 16}, {3, 3, 16, 16}, {1, 6, 6, 16}, unit));
+  EXPECT_TRUE(applies({1, 8, 8, 16}, {3, 3, 16, 128}, {1, 6, 6, 128}, unit));
+  EXPECT_TRUE(applies({1, 8, 8, 32}, {3, 3, 32, 64}, {1, 6, 6, 64}, unit));
+  EXPECT_FALSE(applies({1, 8, 8, 64}, {3, 3, 64, 64}, {1, 6, 6, 64}, unit));
+  EXPECT_FALSE(applies({1, 8, 8, 8}, {3, 3, 8, 16}, {1, 6, 6, 16}, unit));
+  EXPECT_FALSE(applies({1, 8, 8, 16}, {3, 3, 16, 15}, {1, 6, 6, 15}, unit));
+  // The seed CNN's first layer (one input channel): oneDNN's kernel.
+  EXPECT_FALSE(applies({1, 8, 8, 1}, {3, 3, 1, 16}, {1, 6, 6, 16}, unit));
+  // Strides and other filter sizes.
+  EXPECT_FALSE(
+      applies({1, 8, 8, 16}, {3, 3, 16, 16}, {1, 3, 6, 16}, {{2, 1}, {}}));
+  EXPECT_FALSE(applies({1, 8, 8, 16}, {5, 3, 16, 16}, {1, 4, 6, 16}, unit));
+  // Channels that are not contiguous, and f64.
+  Buffer x({1, 8, 8, 32}, 0, rng), w({3, 3, 16, 16}, 0, rng);
+  Buffer y({1, 6, 6, 16}, 0, rng);
+  TensorView strided = x.view;
+  strided.shape[3] = 16;
+  strided.strides[3] = 2;
+  EXPECT_FALSE(winograd::applies(strided, w.view, y.view, unit));
+  TensorView f64 = y.view;
+  f64.dtype = DType::F64;
+  EXPECT_FALSE(winograd::applies(x.view, w.view, f64, unit));
+}
+
+} // namespace
