@@ -9,6 +9,7 @@
 
 #include "tflrt/Conv.h"
 
+#include "FewChannels.h"
 #include "Winograd.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -95,16 +96,28 @@ std::vector<int64_t> key(int64_t kind,
 
 bool empty(const TensorView &v) { return numElements(v.shape) == 0; }
 
-/// Whether a convolution of `x` by `w` into `y` (or one of its adjoints)
-/// runs on the Winograd kernels: those take the stride-1 3x3 ones, unless
-/// TFL_WINOGRAD=0 asks for oneDNN's direct kernels everywhere.
-bool winogradFor(const TensorView &x, const TensorView &w, const TensorView &y,
-                 const Window &window) {
-  static const bool enabled = [] {
-    const char *v = std::getenv("TFL_WINOGRAD");
-    return !v || std::string(v) != "0";
+/// The kernels of a convolution of `x` by `w` into `y` (or of one of its
+/// adjoints): TFL's own for the stride-1 3x3 convolutions they take
+/// (Winograd's with 16 or more channels each side, the few-channel ones
+/// for one to four input channels; `forwardPass` tells the forward pass
+/// from the adjoints), oneDNN's direct kernels for the rest, and for all
+/// of them under TFL_CONV=onednn.
+enum class Kernels { OneDnn, Winograd, FewChannels };
+
+Kernels kernelsFor(const TensorView &x, const TensorView &w,
+                   const TensorView &y, const Window &window,
+                   bool forwardPass) {
+  static const bool onednnOnly = [] {
+    const char *v = std::getenv("TFL_CONV");
+    return v && std::string(v) == "onednn";
   }();
-  return enabled && winograd::applies(x, w, y, window);
+  if (onednnOnly)
+    return Kernels::OneDnn;
+  if (winograd::applies(x, w, y, window))
+    return Kernels::Winograd;
+  if (fewchannels::applies(x, w, y, window, forwardPass))
+    return Kernels::FewChannels;
+  return Kernels::OneDnn;
 }
 
 /// The filter's logical dims with the layout left to oneDNN.
@@ -167,8 +180,14 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
              const TensorView &out, const Window &window) {
   if (empty(out))
     return;
-  if (winogradFor(x, w, out, window))
+  switch (kernelsFor(x, w, out, window, /*forwardPass=*/true)) {
+  case Kernels::Winograd:
     return winograd::forward(x, w, bias, out, window);
+  case Kernels::FewChannels:
+    return fewchannels::forward(x, w, bias, out, window);
+  case Kernels::OneDnn:
+    break;
+  }
   Context &c = context();
   memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
   std::vector<int64_t> k = bias ? key(5, {&x, &w, bias, &out}, window)
@@ -214,7 +233,7 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
                 numElements(dx.shape) * sizeof(float));
     return;
   }
-  if (winogradFor(dx, w, dy, window))
+  if (kernelsFor(dx, w, dy, window, /*forwardPass=*/false) == Kernels::Winograd)
     return winograd::backwardInput(dy, w, dx, window);
   Context &c = context();
   memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
@@ -247,8 +266,14 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                 numElements(dw.shape) * sizeof(float));
     return;
   }
-  if (winogradFor(x, dw, dy, window))
+  switch (kernelsFor(x, dw, dy, window, /*forwardPass=*/false)) {
+  case Kernels::Winograd:
     return winograd::backwardFilter(x, dy, dw, window, dbias);
+  case Kernels::FewChannels:
+    return fewchannels::backwardFilter(x, dy, dw, window, dbias);
+  case Kernels::OneDnn:
+    break;
+  }
   Context &c = context();
   memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
   std::vector<int64_t> k = dbias ? key(6, {&x, &dy, &dw, dbias}, window)

@@ -14,13 +14,13 @@
 // transformed, and each point's product sums over all tiles into a
 // [C x K] accumulator per thread, transformed back once at the end.
 //
-// The vectors are GCC/Clang vector extensions; the block functions are
-// built for AVX-512, AVX2 and the baseline, and the loader picks the best
-// one the CPU runs (target_clones).
+// The vectors and their clones for each ISA are ConvVectors.h's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Winograd.h"
+
+#include "ConvVectors.h"
 
 #include "tflrt/CApi.h"
 
@@ -33,8 +33,6 @@ namespace tflrt::winograd {
 
 namespace {
 
-/// Floats in a vector: one AVX-512 register, two AVX2 ones.
-constexpr int64_t kLanes = 16;
 /// Each tile's 6x6 transformed points.
 constexpr int kSide = 6, kPoints = kSide * kSide;
 /// The outputs of a forward tile per dim (and dy's per dim in the filter's
@@ -54,73 +52,6 @@ constexpr int64_t kRows = 8;
 /// the transformed filter (36 C K floats) no longer stays in L2 next to a
 /// block's tiles.
 constexpr int64_t kMinChannels = 16, kMaxChannelPairs = 2048;
-
-typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
-/// A vector at any float's address.
-typedef float Unaligned
-    __attribute__((vector_size(kLanes * sizeof(float)), aligned(4), may_alias));
-
-// Helpers take and return vectors by reference and are always inlined:
-// Clang rejects passing a 64-byte vector by value where the AVX2 and
-// baseline clones below call them, and an out-of-line call would run the
-// baseline's code.
-#define TFL_INLINE inline __attribute__((always_inline))
-
-TFL_INLINE const Unaligned &load(const float *p) {
-  return *reinterpret_cast<const Unaligned *>(p);
-}
-
-TFL_INLINE void store(float *p, const Vec &v) {
-  *reinterpret_cast<Unaligned *>(p) = v;
-}
-
-/// The first `n` floats at `p`, zeros after them (lane by lane: a
-/// memcpy of a variable size would be a library call).
-TFL_INLINE void loadFirst(Vec &v, const float *p, int64_t n) {
-  if (n >= kLanes) {
-    v = load(p);
-    return;
-  }
-  v = Vec{};
-  for (int64_t i = 0; i < n; ++i)
-    v[i] = p[i];
-}
-
-TFL_INLINE void storeFirst(float *p, const Vec &v, int64_t n) {
-  if (n >= kLanes)
-    return store(p, v);
-  for (int64_t i = 0; i < n; ++i)
-    p[i] = v[i];
-}
-
-int64_t roundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
-
-TFL_INLINE int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
-
-/// An NHWC tensor of f32 with a unit channel stride, as plain numbers: the
-/// block functions below are built three times (target_clones), and Clang
-/// leaves out the library templates (std::vector's members) such clones
-/// would call, so they see no std:: types.
-struct Image {
-  float *data;
-  int64_t n, height, width, channels;
-  int64_t sn, sh, sw; // strides of the first three dims, in floats
-
-  static Image of(const TensorView &v) {
-    return {static_cast<float *>(const_cast<void *>(v.data)),
-            v.shape[0],
-            v.shape[1],
-            v.shape[2],
-            v.shape[3],
-            v.strides[0],
-            v.strides[1],
-            v.strides[2]};
-  }
-
-  TFL_INLINE float *at(int64_t b, int64_t h, int64_t w) const {
-    return data + b * sn + h * sh + w * sw;
-  }
-};
 
 /// The tiles of one pass: tilesH x tilesW per image; tile (i, j) reads
 /// `size` x `size` values of `in` from row 4i - top, column 4j - left
@@ -295,10 +226,8 @@ void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
 
 /// Blocks [firstBlock, lastBlock) of a forward pass, with scratch `v`
 /// (36 x kBlock x cPad floats) and `m` (36 x kBlock x kPad).
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
-                             "default"))) void
-forwardBlocks(const ForwardArgs &p, int64_t firstBlock, int64_t lastBlock,
-              float *v, float *m) {
+TFL_CLONES void forwardBlocks(const ForwardArgs &p, int64_t firstBlock,
+                              int64_t lastBlock, float *v, float *m) {
   const int64_t tiles = p.tiling.count(), cPad = p.cPad, kPad = p.kPad;
   const int64_t channels = p.inChannels;
   const Image &out = p.out;
@@ -412,9 +341,8 @@ struct FilterArgs {
 
 /// Chunk `chunk` of the blocks, into its sums, with scratch `xs` (36 x
 /// kFilterBlock x cPad floats) and `ds` (36 x kFilterBlock x kPad).
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
-                             "default"))) void
-filterBlocks(const FilterArgs &p, int64_t chunk, float *xs, float *ds) {
+TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, float *xs,
+                             float *ds) {
   const int64_t tiles = p.x.count(), cPad = p.cPad, kPad = p.kPad;
   const int64_t cRows = p.cRows;
   float *acc = p.sums + chunk * p.chunkSize();

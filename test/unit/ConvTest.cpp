@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FewChannels.h"
 #include "Winograd.h"
 
 #include "tflrt/Conv.h"
@@ -90,14 +91,31 @@ std::vector<double> widened(const std::vector<double> &scale, int64_t n,
   return out;
 }
 
-/// Expects `got` within 2e-5 of the sum of |terms| (plus 1e-6) of `want`.
+/// A set of kernels under test, and how close they must come: within
+/// `tolerance` of the sum of |terms| (plus 1e-6), those of the outputs
+/// within 4 rows and columns with `widen` (Winograd's tiles).
+struct Kernels {
+  void (*forward)(const TensorView &, const TensorView &, const TensorView *,
+                  const TensorView &, const Window &);
+  /// Null where the kernels leave the input's gradient to oneDNN.
+  void (*input)(const TensorView &, const TensorView &, const TensorView &,
+                const Window &);
+  void (*filter)(const TensorView &, const TensorView &, const TensorView &,
+                 const Window &, const TensorView *);
+  double tolerance;
+  bool widen;
+};
+
+/// Expects `got` within `tolerance` of the sum of |terms| (plus 1e-6) of
+/// `want`.
 void expectClose(const std::vector<double> &want,
                  const std::vector<double> &scale,
-                 const std::vector<float> &got, const std::string &what) {
+                 const std::vector<float> &got, double tolerance,
+                 const std::string &what) {
   ASSERT_EQ(want.size(), got.size());
   int failures = 0;
   for (size_t i = 0; i < want.size() && failures < 5; ++i)
-    if (!(std::fabs(got[i] - want[i]) <= 2e-5 * scale[i] + 1e-6)) {
+    if (!(std::fabs(got[i] - want[i]) <= tolerance * scale[i] + 1e-6)) {
       ADD_FAILURE() << what << ": element " << i << " is " << got[i]
                     << ", expected " << want[i] << " (terms' scale " << scale[i]
                     << ")";
@@ -105,10 +123,9 @@ void expectClose(const std::vector<double> &want,
     }
 }
 
-class WinogradTest : public ::testing::TestWithParam<Case> {};
-
-TEST_P(WinogradTest, EveryPassMatchesItsDefinition) {
-  const Case cs = GetParam();
+/// Runs each pass of `kernels` on case `cs` and checks it against its
+/// definition.
+void checkPasses(const Case &cs, const Kernels &kernels) {
   std::mt19937 rng(17);
   int64_t oh = cs.h + cs.padding[0] + cs.padding[1] - 2;
   int64_t ow = cs.w + cs.padding[2] + cs.padding[3] - 2;
@@ -157,21 +174,23 @@ TEST_P(WinogradTest, EveryPassMatchesItsDefinition) {
         want[i] += bias.data[i % cs.k];
         scale[i] += std::fabs(bias.data[i % cs.k]);
       }
-    winograd::forward(x.view, w.view, withBias ? &bias.view : nullptr, y.view,
-                      window);
+    kernels.forward(x.view, w.view, withBias ? &bias.view : nullptr, y.view,
+                    window);
     std::vector<float> got(want.size());
     for (int64_t n = 0; n < cs.n; ++n)
       for (int64_t i = 0; i < oh; ++i)
         for (int64_t j = 0; j < ow; ++j)
           for (int64_t k = 0; k < cs.k; ++k)
             got[index(n, i, j, k)] = y.at(n, i, j, k);
-    expectClose(want, widened(scale, cs.n, oh, ow, cs.k), got,
+    expectClose(want,
+                kernels.widen ? widened(scale, cs.n, oh, ow, cs.k) : scale, got,
+                kernels.tolerance,
                 name + (withBias ? " forward with bias" : " forward"));
   }
 
   // The input's gradient: dx[n, h, v, c] sums dy[n, i, j, k] * w[a, b, c,
   // k] over the terms that read x[n, h, v, c].
-  {
+  if (kernels.input) {
     std::vector<double> want(cs.n * cs.h * cs.w * cs.c), scale(want.size());
     auto index = [&](int64_t n, int64_t h, int64_t v, int64_t c) {
       return ((n * cs.h + h) * cs.w + v) * cs.c + c;
@@ -182,15 +201,16 @@ TEST_P(WinogradTest, EveryPassMatchesItsDefinition) {
       want[index(n, h, v, c)] += term;
       scale[index(n, h, v, c)] += std::fabs(term);
     });
-    winograd::backwardInput(dy.view, w.view, dx.view, window);
+    kernels.input(dy.view, w.view, dx.view, window);
     std::vector<float> got(want.size());
     for (int64_t n = 0; n < cs.n; ++n)
       for (int64_t h = 0; h < cs.h; ++h)
         for (int64_t v = 0; v < cs.w; ++v)
           for (int64_t c = 0; c < cs.c; ++c)
             got[index(n, h, v, c)] = dx.at(n, h, v, c);
-    expectClose(want, widened(scale, cs.n, cs.h, cs.w, cs.c), got,
-                name + " input's gradient");
+    expectClose(want,
+                kernels.widen ? widened(scale, cs.n, cs.h, cs.w, cs.c) : scale,
+                got, kernels.tolerance, name + " input's gradient");
   }
 
   // The filter's gradient and the bias's.
@@ -213,16 +233,37 @@ TEST_P(WinogradTest, EveryPassMatchesItsDefinition) {
             wantBias[k] += dy.at(n, i, j, k);
             scaleBias[k] += std::fabs(dy.at(n, i, j, k));
           }
-    winograd::backwardFilter(x.view, dy.view, dw.view, window, &dbias.view);
+    kernels.filter(x.view, dy.view, dw.view, window, &dbias.view);
     std::vector<float> got(want.size());
     for (int64_t a = 0; a < 3; ++a)
       for (int64_t b = 0; b < 3; ++b)
         for (int64_t c = 0; c < cs.c; ++c)
           for (int64_t k = 0; k < cs.k; ++k)
             got[index(a, b, c, k)] = dw.at(a, b, c, k);
-    expectClose(want, scale, got, name + " filter's gradient");
-    expectClose(wantBias, scaleBias, dbias.data, name + " bias's gradient");
+    expectClose(want, scale, got, kernels.tolerance,
+                name + " filter's gradient");
+    expectClose(wantBias, scaleBias, dbias.data, kernels.tolerance,
+                name + " bias's gradient");
   }
+}
+
+/// A test's name for a case ("N_2_H_9_..._pad_1_1_1_1").
+std::string caseName(const ::testing::TestParamInfo<Case> &info) {
+  std::string name;
+  for (char ch : describe(info.param))
+    name += ch == '-'                                      ? 'm'
+            : std::isalnum(static_cast<unsigned char>(ch)) ? ch
+                                                           : '_';
+  return name;
+}
+
+class WinogradTest : public ::testing::TestWithParam<Case> {};
+
+// Winograd's rounding follows a tile's largest terms (a few parts in a
+// million measured; 2e-5 leaves room).
+TEST_P(WinogradTest, EveryPassMatchesItsDefinition) {
+  checkPasses(GetParam(), {winograd::forward, winograd::backwardInput,
+                           winograd::backwardFilter, 2e-5, true});
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -242,14 +283,30 @@ INSTANTIATE_TEST_SUITE_P(
         Case{1, 4, 4, 8, 9, {3, 3, 1, 2}, 0},
         // Negative padding crops the input.
         Case{1, 9, 9, 8, 8, {-1, 0, 0, -2}, 3}),
-    [](const ::testing::TestParamInfo<Case> &info) {
-      std::string name;
-      for (char ch : describe(info.param))
-        name += ch == '-'                                      ? 'm'
-                : std::isalnum(static_cast<unsigned char>(ch)) ? ch
-                                                               : '_';
-      return name;
-    });
+    caseName);
+
+class FewChannelsTest : public ::testing::TestWithParam<Case> {};
+
+// Direct sums of at most 36 terms per output (per thread's share of the
+// filter's).
+TEST_P(FewChannelsTest, ForwardAndFilterMatchTheirDefinitions) {
+  checkPasses(GetParam(), {fewchannels::forward, nullptr,
+                           fewchannels::backwardFilter, 2e-6, false});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, FewChannelsTest,
+    ::testing::Values(
+        // The seed CNN's first layer, one image; whole steps of 8 pixels.
+        Case{1, 28, 28, 1, 16, {0, 0, 0, 0}, 0},
+        // "same" padding, RGB, output channels off the vectors.
+        Case{2, 9, 13, 3, 17, {1, 1, 1, 1}, 0},
+        Case{1, 7, 6, 2, 40, {0, 0, 0, 0}, 2},
+        Case{3, 5, 11, 4, 16, {2, 0, 0, 2}, 1},
+        // Padding past the filter's reach, and negative padding.
+        Case{1, 4, 4, 1, 20, {3, 3, 1, 2}, 0},
+        Case{1, 9, 12, 3, 16, {-1, 0, 0, -2}, 3}),
+    caseName);
 
 TEST(WinogradTest, TakesStrideOne3x3ConvolutionsOfMeasuredChannelCounts) {
   std::mt19937 rng(5);
@@ -265,7 +322,8 @@ TEST(WinogradTest, TakesStrideOne3x3ConvolutionsOfMeasuredChannelCounts) {
   EXPECT_FALSE(applies({1, 8, 8, 64}, {3, 3, 64, 64}, {1, 6, 6, 64}, unit));
   EXPECT_FALSE(applies({1, 8, 8, 8}, {3, 3, 8, 16}, {1, 6, 6, 16}, unit));
   EXPECT_FALSE(applies({1, 8, 8, 16}, {3, 3, 16, 15}, {1, 6, 6, 15}, unit));
-  // The seed CNN's first layer (one input channel): oneDNN's kernel.
+  // The seed CNN's first layer (one input channel) is the few-channel
+  // kernels'.
   EXPECT_FALSE(applies({1, 8, 8, 1}, {3, 3, 1, 16}, {1, 6, 6, 16}, unit));
   // Strides and other filter sizes.
   EXPECT_FALSE(
@@ -281,6 +339,33 @@ TEST(WinogradTest, TakesStrideOne3x3ConvolutionsOfMeasuredChannelCounts) {
   TensorView f64 = y.view;
   f64.dtype = DType::F64;
   EXPECT_FALSE(winograd::applies(x.view, w.view, f64, unit));
+}
+
+TEST(FewChannelsTest, TakesStrideOne3x3ConvolutionsOfOneToFourChannels) {
+  std::mt19937 rng(5);
+  auto applies = [&](Shape x, Shape w, Shape y, Window window, bool forward) {
+    Buffer bx(x, 0, rng), bw(w, 0, rng), by(y, 0, rng);
+    return fewchannels::applies(bx.view, bw.view, by.view, window, forward);
+  };
+  Window unit{{1, 1}, {0, 0, 0, 0}};
+  for (bool forward : {true, false}) {
+    EXPECT_TRUE(
+        applies({1, 8, 8, 1}, {3, 3, 1, 16}, {1, 6, 6, 16}, unit, forward));
+    EXPECT_TRUE(
+        applies({1, 8, 8, 4}, {3, 3, 4, 32}, {1, 6, 6, 32}, unit, forward));
+    EXPECT_FALSE(
+        applies({1, 8, 8, 5}, {3, 3, 5, 16}, {1, 6, 6, 16}, unit, forward));
+    EXPECT_FALSE(
+        applies({1, 8, 8, 3}, {3, 3, 3, 8}, {1, 6, 6, 8}, unit, forward));
+    EXPECT_FALSE(applies({1, 8, 8, 3}, {3, 3, 3, 16}, {1, 3, 6, 16},
+                         {{2, 1}, {}}, forward));
+    EXPECT_FALSE(
+        applies({1, 8, 8, 3}, {5, 5, 3, 16}, {1, 4, 4, 16}, unit, forward));
+  }
+  // More than 32 output channels: oneDNN's forward pass is faster, the
+  // filter's gradient is not.
+  EXPECT_FALSE(applies({1, 8, 8, 3}, {3, 3, 3, 64}, {1, 6, 6, 64}, unit, true));
+  EXPECT_TRUE(applies({1, 8, 8, 3}, {3, 3, 3, 64}, {1, 6, 6, 64}, unit, false));
 }
 
 } // namespace

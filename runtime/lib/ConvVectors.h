@@ -1,0 +1,99 @@
+//===- ConvVectors.h - Vectors for the convolution kernels ------*- C++ -*-===//
+//
+// What the Winograd and few-channel kernels share: 16-float vectors as
+// GCC/Clang vector extensions (one AVX-512 register, two AVX2 ones), their
+// loads and stores at any float's address, and NHWC images as plain
+// numbers. The kernels' inner functions are built for AVX-512, AVX2 and
+// the baseline (target_clones), and the loader picks the best one the CPU
+// runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_CONVVECTORS_H
+#define TFLRT_CONVVECTORS_H
+
+#include "tflrt/Tensor.h"
+
+#include <cstdint>
+
+namespace tflrt {
+namespace {
+
+/// Floats in a vector.
+constexpr int64_t kLanes = 16;
+
+typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+/// A vector at any float's address.
+typedef float Unaligned
+    __attribute__((vector_size(kLanes * sizeof(float)), aligned(4), may_alias));
+
+// Helpers take and return vectors by reference and are always inlined:
+// Clang rejects passing a 64-byte vector by value where the AVX2 and
+// baseline clones call them, and an out-of-line call would run the
+// baseline's code.
+#define TFL_INLINE inline __attribute__((always_inline))
+
+TFL_INLINE const Unaligned &load(const float *p) {
+  return *reinterpret_cast<const Unaligned *>(p);
+}
+
+TFL_INLINE void store(float *p, const Vec &v) {
+  *reinterpret_cast<Unaligned *>(p) = v;
+}
+
+/// The first `n` floats at `p`, zeros after them (lane by lane: a
+/// memcpy of a variable size would be a library call).
+TFL_INLINE void loadFirst(Vec &v, const float *p, int64_t n) {
+  if (n >= kLanes) {
+    v = load(p);
+    return;
+  }
+  v = Vec{};
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = p[i];
+}
+
+TFL_INLINE void storeFirst(float *p, const Vec &v, int64_t n) {
+  if (n >= kLanes)
+    return store(p, v);
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = v[i];
+}
+
+inline int64_t roundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+TFL_INLINE int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/// An NHWC tensor of f32 with a unit channel stride, as plain numbers: the
+/// kernels' inner functions are built three times (target_clones), and
+/// Clang leaves out the library templates (std::vector's members) such
+/// clones would call, so they see no std:: types.
+struct Image {
+  float *data;
+  int64_t n, height, width, channels;
+  int64_t sn, sh, sw; // strides of the first three dims, in floats
+
+  static Image of(const TensorView &v) {
+    return {static_cast<float *>(const_cast<void *>(v.data)),
+            v.shape[0],
+            v.shape[1],
+            v.shape[2],
+            v.shape[3],
+            v.strides[0],
+            v.strides[1],
+            v.strides[2]};
+  }
+
+  TFL_INLINE float *at(int64_t b, int64_t h, int64_t w) const {
+    return data + b * sn + h * sh + w * sw;
+  }
+};
+
+/// The clones of a kernel's inner function.
+#define TFL_CLONES                                                             \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
+} // namespace
+} // namespace tflrt
+
+#endif // TFLRT_CONVVECTORS_H

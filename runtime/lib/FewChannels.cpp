@@ -1,0 +1,306 @@
+//===- FewChannels.cpp - 3x3 convolutions of inputs with few channels -----===//
+//
+// One output pixel's 16 output channels are one vector. The forward pass
+// sums the input's 9 C scalars of a pixel's window times the filter's 9 C
+// tap vectors, held in registers; the filter's gradient sums each input
+// scalar times dy's vector into 9 C accumulators, also in registers, over
+// a chunk of rows per thread. The input channel count is a template
+// parameter, so the taps' loops unroll.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FewChannels.h"
+
+#include "ConvVectors.h"
+
+#include "tflrt/CApi.h"
+
+#include <algorithm>
+#include <vector>
+
+extern "C" int omp_get_max_threads(void);
+
+namespace tflrt::fewchannels {
+
+namespace {
+
+constexpr int64_t kMaxChannels = 4, kMinOutChannels = 16,
+                  kMaxForwardOutChannels = 32;
+
+/// What a pass reads and writes.
+struct Args {
+  Image x; // the input
+  Image y; // the result (forward) or dy (the filter's gradient)
+  int64_t top, left, outChannels, kPad;
+  /// Forward: the filter as [kPad / 16][9 C][16] (zeros past the output
+  /// channels) and the bias ([kPad], zeros without one).
+  const float *taps, *bias;
+  /// The filter's gradient: per chunk of rows, [kPad / 16][9 C][16] sums,
+  /// then kPad sums of dy.
+  float *sums;
+  int64_t chunks;
+
+  int64_t rows() const { return y.n * y.height; }
+  int64_t chunkSize() const {
+    return kPad / kLanes * 9 * x.channels * kLanes + kPad;
+  }
+};
+
+/// The pixels of a forward step: independent sums, so that the FMAs of
+/// several pixels overlap (one pixel's 9 C form a chain), next to the
+/// 9 C taps in registers.
+template <int C> constexpr int kPixels = C <= 2 ? 8 : 4;
+
+/// Output pixels [ow, ow + P) of row (n, oh), whose windows are inside the
+/// input: no bounds to check.
+template <int C, int P>
+TFL_INLINE void forwardInside(const Args &p, const Vec *taps, const Vec &bias,
+                              int64_t n, int64_t oh, int64_t ow, int64_t k) {
+  const Image &x = p.x;
+  Vec acc[P];
+  for (int i = 0; i < P; ++i)
+    acc[i] = bias;
+  const float *corner = x.at(n, oh - p.top, ow - p.left);
+  for (int kh = 0; kh < 3; ++kh)
+    for (int kw = 0; kw < 3; ++kw)
+      for (int c = 0; c < C; ++c) {
+        const float *first = corner + kh * x.sh + kw * x.sw + c;
+        for (int i = 0; i < P; ++i)
+          acc[i] += first[i * x.sw] * taps[(kh * 3 + kw) * C + c];
+      }
+  for (int i = 0; i < P; ++i)
+    storeFirst(p.y.at(n, oh, ow + i) + k, acc[i], p.outChannels - k);
+}
+
+/// The 9 C input values of the window of output pixel (n, oh, ow), zeros
+/// outside the input (a fixed-size copy, so that the sums below index
+/// their vectors by constants and keep them in registers).
+template <int C>
+TFL_INLINE void window(const Args &p, int64_t n, int64_t oh, int64_t ow,
+                       float *values) {
+  const Image &x = p.x;
+  for (int kh = 0; kh < 3; ++kh)
+    for (int kw = 0; kw < 3; ++kw) {
+      int64_t ih = oh + kh - p.top, iw = ow + kw - p.left;
+      bool in = ih >= 0 && ih < x.height && iw >= 0 && iw < x.width;
+      for (int c = 0; c < C; ++c)
+        values[(kh * 3 + kw) * C + c] = in ? x.at(n, ih, iw)[c] : 0.0f;
+    }
+}
+
+/// Output pixel (n, oh, ow), whose window may reach past the input.
+template <int C>
+TFL_INLINE void forwardEdge(const Args &p, const Vec *taps, const Vec &bias,
+                            int64_t n, int64_t oh, int64_t ow, int64_t k) {
+  float values[9 * C];
+  window<C>(p, n, oh, ow, values);
+  Vec acc = bias;
+  for (int t = 0; t < 9 * C; ++t)
+    acc += values[t] * taps[t];
+  storeFirst(p.y.at(n, oh, ow) + k, acc, p.outChannels - k);
+}
+
+/// The output columns [lo, hi) whose windows are inside the input's
+/// columns: w - left >= 0 and w - left + 3 <= width.
+inline void insideColumns(const Args &p, int64_t &lo, int64_t &hi) {
+  lo = p.left > 0 ? p.left : 0;
+  hi = p.x.width - 3 + p.left + 1;
+  if (hi > p.y.width)
+    hi = p.y.width;
+  if (hi < lo)
+    hi = lo;
+}
+
+/// Rows [firstRow, lastRow) of the result (row = n * height + oh).
+template <int C>
+TFL_INLINE void forwardRows(const Args &p, int64_t firstRow, int64_t lastRow) {
+  constexpr int P = kPixels<C>;
+  const Image &x = p.x, &y = p.y;
+  int64_t lo, hi;
+  insideColumns(p, lo, hi);
+  for (int64_t row = firstRow; row < lastRow; ++row) {
+    int64_t n = row / y.height, oh = row % y.height;
+    int64_t ih = oh - p.top;
+    bool rowInside = ih >= 0 && ih + 3 <= x.height;
+    // Each vector of output channels in turn, over the row (in cache).
+    for (int64_t k = 0; k < p.kPad; k += kLanes) {
+      Vec taps[9 * C];
+      for (int i = 0; i < 9 * C; ++i)
+        taps[i] = load(p.taps + ((k / kLanes) * 9 * C + i) * kLanes);
+      Vec bias = load(p.bias + k);
+      int64_t ow = 0;
+      if (rowInside) {
+        for (; ow < lo; ++ow)
+          forwardEdge<C>(p, taps, bias, n, oh, ow, k);
+        for (; ow + P <= hi; ow += P)
+          forwardInside<C, P>(p, taps, bias, n, oh, ow, k);
+      }
+      for (; ow < y.width; ++ow)
+        forwardEdge<C>(p, taps, bias, n, oh, ow, k);
+    }
+  }
+}
+
+/// Adds dy's pixel (n, oh, ow) (its vector `g`) times its window of the
+/// input into the 9 C sums.
+template <int C>
+TFL_INLINE void filterPixel(const Args &p, Vec *acc, const Vec &g, int64_t n,
+                            int64_t oh, int64_t ow, bool inside) {
+  const Image &x = p.x;
+  if (inside) {
+    const float *corner = x.at(n, oh - p.top, ow - p.left);
+#pragma GCC unroll 3
+    for (int kh = 0; kh < 3; ++kh)
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; ++kw)
+#pragma GCC unroll 4
+        for (int c = 0; c < C; ++c)
+          acc[(kh * 3 + kw) * C + c] += corner[kh * x.sh + kw * x.sw + c] * g;
+    return;
+  }
+  float values[9 * C];
+  window<C>(p, n, oh, ow, values);
+#pragma GCC unroll 36
+  for (int t = 0; t < 9 * C; ++t)
+    acc[t] += values[t] * g;
+}
+
+/// Chunk `chunk` of dy's rows, into its sums.
+template <int C> TFL_INLINE void filterRows(const Args &p, int64_t chunk) {
+  const Image &x = p.x, &dy = p.y;
+  int64_t firstRow = p.rows() * chunk / p.chunks;
+  int64_t lastRow = p.rows() * (chunk + 1) / p.chunks;
+  float *sums = p.sums + chunk * p.chunkSize();
+  int64_t lo, hi;
+  insideColumns(p, lo, hi);
+  for (int64_t k = 0; k < p.kPad; k += kLanes) {
+    Vec acc[9 * C] = {}, bias = {};
+    int64_t valid = p.outChannels - k;
+    for (int64_t row = firstRow; row < lastRow; ++row) {
+      int64_t n = row / dy.height, oh = row % dy.height;
+      int64_t ih = oh - p.top;
+      bool rowInside = ih >= 0 && ih + 3 <= x.height;
+      for (int64_t ow = 0; ow < dy.width; ++ow) {
+        Vec g;
+        loadFirst(g, dy.at(n, oh, ow) + k, valid);
+        bias += g;
+        filterPixel<C>(p, acc, g, n, oh, ow, rowInside && ow >= lo && ow < hi);
+      }
+    }
+    for (int i = 0; i < 9 * C; ++i)
+      store(sums + ((k / kLanes) * 9 * C + i) * kLanes, acc[i]);
+    store(sums + p.kPad / kLanes * 9 * C * kLanes + k, bias);
+  }
+}
+
+TFL_CLONES void forwardPart(const Args &p, int64_t firstRow, int64_t lastRow) {
+  switch (p.x.channels) {
+  case 1:
+    return forwardRows<1>(p, firstRow, lastRow);
+  case 2:
+    return forwardRows<2>(p, firstRow, lastRow);
+  case 3:
+    return forwardRows<3>(p, firstRow, lastRow);
+  default:
+    return forwardRows<4>(p, firstRow, lastRow);
+  }
+}
+
+TFL_CLONES void filterPart(const Args &p, int64_t chunk) {
+  switch (p.x.channels) {
+  case 1:
+    return filterRows<1>(p, chunk);
+  case 2:
+    return filterRows<2>(p, chunk);
+  case 3:
+    return filterRows<3>(p, chunk);
+  default:
+    return filterRows<4>(p, chunk);
+  }
+}
+
+Args argsOf(const TensorView &x, const TensorView &y, const Window &window) {
+  Args p{};
+  p.x = Image::of(x);
+  p.y = Image::of(y);
+  p.top = window.padding[0];
+  p.left = window.padding[2];
+  p.outChannels = y.shape[3];
+  p.kPad = roundUp(p.outChannels, kLanes);
+  return p;
+}
+
+} // namespace
+
+bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
+             const Window &window, bool forwardPass) {
+  if (forwardPass && y.rank() == 4 && y.shape[3] > kMaxForwardOutChannels)
+    return false;
+  return x.dtype == DType::F32 && w.dtype == DType::F32 &&
+         y.dtype == DType::F32 && x.rank() == 4 && y.rank() == 4 &&
+         w.rank() == 4 && w.shape[0] == 3 && w.shape[1] == 3 &&
+         window.strides[0] == 1 && window.strides[1] == 1 &&
+         x.strides[3] == 1 && y.strides[3] == 1 && x.shape[3] >= 1 &&
+         x.shape[3] <= kMaxChannels && y.shape[3] >= kMinOutChannels;
+}
+
+void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
+             const TensorView &out, const Window &window) {
+  Args p = argsOf(x, out, window);
+  int64_t channels = x.shape[3];
+  std::vector<float> taps(p.kPad * 9 * channels, 0.0f), biases(p.kPad, 0.0f);
+  const float *filter = static_cast<const float *>(w.data);
+  for (int64_t t = 0; t < 9; ++t)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t k = 0; k < p.outChannels; ++k)
+        taps[((k / kLanes) * 9 * channels + t * channels + c) * kLanes +
+             k % kLanes] =
+            filter[(t / 3) * w.strides[0] + (t % 3) * w.strides[1] +
+                   c * w.strides[2] + k * w.strides[3]];
+  if (bias)
+    for (int64_t k = 0; k < p.outChannels; ++k)
+      biases[k] = static_cast<const float *>(bias->data)[k * bias->strides[0]];
+  p.taps = taps.data();
+  p.bias = biases.data();
+  auto body = [](void *ctx, int64_t lb, int64_t ub) {
+    forwardPart(*static_cast<const Args *>(ctx), lb, ub);
+  };
+  tflrt_parallel_for(body, &p, 0, p.rows(), 1);
+}
+
+void backwardFilter(const TensorView &x, const TensorView &dy,
+                    const TensorView &dw, const Window &window,
+                    const TensorView *dbias) {
+  Args p = argsOf(x, dy, window);
+  p.chunks =
+      std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), p.rows()));
+  std::vector<float> sums(p.chunks * p.chunkSize(), 0.0f);
+  p.sums = sums.data();
+  auto body = [](void *ctx, int64_t lb, int64_t ub) {
+    for (int64_t chunk = lb; chunk < ub; ++chunk)
+      filterPart(*static_cast<const Args *>(ctx), chunk);
+  };
+  tflrt_parallel_for(body, &p, 0, p.chunks, 1);
+  // The chunks' sums, in chunk order.
+  for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
+    for (int64_t i = 0; i < p.chunkSize(); ++i)
+      sums[i] += sums[chunk * p.chunkSize() + i];
+  int64_t channels = x.shape[3];
+  float *out = static_cast<float *>(const_cast<void *>(dw.data));
+  for (int64_t t = 0; t < 9; ++t)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t k = 0; k < p.outChannels; ++k)
+        out[(t / 3) * dw.strides[0] + (t % 3) * dw.strides[1] +
+            c * dw.strides[2] + k * dw.strides[3]] =
+            sums[((k / kLanes) * 9 * channels + t * channels + c) * kLanes +
+                 k % kLanes];
+  if (dbias) {
+    const float *biasSums =
+        sums.data() + p.kPad / kLanes * 9 * channels * kLanes;
+    float *db = static_cast<float *>(const_cast<void *>(dbias->data));
+    for (int64_t k = 0; k < p.outChannels; ++k)
+      db[k * dbias->strides[0]] = biasSums[k];
+  }
+}
+
+} // namespace tflrt::fewchannels
