@@ -1,7 +1,8 @@
 // The three passes of a stride-1 3x3 "valid" convolution (forward, the
 // input's gradient, the filter's with the bias's), timed through libtflrt's
-// public entry points: bench/conv.sh runs it with the Winograd kernels and
-// with TFL_WINOGRAD=0 (oneDNN's direct kernels) and prints both.
+// public entry points: bench/conv.sh runs it with TFL's kernels (Winograd's
+// or the few-channel ones where they apply) and with TFL_CONV=onednn
+// (oneDNN's direct kernels) and prints both.
 //
 // Usage: conv_passes N H C K   (batch, input height = width, in and out
 // channels); prints "forward MS input MS filter MS", each the best of 7

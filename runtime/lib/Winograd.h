@@ -2,12 +2,12 @@
 //
 // Stride-1 3x3 convolutions in TensorFlow's layouts by Winograd's minimal
 // filtering (Lavin and Gray, "Fast Algorithms for Convolutional Neural
-// Networks", 2016): each 2x2 block of outputs takes 16 multiplications per
-// channel pair instead of 36. The forward pass and the input's gradient use
-// F(2x2, 3x3); the filter's gradient uses F(3x3, 2x2), whose reduction over
-// the whole batch is one product per transformed point, so its output
-// transform runs once. Conv.cpp routes the convolutions `applies` accepts
-// here and the rest to oneDNN.
+// Networks", 2016): each 4x4 block of outputs takes 36 multiplications per
+// channel pair instead of 144. The forward pass and the input's gradient
+// use F(4x4, 3x3); the filter's gradient uses its adjoint, F(3x3, 4x4),
+// whose reduction over the whole batch is one product per transformed
+// point, so its output transform runs once. Conv.cpp routes the
+// convolutions `applies` accepts here.
 //
 //===----------------------------------------------------------------------===//
 
