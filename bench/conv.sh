@@ -22,7 +22,7 @@ for s in "${shapes[@]}"; do
   # shellcheck disable=SC2086
   read -r df di dl < <(TFL_CONV=onednn "$out/conv_passes" $s |
     awk '{print $2, $4, $6}')
-  printf "%-14s %-8s %9s %9s %9s\n" "$s" winograd "$wf" "$wi" "$wl"
+  printf "%-14s %-8s %9s %9s %9s\n" "$s" TFL "$wf" "$wi" "$wl"
   printf "%-14s %-8s %9s %9s %9s\n" "" oneDNN "$df" "$di" "$dl"
   awk -v a="$df" -v b="$wf" -v c="$di" -v d="$wi" -v e="$dl" -v f="$wl" \
     'BEGIN { printf "%-14s %-8s %8.2fx %8.2fx %8.2fx\n", "", "speedup", a/b, c/d, e/f }'
