@@ -111,75 +111,114 @@ struct Tiling {
 // A^T [(G g G^T) . (B^T d B)] A; the filter's gradient, its adjoint in g:
 // G^T [sum over tiles of (B^T d B) . (A dy A^T)] G.
 
-/// B^T d.
-template <typename T> TFL_INLINE void inputLine(const T *d, T *out) {
-  T a = d[4] - 4.0f * d[2], b = d[3] - 4.0f * d[1];
-  T c = d[4] - d[2], e = 2.0f * (d[3] - d[1]);
-  out[0] = 4.0f * d[0] - 5.0f * d[2] + d[4];
-  out[1] = a + b;
-  out[2] = a - b;
-  out[3] = c + e;
-  out[4] = c - e;
-  out[5] = 4.0f * d[1] - 5.0f * d[3] + d[5];
-}
+/// B^T d (6 values to 6 points).
+struct InputLine {
+  static constexpr int kIn = 6, kOut = 6;
+  template <typename T> TFL_INLINE void operator()(const T *d, T *out) const {
+    T a = d[4] - 4.0f * d[2], b = d[3] - 4.0f * d[1];
+    T c = d[4] - d[2], e = 2.0f * (d[3] - d[1]);
+    out[0] = 4.0f * d[0] - 5.0f * d[2] + d[4];
+    out[1] = a + b;
+    out[2] = a - b;
+    out[3] = c + e;
+    out[4] = c - e;
+    out[5] = 4.0f * d[1] - 5.0f * d[3] + d[5];
+  }
+};
 
 /// A^T m (6 points to 4 outputs).
-template <typename T> TFL_INLINE void outputLine(const T *m, T *out) {
-  T s12 = m[1] + m[2], d12 = m[1] - m[2];
-  T s34 = m[3] + m[4], d34 = m[3] - m[4];
-  out[0] = m[0] + s12 + s34;
-  out[1] = d12 + 2.0f * d34;
-  out[2] = s12 + 4.0f * s34;
-  out[3] = d12 + 8.0f * d34 + m[5];
-}
+struct OutputLine {
+  static constexpr int kIn = 6, kOut = 4;
+  template <typename T> TFL_INLINE void operator()(const T *m, T *out) const {
+    T s12 = m[1] + m[2], d12 = m[1] - m[2];
+    T s34 = m[3] + m[4], d34 = m[3] - m[4];
+    out[0] = m[0] + s12 + s34;
+    out[1] = d12 + 2.0f * d34;
+    out[2] = s12 + 4.0f * s34;
+    out[3] = d12 + 8.0f * d34 + m[5];
+  }
+};
 
 /// G g (3 filter taps to 6 points).
-inline void filterLine(const float *g, float *out) {
-  out[0] = g[0] / 4.0f;
-  out[1] = -(g[0] + g[1] + g[2]) / 6.0f;
-  out[2] = -(g[0] - g[1] + g[2]) / 6.0f;
-  out[3] = g[0] / 24.0f + g[1] / 12.0f + g[2] / 6.0f;
-  out[4] = g[0] / 24.0f - g[1] / 12.0f + g[2] / 6.0f;
-  out[5] = g[2];
-}
+struct FilterLine {
+  static constexpr int kIn = 3, kOut = 6;
+  template <typename T> TFL_INLINE void operator()(const T *g, T *out) const {
+    out[0] = g[0] / 4.0f;
+    out[1] = -(g[0] + g[1] + g[2]) / 6.0f;
+    out[2] = -(g[0] - g[1] + g[2]) / 6.0f;
+    out[3] = g[0] / 24.0f + g[1] / 12.0f + g[2] / 6.0f;
+    out[4] = g[0] / 24.0f - g[1] / 12.0f + g[2] / 6.0f;
+    out[5] = g[2];
+  }
+};
 
 /// A dy (4 values of dy to 6 points).
-TFL_INLINE void dyLine(const Vec *g, Vec *out) {
-  Vec e = g[0] + g[2], o = g[1] + g[3];
-  Vec e4 = g[0] + 4.0f * g[2], o4 = 2.0f * g[1] + 8.0f * g[3];
-  out[0] = g[0];
-  out[1] = e + o;
-  out[2] = e - o;
-  out[3] = e4 + o4;
-  out[4] = e4 - o4;
-  out[5] = g[3];
-}
+struct DyLine {
+  static constexpr int kIn = 4, kOut = 6;
+  template <typename T> TFL_INLINE void operator()(const T *g, T *out) const {
+    T e = g[0] + g[2], o = g[1] + g[3];
+    T e4 = g[0] + 4.0f * g[2], o4 = 2.0f * g[1] + 8.0f * g[3];
+    out[0] = g[0];
+    out[1] = e + o;
+    out[2] = e - o;
+    out[3] = e4 + o4;
+    out[4] = e4 - o4;
+    out[5] = g[3];
+  }
+};
 
 /// G^T m (6 points to 3 filter taps).
-inline void filterGradLine(const double *m, double *out) {
-  out[0] = m[0] / 4 - (m[1] + m[2]) / 6 + (m[3] + m[4]) / 24;
-  out[1] = (m[2] - m[1]) / 6 + (m[3] - m[4]) / 12;
-  out[2] = -(m[1] + m[2]) / 6 + (m[3] + m[4]) / 6 + m[5];
+struct FilterGradLine {
+  static constexpr int kIn = 6, kOut = 3;
+  template <typename T> TFL_INLINE void operator()(const T *m, T *out) const {
+    out[0] = m[0] / 4 - (m[1] + m[2]) / 6 + (m[3] + m[4]) / 24;
+    out[1] = (m[2] - m[1]) / 6 + (m[3] - m[4]) / 12;
+    out[2] = -(m[1] + m[2]) / 6 + (m[3] + m[4]) / 6 + m[5];
+  }
+};
+
+/// A 2-D transform L t L^T of the n x n tile `in` (row-major), where the
+/// 1-D `Line` L takes n values to m: on each column, then on each row of
+/// the result, whose m values go to `row(i, values)` as they come (always
+/// inlined: the caller stores them where they go, with no m x m copy).
+template <typename Line, typename T, typename Row>
+TFL_INLINE void separable(const T *in, Row row) {
+  constexpr int n = Line::kIn, m = Line::kOut;
+  T cols[m * n];
+  for (int j = 0; j < n; ++j) {
+    T line[n], result[m];
+    for (int i = 0; i < n; ++i)
+      line[i] = in[i * n + j];
+    Line{}(line, result);
+    for (int i = 0; i < m; ++i)
+      cols[i * n + j] = result[i];
+  }
+  for (int i = 0; i < m; ++i) {
+    T result[m];
+    Line{}(&cols[i * n], result);
+    row(i, result);
+  }
+}
+
+/// The m x m result of separable<Line> into `out`, row-major.
+template <typename Line, typename T>
+TFL_INLINE void separable(const T *in, T *out) {
+  separable<Line>(in,
+                  [out](int i, const T *values) __attribute__((always_inline)) {
+                    for (int j = 0; j < Line::kOut; ++j)
+                      out[i * Line::kOut + j] = values[j];
+                  });
 }
 
 /// B^T d B of a 6x6 tile `d`, stored as its 36 points at `v`, point `xi`
 /// at v + xi * pointStride.
 TFL_INLINE void transformInput(const Vec *d, float *v, int64_t pointStride) {
-  Vec cols[kPoints];
-  for (int j = 0; j < kSide; ++j) {
-    Vec line[kSide], out[kSide];
-    for (int i = 0; i < kSide; ++i)
-      line[i] = d[i * kSide + j];
-    inputLine(line, out);
-    for (int i = 0; i < kSide; ++i)
-      cols[i * kSide + j] = out[i];
-  }
-  for (int i = 0; i < kSide; ++i) {
-    Vec out[kSide];
-    inputLine(&cols[i * kSide], out);
-    for (int j = 0; j < kSide; ++j)
-      store(v + (i * kSide + j) * pointStride, out[j]);
-  }
+  separable<InputLine>(d, [v, pointStride](int i, const Vec *values)
+                              __attribute__((always_inline)) {
+                                for (int j = 0; j < kSide; ++j)
+                                  store(v + (i * kSide + j) * pointStride,
+                                        values[j]);
+                              });
 }
 
 // ---- Forward (and the input's gradient): F(4x4, 3x3) ----------------------
@@ -207,21 +246,13 @@ void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
   p.u.assign(kPoints * a.inChannels * a.kPad, 0.0f);
   for (int64_t c = 0; c < a.inChannels; ++c)
     for (int64_t k = 0; k < a.outChannels; ++k) {
-      float t[kSide][3];
-      for (int j = 0; j < 3; ++j) {
-        float col[3], out[kSide];
-        for (int i = 0; i < 3; ++i)
-          col[i] = filter[i * sh + j * sw + c * sc + k * sk];
-        filterLine(col, out);
-        for (int i = 0; i < kSide; ++i)
-          t[i][j] = out[i];
-      }
-      for (int i = 0; i < kSide; ++i) {
-        float out[kSide];
-        filterLine(t[i], out);
-        for (int j = 0; j < kSide; ++j)
-          p.u[((i * kSide + j) * a.inChannels + c) * a.kPad + k] = out[j];
-      }
+      float g[9], points[kPoints];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          g[i * 3 + j] = filter[i * sh + j * sw + c * sc + k * sk];
+      separable<FilterLine>(g, points);
+      for (int xi = 0; xi < kPoints; ++xi)
+        p.u[(xi * a.inChannels + c) * a.kPad + k] = points[xi];
     }
   p.args.u = p.u.data();
 }
@@ -277,14 +308,14 @@ TFL_CLONES void forwardBlocks(const ForwardArgs &p, int64_t firstBlock,
           Vec line[kSide], y[kStep];
           for (int i = 0; i < kSide; ++i)
             line[i] = load(m + ((i * kSide + j) * kBlock + r) * kPad + k);
-          outputLine(line, y);
+          OutputLine{}(line, y);
           for (int a = 0; a < kStep; ++a)
             s[a][j] = y[a];
         }
         Vec bias = load(p.bias + k);
         for (int64_t a = 0; a < outRows; ++a) {
           Vec y[kStep];
-          outputLine(s[a], y);
+          OutputLine{}(s[a], y);
           float *row = out.at(n, oh + a, ow) + k;
           for (int64_t e = 0; e < outCols; ++e)
             storeFirst(row + e * out.sw, y[e] + bias, p.outChannels - k);
@@ -362,26 +393,18 @@ TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, float *xs,
         transformInput(d, xs + r * cPad + c, kFilterBlock * cPad);
       }
       for (int64_t k = 0; k < kPad; k += kLanes) {
-        Vec g[kStep * kStep], t[kSide][kStep];
+        Vec g[kStep * kStep];
         p.dy.gather(first + r, k, kStep, g);
         Vec sum = load(biasSum + k);
         for (int64_t i = 0; i < kStep * kStep; ++i)
           sum += g[i];
         store(biasSum + k, sum);
-        for (int j = 0; j < kStep; ++j) {
-          Vec line[kStep], out[kSide];
-          for (int i = 0; i < kStep; ++i)
-            line[i] = g[i * kStep + j];
-          dyLine(line, out);
-          for (int i = 0; i < kSide; ++i)
-            t[i][j] = out[i];
-        }
-        for (int i = 0; i < kSide; ++i) {
-          Vec out[kSide];
-          dyLine(t[i], out);
-          for (int j = 0; j < kSide; ++j)
-            store(ds + ((i * kSide + j) * kFilterBlock + r) * kPad + k, out[j]);
-        }
+        separable<DyLine>(
+            g, [&](int i, const Vec *values) __attribute__((always_inline)) {
+              for (int j = 0; j < kSide; ++j)
+                store(ds + ((i * kSide + j) * kFilterBlock + r) * kPad + k,
+                      values[j]);
+            });
       }
     }
     // 2. Each point's product, summed over the block's tiles.
@@ -474,22 +497,14 @@ void backwardFilter(const TensorView &x, const TensorView &dy,
   float *out = static_cast<float *>(const_cast<void *>(dw.data));
   for (int64_t c = 0; c < p.inChannels; ++c)
     for (int64_t k = 0; k < p.outChannels; ++k) {
-      double t[3][kSide];
-      for (int j = 0; j < kSide; ++j) {
-        double line[kSide], taps[3];
-        for (int i = 0; i < kSide; ++i)
-          line[i] = total[((i * kSide + j) * p.cRows + c) * p.kPad + k];
-        filterGradLine(line, taps);
-        for (int i = 0; i < 3; ++i)
-          t[i][j] = taps[i];
-      }
-      for (int i = 0; i < 3; ++i) {
-        double taps[3];
-        filterGradLine(t[i], taps);
+      double points[kPoints], taps[9];
+      for (int xi = 0; xi < kPoints; ++xi)
+        points[xi] = total[(xi * p.cRows + c) * p.kPad + k];
+      separable<FilterGradLine>(points, taps);
+      for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
           out[i * dw.strides[0] + j * dw.strides[1] + c * dw.strides[2] +
-              k * dw.strides[3]] = static_cast<float>(taps[j]);
-      }
+              k * dw.strides[3]] = static_cast<float>(taps[i * 3 + j]);
     }
   if (dbias) {
     const float *biasSum = total + kPoints * p.cRows * p.kPad;
