@@ -126,9 +126,8 @@ struct InputLine {
   }
 };
 
-/// A^T m (6 points to 4 outputs).
+/// A^T m (6 points to 4 outputs; the forward pass's own loop applies it).
 struct OutputLine {
-  static constexpr int kIn = 6, kOut = 4;
   template <typename T> TFL_INLINE void operator()(const T *m, T *out) const {
     T s12 = m[1] + m[2], d12 = m[1] - m[2];
     T s34 = m[3] + m[4], d34 = m[3] - m[4];
