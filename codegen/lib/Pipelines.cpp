@@ -56,6 +56,7 @@ void buildLinalgStage(OpPassManager &pm) {
 void buildBufferizeStage(OpPassManager &pm, bool cpu) {
   if (cpu) {
     pm.addNestedPass<func::FuncOp>(createMatmulOperands());
+    pm.addNestedPass<func::FuncOp>(createSplitReductions());
     pm.addNestedPass<func::FuncOp>(createLocalEmptyTensors());
   }
   bufferization::OneShotBufferizePassOptions options;

@@ -478,10 +478,21 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
     T *po = out.data<T>();
     std::fill(po, po + out.numElements(), init);
     const T *pa = a.data<T>();
+    // f32 and f64 sums accumulate in double, then round once: a sequential
+    // f32 sum of 2^17 terms drifts by 1e-5 relative, where compiled code's
+    // (vector lanes, partial sums per thread) and NumPy's (pairwise) stay
+    // near the exact sum.
+    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+    std::vector<Acc> sums;
+    if (kind == ReduceKind::Sum && std::is_floating_point_v<T>)
+      sums.assign(out.numElements(), Acc(0));
     forEachReduced(a.shape(), axes, [&](int64_t i, int64_t o) {
       switch (kind) {
       case ReduceKind::Sum:
-        po[o] = T(po[o] + pa[i]);
+        if constexpr (std::is_floating_point_v<T>)
+          sums[o] += Acc(pa[i]);
+        else
+          po[o] = T(po[o] + pa[i]);
         break;
       case ReduceKind::Prod:
         po[o] = T(po[o] * pa[i]);
@@ -494,6 +505,8 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
         break;
       }
     });
+    for (size_t o = 0; o < sums.size(); ++o)
+      po[o] = T(sums[o]);
   });
   return out;
 }

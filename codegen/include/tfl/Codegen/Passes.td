@@ -40,6 +40,20 @@ def MatmulOperands : Pass<"tfl-matmul-operands", "mlir::func::FuncOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def SplitReductions : Pass<"tfl-split-reductions", "mlir::func::FuncOp"> {
+  let summary = "Split large reductions to a scalar into partial ones";
+  let description = [{
+    Before bufferization (the CPU pipeline): a linalg.generic reducing one
+    static dim of 65536 or more elements to a scalar becomes 64 partial
+    reductions (a parallel dim, which tfl-parallelize-loops spreads over
+    the cores) and a reduction of the partials, by linalg's split
+    reduction (a smaller power of two where 64 does not divide the dim).
+    Combiners without a neutral element are left alone.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def LocalEmptyTensors : Pass<"tfl-local-empty-tensors", "mlir::func::FuncOp"> {
   let summary = "Give a loop body's uses of an outer tensor.empty their own";
   let description = [{
