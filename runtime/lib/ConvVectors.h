@@ -2,19 +2,24 @@
 //
 // What the Winograd and few-channel kernels share: 16-float vectors as
 // GCC/Clang vector extensions (one AVX-512 register, two AVX2 ones), their
-// loads and stores at any float's address, and NHWC images as plain
-// numbers. The kernels' inner functions are built for AVX-512, AVX2 and
-// the baseline (target_clones), and the loader picks the best one the CPU
-// runs.
+// loads and stores at any float's address, NHWC images as plain numbers,
+// and their work split among threads. The kernels' inner functions are built
+// for AVX-512, AVX2 and the baseline (target_clones), and the loader picks the
+// best one the CPU runs.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFLRT_CONVVECTORS_H
 #define TFLRT_CONVVECTORS_H
 
+#include "tflrt/CApi.h"
 #include "tflrt/Tensor.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
+
+extern "C" int omp_get_max_threads(void);
 
 namespace tflrt {
 namespace {
@@ -88,6 +93,37 @@ struct Image {
     return data + b * sn + h * sh + w * sw;
   }
 };
+
+/// Runs `part(lb, ub)` over [0, n) split among OpenMP's threads
+/// (tflrt_parallel_for).
+template <typename Part> void inParallel(int64_t n, const Part &part) {
+  tflrt_parallel_for(
+      [](void *ctx, int64_t lb, int64_t ub) {
+        (*static_cast<const Part *>(ctx))(lb, ub);
+      },
+      const_cast<Part *>(&part), 0, n, 1);
+}
+
+/// A reduction over `units` units of work as sums of `size` floats: one
+/// chunk per thread (at most `units`), `sumChunk(chunk, chunks, sums)` adding
+/// its share into its own zeroed `sums`; the chunks' sums are then added in
+/// chunk order, so that the result does not depend on the threads' timing.
+template <typename SumChunk>
+std::vector<float> sumInChunks(int64_t units, int64_t size,
+                               const SumChunk &sumChunk) {
+  int64_t chunks =
+      std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), units));
+  std::vector<float> sums(chunks * size, 0.0f);
+  inParallel(chunks, [&](int64_t lb, int64_t ub) {
+    for (int64_t chunk = lb; chunk < ub; ++chunk)
+      sumChunk(chunk, chunks, sums.data() + chunk * size);
+  });
+  for (int64_t chunk = 1; chunk < chunks; ++chunk)
+    for (int64_t i = 0; i < size; ++i)
+      sums[i] += sums[chunk * size + i];
+  sums.resize(size);
+  return sums;
+}
 
 /// The clones of a kernel's inner function.
 #define TFL_CLONES                                                             \

@@ -13,12 +13,7 @@
 
 #include "ConvVectors.h"
 
-#include "tflrt/CApi.h"
-
-#include <algorithm>
 #include <vector>
-
-extern "C" int omp_get_max_threads(void);
 
 namespace tflrt::fewchannels {
 
@@ -35,16 +30,19 @@ struct Args {
   /// Forward: the filter as [kPad / 16][9 C][16] (zeros past the output
   /// channels) and the bias ([kPad], zeros without one).
   const float *taps, *bias;
-  /// The filter's gradient: per chunk of rows, [kPad / 16][9 C][16] sums,
-  /// then kPad sums of dy.
-  float *sums;
-  int64_t chunks;
 
   int64_t rows() const { return y.n * y.height; }
-  int64_t chunkSize() const {
-    return kPad / kLanes * 9 * x.channels * kLanes + kPad;
-  }
+  /// The filter's gradient's sums: [kPad / 16][9 C][16], then kPad sums of
+  /// dy.
+  int64_t sumsSize() const { return kPad * 9 * x.channels + kPad; }
 };
+
+/// Where tap t (kh * 3 + kw), input channel c and output channel k are in
+/// the forward pass's taps and the filter gradient's sums (their layout,
+/// [kPad / 16][9 C][16]).
+int64_t tapIndex(int64_t channels, int64_t t, int64_t c, int64_t k) {
+  return ((k / kLanes) * 9 * channels + t * channels + c) * kLanes + k % kLanes;
+}
 
 /// The pixels of a forward step: independent sums, so that the FMAs of
 /// several pixels overlap (one pixel's 9 C form a chain), next to the
@@ -165,12 +163,13 @@ TFL_INLINE void filterPixel(const Args &p, Vec *acc, const Vec &g, int64_t n,
     acc[t] += values[t] * g;
 }
 
-/// Chunk `chunk` of dy's rows, into its sums.
-template <int C> TFL_INLINE void filterRows(const Args &p, int64_t chunk) {
+/// Chunk `chunk` of `chunks` of dy's rows, into `sums` (sumsSize floats).
+template <int C>
+TFL_INLINE void filterRows(const Args &p, int64_t chunk, int64_t chunks,
+                           float *sums) {
   const Image &x = p.x, &dy = p.y;
-  int64_t firstRow = p.rows() * chunk / p.chunks;
-  int64_t lastRow = p.rows() * (chunk + 1) / p.chunks;
-  float *sums = p.sums + chunk * p.chunkSize();
+  int64_t firstRow = p.rows() * chunk / chunks;
+  int64_t lastRow = p.rows() * (chunk + 1) / chunks;
   int64_t lo, hi;
   insideColumns(p, lo, hi);
   for (int64_t k = 0; k < p.kPad; k += kLanes) {
@@ -189,7 +188,7 @@ template <int C> TFL_INLINE void filterRows(const Args &p, int64_t chunk) {
     }
     for (int i = 0; i < 9 * C; ++i)
       store(sums + ((k / kLanes) * 9 * C + i) * kLanes, acc[i]);
-    store(sums + p.kPad / kLanes * 9 * C * kLanes + k, bias);
+    store(sums + p.kPad * 9 * C + k, bias);
   }
 }
 
@@ -206,16 +205,17 @@ TFL_CLONES void forwardPart(const Args &p, int64_t firstRow, int64_t lastRow) {
   }
 }
 
-TFL_CLONES void filterPart(const Args &p, int64_t chunk) {
+TFL_CLONES void filterPart(const Args &p, int64_t chunk, int64_t chunks,
+                           float *sums) {
   switch (p.x.channels) {
   case 1:
-    return filterRows<1>(p, chunk);
+    return filterRows<1>(p, chunk, chunks, sums);
   case 2:
-    return filterRows<2>(p, chunk);
+    return filterRows<2>(p, chunk, chunks, sums);
   case 3:
-    return filterRows<3>(p, chunk);
+    return filterRows<3>(p, chunk, chunks, sums);
   default:
-    return filterRows<4>(p, chunk);
+    return filterRows<4>(p, chunk, chunks, sums);
   }
 }
 
@@ -253,8 +253,7 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
   for (int64_t t = 0; t < 9; ++t)
     for (int64_t c = 0; c < channels; ++c)
       for (int64_t k = 0; k < p.outChannels; ++k)
-        taps[((k / kLanes) * 9 * channels + t * channels + c) * kLanes +
-             k % kLanes] =
+        taps[tapIndex(channels, t, c, k)] =
             filter[(t / 3) * w.strides[0] + (t % 3) * w.strides[1] +
                    c * w.strides[2] + k * w.strides[3]];
   if (bias)
@@ -262,29 +261,18 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
       biases[k] = static_cast<const float *>(bias->data)[k * bias->strides[0]];
   p.taps = taps.data();
   p.bias = biases.data();
-  auto body = [](void *ctx, int64_t lb, int64_t ub) {
-    forwardPart(*static_cast<const Args *>(ctx), lb, ub);
-  };
-  tflrt_parallel_for(body, &p, 0, p.rows(), 1);
+  inParallel(p.rows(),
+             [&p](int64_t lb, int64_t ub) { forwardPart(p, lb, ub); });
 }
 
 void backwardFilter(const TensorView &x, const TensorView &dy,
                     const TensorView &dw, const Window &window,
                     const TensorView *dbias) {
   Args p = argsOf(x, dy, window);
-  p.chunks =
-      std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), p.rows()));
-  std::vector<float> sums(p.chunks * p.chunkSize(), 0.0f);
-  p.sums = sums.data();
-  auto body = [](void *ctx, int64_t lb, int64_t ub) {
-    for (int64_t chunk = lb; chunk < ub; ++chunk)
-      filterPart(*static_cast<const Args *>(ctx), chunk);
-  };
-  tflrt_parallel_for(body, &p, 0, p.chunks, 1);
-  // The chunks' sums, in chunk order.
-  for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
-    for (int64_t i = 0; i < p.chunkSize(); ++i)
-      sums[i] += sums[chunk * p.chunkSize() + i];
+  std::vector<float> sums = sumInChunks(
+      p.rows(), p.sumsSize(), [&p](int64_t chunk, int64_t chunks, float *acc) {
+        filterPart(p, chunk, chunks, acc);
+      });
   int64_t channels = x.shape[3];
   float *out = static_cast<float *>(const_cast<void *>(dw.data));
   for (int64_t t = 0; t < 9; ++t)
@@ -292,11 +280,9 @@ void backwardFilter(const TensorView &x, const TensorView &dy,
       for (int64_t k = 0; k < p.outChannels; ++k)
         out[(t / 3) * dw.strides[0] + (t % 3) * dw.strides[1] +
             c * dw.strides[2] + k * dw.strides[3]] =
-            sums[((k / kLanes) * 9 * channels + t * channels + c) * kLanes +
-                 k % kLanes];
+            sums[tapIndex(channels, t, c, k)];
   if (dbias) {
-    const float *biasSums =
-        sums.data() + p.kPad / kLanes * 9 * channels * kLanes;
+    const float *biasSums = sums.data() + p.kPad * 9 * channels;
     float *db = static_cast<float *>(const_cast<void *>(dbias->data));
     for (int64_t k = 0; k < p.outChannels; ++k)
       db[k * dbias->strides[0]] = biasSums[k];

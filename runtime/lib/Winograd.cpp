@@ -22,12 +22,7 @@
 
 #include "ConvVectors.h"
 
-#include "tflrt/CApi.h"
-
-#include <algorithm>
 #include <vector>
-
-extern "C" int omp_get_max_threads(void);
 
 namespace tflrt::winograd {
 
@@ -38,12 +33,12 @@ constexpr int kSide = 6, kPoints = kSide * kSide;
 /// The outputs of a forward tile per dim (and dy's per dim in the filter's
 /// gradient); tiles start this far apart.
 constexpr int kStep = 4;
-/// Tiles per block (forward passes, filter's gradient): a block's
+/// Tiles per block (forward passes and the filter's gradient): a block's
 /// transformed tiles, 36 x 8 x 16 floats per vector of channels, stay in
 /// L1 and L2 between its steps (blocks of 16 and 32 tiles were measured
 /// slower: 0.31 and 0.38 against 0.24 ms for the seed CNN's filter
 /// gradient).
-constexpr int64_t kBlock = 8, kFilterBlock = 8;
+constexpr int64_t kBlock = 8;
 /// Rows of a product step held in registers (tiles in the forward
 /// passes, input channels in the filter's gradient).
 constexpr int64_t kRows = 8;
@@ -95,13 +90,13 @@ struct Tiling {
         line[j] = Vec{};
       if (h < 0 || h >= in.height)
         continue;
-      const float *first = in.at(n, h, w0) + c;
+      const float *row = in.at(n, h, 0) + c;
       if (channels >= kLanes)
         for (int64_t j = jlo; j < jhi; ++j)
-          line[j] = load(first + j * in.sw);
+          line[j] = load(row + (w0 + j) * in.sw);
       else
         for (int64_t j = jlo; j < jhi; ++j)
-          loadFirst(line[j], first + j * in.sw, channels);
+          loadFirst(line[j], row + (w0 + j) * in.sw, channels);
     }
   }
 };
@@ -325,14 +320,13 @@ TFL_CLONES void forwardBlocks(const ForwardArgs &p, int64_t firstBlock,
 }
 
 void runForward(const ForwardPlan &p) {
-  int64_t blocks = (p.args.tiling.count() + kBlock - 1) / kBlock;
-  auto body = [](void *ctx, int64_t lb, int64_t ub) {
-    const ForwardArgs &a = *static_cast<const ForwardArgs *>(ctx);
-    std::vector<float> v(kPoints * kBlock * a.cPad),
-        m(kPoints * kBlock * a.kPad);
-    forwardBlocks(a, lb, ub, v.data(), m.data());
-  };
-  tflrt_parallel_for(body, const_cast<ForwardArgs *>(&p.args), 0, blocks, 1);
+  const ForwardArgs &a = p.args;
+  inParallel((a.tiling.count() + kBlock - 1) / kBlock,
+             [&a](int64_t lb, int64_t ub) {
+               std::vector<float> v(kPoints * kBlock * a.cPad),
+                   m(kPoints * kBlock * a.kPad);
+               forwardBlocks(a, lb, ub, v.data(), m.data());
+             });
 }
 
 /// A forward pass's plan, without its filter: `in` read with the given
@@ -362,34 +356,31 @@ ForwardPlan plan(const TensorView &in, const TensorView &out, int64_t top,
 struct FilterArgs {
   Tiling x;  // 6x6 tiles of the input
   Tiling dy; // 4x4 tiles of dy, at the same tile positions
-  int64_t inChannels, outChannels, cPad, kPad, cRows;
-  int64_t blocks, chunks;
-  /// Per chunk of blocks: [36][cRows][kPad] sums of products, then kPad
-  /// sums of dy.
-  float *sums;
+  int64_t inChannels, outChannels, cPad, kPad, cRows, blocks;
 
-  int64_t chunkSize() const { return kPoints * cRows * kPad + kPad; }
+  /// The sums: [36][cRows][kPad] sums of products, then kPad sums of dy.
+  int64_t sumsSize() const { return kPoints * cRows * kPad + kPad; }
 };
 
-/// Chunk `chunk` of the blocks, into its sums, with scratch `xs` (36 x
-/// kFilterBlock x cPad floats) and `ds` (36 x kFilterBlock x kPad).
-TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, float *xs,
-                             float *ds) {
+/// Chunk `chunk` of `chunks` of the blocks, into `acc` (sumsSize floats),
+/// with scratch `xs` (36 x kBlock x cPad floats) and `ds` (36 x kBlock x
+/// kPad).
+TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, int64_t chunks,
+                             float *acc, float *xs, float *ds) {
   const int64_t tiles = p.x.count(), cPad = p.cPad, kPad = p.kPad;
   const int64_t cRows = p.cRows;
-  float *acc = p.sums + chunk * p.chunkSize();
   float *biasSum = acc + kPoints * cRows * kPad;
-  int64_t firstBlock = p.blocks * chunk / p.chunks;
-  int64_t lastBlock = p.blocks * (chunk + 1) / p.chunks;
+  int64_t firstBlock = p.blocks * chunk / chunks;
+  int64_t lastBlock = p.blocks * (chunk + 1) / chunks;
   for (int64_t b = firstBlock; b < lastBlock; ++b) {
-    int64_t first = b * kFilterBlock;
-    int64_t count = lesser(kFilterBlock, tiles - first);
+    int64_t first = b * kBlock;
+    int64_t count = lesser(kBlock, tiles - first);
     // 1. The input's tiles (B^T d B) and dy's (A dy A^T).
     for (int64_t r = 0; r < count; ++r) {
       for (int64_t c = 0; c < cPad; c += kLanes) {
         Vec d[kPoints];
         p.x.gather(first + r, c, kSide, d);
-        transformInput(d, xs + r * cPad + c, kFilterBlock * cPad);
+        transformInput(d, xs + r * cPad + c, kBlock * cPad);
       }
       for (int64_t k = 0; k < kPad; k += kLanes) {
         Vec g[kStep * kStep];
@@ -398,12 +389,11 @@ TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, float *xs,
         for (int64_t i = 0; i < kStep * kStep; ++i)
           sum += g[i];
         store(biasSum + k, sum);
-        separable<DyLine>(
-            g, [&](int i, const Vec *values) __attribute__((always_inline)) {
-              for (int j = 0; j < kSide; ++j)
-                store(ds + ((i * kSide + j) * kFilterBlock + r) * kPad + k,
-                      values[j]);
-            });
+        separable<DyLine>(g, [&](int i, const Vec *values) __attribute__((
+                                 always_inline)) {
+          for (int j = 0; j < kSide; ++j)
+            store(ds + ((i * kSide + j) * kBlock + r) * kPad + k, values[j]);
+        });
       }
     }
     // 2. Each point's product, summed over the block's tiles.
@@ -415,8 +405,8 @@ TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, float *xs,
           for (int64_t i = 0; i < kRows; ++i)
             a[i] = load(ar + i * kPad);
           for (int64_t r = 0; r < count; ++r) {
-            Vec dv = load(ds + (xi * kFilterBlock + r) * kPad + k);
-            const float *xr = xs + (xi * kFilterBlock + r) * cPad + c;
+            Vec dv = load(ds + (xi * kBlock + r) * kPad + k);
+            const float *xr = xs + (xi * kBlock + r) * cPad + c;
             for (int64_t i = 0; i < kRows; ++i)
               a[i] += xr[i] * dv;
           }
@@ -474,25 +464,15 @@ void backwardFilter(const TensorView &x, const TensorView &dy,
   p.cPad = roundUp(p.inChannels, kLanes);
   p.kPad = roundUp(p.outChannels, kLanes);
   p.cRows = roundUp(p.inChannels, kRows);
-  p.blocks = (p.x.count() + kFilterBlock - 1) / kFilterBlock;
-  p.chunks =
-      std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), p.blocks));
-  std::vector<float> sums(p.chunks * p.chunkSize(), 0.0f);
-  p.sums = sums.data();
-  auto body = [](void *ctx, int64_t lb, int64_t ub) {
-    const FilterArgs &a = *static_cast<const FilterArgs *>(ctx);
-    std::vector<float> xs(kPoints * kFilterBlock * a.cPad),
-        ds(kPoints * kFilterBlock * a.kPad);
-    for (int64_t chunk = lb; chunk < ub; ++chunk)
-      filterBlocks(a, chunk, xs.data(), ds.data());
-  };
-  tflrt_parallel_for(body, &p, 0, p.chunks, 1);
-  // The chunks' sums, in chunk order, then G^T M G per channel pair (in
-  // double: once per filter element).
-  float *total = sums.data();
-  for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
-    for (int64_t i = 0; i < p.chunkSize(); ++i)
-      total[i] += sums[chunk * p.chunkSize() + i];
+  p.blocks = (p.x.count() + kBlock - 1) / kBlock;
+  std::vector<float> sums = sumInChunks(
+      p.blocks, p.sumsSize(), [&p](int64_t chunk, int64_t chunks, float *acc) {
+        std::vector<float> xs(kPoints * kBlock * p.cPad),
+            ds(kPoints * kBlock * p.kPad);
+        filterBlocks(p, chunk, chunks, acc, xs.data(), ds.data());
+      });
+  // G^T M G per channel pair (in double: once per filter element).
+  const float *total = sums.data();
   float *out = static_cast<float *>(const_cast<void *>(dw.data));
   for (int64_t c = 0; c < p.inChannels; ++c)
     for (int64_t k = 0; k < p.outChannels; ++k) {
