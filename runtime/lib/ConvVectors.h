@@ -17,6 +17,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <vector>
 
 extern "C" int omp_get_max_threads(void);
@@ -94,6 +97,28 @@ struct Image {
   }
 };
 
+/// A zeroed array of floats aligned to a cache line (a vector's size), so
+/// that the kernels' vector loads and stores of it never split across two
+/// lines.
+class Scratch {
+public:
+  explicit Scratch(int64_t size)
+      : data_(static_cast<float *>(std::aligned_alloc(
+            sizeof(Vec),
+            roundUp(std::max<int64_t>(size, 1), kLanes) * sizeof(float)))) {
+    if (!data_)
+      throw std::bad_alloc();
+    std::fill(data_.get(), data_.get() + size, 0.0f);
+  }
+  float *data() const { return data_.get(); }
+
+private:
+  struct Free {
+    void operator()(float *p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> data_;
+};
+
 /// Runs `part(lb, ub)` over [0, n) split among OpenMP's threads
 /// (tflrt_parallel_for).
 template <typename Part> void inParallel(int64_t n, const Part &part) {
@@ -106,22 +131,23 @@ template <typename Part> void inParallel(int64_t n, const Part &part) {
 
 /// A reduction over `units` units of work as sums of `size` floats: one
 /// chunk per thread (at most `units`), `sumChunk(chunk, chunks, sums)` adding
-/// its share into its own zeroed `sums`; the chunks' sums are then added in
-/// chunk order, so that the result does not depend on the threads' timing.
+/// its share into its own zeroed `sums` (aligned like Scratch when `size` is
+/// a multiple of 16); the chunks' sums are then added in chunk order, so
+/// that the result does not depend on the threads' timing. The result is
+/// the first `size` floats.
 template <typename SumChunk>
-std::vector<float> sumInChunks(int64_t units, int64_t size,
-                               const SumChunk &sumChunk) {
+Scratch sumInChunks(int64_t units, int64_t size, const SumChunk &sumChunk) {
   int64_t chunks =
       std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), units));
-  std::vector<float> sums(chunks * size, 0.0f);
+  Scratch sums(chunks * size);
+  float *all = sums.data();
   inParallel(chunks, [&](int64_t lb, int64_t ub) {
     for (int64_t chunk = lb; chunk < ub; ++chunk)
-      sumChunk(chunk, chunks, sums.data() + chunk * size);
+      sumChunk(chunk, chunks, all + chunk * size);
   });
   for (int64_t chunk = 1; chunk < chunks; ++chunk)
     for (int64_t i = 0; i < size; ++i)
-      sums[i] += sums[chunk * size + i];
-  sums.resize(size);
+      all[i] += all[chunk * size + i];
   return sums;
 }
 

@@ -269,10 +269,10 @@ void backwardFilter(const TensorView &x, const TensorView &dy,
                     const TensorView &dw, const Window &window,
                     const TensorView *dbias) {
   Args p = argsOf(x, dy, window);
-  std::vector<float> sums = sumInChunks(
-      p.rows(), p.sumsSize(), [&p](int64_t chunk, int64_t chunks, float *acc) {
-        filterPart(p, chunk, chunks, acc);
-      });
+  Scratch sums = sumInChunks(p.rows(), p.sumsSize(),
+                             [&p](int64_t chunk, int64_t chunks, float *acc) {
+                               filterPart(p, chunk, chunks, acc);
+                             });
   int64_t channels = x.shape[3];
   float *out = static_cast<float *>(const_cast<void *>(dw.data));
   for (int64_t t = 0; t < 9; ++t)
@@ -280,7 +280,7 @@ void backwardFilter(const TensorView &x, const TensorView &dy,
       for (int64_t k = 0; k < p.outChannels; ++k)
         out[(t / 3) * dw.strides[0] + (t % 3) * dw.strides[1] +
             c * dw.strides[2] + k * dw.strides[3]] =
-            sums[tapIndex(channels, t, c, k)];
+            sums.data()[tapIndex(channels, t, c, k)];
   if (dbias) {
     const float *biasSums = sums.data() + p.kPad * 9 * channels;
     float *db = static_cast<float *>(const_cast<void *>(dbias->data));

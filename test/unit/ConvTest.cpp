@@ -271,6 +271,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         // The seed CNN's second layer, one image: whole tiles, one vector.
         Case{1, 26, 26, 16, 16, {0, 0, 0, 0}, 0},
+        // One vector of input channels (the kernels' compiled-in case) at
+        // the edges of "same" padding, in a strided view, and with a partial
+        // vector of output channels.
+        Case{2, 9, 7, 16, 16, {1, 1, 1, 1}, 3},
+        Case{1, 7, 10, 16, 11, {1, 1, 1, 1}, 0},
         // "same" padding, sizes off the tiles, channels off the vectors.
         Case{2, 9, 7, 5, 18, {1, 1, 1, 1}, 0},
         Case{3, 6, 11, 4, 4, {0, 0, 0, 0}, 2},
