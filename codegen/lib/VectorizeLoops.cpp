@@ -4,7 +4,7 @@
 // vectorizer, which cannot prove that a generic's buffers do not overlap,
 // then either leaves the loops scalar or vectorizes an outer loop with
 // gathers and scatters. This pass vectorizes them itself, for each
-// `linalg.generic` on static buffers of 32- or 64-bit elements (i1 is a
+// `linalg.generic` on static buffers of 8- to 64-bit elements (not i1, a
 // byte in memory but a bit in a vector) whose innermost loop dim is
 // contiguous in every operand that indexes it:
 //
@@ -23,6 +23,12 @@
 //     reads of buffers a loop never writes, at indices it does not change
 //     (a broadcast operand), move out of it with what is computed from
 //     them.
+//
+// Before step 1, a generic whose body loads whole trailing rows of other
+// buffers at indices its outer dims compute (`gather`'s generic, reading
+// x[order[i], h, w, c], with the elementwise work fused into it) becomes a
+// loop nest over those outer dims around a flat generic that takes each
+// row as an operand (`gatherRows`), which the steps above then vectorize.
 //
 // Generics it cannot handle stay for convert-linalg-to-loops.
 //
@@ -67,16 +73,20 @@ constexpr StringLiteral kTileAttr = "tfl.vector_tile";
 /// several.
 constexpr int64_t kParallelIterations = int64_t{1} << 15;
 
+/// Elements a vector holds as they lie in memory: 32- and 64-bit floats,
+/// integers of 8 bits or more (u8 images), not i1 (a byte in memory, a bit
+/// in a vector).
 bool isVectorElement(Type type) {
   if (auto f = dyn_cast<FloatType>(type))
     return f.getWidth() == 32 || f.getWidth() == 64;
   if (auto i = dyn_cast<IntegerType>(type))
-    return i.getWidth() == 32 || i.getWidth() == 64;
+    return i.getWidth() == 8 || i.getWidth() == 16 || i.getWidth() == 32 ||
+           i.getWidth() == 64;
   return false;
 }
 
 /// Whether `op` can be vectorized along its innermost loop dim: buffers
-/// of 32- or 64-bit elements (static, or with a batch size given when the
+/// of vector elements (static, or with a batch size given when the
 /// program runs), and that dim (if an operand indexes it) the operand's
 /// last, contiguous one.
 bool isCandidate(linalg::GenericOp op) {
@@ -351,6 +361,219 @@ void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+/// A load in the body of a generic (see gatherRows).
+struct BodyLoad {
+  memref::LoadOp load;
+  /// The indices of its buffer's leading dims (the others are 0): null
+  /// for a load all of whose indices the outer dims compute.
+  bool row;
+};
+
+/// Whether `v`, in the body of `op`, is computed from values defined
+/// outside `op` and the indices of its dims below `s` alone (through pure
+/// ops and loads of buffers `op` does not write), memoized in `known`.
+bool onlyOuter(Value v, linalg::GenericOp op, unsigned s,
+               DenseMap<Value, bool> &known) {
+  if (!op->isProperAncestor(v.getParentBlock()->getParentOp()) &&
+      v.getParentBlock()->getParentOp() != op)
+    return true; // defined outside the generic
+  if (auto it = known.find(v); it != known.end())
+    return it->second;
+  bool result = false;
+  Operation *def = v.getDefiningOp();
+  if (auto index = dyn_cast_or_null<linalg::IndexOp>(def)) {
+    result = index.getDim() < s;
+  } else if (def && def->getBlock() == op.getBody() &&
+             (isPure(def) || isa<memref::LoadOp>(def)) &&
+             def->getNumRegions() == 0) {
+    result = llvm::all_of(def->getOperands(), [&](Value operand) {
+      return onlyOuter(operand, op, s, known);
+    });
+  }
+  known[v] = result;
+  return result;
+}
+
+/// The body loads of `op` if each is either computed by dims [0, s) alone
+/// or reads a whole row: its buffer's trailing dims are the dims [s, n) of
+/// `op`, in order and of the same sizes, each indexed by its own dim's
+/// index (or 0, where the dim's size is 1), and its leading ones indexed
+/// by what the outer dims compute; and no dim from s on has an index used
+/// otherwise. Failure otherwise.
+FailureOr<SmallVector<BodyLoad>> rowLoads(linalg::GenericOp op, unsigned s) {
+  unsigned n = op.getNumLoops();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  DenseMap<Value, bool> known;
+  SmallVector<BodyLoad> loads;
+  DenseSet<Operation *> rowLoadOps;
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    auto load = dyn_cast<memref::LoadOp>(&inner);
+    if (!load)
+      continue;
+    if (onlyOuter(load.getResult(), op, s, known)) {
+      loads.push_back({load, false});
+      continue;
+    }
+    MemRefType type = load.getMemRefType();
+    int64_t rank = type.getRank(), lead = rank - (n - s);
+    if (lead < 0 || !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+        op->isAncestor(load.getMemRef().getParentBlock()->getParentOp()))
+      return failure();
+    for (int64_t r = 0; r < rank; ++r) {
+      Value index = load.getIndices()[r];
+      if (r < lead) {
+        if (!onlyOuter(index, op, s, known))
+          return failure();
+        continue;
+      }
+      unsigned d = s + (r - lead);
+      if (type.getDimSize(r) != ranges[d])
+        return failure();
+      auto dim = index.getDefiningOp<linalg::IndexOp>();
+      if (dim ? dim.getDim() != d
+              : !(ranges[d] == 1 && isConstantIntValue(index, 0)))
+        return failure();
+    }
+    loads.push_back({load, true});
+    rowLoadOps.insert(load);
+  }
+  // The inner dims' indices go to row loads only.
+  WalkResult walk = op.getBody()->walk([&](linalg::IndexOp index) {
+    if (index.getDim() < s)
+      return WalkResult::advance();
+    for (Operation *user : index->getUsers())
+      if (!rowLoadOps.contains(user))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted() || rowLoadOps.empty())
+    return failure();
+  return loads;
+}
+
+/// `buffer` (with an identity layout) at `offsets` on its leading dims and
+/// whole on the others, as a flat memref.
+Value flatRow(OpBuilder &b, Location loc, Value buffer,
+              ArrayRef<OpFoldResult> offsets) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> all(offsets), sizes,
+      strides(rank, b.getIndexAttr(1));
+  all.resize(rank, b.getIndexAttr(0));
+  for (int64_t r = 0; r < rank; ++r)
+    sizes.push_back(b.getIndexAttr(
+        r < static_cast<int64_t>(offsets.size()) ? 1 : type.getDimSize(r)));
+  Value view = memref::SubViewOp::create(b, loc, buffer, all, sizes, strides);
+  ReassociationIndices group;
+  for (int64_t r = 0; r < rank; ++r)
+    group.push_back(r);
+  return memref::CollapseShapeOp::create(b, loc, view,
+                                         ArrayRef<ReassociationIndices>{group});
+}
+
+/// Before step 1: `op`, an elementwise generic (identity maps on static
+/// buffers with identity layouts) whose body loads whole rows of other
+/// buffers (see rowLoads), becomes a loop nest over its outer dims around
+/// a flat generic over the rows, which takes each loaded row as an
+/// operand; what the outer dims compute (the row's index) moves out to the
+/// loops. The outermost loop is marked for tfl-parallelize-loops like a
+/// tiled generic's. Returns the flat generic, or null where `op` is not
+/// such a generic.
+linalg::GenericOp gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() < 2 ||
+      op.getNumReductionLoops() != 0 ||
+      op.getBody()->getOps<memref::LoadOp>().empty())
+    return {};
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+        !op.getMatchingIndexingMap(&operand).isIdentity())
+      return {};
+  }
+  unsigned n = op.getNumLoops(), s = 1;
+  FailureOr<SmallVector<BodyLoad>> loads = failure();
+  for (; s < n; ++s)
+    if (succeeded(loads = rowLoads(op, s)))
+      break;
+  if (failed(loads))
+    return {};
+  // The generic writes none of the buffers it loads from.
+  for (BodyLoad l : *loads)
+    for (Value out : op.getDpsInits())
+      if (!distinctBuffers(rootBuffer(l.load.getMemRef()), rootBuffer(out)))
+        return {};
+
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  rewriter.setInsertionPoint(op);
+  auto c = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  SmallVector<Value> lbs(s, c(0)), ubs, steps(s, c(1));
+  for (unsigned d = 0; d < s; ++d)
+    ubs.push_back(c(ranges[d]));
+  linalg::GenericOp flat;
+  scf::LoopNest nest = scf::buildLoopNest(
+      rewriter, loc, lbs, ubs, steps,
+      [&](OpBuilder &b, Location l, ValueRange ivs) {
+        IRMapping map;
+        // What the outer dims compute, out of the body.
+        op.getBody()->walk([&](linalg::IndexOp index) {
+          if (index.getDim() < s)
+            map.map(index.getResult(), ivs[index.getDim()]);
+        });
+        DenseMap<Value, bool> known;
+        for (Operation &inner : op.getBody()->without_terminator())
+          if (!isa<linalg::IndexOp>(inner) && inner.getNumResults() == 1 &&
+              onlyOuter(inner.getResult(0), op, s, known))
+            b.clone(inner, map);
+        SmallVector<Value> ins, outs;
+        SmallVector<OpFoldResult> at(ivs.begin(), ivs.end());
+        for (Value in : op.getDpsInputs())
+          ins.push_back(flatRow(b, l, in, at));
+        for (BodyLoad load : *loads) {
+          if (!load.row)
+            continue;
+          MemRefType type = load.load.getMemRefType();
+          SmallVector<OpFoldResult> lead;
+          for (int64_t r = 0; r < type.getRank() - (n - s); ++r)
+            lead.push_back(map.lookupOrDefault(load.load.getIndices()[r]));
+          ins.push_back(flatRow(b, l, load.load.getMemRef(), lead));
+        }
+        for (Value out : op.getDpsInits())
+          outs.push_back(flatRow(b, l, out, at));
+        auto id = AffineMap::getMultiDimIdentityMap(1, b.getContext());
+        SmallVector<AffineMap> maps(ins.size() + outs.size(), id);
+        flat = linalg::GenericOp::create(
+            b, l, TypeRange{}, ins, outs, maps,
+            SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
+            [&](OpBuilder &bb, Location, ValueRange args) {
+              Block *body = op.getBody();
+              unsigned numIns = op.getNumDpsInputs();
+              for (unsigned i = 0; i < numIns; ++i)
+                map.map(body->getArgument(i), args[i]);
+              unsigned next = numIns;
+              for (BodyLoad load : *loads)
+                if (load.row)
+                  map.map(load.load.getResult(), args[next++]);
+              for (unsigned i = 0; i < op.getNumDpsInits(); ++i)
+                map.map(body->getArgument(numIns + i), args[next + i]);
+              for (Operation &inner : *body)
+                if (!isa<linalg::IndexOp>(inner) &&
+                    (inner.getNumResults() == 0 ||
+                     !map.contains(inner.getResult(0))))
+                  bb.clone(inner, map);
+            });
+      });
+  int64_t iterations = 1;
+  for (int64_t range : ranges)
+    iterations = std::min(iterations * range, kParallelIterations);
+  if (iterations >= kParallelIterations)
+    nest.loops.front()->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+  rewriter.eraseOp(op);
+  return flat;
+}
+
 /// The canonicalization patterns of every op of the dialects `Dialects`.
 template <typename... Dialects>
 RewritePatternSet canonicalizations(MLIRContext *ctx) {
@@ -376,6 +599,14 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     func::FuncOp func = getOperation();
+    IRRewriter rewriter(ctx);
+    SmallVector<linalg::GenericOp> gathers;
+    func.walk([&](linalg::GenericOp op) {
+      if (!isCandidate(op))
+        gathers.push_back(op);
+    });
+    for (linalg::GenericOp op : gathers)
+      (void)gatherRows(rewriter, op);
     SmallVector<linalg::GenericOp> candidates;
     func.walk([&](linalg::GenericOp op) {
       if (isCandidate(op))
@@ -383,7 +614,6 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
     });
     if (candidates.empty())
       return;
-    IRRewriter rewriter(ctx);
     for (linalg::GenericOp op : candidates)
       tile(rewriter, collapseContiguousLoops(rewriter, op)); // step 1
 

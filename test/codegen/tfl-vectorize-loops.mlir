@@ -2,9 +2,10 @@
 
 // Tests that linalg.generic ops on buffers become vector loops: dims every
 // operand indexes together merge, the innermost dim is cut into vectors,
-// accumulators and loop-invariant reads leave their loops, and generics
-// that cannot be vectorized along a contiguous dim stay for
-// convert-linalg-to-loops.
+// accumulators and loop-invariant reads leave their loops, a generic that
+// loads whole rows of another buffer (a gather) becomes loops around a
+// flat generic over the rows, and generics that cannot be vectorized along
+// a contiguous dim stay for convert-linalg-to-loops.
 
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d3)>
@@ -233,4 +234,150 @@ func.func @batch(%a: memref<?x16xf32>, %out: memref<?x16xf32>) {
     linalg.yield %r : f32
   }
   return
+}
+
+// u8 images to floats: bytes load as vectors of 32 (the widest element's
+// 1024 bits), and convert lane by lane.
+// CHECK-LABEL: func.func @bytes_to_floats
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} : memref<1568xi8>, vector<32xi8>
+// CHECK: arith.uitofp %{{.*}} : vector<32xi8> to vector<32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<32xf32>, memref<1568xf32>
+// CHECK-NOT: linalg.generic
+func.func @bytes_to_floats(%a: memref<2x28x28x1xi8>, %out: memref<2x28x28x1xf32>) {
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<2x28x28x1xi8>) outs(%out : memref<2x28x28x1xf32>) {
+  ^bb0(%x: i8, %o: f32):
+    %f = arith.uitofp %x : i8 to f32
+    linalg.yield %f : f32
+  }
+  return
+}
+
+// gather's generic with elementwise work fused into it: each output row
+// reads row clamp(idx[i]) of the source. The index and the row's view move
+// out to a loop over the rows; the flat generic over a row (784 elements
+// of a size-1 trailing dim, indexed by 0) is vectorized: 24 vectors and a
+// remainder of 16.
+// CHECK-LABEL: func.func @gather_rows
+// CHECK-NOT: tfl.parallel
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[IDX:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<4xi64>
+// CHECK: %[[CAST:.*]] = arith.index_cast %[[IDX]] : i64 to index
+// CHECK: %[[LOW:.*]] = arith.minsi %[[CAST]]
+// CHECK: %[[PICK:.*]] = arith.maxsi %[[LOW]]
+// CHECK: memref.subview %{{.*}}[%[[PICK]], 0, 0, 0] [1, 28, 28, 1] [1, 1, 1, 1] : memref<100x28x28x1xi8> to
+// CHECK: memref.subview %{{.*}}[%[[ROW]], 0, 0, 0] [1, 28, 28, 1] [1, 1, 1, 1] : memref<4x28x28x1xf32> to
+// CHECK: scf.for
+// CHECK: vector.transfer_read {{.*}} : memref<784xi8, strided<[1], offset: ?>>, vector<32xi8>
+// CHECK: arith.uitofp %{{.*}} : vector<32xi8> to vector<32xf32>
+// CHECK: arith.divf %{{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<32xf32>, memref<784xf32, strided<[1], offset: ?>>
+// CHECK: vector.transfer_read {{.*}} : memref<784xi8, strided<[1], offset: ?>>, vector<16xi8>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @gather_rows(%src: memref<100x28x28x1xi8>, %idx: memref<4xi64>) -> memref<4x28x28x1xf32> {
+  %out = memref.alloc() : memref<4x28x28x1xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%out : memref<4x28x28x1xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %w = linalg.index 2 : index
+    %c0 = arith.constant 0 : index
+    %c99 = arith.constant 99 : index
+    %scale = arith.constant 255.0 : f32
+    %raw = memref.load %idx[%i] : memref<4xi64>
+    %at = arith.index_cast %raw : i64 to index
+    %low = arith.minsi %at, %c99 : index
+    %pick = arith.maxsi %low, %c0 : index
+    %x = memref.load %src[%pick, %h, %w, %c0] : memref<100x28x28x1xi8>
+    %f = arith.uitofp %x : i8 to f32
+    %r = arith.divf %f, %scale : f32
+    linalg.yield %r : f32
+  }
+  return %out : memref<4x28x28x1xf32>
+}
+
+// Enough rows to share among threads: the loop over them is marked; an
+// input operand of the generic (an elementwise addend) is cut into rows as
+// well.
+// CHECK-LABEL: func.func @gather_rows_large
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<64xi64>
+// CHECK: vector.transfer_read {{.*}} : memref<1024xf32, strided<[1], offset: ?>>, vector<32xf32>
+// CHECK: vector.transfer_read {{.*}} : memref<1024xf32, strided<[1], offset: ?>>, vector<32xf32>
+// CHECK: arith.addf %{{.*}} : vector<32xf32>
+// CHECK: } {tfl.parallel}
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @gather_rows_large(%src: memref<500x32x32xf32>, %idx: memref<64xi64>, %b: memref<64x32x32xf32>) -> memref<64x32x32xf32> {
+  %out = memref.alloc() : memref<64x32x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b : memref<64x32x32xf32>) outs(%out : memref<64x32x32xf32>) {
+  ^bb0(%y: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %w = linalg.index 2 : index
+    %raw = memref.load %idx[%i] : memref<64xi64>
+    %at = arith.index_cast %raw : i64 to index
+    %x = memref.load %src[%at, %h, %w] : memref<500x32x32xf32>
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  }
+  return %out : memref<64x32x32xf32>
+}
+
+// What stays a generic: a gather of columns (the picked index is the
+// innermost), a row whose inner index also feeds the arithmetic, and a
+// row of the buffer the generic writes.
+// CHECK-LABEL: func.func @gather_columns_stays
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @inner_index_used_stays
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @row_of_output_stays
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @gather_columns_stays(%src: memref<8x100xf32>, %idx: memref<16xi64>) -> memref<8x16xf32> {
+  %out = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%out : memref<8x16xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %raw = memref.load %idx[%j] : memref<16xi64>
+    %at = arith.index_cast %raw : i64 to index
+    %x = memref.load %src[%i, %at] : memref<8x100xf32>
+    linalg.yield %x : f32
+  }
+  return %out : memref<8x16xf32>
+}
+
+func.func @inner_index_used_stays(%src: memref<100x16xf32>, %idx: memref<8xi64>) -> memref<8x16xf32> {
+  %out = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%out : memref<8x16xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %raw = memref.load %idx[%i] : memref<8xi64>
+    %at = arith.index_cast %raw : i64 to index
+    %x = memref.load %src[%at, %j] : memref<100x16xf32>
+    %jj = arith.index_cast %j : index to i64
+    %jf = arith.sitofp %jj : i64 to f32
+    %r = arith.addf %x, %jf : f32
+    linalg.yield %r : f32
+  }
+  return %out : memref<8x16xf32>
+}
+
+func.func @row_of_output_stays(%idx: memref<8xi64>) -> memref<8x16xf32> {
+  %out = memref.alloc() : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%out : memref<8x16xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %raw = memref.load %idx[%i] : memref<8xi64>
+    %at = arith.index_cast %raw : i64 to index
+    %x = memref.load %out[%at, %j] : memref<8x16xf32>
+    linalg.yield %x : f32
+  }
+  return %out : memref<8x16xf32>
 }
