@@ -31,6 +31,9 @@ namespace {
 constexpr int64_t kLanes = 16;
 
 typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
+/// Doubles in a vector, and the vector.
+constexpr int64_t kDoubles = 8;
+typedef double VecD __attribute__((vector_size(kDoubles * sizeof(double))));
 /// A vector at any float's address.
 typedef float Unaligned
     __attribute__((vector_size(kLanes * sizeof(float)), aligned(4), may_alias));
@@ -102,6 +105,7 @@ struct Image {
 /// lines.
 class Scratch {
 public:
+  Scratch() = default;
   explicit Scratch(int64_t size)
       : data_(static_cast<float *>(std::aligned_alloc(
             sizeof(Vec),

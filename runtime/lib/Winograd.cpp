@@ -229,25 +229,41 @@ struct ForwardArgs {
 
 struct ForwardPlan {
   ForwardArgs args;
-  std::vector<float> u, bias;
+  Scratch u;
+  std::vector<float> bias;
 };
 
-/// The transformed filter: G g G^T for each channel pair, where g[kh][kw]
-/// is at filter + kh * sh + kw * sw + c * sc + k * sk.
+/// G g G^T for each channel pair into `u` ([36][inChannels][kPad], zeros
+/// past outChannels), where g[kh][kw] is at filter + kh * sh + kw * sw +
+/// c * sc + k * sk: 16 output channels at a time, so that the transform's
+/// divisions are vector ones.
+TFL_CLONES void transformFilterInto(float *u, const float *filter, int64_t sh,
+                                    int64_t sw, int64_t sc, int64_t sk,
+                                    int64_t inChannels, int64_t outChannels,
+                                    int64_t kPad) {
+  for (int64_t c = 0; c < inChannels; ++c)
+    for (int64_t k = 0; k < kPad; k += kLanes) {
+      int64_t lanes = lesser(kLanes, outChannels - k);
+      Vec g[9], points[kPoints];
+      for (int t = 0; t < 9; ++t) {
+        const float *tap = filter + (t / 3) * sh + (t % 3) * sw + c * sc;
+        g[t] = Vec{};
+        for (int64_t l = 0; l < lanes; ++l)
+          g[t][l] = tap[(k + l) * sk];
+      }
+      separable<FilterLine>(g, points);
+      for (int xi = 0; xi < kPoints; ++xi)
+        store(u + (xi * inChannels + c) * kPad + k, points[xi]);
+    }
+}
+
+/// The plan's transformed filter (see transformFilterInto).
 void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
                      int64_t sw, int64_t sc, int64_t sk) {
   const ForwardArgs &a = p.args;
-  p.u.assign(kPoints * a.inChannels * a.kPad, 0.0f);
-  for (int64_t c = 0; c < a.inChannels; ++c)
-    for (int64_t k = 0; k < a.outChannels; ++k) {
-      float g[9], points[kPoints];
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          g[i * 3 + j] = filter[i * sh + j * sw + c * sc + k * sk];
-      separable<FilterLine>(g, points);
-      for (int xi = 0; xi < kPoints; ++xi)
-        p.u[(xi * a.inChannels + c) * a.kPad + k] = points[xi];
-    }
+  p.u = Scratch(kPoints * a.inChannels * a.kPad);
+  transformFilterInto(p.u.data(), filter, sh, sw, sc, sk, a.inChannels,
+                      a.outChannels, a.kPad);
   p.args.u = p.u.data();
 }
 
@@ -443,6 +459,27 @@ TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, int64_t chunks,
     filterBody<0, 0>(p, chunk, chunks, acc, xs, ds);
 }
 
+/// G^T M G of the sums `total` (FilterArgs::sumsSize) for each channel
+/// pair, into the filter's gradient `out` with the given strides: in double
+/// (once per filter element), 8 output channels at a time, so that the
+/// transform's divisions are vector ones.
+TFL_CLONES void filterTaps(const float *total, const FilterArgs &p, float *out,
+                           int64_t s0, int64_t s1, int64_t s2, int64_t s3) {
+  for (int64_t c = 0; c < p.inChannels; ++c)
+    for (int64_t k = 0; k < p.outChannels; k += kDoubles) {
+      VecD points[kPoints], taps[9];
+      for (int xi = 0; xi < kPoints; ++xi)
+        for (int64_t l = 0; l < kDoubles; ++l) // within kPad
+          points[xi][l] = total[(xi * p.cRows + c) * p.kPad + k + l];
+      separable<FilterGradLine>(points, taps);
+      int64_t lanes = lesser(kDoubles, p.outChannels - k);
+      for (int t = 0; t < 9; ++t)
+        for (int64_t l = 0; l < lanes; ++l)
+          out[(t / 3) * s0 + (t % 3) * s1 + c * s2 + (k + l) * s3] =
+              static_cast<float>(taps[t][l]);
+    }
+}
+
 } // namespace
 
 bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
@@ -497,20 +534,9 @@ void backwardFilter(const TensorView &x, const TensorView &dy,
         Scratch xs(kPoints * kBlock * p.cPad), ds(kPoints * kBlock * p.kPad);
         filterBlocks(p, chunk, chunks, acc, xs.data(), ds.data());
       });
-  // G^T M G per channel pair (in double: once per filter element).
   const float *total = sums.data();
-  float *out = static_cast<float *>(const_cast<void *>(dw.data));
-  for (int64_t c = 0; c < p.inChannels; ++c)
-    for (int64_t k = 0; k < p.outChannels; ++k) {
-      double points[kPoints], taps[9];
-      for (int xi = 0; xi < kPoints; ++xi)
-        points[xi] = total[(xi * p.cRows + c) * p.kPad + k];
-      separable<FilterGradLine>(points, taps);
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          out[i * dw.strides[0] + j * dw.strides[1] + c * dw.strides[2] +
-              k * dw.strides[3]] = static_cast<float>(taps[i * 3 + j]);
-    }
+  filterTaps(total, p, static_cast<float *>(const_cast<void *>(dw.data)),
+             dw.strides[0], dw.strides[1], dw.strides[2], dw.strides[3]);
   if (dbias) {
     const float *biasSum = total + kPoints * p.cRows * p.kPad;
     float *db = static_cast<float *>(const_cast<void *>(dbias->data));
