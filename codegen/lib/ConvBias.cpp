@@ -7,8 +7,10 @@
 //   reads, adding a bias over the output channels into a buffer of its
 //   own, becomes one `tflrt_conv2d_bias_f32` call that writes that buffer
 //   (the intermediate buffer and a pass over it go). A relu after the bias
-//   is not folded: oneDNN's relu post-op maps NaN to 0, where relu keeps
-//   it.
+//   (max with +0.0) folds in too, as `tflrt_conv2d_bias_relu_f32`: TFL's
+//   kernels apply it as they store their results, and after oneDNN's
+//   kernels libtflrt applies it itself (oneDNN's relu post-op would make
+//   NaN 0, where max keeps it).
 // - backward: the bias's gradient, a loop summing the result's cotangent
 //   dy over N, H and W into a [O] buffer, comes from the filter gradient's
 //   call reading the same dy (`tflrt_conv2d_backward_filter_bias_f32`,
@@ -24,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tfl {
@@ -84,9 +87,37 @@ linalg::GenericOp soleReader(memref::AllocOp alloc, func::CallOp call) {
   return reader;
 }
 
-/// The bias buffer when `generic` computes out = conv + bias[c] into a
-/// buffer other than `conv`, or null.
-Value addedBias(linalg::GenericOp generic, Value conv) {
+/// Whether the body of `generic` yields addf(a, b) of its block arguments
+/// `a` and `b` (in either order), or relu of that sum (arith.maximumf with
+/// +0.0, setting `relu`), and computes nothing else.
+bool isBiasAdd(linalg::GenericOp generic, Value a, Value b, bool &relu) {
+  Block &body = generic.getRegion().front();
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getValues()[0];
+  auto max = yielded.getDefiningOp<arith::MaximumFOp>();
+  relu = false;
+  if (max) {
+    if (matchPattern(max.getRhs(), m_PosZeroFloat()))
+      yielded = max.getLhs();
+    else if (matchPattern(max.getLhs(), m_PosZeroFloat()))
+      yielded = max.getRhs();
+    else
+      return false;
+    relu = true;
+  }
+  auto add = yielded.getDefiningOp<arith::AddFOp>();
+  if (!add || !((add.getLhs() == a && add.getRhs() == b) ||
+                (add.getLhs() == b && add.getRhs() == a)))
+    return false;
+  for (Operation &op : body.without_terminator())
+    if (&op != add.getOperation() && &op != max.getOperation() &&
+        !isa<arith::ConstantOp>(op))
+      return false;
+  return true;
+}
+
+/// The bias buffer when `generic` computes out = conv + bias[c] (then
+/// relu, setting `relu`) into a buffer other than `conv`, or null.
+Value addedBias(linalg::GenericOp generic, Value conv, bool &relu) {
   if (generic.getNumDpsInits() != 1 || generic.getNumDpsInputs() != 2 ||
       generic.getNumLoops() != 4 ||
       generic.getNumParallelLoops() != generic.getNumLoops())
@@ -103,8 +134,8 @@ Value addedBias(linalg::GenericOp generic, Value conv) {
       generic.getMatchingIndexingMap(in1) != channelMap(ctx) ||
       !isF32Vector(in1->get()))
     return {};
-  if (!isSumOf(generic, generic.getMatchingBlockArgument(in0),
-               generic.getMatchingBlockArgument(in1)))
+  if (!isBiasAdd(generic, generic.getMatchingBlockArgument(in0),
+                 generic.getMatchingBlockArgument(in1), relu))
     return {};
   return in1->get();
 }
@@ -194,7 +225,8 @@ struct ConvBiasPass : impl::ConvBiasBase<ConvBiasPass> {
     for (func::CallOp call : forwards) {
       auto alloc = uncast(call.getOperand(2)).getDefiningOp<memref::AllocOp>();
       linalg::GenericOp loop = alloc ? soleReader(alloc, call) : nullptr;
-      Value bias = loop ? addedBias(loop, alloc.getResult()) : nullptr;
+      bool relu = false;
+      Value bias = loop ? addedBias(loop, alloc.getResult(), relu) : nullptr;
       // The call moves to the loop: only allocations come between.
       if (!bias)
         continue;
@@ -211,7 +243,9 @@ struct ConvBiasPass : impl::ConvBiasBase<ConvBiasPass> {
           castToUnranked(builder, loc, bias),
           castToUnranked(builder, loc, loop.getDpsInitOperand(0)->get())};
       llvm::append_range(args, call.getOperands().drop_front(3));
-      callRuntime(builder, loc, module, "tflrt_conv2d_bias_f32", args);
+      callRuntime(builder, loc, module,
+                  relu ? "tflrt_conv2d_bias_relu_f32" : "tflrt_conv2d_bias_f32",
+                  args);
       loop.erase();
       call.erase();
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))

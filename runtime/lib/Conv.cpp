@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/Conv.h"
+#include "tflrt/CApi.h"
 
 #include "FewChannels.h"
 #include "Winograd.h"
@@ -176,15 +177,40 @@ memory filterFor(ConvPrimitive &p, const memory::desc &wd,
   return *p.blocked;
 }
 
+/// relu over `out` in place, as compiled code computes it: max(v, +0.0),
+/// NaN kept (oneDNN's relu post-op would make NaN 0).
+void reluInPlace(const TensorView &out) {
+  int64_t rows = out.shape[0] * out.shape[1];
+  struct Rows {
+    const TensorView &out;
+  } ctx{out};
+  tflrt_parallel_for(
+      [](void *c, int64_t lb, int64_t ub) {
+        const TensorView &o = static_cast<Rows *>(c)->out;
+        for (int64_t r = lb; r < ub; ++r)
+          for (int64_t w = 0; w < o.shape[2]; ++w) {
+            float *pixel = static_cast<float *>(const_cast<void *>(o.data)) +
+                           (r / o.shape[1]) * o.strides[0] +
+                           (r % o.shape[1]) * o.strides[1] + w * o.strides[2];
+            for (int64_t k = 0; k < o.shape[3]; ++k) {
+              float &v = pixel[k * o.strides[3]];
+              if (!(v > 0.0f) && v == v)
+                v = 0.0f;
+            }
+          }
+      },
+      &ctx, 0, rows, 1);
+}
+
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
-             const TensorView &out, const Window &window) {
+             const TensorView &out, const Window &window, bool relu = false) {
   if (empty(out))
     return;
   switch (kernelsFor(x, w, out, window, /*forwardPass=*/true)) {
   case Kernels::Winograd:
-    return winograd::forward(x, w, bias, out, window);
+    return winograd::forward(x, w, bias, out, window, relu);
   case Kernels::FewChannels:
-    return fewchannels::forward(x, w, bias, out, window);
+    return fewchannels::forward(x, w, bias, out, window, relu);
   case Kernels::OneDnn:
     break;
   }
@@ -209,6 +235,8 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
     args.emplace(DNNL_ARG_BIAS, wrap(*bd, *bias));
   p.primitive.execute(c.stream, args);
   c.stream.wait();
+  if (relu)
+    reluInPlace(out);
 }
 
 } // namespace
@@ -222,6 +250,12 @@ void conv2dBias(const TensorView &x, const TensorView &w,
                 const TensorView &bias, const TensorView &out,
                 const Window &window) {
   forward(x, w, &bias, out, window);
+}
+
+void conv2dBiasRelu(const TensorView &x, const TensorView &w,
+                    const TensorView &bias, const TensorView &out,
+                    const Window &window) {
+  forward(x, w, &bias, out, window, /*relu=*/true);
 }
 
 void conv2dBackwardInput(const TensorView &dy, const TensorView &w,

@@ -52,6 +52,20 @@ TFL_INLINE void store(float *p, const Vec &v) {
   *reinterpret_cast<Unaligned *>(p) = v;
 }
 
+/// relu as compiled code's arith.maximumf(v, +0.0) computes it: NaN stays
+/// NaN, negatives and -0.0 become +0.0. In integer arithmetic on the
+/// floats' bits: GCC lowers a vector comparison in an inlined helper lane
+/// by lane before it knows the clone's ISA (the kernels ran 2-5x slower),
+/// where it keeps shifts and masks whole. A float's bits u keep when its
+/// sign is clear (u >> 31 is 0) or it is NaN (|u| above infinity's bits,
+/// so that infinity minus |u| is negative).
+TFL_INLINE void relu(Vec &v) {
+  typedef int32_t Bits __attribute__((vector_size(kLanes * sizeof(float))));
+  Bits u = reinterpret_cast<Bits>(v);
+  Bits nan = (0x7f800000 - (u & 0x7fffffff)) >> 31;
+  v = reinterpret_cast<Vec>(u & (~(u >> 31) | nan));
+}
+
 /// The first `n` floats at `p`, zeros after them (lane by lane: a
 /// memcpy of a variable size would be a library call).
 TFL_INLINE void loadFirst(Vec &v, const float *p, int64_t n) {
@@ -100,19 +114,21 @@ struct Image {
   }
 };
 
-/// A zeroed array of floats aligned to a cache line (a vector's size), so
-/// that the kernels' vector loads and stores of it never split across two
-/// lines.
+/// An array of floats aligned to a cache line (a vector's size), so that
+/// the kernels' vector loads and stores of it never split across two
+/// lines; zeroed when `zeroed` (the kernels' scratch is written before it
+/// is read, and needs no zeros).
 class Scratch {
 public:
   Scratch() = default;
-  explicit Scratch(int64_t size)
+  explicit Scratch(int64_t size, bool zeroed = false)
       : data_(static_cast<float *>(std::aligned_alloc(
             sizeof(Vec),
             roundUp(std::max<int64_t>(size, 1), kLanes) * sizeof(float)))) {
     if (!data_)
       throw std::bad_alloc();
-    std::fill(data_.get(), data_.get() + size, 0.0f);
+    if (zeroed)
+      std::fill(data_.get(), data_.get() + size, 0.0f);
   }
   float *data() const { return data_.get(); }
 
@@ -146,8 +162,11 @@ Scratch sumInChunks(int64_t units, int64_t size, const SumChunk &sumChunk) {
   Scratch sums(chunks * size);
   float *all = sums.data();
   inParallel(chunks, [&](int64_t lb, int64_t ub) {
-    for (int64_t chunk = lb; chunk < ub; ++chunk)
+    for (int64_t chunk = lb; chunk < ub; ++chunk) {
+      // Zeroed by the thread that sums into it: in its own cache.
+      std::fill(all + chunk * size, all + (chunk + 1) * size, 0.0f);
       sumChunk(chunk, chunks, all + chunk * size);
+    }
   });
   for (int64_t chunk = 1; chunk < chunks; ++chunk)
     for (int64_t i = 0; i < size; ++i)

@@ -30,6 +30,8 @@ struct Args {
   /// Forward: the filter as [kPad / 16][9 C][16] (zeros past the output
   /// channels) and the bias ([kPad], zeros without one).
   const float *taps, *bias;
+  /// Forward: relu after the bias.
+  bool relu;
 
   int64_t rows() const { return y.n * y.height; }
   /// The filter's gradient's sums: [kPad / 16][9 C][16], then kPad sums of
@@ -66,8 +68,11 @@ TFL_INLINE void forwardInside(const Args &p, const Vec *taps, const Vec &bias,
         for (int i = 0; i < P; ++i)
           acc[i] += first[i * x.sw] * taps[(kh * 3 + kw) * C + c];
       }
-  for (int i = 0; i < P; ++i)
+  for (int i = 0; i < P; ++i) {
+    if (p.relu)
+      relu(acc[i]);
     storeFirst(p.y.at(n, oh, ow + i) + k, acc[i], p.outChannels - k);
+  }
 }
 
 /// The 9 C input values of the window of output pixel (n, oh, ow), zeros
@@ -95,6 +100,8 @@ TFL_INLINE void forwardEdge(const Args &p, const Vec *taps, const Vec &bias,
   Vec acc = bias;
   for (int t = 0; t < 9 * C; ++t)
     acc += values[t] * taps[t];
+  if (p.relu)
+    relu(acc);
   storeFirst(p.y.at(n, oh, ow) + k, acc, p.outChannels - k);
 }
 
@@ -245,8 +252,9 @@ bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
 }
 
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
-             const TensorView &out, const Window &window) {
+             const TensorView &out, const Window &window, bool relu) {
   Args p = argsOf(x, out, window);
+  p.relu = relu;
   int64_t channels = x.shape[3];
   std::vector<float> taps(p.kPad * 9 * channels, 0.0f), biases(p.kPad, 0.0f);
   const float *filter = static_cast<const float *>(w.data);

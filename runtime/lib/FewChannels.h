@@ -28,9 +28,10 @@ namespace tflrt::fewchannels {
 bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
              const Window &window, bool forwardPass);
 
-/// conv2d (plus `bias` when given), as Conv.h describes it.
+/// conv2d (plus `bias` when given, then relu when `relu`), as Conv.h
+/// describes it.
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
-             const TensorView &out, const Window &window);
+             const TensorView &out, const Window &window, bool relu = false);
 
 /// conv2dBackwardFilter, with the bias's gradient when `dbias` is given.
 void backwardFilter(const TensorView &x, const TensorView &dy,

@@ -225,6 +225,8 @@ struct ForwardArgs {
   /// The transformed filter, [36][inChannels][kPad], and the bias,
   /// zero-padded to kPad (zeros without one).
   const float *u, *bias;
+  /// relu after the bias.
+  bool relu;
 };
 
 struct ForwardPlan {
@@ -331,8 +333,12 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
           Vec y[kStep];
           OutputLine{}(s[a], y);
           float *row = out.at(n, oh + a, ow) + k;
-          for (int64_t e = 0; e < outCols; ++e)
-            storeFirst(row + e * out.sw, y[e] + bias, p.outChannels - k);
+          for (int64_t e = 0; e < outCols; ++e) {
+            Vec result = y[e] + bias;
+            if (p.relu)
+              relu(result);
+            storeFirst(row + e * out.sw, result, p.outChannels - k);
+          }
         }
       }
     }
@@ -370,6 +376,7 @@ ForwardPlan plan(const TensorView &in, const TensorView &out, int64_t top,
   a.out = Image::of(out);
   a.inChannels = in.shape[3];
   a.outChannels = out.shape[3];
+  a.relu = false;
   a.cPad = roundUp(a.inChannels, kLanes);
   a.kPad = roundUp(a.outChannels, kLanes);
   p.bias.assign(a.kPad, 0.0f);
@@ -494,8 +501,9 @@ bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
 }
 
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
-             const TensorView &out, const Window &window) {
+             const TensorView &out, const Window &window, bool relu) {
   ForwardPlan p = plan(x, out, window.padding[0], window.padding[2], bias);
+  p.args.relu = relu;
   transformFilter(p, static_cast<const float *>(w.data), w.strides[0],
                   w.strides[1], w.strides[2], w.strides[3]);
   runForward(p);

@@ -26,9 +26,10 @@ namespace tflrt::winograd {
 bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
              const Window &window);
 
-/// conv2d (plus `bias` when given), as Conv.h describes it.
+/// conv2d (plus `bias` when given, then relu when `relu`), as Conv.h
+/// describes it.
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
-             const TensorView &out, const Window &window);
+             const TensorView &out, const Window &window, bool relu = false);
 
 /// conv2dBackwardInput: a forward pass over dy with the filter turned by
 /// 180 degrees and its channel dims swapped.

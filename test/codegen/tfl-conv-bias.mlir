@@ -1,6 +1,7 @@
 // RUN: tfl-opt %s -split-input-file -tfl-conv-bias | FileCheck %s
 
-// Tests that a convolution's bias moves into its oneDNN calls: added by
+// Tests that a convolution's bias (and a relu after it) moves into its
+// convolution calls: added by
 // the forward primitive, its gradient summed by the backward-filter one.
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -34,11 +35,51 @@ func.func @forward_bias(%x: memref<2x5x5x2xf32>, %w: memref<3x3x2x3xf32>, %b: me
   return %res : memref<2x3x3x3xf32>
 }
 
-// A relu after the bias stays a loop (oneDNN's relu maps NaN to 0); so
-// does a bias add when the filter is freed before it, or when the result
-// has another reader.
+// A relu after the bias (max with +0.0, in either order, its zero
+// defined anywhere) folds in as well.
+// CHECK-LABEL: func.func @forward_bias_relu
+// CHECK: call @tflrt_conv2d_bias_relu_f32
+// CHECK: call @tflrt_conv2d_bias_relu_f32
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: call @tflrt_conv2d_f32
+// CHECK: return
+func.func @forward_bias_relu(%x: memref<2x5x5x2xf32>, %w: memref<3x3x2x3xf32>, %b: memref<3xf32>) -> (memref<2x3x3x3xf32>, memref<2x3x3x3xf32>) {
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %zero = arith.constant 0.0 : f32
+  %xc = memref.cast %x : memref<2x5x5x2xf32> to memref<*xf32>
+  %wc = memref.cast %w : memref<3x3x2x3xf32> to memref<*xf32>
+  %out = memref.alloc() : memref<2x3x3x3xf32>
+  %oc = memref.cast %out : memref<2x3x3x3xf32> to memref<*xf32>
+  call @tflrt_conv2d_f32(%xc, %wc, %oc, %c1, %c1, %c0, %c0, %c0, %c0) : (memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64) -> ()
+  %res = memref.alloc() : memref<2x3x3x3xf32>
+  linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%out, %b : memref<2x3x3x3xf32>, memref<3xf32>) outs(%res : memref<2x3x3x3xf32>) {
+  ^bb0(%in: f32, %bias: f32, %o: f32):
+    %s = arith.addf %in, %bias : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %out : memref<2x3x3x3xf32>
+  %out2 = memref.alloc() : memref<2x3x3x3xf32>
+  %oc2 = memref.cast %out2 : memref<2x3x3x3xf32> to memref<*xf32>
+  call @tflrt_conv2d_f32(%xc, %wc, %oc2, %c1, %c1, %c0, %c0, %c0, %c0) : (memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64) -> ()
+  %res2 = memref.alloc() : memref<2x3x3x3xf32>
+  linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%out2, %b : memref<2x3x3x3xf32>, memref<3xf32>) outs(%res2 : memref<2x3x3x3xf32>) {
+  ^bb0(%in: f32, %bias: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %s = arith.addf %bias, %in : f32
+    %r = arith.maximumf %z, %s : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %out2 : memref<2x3x3x3xf32>
+  return %res, %res2 : memref<2x3x3x3xf32>, memref<2x3x3x3xf32>
+}
+
+// A max with -0.0 is not relu (it keeps -0.0) and stays a loop, as does a
+// bias add when the filter is freed before it, or when the result has
+// another reader.
 // CHECK-LABEL: func.func @forward_kept
-// CHECK-NOT: tflrt_conv2d_bias_f32
+// CHECK-NOT: tflrt_conv2d_bias
 // CHECK: call @tflrt_conv2d_f32
 // CHECK: arith.maximumf
 // CHECK: call @tflrt_conv2d_f32
@@ -47,11 +88,11 @@ func.func @forward_bias(%x: memref<2x5x5x2xf32>, %w: memref<3x3x2x3xf32>, %b: me
 // CHECK: call @tflrt_conv2d_f32
 // CHECK: linalg.generic
 // CHECK: linalg.generic
-// CHECK-NOT: tflrt_conv2d_bias_f32
+// CHECK-NOT: tflrt_conv2d_bias
 func.func @forward_kept(%x: memref<2x5x5x2xf32>, %w: memref<3x3x2x3xf32>, %b: memref<3xf32>, %w2: memref<3x3x2x3xf32>) -> (memref<2x3x3x3xf32>, memref<2x3x3x3xf32>, memref<2x3x3x3xf32>, memref<2x3x3x3xf32>) {
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
-  %zero = arith.constant 0.0 : f32
+  %zero = arith.constant -0.0 : f32
   %xc = memref.cast %x : memref<2x5x5x2xf32> to memref<*xf32>
   %wc = memref.cast %w : memref<3x3x2x3xf32> to memref<*xf32>
   %out = memref.alloc() : memref<2x3x3x3xf32>

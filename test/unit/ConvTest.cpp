@@ -95,8 +95,9 @@ std::vector<double> widened(const std::vector<double> &scale, int64_t n,
 /// `tolerance` of the sum of |terms| (plus 1e-6), those of the outputs
 /// within 4 rows and columns with `widen` (Winograd's tiles).
 struct Kernels {
+  /// With a bias when given, then relu when asked.
   void (*forward)(const TensorView &, const TensorView &, const TensorView *,
-                  const TensorView &, const Window &);
+                  const TensorView &, const Window &, bool);
   /// Null where the kernels leave the input's gradient to oneDNN.
   void (*input)(const TensorView &, const TensorView &, const TensorView &,
                 const Window &);
@@ -157,8 +158,9 @@ void checkPasses(const Case &cs, const Kernels &kernels) {
             }
   };
 
-  // Forward, with and without the bias.
-  for (bool withBias : {false, true}) {
+  // Forward, without the bias, with it, and with it and relu.
+  for (int mode = 0; mode < 3; ++mode) {
+    bool withBias = mode >= 1, withRelu = mode == 2;
     std::vector<double> want(cs.n * oh * ow * cs.k), scale(want.size());
     auto index = [&](int64_t n, int64_t i, int64_t j, int64_t k) {
       return ((n * oh + i) * ow + j) * cs.k + k;
@@ -174,18 +176,44 @@ void checkPasses(const Case &cs, const Kernels &kernels) {
         want[i] += bias.data[i % cs.k];
         scale[i] += std::fabs(bias.data[i % cs.k]);
       }
+    if (withRelu)
+      for (double &v : want)
+        v = std::max(v, 0.0);
     kernels.forward(x.view, w.view, withBias ? &bias.view : nullptr, y.view,
-                    window);
+                    window, withRelu);
     std::vector<float> got(want.size());
     for (int64_t n = 0; n < cs.n; ++n)
       for (int64_t i = 0; i < oh; ++i)
         for (int64_t j = 0; j < ow; ++j)
           for (int64_t k = 0; k < cs.k; ++k)
             got[index(n, i, j, k)] = y.at(n, i, j, k);
+    std::string what = name + (withRelu   ? " forward with bias and relu"
+                               : withBias ? " forward with bias"
+                                          : " forward");
     expectClose(want,
                 kernels.widen ? widened(scale, cs.n, oh, ow, cs.k) : scale, got,
-                kernels.tolerance,
-                name + (withBias ? " forward with bias" : " forward"));
+                kernels.tolerance, what);
+    // relu's zeros are +0.0, as max(v, +0.0) gives them.
+    if (withRelu)
+      for (size_t i = 0; i < got.size(); ++i)
+        if (!(got[i] > 0.0f || (got[i] == 0.0f && !std::signbit(got[i])))) {
+          ADD_FAILURE() << what << ": element " << i << " is " << got[i];
+          break;
+        }
+  }
+  // relu keeps NaN: a NaN bias makes its channel NaN.
+  {
+    Buffer nanBias({cs.k}, 0, rng);
+    nanBias.data[cs.k - 1] = std::nanf("");
+    kernels.forward(x.view, w.view, &nanBias.view, y.view, window, true);
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        if (!std::isnan(y.at(cs.n - 1, i, j, cs.k - 1))) {
+          ADD_FAILURE() << name << ": relu of a NaN bias at (" << i << ", " << j
+                        << ") is " << y.at(cs.n - 1, i, j, cs.k - 1);
+          i = oh;
+          break;
+        }
   }
 
   // The input's gradient: dx[n, h, v, c] sums dy[n, i, j, k] * w[a, b, c,
@@ -312,6 +340,35 @@ INSTANTIATE_TEST_SUITE_P(
         Case{1, 4, 4, 1, 20, {3, 3, 1, 2}, 0},
         Case{1, 9, 12, 3, 16, {-1, 0, 0, -2}, 3}),
     caseName);
+
+// Where neither TFL kernel applies (8 channels), conv2dBiasRelu is
+// oneDNN's convolution with its bias, then relu as compiled code computes
+// it: max(v, +0.0) with NaN kept, where oneDNN's own relu would make it 0.
+TEST(ConvTest, BiasReluOnOneDnnKeepsNaN) {
+  std::mt19937 rng(3);
+  Buffer x({2, 7, 6, 8}, 0, rng), w({3, 3, 8, 8}, 0, rng), bias({8}, 0, rng);
+  Buffer plain({2, 5, 4, 8}, 0, rng), fused({2, 5, 4, 8}, 0, rng);
+  bias.data[2] = std::nanf("");
+  Window window{{1, 1}, {0, 0, 0, 0}};
+  ASSERT_FALSE(winograd::applies(x.view, w.view, plain.view, window));
+  ASSERT_FALSE(fewchannels::applies(x.view, w.view, plain.view, window, true));
+  conv2dBias(x.view, w.view, bias.view, plain.view, window);
+  conv2dBiasRelu(x.view, w.view, bias.view, fused.view, window);
+  int negatives = 0;
+  for (size_t i = 0; i < plain.data.size(); ++i) {
+    float v = plain.data[i], r = fused.data[i];
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(r)) << "element " << i;
+    } else if (v > 0.0f) {
+      EXPECT_EQ(r, v) << "element " << i;
+    } else {
+      ++negatives;
+      EXPECT_TRUE(r == 0.0f && !std::signbit(r))
+          << "element " << i << " is " << r << " for " << v;
+    }
+  }
+  EXPECT_GT(negatives, 0);
+}
 
 TEST(WinogradTest, TakesStrideOne3x3ConvolutionsOfMeasuredChannelCounts) {
   std::mt19937 rng(5);

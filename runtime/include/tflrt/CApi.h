@@ -118,6 +118,12 @@ void tflrt_conv2d_bias_f32(int64_t rankX, void *x, int64_t rankW, void *w,
                            int64_t strideH, int64_t strideW, int64_t padTop,
                            int64_t padBottom, int64_t padLeft,
                            int64_t padRight);
+/* The same, then relu (max(v, +0.0), NaN kept). */
+void tflrt_conv2d_bias_relu_f32(int64_t rankX, void *x, int64_t rankW, void *w,
+                                int64_t rankB, void *b, int64_t rankOut,
+                                void *out, int64_t strideH, int64_t strideW,
+                                int64_t padTop, int64_t padBottom,
+                                int64_t padLeft, int64_t padRight);
 void tflrt_conv2d_backward_input_f32(int64_t rankDy, void *dy, int64_t rankW,
                                      void *w, int64_t rankDx, void *dx,
                                      int64_t strideH, int64_t strideW,

@@ -34,6 +34,11 @@ void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
 void conv2dBias(const TensorView &x, const TensorView &w,
                 const TensorView &bias, const TensorView &out,
                 const Window &window);
+/// conv2dBias, then relu as compiled code computes it (max(v, +0.0), NaN
+/// kept): a convolution whose result only gets a bias added and a relu.
+void conv2dBiasRelu(const TensorView &x, const TensorView &w,
+                    const TensorView &bias, const TensorView &out,
+                    const Window &window);
 
 /// conv2d's adjoints: the input's cotangent `dx` from the result's `dy`
 /// and the filter, and the filter's `dw` from the input and `dy`.

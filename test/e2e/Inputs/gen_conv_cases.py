@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Writes a TFL program of conv2d, max_pool2d and avg_pool2d calls on random
-NHWC tensors (strides, "valid" and "same" padding, odd sizes, size-1 dims,
-windows as large as the input), and what NumPy computes for each with a
-direct implementation of TensorFlow's definitions (in float64).
+"""Writes a TFL program of conv2d (alone, and with a bias and relu),
+max_pool2d and avg_pool2d calls on random NHWC tensors (strides, "valid"
+and "same" padding, odd sizes, size-1 dims, windows as large as the
+input), and what NumPy computes for each with a direct implementation of
+TensorFlow's definitions (in float64).
 
 Usage: gen_conv_cases.py OUT.tfl OUT.expected
 """
@@ -75,6 +76,20 @@ def main():
                 case(f"conv2d({literal(x)}, {literal(w)}, strides={s}, "
                      f'padding="{padding}")',
                      conv(x, w, strides, padding == "same"))
+            # A bias and relu, which compiled code folds into the
+            # convolution's call: negatives become 0, a NaN bias's channel
+            # stays NaN. The bias is built first, by concat (a buffer of
+            # its own, as a layer's parameter is), and the input is new (a
+            # constant like the filter), so that nothing comes between the
+            # convolution and its bias.
+            b = rng.standard_normal(ws[3]).astype(np.float32)
+            tfl.write(f"bias = concat(({literal(b[:-1])}, "
+                      "reshape(0.0 / 0.0, (1,))))\n")
+            b[-1] = np.nan
+            x = rng.standard_normal(xs).astype(np.float32)
+            case(f"relu(conv2d({literal(x)}, {literal(w)}, strides={s}, "
+                 'padding="same") + bias)',
+                 np.maximum(conv(x, w, strides, True) + b, 0.0))
         x = rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
         for kind in ("max", "avg"):
             for size, strides in [((2, 2), None), ((3, 3), (2, 2)),
