@@ -906,6 +906,35 @@ void zeroRows(T *c, int64_t m, int64_t n, int64_t ldc, bool accumulate) {
 
 } // namespace
 
+/// Products of at most this many multiply-adds run as plain loops: a BLAS
+/// call's fixed cost outweighs them (the seed CNN's dense layer, 32 x 16
+/// by 16 x 10, and its gradients), and oneDNN's sgemm compiles its
+/// kernels on its first call (20 ms, in the first step of a training
+/// loop).
+constexpr int64_t kSmallProduct = int64_t{1} << 15;
+
+/// C (+)= op(A) op(B), row-major, as plain loops (GCC vectorizes the
+/// inner one); the sums over K in order, one row of C at a time.
+template <typename T>
+void smallProduct(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
+                  int64_t lda, int64_t ldb, int64_t ldc, bool accumulate,
+                  bool transA, bool transB) {
+  for (int64_t i = 0; i < m; ++i) {
+    T *row = c + i * ldc;
+    if (!accumulate)
+      std::fill(row, row + n, T(0));
+    for (int64_t p = 0; p < k; ++p) {
+      T aip = transA ? a[p * lda + i] : a[i * lda + p];
+      if (transB)
+        for (int64_t j = 0; j < n; ++j)
+          row[j] += aip * b[j * ldb + p];
+      else
+        for (int64_t j = 0; j < n; ++j)
+          row[j] += aip * b[p * ldb + j];
+    }
+  }
+}
+
 void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
                int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate, bool transA, bool transB) {
@@ -914,6 +943,9 @@ void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
   if (k == 0)
     return zeroRows(c, m, n, ldc, accumulate);
   blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
+  if (m * n * k <= kSmallProduct)
+    return smallProduct(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
+                        transB);
   dnnl_status_t status =
       dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda,
                  b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
@@ -932,6 +964,9 @@ void matmulF64(const double *a, const double *b, double *c, int64_t m,
   if (k == 0)
     return zeroRows(c, m, n, ldc, accumulate);
   blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
+  if (m * n * k <= kSmallProduct)
+    return smallProduct(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
+                        transB);
   cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
               transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
               accumulate ? 1.0 : 0.0, c, ldc);
