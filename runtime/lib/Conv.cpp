@@ -179,6 +179,14 @@ memory filterFor(ConvPrimitive &p, const memory::desc &wd,
 
 /// relu over `out` in place, as compiled code computes it: max(v, +0.0),
 /// NaN kept (oneDNN's relu post-op would make NaN 0).
+/// relu over `n` contiguous floats (a loop GCC vectorizes).
+void reluRun(float *__restrict p, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    float v = p[k];
+    p[k] = v > 0.0f || v != v ? v : 0.0f;
+  }
+}
+
 void reluInPlace(const TensorView &out) {
   int64_t rows = out.shape[0] * out.shape[1];
   struct Rows {
@@ -187,17 +195,22 @@ void reluInPlace(const TensorView &out) {
   tflrt_parallel_for(
       [](void *c, int64_t lb, int64_t ub) {
         const TensorView &o = static_cast<Rows *>(c)->out;
-        for (int64_t r = lb; r < ub; ++r)
-          for (int64_t w = 0; w < o.shape[2]; ++w) {
-            float *pixel = static_cast<float *>(const_cast<void *>(o.data)) +
-                           (r / o.shape[1]) * o.strides[0] +
-                           (r % o.shape[1]) * o.strides[1] + w * o.strides[2];
-            for (int64_t k = 0; k < o.shape[3]; ++k) {
-              float &v = pixel[k * o.strides[3]];
-              if (!(v > 0.0f) && v == v)
-                v = 0.0f;
-            }
+        int64_t width = o.shape[2], channels = o.shape[3];
+        int64_t sn = o.strides[0], sh = o.strides[1], sw = o.strides[2],
+                sc = o.strides[3];
+        float *data = static_cast<float *>(const_cast<void *>(o.data));
+        for (int64_t r = lb; r < ub; ++r) {
+          float *row = data + (r / o.shape[1]) * sn + (r % o.shape[1]) * sh;
+          if (sc == 1 && sw == channels) {
+            reluRun(row, width * channels); // an NHWC buffer's row
+            continue;
           }
+          for (int64_t w = 0; w < width; ++w)
+            for (int64_t k = 0; k < channels; ++k) {
+              float &v = row[w * sw + k * sc];
+              v = v > 0.0f || v != v ? v : 0.0f;
+            }
+        }
       },
       &ctx, 0, rows, 1);
 }

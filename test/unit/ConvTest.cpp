@@ -345,29 +345,36 @@ INSTANTIATE_TEST_SUITE_P(
 // oneDNN's convolution with its bias, then relu as compiled code computes
 // it: max(v, +0.0) with NaN kept, where oneDNN's own relu would make it 0.
 TEST(ConvTest, BiasReluOnOneDnnKeepsNaN) {
-  std::mt19937 rng(3);
-  Buffer x({2, 7, 6, 8}, 0, rng), w({3, 3, 8, 8}, 0, rng), bias({8}, 0, rng);
-  Buffer plain({2, 5, 4, 8}, 0, rng), fused({2, 5, 4, 8}, 0, rng);
-  bias.data[2] = std::nanf("");
-  Window window{{1, 1}, {0, 0, 0, 0}};
-  ASSERT_FALSE(winograd::applies(x.view, w.view, plain.view, window));
-  ASSERT_FALSE(fewchannels::applies(x.view, w.view, plain.view, window, true));
-  conv2dBias(x.view, w.view, bias.view, plain.view, window);
-  conv2dBiasRelu(x.view, w.view, bias.view, fused.view, window);
-  int negatives = 0;
-  for (size_t i = 0; i < plain.data.size(); ++i) {
-    float v = plain.data[i], r = fused.data[i];
-    if (std::isnan(v)) {
-      EXPECT_TRUE(std::isnan(r)) << "element " << i;
-    } else if (v > 0.0f) {
-      EXPECT_EQ(r, v) << "element " << i;
-    } else {
-      ++negatives;
-      EXPECT_TRUE(r == 0.0f && !std::signbit(r))
-          << "element " << i << " is " << r << " for " << v;
-    }
+  // A dense result, and one in a strided view (slack between its rows).
+  for (int64_t slack : {0, 2}) {
+    std::mt19937 rng(3);
+    Buffer x({2, 7, 6, 8}, 0, rng), w({3, 3, 8, 8}, 0, rng), bias({8}, 0, rng);
+    Buffer plain({2, 5, 4, 8}, slack, rng), fused({2, 5, 4, 8}, slack, rng);
+    bias.data[2] = std::nanf("");
+    Window window{{1, 1}, {0, 0, 0, 0}};
+    ASSERT_FALSE(winograd::applies(x.view, w.view, plain.view, window));
+    ASSERT_FALSE(
+        fewchannels::applies(x.view, w.view, plain.view, window, true));
+    conv2dBias(x.view, w.view, bias.view, plain.view, window);
+    conv2dBiasRelu(x.view, w.view, bias.view, fused.view, window);
+    int negatives = 0;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t h = 0; h < 5; ++h)
+        for (int64_t v = 0; v < 4; ++v)
+          for (int64_t k = 0; k < 8; ++k) {
+            float want = plain.at(n, h, v, k), got = fused.at(n, h, v, k);
+            if (std::isnan(want)) {
+              EXPECT_TRUE(std::isnan(got)) << n << h << v << k;
+            } else if (want > 0.0f) {
+              EXPECT_EQ(got, want) << n << h << v << k;
+            } else {
+              ++negatives;
+              EXPECT_TRUE(got == 0.0f && !std::signbit(got))
+                  << got << " for " << want << " at " << n << h << v << k;
+            }
+          }
+    EXPECT_GT(negatives, 0);
   }
-  EXPECT_GT(negatives, 0);
 }
 
 TEST(WinogradTest, TakesStrideOne3x3ConvolutionsOfMeasuredChannelCounts) {
