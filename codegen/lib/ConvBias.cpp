@@ -53,17 +53,24 @@ bool isF32Vector(Value v) {
   return type && type.getRank() == 1 && type.getElementType().isF32();
 }
 
+/// Whether `v` is addf(a, b), in either order.
+bool isAddOf(Value v, Value a, Value b) {
+  auto add = v.getDefiningOp<arith::AddFOp>();
+  return add && ((add.getLhs() == a && add.getRhs() == b) ||
+                 (add.getLhs() == b && add.getRhs() == a));
+}
+
+/// The value the body of `generic` yields.
+Value yielded(linalg::GenericOp generic) {
+  return cast<linalg::YieldOp>(generic.getRegion().front().getTerminator())
+      .getValues()[0];
+}
+
 /// Whether the body of `generic` is `yield addf(a, b)` of its block
 /// arguments `a` and `b` (in either order) and nothing else.
 bool isSumOf(linalg::GenericOp generic, Value a, Value b) {
-  Block &body = generic.getRegion().front();
-  if (body.getOperations().size() != 2)
-    return false;
-  auto add = cast<linalg::YieldOp>(body.getTerminator())
-                 .getValues()[0]
-                 .getDefiningOp<arith::AddFOp>();
-  return add && ((add.getLhs() == a && add.getRhs() == b) ||
-                 (add.getLhs() == b && add.getRhs() == a));
+  return generic.getRegion().front().getOperations().size() == 2 &&
+         isAddOf(yielded(generic), a, b);
 }
 
 /// The loop that alone reads the convolution's fresh result `alloc`
@@ -91,25 +98,22 @@ linalg::GenericOp soleReader(memref::AllocOp alloc, func::CallOp call) {
 /// `a` and `b` (in either order), or relu of that sum (arith.maximumf with
 /// +0.0, setting `relu`), and computes nothing else.
 bool isBiasAdd(linalg::GenericOp generic, Value a, Value b, bool &relu) {
-  Block &body = generic.getRegion().front();
-  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getValues()[0];
-  auto max = yielded.getDefiningOp<arith::MaximumFOp>();
+  Value sum = yielded(generic);
+  auto max = sum.getDefiningOp<arith::MaximumFOp>();
   relu = false;
   if (max) {
     if (matchPattern(max.getRhs(), m_PosZeroFloat()))
-      yielded = max.getLhs();
+      sum = max.getLhs();
     else if (matchPattern(max.getLhs(), m_PosZeroFloat()))
-      yielded = max.getRhs();
+      sum = max.getRhs();
     else
       return false;
     relu = true;
   }
-  auto add = yielded.getDefiningOp<arith::AddFOp>();
-  if (!add || !((add.getLhs() == a && add.getRhs() == b) ||
-                (add.getLhs() == b && add.getRhs() == a)))
+  if (!isAddOf(sum, a, b))
     return false;
-  for (Operation &op : body.without_terminator())
-    if (&op != add.getOperation() && &op != max.getOperation() &&
+  for (Operation &op : generic.getRegion().front().without_terminator())
+    if (&op != sum.getDefiningOp() && &op != max.getOperation() &&
         !isa<arith::ConstantOp>(op))
       return false;
   return true;

@@ -73,6 +73,17 @@ constexpr StringLiteral kTileAttr = "tfl.vector_tile";
 /// several.
 constexpr int64_t kParallelIterations = int64_t{1} << 15;
 
+/// Whether loops over `ranges` (a dynamic one counting as long) have
+/// kParallelIterations or more iterations in all.
+bool worthThreads(ArrayRef<int64_t> ranges) {
+  int64_t iterations = 1;
+  for (int64_t range : ranges)
+    iterations = ShapedType::isDynamic(range)
+                     ? kParallelIterations
+                     : std::min(iterations * range, kParallelIterations);
+  return iterations >= kParallelIterations;
+}
+
 /// Elements a vector holds as they lie in memory: 32- and 64-bit floats,
 /// integers of 8 bits or more (u8 images), not i1 (a byte in memory, a bit
 /// in a vector).
@@ -169,13 +180,7 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
   unsigned outerDim =
       llvm::find_if(tileSizes, [](int64_t s) { return s != 0; }) -
       tileSizes.begin();
-  int64_t iterations = 1;
-  for (int64_t range : ranges)
-    iterations = ShapedType::isDynamic(range)
-                     ? kParallelIterations
-                     : std::min(iterations * range, kParallelIterations);
-  if (linalg::isParallelIterator(iterators[outerDim]) &&
-      iterations >= kParallelIterations)
+  if (linalg::isParallelIterator(iterators[outerDim]) && worthThreads(ranges))
     outermost->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
 }
 
@@ -364,19 +369,23 @@ void hoistAccumulators(RewriterBase &rewriter, func::FuncOp func) {
 /// A load in the body of a generic (see gatherRows).
 struct BodyLoad {
   memref::LoadOp load;
-  /// The indices of its buffer's leading dims (the others are 0): null
-  /// for a load all of whose indices the outer dims compute.
+  /// Whether it reads a whole row (see rowLoads); if not, the outer dims
+  /// compute all its indices.
   bool row;
 };
 
+/// Whether `v` is defined outside `op` (neither in its body nor under it).
+bool definedOutside(Value v, Operation *op) {
+  return !op->isAncestor(v.getParentBlock()->getParentOp());
+}
+
 /// Whether `v`, in the body of `op`, is computed from values defined
 /// outside `op` and the indices of its dims below `s` alone (through pure
-/// ops and loads of buffers `op` does not write), memoized in `known`.
+/// ops and loads), memoized in `known`.
 bool onlyOuter(Value v, linalg::GenericOp op, unsigned s,
                DenseMap<Value, bool> &known) {
-  if (!op->isProperAncestor(v.getParentBlock()->getParentOp()) &&
-      v.getParentBlock()->getParentOp() != op)
-    return true; // defined outside the generic
+  if (definedOutside(v, op))
+    return true;
   if (auto it = known.find(v); it != known.end())
     return it->second;
   bool result = false;
@@ -417,7 +426,7 @@ FailureOr<SmallVector<BodyLoad>> rowLoads(linalg::GenericOp op, unsigned s) {
     MemRefType type = load.getMemRefType();
     int64_t rank = type.getRank(), lead = rank - (n - s);
     if (lead < 0 || !type.getLayout().isIdentity() || !type.hasStaticShape() ||
-        op->isAncestor(load.getMemRef().getParentBlock()->getParentOp()))
+        !definedOutside(load.getMemRef(), op))
       return failure();
     for (int64_t r = 0; r < rank; ++r) {
       Value index = load.getIndices()[r];
@@ -477,18 +486,17 @@ Value flatRow(OpBuilder &b, Location loc, Value buffer,
 /// a flat generic over the rows, which takes each loaded row as an
 /// operand; what the outer dims compute (the row's index) moves out to the
 /// loops. The outermost loop is marked for tfl-parallelize-loops like a
-/// tiled generic's. Returns the flat generic, or null where `op` is not
-/// such a generic.
-linalg::GenericOp gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
+/// tiled generic's. Other generics stay as they are.
+void gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() < 2 ||
       op.getNumReductionLoops() != 0 ||
       op.getBody()->getOps<memref::LoadOp>().empty())
-    return {};
+    return;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     if (!type || !type.getLayout().isIdentity() || !type.hasStaticShape() ||
         !op.getMatchingIndexingMap(&operand).isIdentity())
-      return {};
+      return;
   }
   unsigned n = op.getNumLoops(), s = 1;
   FailureOr<SmallVector<BodyLoad>> loads = failure();
@@ -496,12 +504,12 @@ linalg::GenericOp gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
     if (succeeded(loads = rowLoads(op, s)))
       break;
   if (failed(loads))
-    return {};
+    return;
   // The generic writes none of the buffers it loads from.
   for (BodyLoad l : *loads)
     for (Value out : op.getDpsInits())
       if (!distinctBuffers(rootBuffer(l.load.getMemRef()), rootBuffer(out)))
-        return {};
+        return;
 
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -512,7 +520,6 @@ linalg::GenericOp gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<Value> lbs(s, c(0)), ubs, steps(s, c(1));
   for (unsigned d = 0; d < s; ++d)
     ubs.push_back(c(ranges[d]));
-  linalg::GenericOp flat;
   scf::LoopNest nest = scf::buildLoopNest(
       rewriter, loc, lbs, ubs, steps,
       [&](OpBuilder &b, Location l, ValueRange ivs) {
@@ -544,7 +551,7 @@ linalg::GenericOp gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
           outs.push_back(flatRow(b, l, out, at));
         auto id = AffineMap::getMultiDimIdentityMap(1, b.getContext());
         SmallVector<AffineMap> maps(ins.size() + outs.size(), id);
-        flat = linalg::GenericOp::create(
+        linalg::GenericOp::create(
             b, l, TypeRange{}, ins, outs, maps,
             SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
             [&](OpBuilder &bb, Location, ValueRange args) {
@@ -565,13 +572,9 @@ linalg::GenericOp gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
                   bb.clone(inner, map);
             });
       });
-  int64_t iterations = 1;
-  for (int64_t range : ranges)
-    iterations = std::min(iterations * range, kParallelIterations);
-  if (iterations >= kParallelIterations)
+  if (worthThreads(ranges))
     nest.loops.front()->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
   rewriter.eraseOp(op);
-  return flat;
 }
 
 /// The canonicalization patterns of every op of the dialects `Dialects`.
@@ -606,7 +609,7 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
         gathers.push_back(op);
     });
     for (linalg::GenericOp op : gathers)
-      (void)gatherRows(rewriter, op);
+      gatherRows(rewriter, op);
     SmallVector<linalg::GenericOp> candidates;
     func.walk([&](linalg::GenericOp op) {
       if (isCandidate(op))

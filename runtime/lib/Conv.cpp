@@ -177,16 +177,17 @@ memory filterFor(ConvPrimitive &p, const memory::desc &wd,
   return *p.blocked;
 }
 
-/// relu over `out` in place, as compiled code computes it: max(v, +0.0),
-/// NaN kept (oneDNN's relu post-op would make NaN 0).
+/// relu as compiled code computes it: max(v, +0.0), NaN kept (oneDNN's
+/// relu post-op would make NaN 0).
+inline float reluOf(float v) { return v > 0.0f || v != v ? v : 0.0f; }
+
 /// relu over `n` contiguous floats (a loop GCC vectorizes).
 void reluRun(float *__restrict p, int64_t n) {
-  for (int64_t k = 0; k < n; ++k) {
-    float v = p[k];
-    p[k] = v > 0.0f || v != v ? v : 0.0f;
-  }
+  for (int64_t k = 0; k < n; ++k)
+    p[k] = reluOf(p[k]);
 }
 
+/// relu over `out` in place, after oneDNN's kernels.
 void reluInPlace(const TensorView &out) {
   int64_t rows = out.shape[0] * out.shape[1];
   struct Rows {
@@ -206,10 +207,8 @@ void reluInPlace(const TensorView &out) {
             continue;
           }
           for (int64_t w = 0; w < width; ++w)
-            for (int64_t k = 0; k < channels; ++k) {
-              float &v = row[w * sw + k * sc];
-              v = v > 0.0f || v != v ? v : 0.0f;
-            }
+            for (int64_t k = 0; k < channels; ++k)
+              row[w * sw + k * sc] = reluOf(row[w * sw + k * sc]);
         }
       },
       &ctx, 0, rows, 1);

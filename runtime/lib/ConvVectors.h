@@ -114,21 +114,18 @@ struct Image {
   }
 };
 
-/// An array of floats aligned to a cache line (a vector's size), so that
-/// the kernels' vector loads and stores of it never split across two
-/// lines; zeroed when `zeroed` (the kernels' scratch is written before it
-/// is read, and needs no zeros).
+/// An uninitialized array of floats aligned to a cache line (a vector's
+/// size), so that the kernels' vector loads and stores of it never split
+/// across two lines (the kernels write their scratch before they read it).
 class Scratch {
 public:
   Scratch() = default;
-  explicit Scratch(int64_t size, bool zeroed = false)
+  explicit Scratch(int64_t size)
       : data_(static_cast<float *>(std::aligned_alloc(
             sizeof(Vec),
             roundUp(std::max<int64_t>(size, 1), kLanes) * sizeof(float)))) {
     if (!data_)
       throw std::bad_alloc();
-    if (zeroed)
-      std::fill(data_.get(), data_.get() + size, 0.0f);
   }
   float *data() const { return data_.get(); }
 
