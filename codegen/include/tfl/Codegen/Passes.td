@@ -154,6 +154,27 @@ def ParallelizeLoops : Pass<"tfl-parallelize-loops", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def SplitDeallocs : Pass<"tfl-split-deallocs", "mlir::ModuleOp"> {
+  let summary = "Give each buffer allocated in a block a dealloc of its own";
+  let description = [{
+    Between the ownership-based deallocation and the lowering of
+    `bufferization.dealloc`: a buffer that a `memref.alloc` in the
+    dealloc's own block created moves to a dealloc of its own when no
+    other memref of that dealloc can be it. Every other memref must come
+    from a block argument, from a value defined outside the block or
+    before the allocation, from another allocation, or from a
+    `memref.get_global`, through views, `arith.select` and `scf.if`. A
+    retained memref the pass cannot tell apart from the buffer stays
+    retained by the new dealloc, and the ownership it returns is or-ed
+    into the old one's. MLIR's own split asks an alias analysis that
+    gives up on a global constant (a `scf.if` yielding a constant in one
+    branch): then every buffer of a loop body was freed by one runtime
+    alias check at the end of the body, and none could be freed earlier.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect"];
+}
+
 def EarlyDeallocs : Pass<"tfl-early-deallocs", "mlir::ModuleOp"> {
   let summary = "Free each buffer right after its last use in its block";
   let description = [{
