@@ -14,6 +14,7 @@ c++ -O2 -std=c++17 -I../runtime/include conv_passes.cpp ../build/lib/libtflrt.a 
 shapes=("$@")
 [ ${#shapes[@]} -eq 0 ] && shapes=("32 26 16 16" "32 26 8 16" "32 26 16 8"
   "32 26 32 32" "32 26 16 64" "32 26 48 24" "16 26 32 64" "16 16 64 64"
+  "16 26 64 64" "64 10 16 16" "64 6 32 32" "8 16 96 96"
   "2 58 64 64")
 printf "%-14s %-8s %9s %9s %9s\n" "N H C K" kernels forward input filter
 for s in "${shapes[@]}"; do

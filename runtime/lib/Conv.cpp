@@ -100,23 +100,22 @@ bool empty(const TensorView &v) { return numElements(v.shape) == 0; }
 /// The kernels of a convolution of `x` by `w` into `y` (or of one of its
 /// adjoints): TFL's own for the stride-1 3x3 convolutions they take
 /// (Winograd's with 16 or more channels each side, the few-channel ones
-/// for one to four input channels; `forwardPass` tells the forward pass
-/// from the adjoints), oneDNN's direct kernels for the rest, and for all
-/// of them under TFL_CONV=onednn.
+/// for one to four input channels, each for the passes it takes), oneDNN's
+/// direct kernels for the rest, and for all of them under TFL_CONV=onednn.
 enum class Kernels { OneDnn, Winograd, FewChannels };
 
 Kernels kernelsFor(const TensorView &x, const TensorView &w,
                    const TensorView &y, const Window &window,
-                   bool forwardPass) {
+                   winograd::Pass pass) {
   static const bool onednnOnly = [] {
     const char *v = std::getenv("TFL_CONV");
     return v && std::string(v) == "onednn";
   }();
   if (onednnOnly)
     return Kernels::OneDnn;
-  if (winograd::applies(x, w, y, window))
+  if (winograd::applies(x, w, y, window, pass))
     return Kernels::Winograd;
-  if (fewchannels::applies(x, w, y, window, forwardPass))
+  if (fewchannels::applies(x, w, y, window, pass == winograd::Pass::Forward))
     return Kernels::FewChannels;
   return Kernels::OneDnn;
 }
@@ -218,7 +217,7 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
              const TensorView &out, const Window &window, bool relu = false) {
   if (empty(out))
     return;
-  switch (kernelsFor(x, w, out, window, /*forwardPass=*/true)) {
+  switch (kernelsFor(x, w, out, window, winograd::Pass::Forward)) {
   case Kernels::Winograd:
     return winograd::forward(x, w, bias, out, window, relu);
   case Kernels::FewChannels:
@@ -279,7 +278,7 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
                 numElements(dx.shape) * sizeof(float));
     return;
   }
-  if (kernelsFor(dx, w, dy, window, /*forwardPass=*/false) == Kernels::Winograd)
+  if (kernelsFor(dx, w, dy, window, winograd::Pass::Input) == Kernels::Winograd)
     return winograd::backwardInput(dy, w, dx, window);
   Context &c = context();
   memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
@@ -312,7 +311,7 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                 numElements(dw.shape) * sizeof(float));
     return;
   }
-  switch (kernelsFor(x, dw, dy, window, /*forwardPass=*/false)) {
+  switch (kernelsFor(x, dw, dy, window, winograd::Pass::Filter)) {
   case Kernels::Winograd:
     return winograd::backwardFilter(x, dy, dw, window, dbias);
   case Kernels::FewChannels:

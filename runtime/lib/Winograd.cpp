@@ -45,10 +45,20 @@ constexpr int64_t kRows = 8;
 /// The channel counts these kernels take, where they beat oneDNN's direct
 /// kernels in every pass on an AVX-512 machine (measured; see
 /// docs/performance.md): with fewer than 16 input or output channels the
-/// transforms outweigh the products saved, and past 2048 channel pairs
-/// the transformed filter (36 C K floats) no longer stays in L2 next to a
-/// block's tiles.
-constexpr int64_t kMinChannels = 16, kMaxChannelPairs = 2048;
+/// transforms outweigh the products saved. Up to 64 x 64 channel pairs
+/// the transformed filter (36 C K floats, 590 KB there) stays in a core's
+/// L2 next to a block's tiles; past it the products stream it from L3, and
+/// wait on it when other processes share that cache (96 x 96 ran 1.6-1.8x
+/// oneDNN's speed in some runs and even with it in others).
+constexpr int64_t kMinChannels = 16, kMaxChannelPairs = 64 * 64;
+/// The most multiply-adds per channel pair that a pass's tiles (36 each)
+/// may take for every 10 that a direct convolution takes (one for each
+/// output and filter tap inside the input): small images waste most of
+/// their tiles past the edges, where the direct kernels skip the
+/// padding's taps. At 4 in 10 the kernels were still faster in every pass
+/// measured, and at 4.4 in 10 the input's gradient of 8x8 images with 16
+/// channels took 1.3 times oneDNN's time.
+constexpr int64_t kMaxTileShare = 4;
 
 /// The tiles of one pass: tilesH x tilesW per image; tile (i, j) reads
 /// `size` x `size` values of `in` from row 4i - top, column 4j - left
@@ -487,17 +497,36 @@ TFL_CLONES void filterTaps(const float *total, const FilterArgs &p, float *out,
     }
 }
 
+/// Of the outputs 0..outputs-1 of one dim of a 3x3 convolution whose
+/// input starts `pad` before them and has `inputs` values, the taps that
+/// fall inside the input.
+int64_t tapsInside(int64_t outputs, int64_t inputs, int64_t pad) {
+  int64_t taps = 0;
+  for (int64_t o = 0; o < outputs; ++o)
+    for (int64_t t = 0; t < 3; ++t)
+      taps += o + t - pad >= 0 && o + t - pad < inputs;
+  return taps;
+}
+
 } // namespace
 
 bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
-             const Window &window) {
-  return x.dtype == DType::F32 && w.dtype == DType::F32 &&
-         y.dtype == DType::F32 && x.rank() == 4 && y.rank() == 4 &&
-         w.rank() == 4 && w.shape[0] == 3 && w.shape[1] == 3 &&
-         window.strides[0] == 1 && window.strides[1] == 1 &&
-         x.strides[3] == 1 && y.strides[3] == 1 && x.shape[3] >= kMinChannels &&
-         y.shape[3] >= kMinChannels &&
-         x.shape[3] * y.shape[3] <= kMaxChannelPairs;
+             const Window &window, Pass pass) {
+  if (!(x.dtype == DType::F32 && w.dtype == DType::F32 &&
+        y.dtype == DType::F32 && x.rank() == 4 && y.rank() == 4 &&
+        w.rank() == 4 && w.shape[0] == 3 && w.shape[1] == 3 &&
+        window.strides[0] == 1 && window.strides[1] == 1 && x.strides[3] == 1 &&
+        y.strides[3] == 1 && x.shape[3] >= kMinChannels &&
+        y.shape[3] >= kMinChannels &&
+        x.shape[3] * y.shape[3] <= kMaxChannelPairs))
+    return false;
+  // The tiles cover the result of the pass: y, or x for its gradient.
+  const TensorView &tiled = pass == Pass::Input ? x : y;
+  auto tiles = [](int64_t n) { return (n + kStep - 1) / kStep; };
+  int64_t tileTerms = kPoints * tiles(tiled.shape[1]) * tiles(tiled.shape[2]);
+  int64_t directTerms = tapsInside(y.shape[1], x.shape[1], window.padding[0]) *
+                        tapsInside(y.shape[2], x.shape[2], window.padding[2]);
+  return 10 * tileTerms <= kMaxTileShare * directTerms;
 }
 
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,

@@ -18,13 +18,18 @@
 
 namespace tflrt::winograd {
 
-/// Whether these kernels take a convolution of `x` (NHWC) by `w` (HWIO)
-/// into `y` (NHWC), f32: a 3x3 filter, stride 1, unit channel strides in
-/// x and y, 16 or more input and output channels and at most 2048 pairs
-/// of them (where they were measured to beat oneDNN). The kernels
-/// themselves compute any channel counts.
+/// The pass of a convolution a kernel computes.
+enum class Pass { Forward, Input, Filter };
+
+/// Whether these kernels take `pass` of a convolution of `x` (NHWC) by `w`
+/// (HWIO) into `y` (NHWC), f32: a 3x3 filter, stride 1, unit channel
+/// strides in x and y, 16 to 64 x 64 pairs of input and output channels,
+/// and tiles over the pass's result (y, or x for its gradient) that make
+/// at most 4 multiply-adds per channel pair for every 10 a direct
+/// convolution makes (where they were measured to beat oneDNN). The
+/// kernels themselves compute any channel counts and sizes.
 bool applies(const TensorView &x, const TensorView &w, const TensorView &y,
-             const Window &window);
+             const Window &window, Pass pass);
 
 /// conv2d (plus `bias` when given, then relu when `relu`), as Conv.h
 /// describes it.

@@ -315,7 +315,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{2, 5, 8, 6, 7, {2, 0, 0, 2}, 0},
         Case{1, 4, 4, 8, 9, {3, 3, 1, 2}, 0},
         // Negative padding crops the input.
-        Case{1, 9, 9, 8, 8, {-1, 0, 0, -2}, 3}),
+        Case{1, 9, 9, 8, 8, {-1, 0, 0, -2}, 3},
+        // The most channel pairs the kernels take, 64 x 64.
+        Case{1, 10, 9, 64, 64, {1, 1, 1, 1}, 0}),
     caseName);
 
 class FewChannelsTest : public ::testing::TestWithParam<Case> {};
@@ -352,7 +354,8 @@ TEST(ConvTest, BiasReluOnOneDnnKeepsNaN) {
     Buffer plain({2, 5, 4, 8}, slack, rng), fused({2, 5, 4, 8}, slack, rng);
     bias.data[2] = std::nanf("");
     Window window{{1, 1}, {0, 0, 0, 0}};
-    ASSERT_FALSE(winograd::applies(x.view, w.view, plain.view, window));
+    ASSERT_FALSE(winograd::applies(x.view, w.view, plain.view, window,
+                                   winograd::Pass::Forward));
     ASSERT_FALSE(
         fewchannels::applies(x.view, w.view, plain.view, window, true));
     conv2dBias(x.view, w.view, bias.view, plain.view, window);
@@ -379,35 +382,70 @@ TEST(ConvTest, BiasReluOnOneDnnKeepsNaN) {
 
 TEST(WinogradTest, TakesStrideOne3x3ConvolutionsOfMeasuredChannelCounts) {
   std::mt19937 rng(5);
+  using winograd::Pass;
   auto applies = [&](Shape x, Shape w, Shape y, Window window) {
     Buffer bx(x, 0, rng), bw(w, 0, rng), by(y, 0, rng);
-    return winograd::applies(bx.view, bw.view, by.view, window);
+    bool all = true;
+    for (Pass pass : {Pass::Forward, Pass::Input, Pass::Filter})
+      all &= winograd::applies(bx.view, bw.view, by.view, window, pass);
+    return all;
   };
   Window unit{{1, 1}, {0, 0, 0, 0}};
   // The seed CNN's second layer, and the channel bounds.
-  EXPECT_TRUE(applies({1, 8, 8, 16}, {3, 3, 16, 16}, {1, 6, 6, 16}, unit));
-  EXPECT_TRUE(applies({1, 8, 8, 16}, {3, 3, 16, 128}, {1, 6, 6, 128}, unit));
-  EXPECT_TRUE(applies({1, 8, 8, 32}, {3, 3, 32, 64}, {1, 6, 6, 64}, unit));
-  EXPECT_FALSE(applies({1, 8, 8, 64}, {3, 3, 64, 64}, {1, 6, 6, 64}, unit));
-  EXPECT_FALSE(applies({1, 8, 8, 8}, {3, 3, 8, 16}, {1, 6, 6, 16}, unit));
-  EXPECT_FALSE(applies({1, 8, 8, 16}, {3, 3, 16, 15}, {1, 6, 6, 15}, unit));
+  EXPECT_TRUE(applies({1, 12, 12, 16}, {3, 3, 16, 16}, {1, 10, 10, 16}, unit));
+  EXPECT_TRUE(
+      applies({1, 12, 12, 16}, {3, 3, 16, 128}, {1, 10, 10, 128}, unit));
+  EXPECT_TRUE(applies({1, 12, 12, 64}, {3, 3, 64, 64}, {1, 10, 10, 64}, unit));
+  EXPECT_FALSE(applies({1, 12, 12, 64}, {3, 3, 64, 65}, {1, 10, 10, 65}, unit));
+  EXPECT_FALSE(applies({1, 12, 12, 96}, {3, 3, 96, 96}, {1, 10, 10, 96}, unit));
+  EXPECT_FALSE(applies({1, 12, 12, 8}, {3, 3, 8, 16}, {1, 10, 10, 16}, unit));
+  EXPECT_FALSE(applies({1, 12, 12, 16}, {3, 3, 16, 15}, {1, 10, 10, 15}, unit));
   // The seed CNN's first layer (one input channel) is the few-channel
   // kernels'.
-  EXPECT_FALSE(applies({1, 8, 8, 1}, {3, 3, 1, 16}, {1, 6, 6, 16}, unit));
+  EXPECT_FALSE(applies({1, 12, 12, 1}, {3, 3, 1, 16}, {1, 10, 10, 16}, unit));
   // Strides and other filter sizes.
   EXPECT_FALSE(
-      applies({1, 8, 8, 16}, {3, 3, 16, 16}, {1, 3, 6, 16}, {{2, 1}, {}}));
-  EXPECT_FALSE(applies({1, 8, 8, 16}, {5, 3, 16, 16}, {1, 4, 6, 16}, unit));
+      applies({1, 12, 12, 16}, {3, 3, 16, 16}, {1, 5, 10, 16}, {{2, 1}, {}}));
+  EXPECT_FALSE(applies({1, 12, 12, 16}, {5, 3, 16, 16}, {1, 8, 10, 16}, unit));
   // Channels that are not contiguous, and f64.
-  Buffer x({1, 8, 8, 32}, 0, rng), w({3, 3, 16, 16}, 0, rng);
-  Buffer y({1, 6, 6, 16}, 0, rng);
+  Buffer x({1, 12, 12, 32}, 0, rng), w({3, 3, 16, 16}, 0, rng);
+  Buffer y({1, 10, 10, 16}, 0, rng);
   TensorView strided = x.view;
   strided.shape[3] = 16;
   strided.strides[3] = 2;
-  EXPECT_FALSE(winograd::applies(strided, w.view, y.view, unit));
+  EXPECT_FALSE(winograd::applies(strided, w.view, y.view, unit, Pass::Forward));
   TensorView f64 = y.view;
   f64.dtype = DType::F64;
-  EXPECT_FALSE(winograd::applies(x.view, w.view, f64, unit));
+  EXPECT_FALSE(winograd::applies(x.view, w.view, f64, unit, Pass::Forward));
+}
+
+// Small images: each pass takes the kernels while its tiles make at most
+// 4 multiply-adds for every 10 of a direct convolution's (taps inside the
+// input). 36 per tile: a 6x6 result's 4 tiles make 144, its 36 outputs'
+// 9 taps 324 (4.4 in 10); a 4x4 result's one tile 36, its 16 outputs 144;
+// the input's gradient of a 6x6 input, 4 tiles, for the 144 taps of a 4x4
+// result (10 in 10); "same" padding's 8x8 result, 4 tiles, for 22 x 22
+// taps inside.
+TEST(WinogradTest, TakesThePassesWhoseTilesSaveWork) {
+  std::mt19937 rng(5);
+  using winograd::Pass;
+  auto passes = [&](Shape x, Shape y, Window window) {
+    Buffer bx(x, 0, rng), bw({3, 3, x[3], y[3]}, 0, rng), by(y, 0, rng);
+    std::string taken;
+    for (Pass pass : {Pass::Forward, Pass::Input, Pass::Filter})
+      taken += winograd::applies(bx.view, bw.view, by.view, window, pass) ? "1"
+                                                                          : "0";
+    return taken;
+  };
+  Window unit{{1, 1}, {0, 0, 0, 0}}, same{{1, 1}, {1, 1, 1, 1}};
+  EXPECT_EQ(passes({64, 8, 8, 16}, {64, 6, 6, 16}, unit), "000");
+  EXPECT_EQ(passes({64, 6, 6, 32}, {64, 4, 4, 32}, unit), "101");
+  EXPECT_EQ(passes({64, 4, 4, 32}, {64, 2, 2, 32}, unit), "000");
+  EXPECT_EQ(passes({64, 8, 8, 32}, {64, 8, 8, 32}, same), "111");
+  EXPECT_EQ(passes({32, 26, 26, 16}, {32, 24, 24, 16}, unit), "111");
+  // The input's gradient of a 10x10 input: 9 tiles, 4 of them mostly past
+  // the edges (5.6 in 10); the forward's 8x8 result, 4 tiles (2.5 in 10).
+  EXPECT_EQ(passes({64, 10, 10, 16}, {64, 8, 8, 16}, unit), "101");
 }
 
 TEST(FewChannelsTest, TakesStrideOne3x3ConvolutionsOfOneToFourChannels) {

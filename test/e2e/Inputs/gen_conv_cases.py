@@ -65,11 +65,12 @@ def main():
                                 ((3, 5, 5, 1), (5, 5, 1, 2), (1, 1)),
                                 ((1, 4, 9, 2), (1, 1, 2, 5), (2, 2)),
                                 # The Winograd kernels' (stride 1, 3x3,
-                                # 16 or more channels each side) and the
+                                # 16 or more channels each side, images
+                                # large enough for their tiles) and the
                                 # few-channel ones' (1 to 4 in).
-                                ((1, 8, 7, 20), (3, 3, 20, 17), (1, 1)),
+                                ((1, 12, 11, 20), (3, 3, 20, 17), (1, 1)),
                                 # (16 and 16: their compiled-in case)
-                                ((2, 9, 6, 16), (3, 3, 16, 16), (1, 1)),
+                                ((2, 11, 12, 16), (3, 3, 16, 16), (1, 1)),
                                 ((1, 8, 7, 3), (3, 3, 3, 16), (1, 1))]:
             x = rng.standard_normal(xs).astype(np.float32)
             w = rng.standard_normal(ws).astype(np.float32)

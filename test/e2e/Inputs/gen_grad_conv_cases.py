@@ -44,11 +44,12 @@ def main():
             ((1, 6, 5, 1), (3, 2, 1, 2), (2, 2), "same"),
             ((2, 4, 4, 3), (1, 1, 3, 2), (1, 2), "same"),
             # Stride-1 3x3 filters with 16 or more channels each side run
-            # on the Winograd kernels (sizes off their 4x4 tiles, channels
-            # off their 16-float vectors), those with 1 to 4 input channels
+            # on the Winograd kernels (sizes off their 4x4 tiles, large
+            # enough that each pass takes them; channels off their 16-float
+            # vectors), those with 1 to 4 input channels
             # on the few-channel ones.
-            ((1, 6, 5, 17), (3, 3, 17, 16), (1, 1), "same"),
-            ((2, 7, 6, 16), (3, 3, 16, 18), (1, 1), "valid"),
+            ((1, 8, 12, 17), (3, 3, 17, 16), (1, 1), "same"),
+            ((2, 12, 8, 16), (3, 3, 16, 18), (1, 1), "valid"),
             ((2, 6, 5, 1), (3, 3, 1, 16), (1, 1), "same")]):
         x = rng.standard_normal(xs).astype(np.float32)
         w = rng.standard_normal(ws).astype(np.float32)
@@ -68,7 +69,7 @@ def main():
     for k, (xs, ws, strides, padding, relu) in enumerate([
             ((2, 5, 5, 2), (3, 3, 2, 3), (1, 1), "valid", False),
             ((2, 6, 5, 2), (3, 3, 2, 4), (2, 2), "same", True),
-            ((1, 7, 6, 16), (3, 3, 16, 16), (1, 1), "valid", False),
+            ((1, 12, 11, 16), (3, 3, 16, 16), (1, 1), "valid", False),
             ((1, 6, 7, 3), (3, 3, 3, 17), (1, 1), "valid", False)]):
         x = rng.standard_normal(xs).astype(np.float32)
         w = rng.standard_normal(ws).astype(np.float32)
