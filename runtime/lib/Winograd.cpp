@@ -77,6 +77,17 @@ struct Tiling {
     w = kStep * j - left;
   }
 
+  /// The first of tile `t`'s values from channel c on when the tile lies
+  /// inside the input with 16 channels from c, or null.
+  TFL_INLINE const float *inside(int64_t t, int64_t c, int size) const {
+    int64_t n, h0, w0;
+    locate(t, n, h0, w0);
+    if (h0 >= 0 && h0 + size <= in.height && w0 >= 0 && w0 + size <= in.width &&
+        in.channels - c >= kLanes)
+      return in.at(n, h0, w0) + c;
+    return nullptr;
+  }
+
   /// Channels [c, c + 16) of tile `t`, row-major into `d` (size^2 vectors);
   /// channels past the input's are zero.
   TFL_INLINE void gather(int64_t t, int64_t c, int size, Vec *d) const {
@@ -185,14 +196,14 @@ struct FilterGradLine {
 /// 1-D `Line` L takes n values to m: on each column, then on each row of
 /// the result, whose m values go to `row(i, values)` as they come (always
 /// inlined: the caller stores them where they go, with no m x m copy).
-template <typename Line, typename T, typename Row>
-TFL_INLINE void separable(const T *in, Row row) {
+template <typename Line, typename T, typename In, typename Row>
+TFL_INLINE void separableOf(In in, Row row) {
   constexpr int n = Line::kIn, m = Line::kOut;
   T cols[m * n];
   for (int j = 0; j < n; ++j) {
     T line[n], result[m];
     for (int i = 0; i < n; ++i)
-      line[i] = in[i * n + j];
+      in(i, j, line[i]);
     Line{}(line, result);
     for (int i = 0; i < m; ++i)
       cols[i * n + j] = result[i];
@@ -202,6 +213,13 @@ TFL_INLINE void separable(const T *in, Row row) {
     Line{}(&cols[i * n], result);
     row(i, result);
   }
+}
+
+template <typename Line, typename T, typename Row>
+TFL_INLINE void separable(const T *in, Row row) {
+  separableOf<Line, T>([in](int i, int j, T &value) __attribute__((
+                           always_inline)) { value = in[i * Line::kIn + j]; },
+                       row);
 }
 
 /// The m x m result of separable<Line> into `out`, row-major.
@@ -223,6 +241,28 @@ TFL_INLINE void transformInput(const Vec *d, float *v, int64_t pointStride) {
                                   store(v + (i * kSide + j) * pointStride,
                                         values[j]);
                               });
+}
+
+/// B^T d B of channels [c, c + 16) of tile `t` of `tiling` (6x6 values),
+/// stored as transformInput stores them. A tile inside the input is
+/// transformed as it is loaded, column by column, with no copy of it.
+TFL_INLINE void transformTile(const Tiling &tiling, int64_t t, int64_t c,
+                              float *v, int64_t pointStride) {
+  if (const float *corner = tiling.inside(t, c, kSide)) {
+    const int64_t sh = tiling.in.sh, sw = tiling.in.sw;
+    separableOf<InputLine, Vec>(
+        [corner, sh, sw](int i, int j, Vec &value) __attribute__((
+            always_inline)) { value = load(corner + i * sh + j * sw); },
+        [v, pointStride](int i, const Vec *values)
+            __attribute__((always_inline)) {
+              for (int j = 0; j < kSide; ++j)
+                store(v + (i * kSide + j) * pointStride, values[j]);
+            });
+    return;
+  }
+  Vec d[kPoints];
+  tiling.gather(t, c, kSide, d);
+  transformInput(d, v, pointStride);
 }
 
 // ---- Forward (and the input's gradient): F(4x4, 3x3) ----------------------
@@ -302,9 +342,7 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
             store(dst + xi * kBlock * cPad, Vec{});
           continue;
         }
-        Vec d[kPoints];
-        p.tiling.gather(first + r, c, kSide, d);
-        transformInput(d, dst, kBlock * cPad);
+        transformTile(p.tiling, first + r, c, dst, kBlock * cPad);
       }
     // 2. One product per point.
     for (int xi = 0; xi < kPoints; ++xi)
@@ -428,9 +466,7 @@ TFL_INLINE void filterBody(const FilterArgs &p, int64_t chunk, int64_t chunks,
     // 1. The input's tiles (B^T d B) and dy's (A dy A^T).
     for (int64_t r = 0; r < count; ++r) {
       for (int64_t c = 0; c < cPad; c += kLanes) {
-        Vec d[kPoints];
-        p.x.gather(first + r, c, kSide, d);
-        transformInput(d, xs + r * cPad + c, kBlock * cPad);
+        transformTile(p.x, first + r, c, xs + r * cPad + c, kBlock * cPad);
       }
       for (int64_t k = 0; k < kPad; k += kLanes) {
         Vec g[kStep * kStep];
