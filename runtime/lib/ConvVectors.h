@@ -59,11 +59,27 @@ TFL_INLINE void store(float *p, const Vec &v) {
 /// where it keeps shifts and masks whole. A float's bits u keep when its
 /// sign is clear (u >> 31 is 0) or it is NaN (|u| above infinity's bits,
 /// so that infinity minus |u| is negative).
+typedef int32_t Bits __attribute__((vector_size(kLanes * sizeof(float))));
+
 TFL_INLINE void relu(Vec &v) {
-  typedef int32_t Bits __attribute__((vector_size(kLanes * sizeof(float))));
   Bits u = reinterpret_cast<Bits>(v);
   Bits nan = (0x7f800000 - (u & 0x7fffffff)) >> 31;
   v = reinterpret_cast<Vec>(u & (~(u >> 31) | nan));
+}
+
+/// Sets the sign bit of each lane of `flags` where `v` is infinite or NaN
+/// (its exponent bits all ones, which adding one to the exponent carries
+/// into the sign), in integer arithmetic as relu is.
+TFL_INLINE void flagNonFinite(const Vec &v, Bits &flags) {
+  flags |= (reinterpret_cast<Bits>(v) & 0x7f800000) + 0x00800000;
+}
+
+/// Whether flagNonFinite flagged a lane of `flags`.
+TFL_INLINE bool anyFlagged(const Bits &flags) {
+  int32_t all = 0;
+  for (int l = 0; l < kLanes; ++l)
+    all |= flags[l];
+  return all < 0;
 }
 
 /// The first `n` floats at `p`, zeros after them (lane by lane: a

@@ -272,27 +272,29 @@ struct ForwardArgs {
   Tiling tiling;
   Image out;
   int64_t inChannels, outChannels, cPad, kPad;
-  /// The transformed filter, [36][inChannels][kPad], and the bias,
-  /// zero-padded to kPad (zeros without one).
-  const float *u, *bias;
+  /// The transformed filter, [36][inChannels][kPad], the filter's taps,
+  /// [9][inChannels][kPad], and the bias, zero-padded to kPad (zeros
+  /// without one).
+  const float *u, *taps, *bias;
   /// relu after the bias.
   bool relu;
 };
 
 struct ForwardPlan {
   ForwardArgs args;
-  Scratch u;
+  Scratch u, taps;
   std::vector<float> bias;
 };
 
 /// G g G^T for each channel pair into `u` ([36][inChannels][kPad], zeros
 /// past outChannels), where g[kh][kw] is at filter + kh * sh + kw * sw +
 /// c * sc + k * sk: 16 output channels at a time, so that the transform's
-/// divisions are vector ones.
-TFL_CLONES void transformFilterInto(float *u, const float *filter, int64_t sh,
-                                    int64_t sw, int64_t sc, int64_t sk,
-                                    int64_t inChannels, int64_t outChannels,
-                                    int64_t kPad) {
+/// divisions are vector ones. g itself goes to `taps` ([9][inChannels]
+/// [kPad]), for the tiles computed directly.
+TFL_CLONES void transformFilterInto(float *u, float *taps, const float *filter,
+                                    int64_t sh, int64_t sw, int64_t sc,
+                                    int64_t sk, int64_t inChannels,
+                                    int64_t outChannels, int64_t kPad) {
   for (int64_t c = 0; c < inChannels; ++c)
     for (int64_t k = 0; k < kPad; k += kLanes) {
       int64_t lanes = lesser(kLanes, outChannels - k);
@@ -306,6 +308,8 @@ TFL_CLONES void transformFilterInto(float *u, const float *filter, int64_t sh,
       separable<FilterLine>(g, points);
       for (int xi = 0; xi < kPoints; ++xi)
         store(u + (xi * inChannels + c) * kPad + k, points[xi]);
+      for (int t = 0; t < 9; ++t)
+        store(taps + (t * inChannels + c) * kPad + k, g[t]);
     }
 }
 
@@ -314,9 +318,49 @@ void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
                      int64_t sw, int64_t sc, int64_t sk) {
   const ForwardArgs &a = p.args;
   p.u = Scratch(kPoints * a.inChannels * a.kPad);
-  transformFilterInto(p.u.data(), filter, sh, sw, sc, sk, a.inChannels,
-                      a.outChannels, a.kPad);
+  p.taps = Scratch(9 * a.inChannels * a.kPad);
+  transformFilterInto(p.u.data(), p.taps.data(), filter, sh, sw, sc, sk,
+                      a.inChannels, a.outChannels, a.kPad);
   p.args.u = p.u.data();
+  p.args.taps = p.taps.data();
+}
+
+/// Tile `t`'s outputs of a forward pass by a direct convolution, bias and
+/// relu included, over what the transforms wrote there: an infinity or
+/// NaN in a tile's input spreads over all of its transformed points, so
+/// that the transforms would make NaN of outputs whose windows do not
+/// hold it, and NaN where a direct convolution gives an infinity.
+TFL_INLINE void directTile(const ForwardArgs &p, int64_t t) {
+  int64_t n, h0, w0;
+  p.tiling.locate(t, n, h0, w0);
+  const Image &out = p.out;
+  int64_t oh = h0 + p.tiling.top, ow = w0 + p.tiling.left;
+  int64_t outRows = lesser(kStep, out.height - oh);
+  int64_t outCols = lesser(kStep, out.width - ow);
+  for (int64_t k = 0; k < p.kPad; k += kLanes) {
+    Vec acc[kStep][kStep] = {};
+    for (int64_t c0 = 0; c0 < p.inChannels; c0 += kLanes) {
+      Vec d[kPoints];
+      p.tiling.gather(t, c0, kSide, d);
+      for (int64_t l = 0; l < lesser(kLanes, p.inChannels - c0); ++l)
+        for (int tap = 0; tap < 9; ++tap) {
+          Vec w = load(p.taps + (tap * p.inChannels + c0 + l) * p.kPad + k);
+          for (int64_t a = 0; a < outRows; ++a)
+            for (int64_t e = 0; e < outCols; ++e)
+              acc[a][e] += d[(a + tap / 3) * kSide + e + tap % 3][l] * w;
+        }
+    }
+    Vec bias = load(p.bias + k);
+    for (int64_t a = 0; a < outRows; ++a) {
+      float *row = out.at(n, oh + a, ow) + k;
+      for (int64_t e = 0; e < outCols; ++e) {
+        Vec result = acc[a][e] + bias;
+        if (p.relu)
+          relu(result);
+        storeFirst(row + e * out.sw, result, p.outChannels - k);
+      }
+    }
+  }
 }
 
 /// Blocks [firstBlock, lastBlock) of a forward pass, with scratch `v`
@@ -359,7 +403,10 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
           for (int64_t i = 0; i < kRows; ++i)
             store(m + (xi * kBlock + r + i) * kPad + k, acc[i]);
         }
-    // 3. A^T M A, plus the bias, into the result.
+    // 3. A^T M A, plus the bias, into the result. A block with a sum that
+    // is not finite (before the bias) is computed again directly (see
+    // directTile).
+    Bits nonFinite = {};
     for (int64_t r = 0; r < count; ++r) {
       int64_t n, h0, w0;
       p.tiling.locate(first + r, n, h0, w0);
@@ -382,6 +429,7 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
           OutputLine{}(s[a], y);
           float *row = out.at(n, oh + a, ow) + k;
           for (int64_t e = 0; e < outCols; ++e) {
+            flagNonFinite(y[e], nonFinite);
             Vec result = y[e] + bias;
             if (p.relu)
               relu(result);
@@ -390,6 +438,9 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
         }
       }
     }
+    if (anyFlagged(nonFinite))
+      for (int64_t r = 0; r < count; ++r)
+        directTile(p, first + r);
   }
 }
 

@@ -448,6 +448,79 @@ TEST(WinogradTest, TakesThePassesWhoseTilesSaveWork) {
   EXPECT_EQ(passes({64, 10, 10, 16}, {64, 8, 8, 16}, unit), "101");
 }
 
+/// Expects `got` to be `want` where that is not finite (NaN for NaN, the
+/// same infinity), and within 1e-4 of it (relative, above 1) elsewhere.
+void expectDirect(const std::vector<double> &want,
+                  const std::vector<float> &got, const std::string &what) {
+  ASSERT_EQ(want.size(), got.size());
+  int failures = 0, nonFinite = 0;
+  for (size_t i = 0; i < want.size() && failures < 5; ++i) {
+    bool ok = std::isnan(want[i]) ? std::isnan(got[i])
+              : std::isinf(want[i])
+                  ? got[i] == want[i]
+                  : std::fabs(got[i] - want[i]) <=
+                        1e-4 * std::max(1.0, std::fabs(want[i]));
+    nonFinite += !std::isfinite(want[i]);
+    if (!ok) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i]
+                    << ", expected " << want[i];
+      ++failures;
+    }
+  }
+  EXPECT_GT(nonFinite, 0) << what;
+}
+
+// An infinity or NaN in a tile's input spreads over all of its transformed
+// points; the forward pass and the input's gradient compute such tiles
+// directly, so that each output is what a direct convolution gives: NaN or
+// an infinity where its window holds one, its finite value elsewhere (the
+// compiled-in case of 16 and 16 channels and the general one, edges of
+// "same" padding, a relu after the bias).
+TEST(WinogradTest, NonFiniteInputsGiveDirectConvolutionsResults) {
+  for (auto [c, k] : {std::pair<int64_t, int64_t>{16, 16}, {20, 17}})
+    for (int64_t pad : {0, 1}) {
+      std::mt19937 rng(11);
+      const int64_t h = 14, w = 13, o = h + 2 * pad - 2, ow = w + 2 * pad - 2;
+      Buffer x({1, h, w, c}, 0, rng), f({3, 3, c, k}, 0, rng),
+          bias({k}, 0, rng), y({1, o, ow, k}, 0, rng),
+          dy({1, o, ow, k}, 0, rng), dx({1, h, w, c}, 0, rng);
+      x.at(0, 5, 6, 3) = INFINITY;
+      x.at(0, 9, 0, c - 1) = -INFINITY;
+      x.at(0, 1, 11, 7) = NAN;
+      dy.at(0, 4, 4, 2) = INFINITY;
+      dy.at(0, o - 1, 1, k - 1) = NAN;
+      Window window{{1, 1}, {pad, pad, pad, pad}};
+      std::string name = "C=" + std::to_string(c) + " K=" + std::to_string(k) +
+                         " pad=" + std::to_string(pad);
+      // y = relu(conv + bias), and dx[i + a - pad, j + b - pad, c] +=
+      // dy[i, j, k] * f[a, b, c, k], in double.
+      std::vector<double> wantY(o * ow * k), wantDx(h * w * c);
+      for (int64_t i = 0; i < o; ++i)
+        for (int64_t j = 0; j < ow; ++j)
+          for (int64_t a = 0; a < 3; ++a)
+            for (int64_t b = 0; b < 3; ++b) {
+              int64_t r = i + a - pad, s = j + b - pad;
+              if (r < 0 || r >= h || s < 0 || s >= w)
+                continue;
+              for (int64_t ci = 0; ci < c; ++ci)
+                for (int64_t ki = 0; ki < k; ++ki) {
+                  wantY[(i * ow + j) * k + ki] +=
+                      double(x.at(0, r, s, ci)) * f.at(a, b, ci, ki);
+                  wantDx[(r * w + s) * c + ci] +=
+                      double(dy.at(0, i, j, ki)) * f.at(a, b, ci, ki);
+                }
+            }
+      for (size_t i = 0; i < wantY.size(); ++i) {
+        double v = wantY[i] + bias.data[i % k];
+        wantY[i] = std::isnan(v) ? v : std::max(v, 0.0);
+      }
+      winograd::forward(x.view, f.view, &bias.view, y.view, window, true);
+      winograd::backwardInput(dy.view, f.view, dx.view, window);
+      expectDirect(wantY, y.data, name + " forward");
+      expectDirect(wantDx, dx.data, name + " input's gradient");
+    }
+}
+
 TEST(FewChannelsTest, TakesStrideOne3x3ConvolutionsOfOneToFourChannels) {
   std::mt19937 rng(5);
   auto applies = [&](Shape x, Shape w, Shape y, Window window, bool forward) {

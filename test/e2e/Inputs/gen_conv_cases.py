@@ -93,6 +93,29 @@ def main():
             case(f"relu(conv2d({literal(x)}, {literal(w)}, strides={s}, "
                  'padding="same") + bias)',
                  np.maximum(conv(x, w, strides, True) + b, 0.0))
+        # Infinities and a NaN in the input of the Winograd kernels: each
+        # output is the direct convolution's (an infinity or NaN where its
+        # window holds one, its finite value elsewhere), not NaN over the
+        # 4x4 tiles that read them; relu keeps NaN and makes -inf 0.
+        x = rng.standard_normal((1, 12, 11, 16)).astype(np.float32)
+        w = rng.standard_normal((3, 3, 16, 16)).astype(np.float32)
+        b = rng.standard_normal(16).astype(np.float32)
+        marks = np.zeros(x.shape, np.float32)
+        marks[0, 5, 6, 3], marks[0, 9, 0, 15], marks[0, 1, 10, 7] = 1, 2, 3
+        bad = x.copy()
+        bad[marks == 1], bad[marks == 2], bad[marks == 3] = np.inf, -np.inf, np.nan
+        tfl.write(f"marks = {literal(marks)}\n"
+                  f"bad = where(marks == 1.0, 1.0 / 0.0, where(marks == 2.0, "
+                  f"-1.0 / 0.0, where(marks == 3.0, 0.0 / 0.0, "
+                  f"{literal(x)})))\n")
+        for padding in ("valid", "same"):
+            same = padding == "same"
+            case(f'conv2d(bad, {literal(w)}, padding="{padding}")',
+                 conv(bad, w, (1, 1), same))
+            with np.errstate(invalid="ignore"):
+                case(f'relu(conv2d(bad, {literal(w)}, padding="{padding}") + '
+                     f"{literal(b)})",
+                     np.maximum(conv(bad, w, (1, 1), same) + b, 0.0))
         x = rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
         for kind in ("max", "avg"):
             for size, strides in [((2, 2), None), ((3, 3), (2, 2)),
