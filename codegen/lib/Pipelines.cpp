@@ -66,15 +66,15 @@ void buildBufferizeStage(OpPassManager &pm, bool cpu) {
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
-  // MLIR's buffer-deallocation-pipeline, with tfl-split-deallocs (and the
-  // simplification again) before the deallocs are lowered.
+  // MLIR's buffer-deallocation-pipeline, with tfl-split-deallocs after its
+  // simplification (whose split it completes) and before the deallocs are
+  // lowered.
   pm.addPass(memref::createExpandReallocPass({/*emitDeallocs=*/false}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(createSplitDeallocs());
-  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
