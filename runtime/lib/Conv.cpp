@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/Conv.h"
-#include "tflrt/CApi.h"
 
+#include "ConvVectors.h"
 #include "FewChannels.h"
 #include "Winograd.h"
 
@@ -186,31 +186,24 @@ void reluRun(float *__restrict p, int64_t n) {
     p[k] = reluOf(p[k]);
 }
 
-/// relu over `out` in place, after oneDNN's kernels.
+/// relu over `out` in place, after oneDNN's kernels, a row of it at a time.
 void reluInPlace(const TensorView &out) {
-  int64_t rows = out.shape[0] * out.shape[1];
-  struct Rows {
-    const TensorView &out;
-  } ctx{out};
-  tflrt_parallel_for(
-      [](void *c, int64_t lb, int64_t ub) {
-        const TensorView &o = static_cast<Rows *>(c)->out;
-        int64_t width = o.shape[2], channels = o.shape[3];
-        int64_t sn = o.strides[0], sh = o.strides[1], sw = o.strides[2],
-                sc = o.strides[3];
-        float *data = static_cast<float *>(const_cast<void *>(o.data));
-        for (int64_t r = lb; r < ub; ++r) {
-          float *row = data + (r / o.shape[1]) * sn + (r % o.shape[1]) * sh;
-          if (sc == 1 && sw == channels) {
-            reluRun(row, width * channels); // an NHWC buffer's row
-            continue;
-          }
-          for (int64_t w = 0; w < width; ++w)
-            for (int64_t k = 0; k < channels; ++k)
-              row[w * sw + k * sc] = reluOf(row[w * sw + k * sc]);
-        }
-      },
-      &ctx, 0, rows, 1);
+  int64_t width = out.shape[2], channels = out.shape[3];
+  int64_t sn = out.strides[0], sh = out.strides[1], sw = out.strides[2],
+          sc = out.strides[3];
+  float *data = static_cast<float *>(const_cast<void *>(out.data));
+  inParallel(out.shape[0] * out.shape[1], [&](int64_t lb, int64_t ub) {
+    for (int64_t r = lb; r < ub; ++r) {
+      float *row = data + (r / out.shape[1]) * sn + (r % out.shape[1]) * sh;
+      if (sc == 1 && sw == channels) {
+        reluRun(row, width * channels); // an NHWC buffer's row
+        continue;
+      }
+      for (int64_t w = 0; w < width; ++w)
+        for (int64_t k = 0; k < channels; ++k)
+          row[w * sw + k * sc] = reluOf(row[w * sw + k * sc]);
+    }
+  });
 }
 
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,

@@ -91,18 +91,17 @@ struct Tiling {
   /// Channels [c, c + 16) of tile `t`, row-major into `d` (size^2 vectors);
   /// channels past the input's are zero.
   TFL_INLINE void gather(int64_t t, int64_t c, int size, Vec *d) const {
-    int64_t n, h0, w0;
-    locate(t, n, h0, w0);
-    int64_t channels = in.channels - c;
-    if (h0 >= 0 && h0 + size <= in.height && w0 >= 0 && w0 + size <= in.width &&
-        channels >= kLanes) {
-      const float *corner = in.at(n, h0, w0) + c;
+    if (const float *corner = inside(t, c, size)) {
       for (int i = 0; i < size; ++i)
         for (int j = 0; j < size; ++j)
           d[i * size + j] = load(corner + i * in.sh + j * in.sw);
       return;
     }
-    // At an edge: the columns [jlo, jhi) are inside.
+    // At an edge, or with fewer than 16 channels left: the columns
+    // [jlo, jhi) are inside.
+    int64_t n, h0, w0;
+    locate(t, n, h0, w0);
+    int64_t channels = in.channels - c;
     int64_t jlo = w0 < 0 ? -w0 : 0, jhi = lesser(size, in.width - w0);
     for (int i = 0; i < size; ++i) {
       int64_t h = h0 + i;
