@@ -124,6 +124,26 @@ void expectClose(const std::vector<double> &want,
     }
 }
 
+/// Visits each term of case `cs`'s convolution: out[n, i, j, k] takes
+/// x[n, h, v, c] * w[a, b, c, k], h = i + a - top and v = j + b - left,
+/// where x is inside, as visit(n, i, j, a, b, h, v, c, k).
+template <typename Visit> void forEachTermOf(const Case &cs, Visit visit) {
+  int64_t oh = cs.h + cs.padding[0] + cs.padding[1] - 2;
+  int64_t ow = cs.w + cs.padding[2] + cs.padding[3] - 2;
+  for (int64_t n = 0; n < cs.n; ++n)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t a = 0; a < 3; ++a)
+          for (int64_t b = 0; b < 3; ++b) {
+            int64_t h = i + a - cs.padding[0], v = j + b - cs.padding[2];
+            if (h < 0 || h >= cs.h || v < 0 || v >= cs.w)
+              continue;
+            for (int64_t c = 0; c < cs.c; ++c)
+              for (int64_t k = 0; k < cs.k; ++k)
+                visit(n, i, j, a, b, h, v, c, k);
+          }
+}
+
 /// Runs each pass of `kernels` on case `cs` and checks it against its
 /// definition.
 void checkPasses(const Case &cs, const Kernels &kernels) {
@@ -141,22 +161,7 @@ void checkPasses(const Case &cs, const Kernels &kernels) {
   Window window{{1, 1}, cs.padding};
   std::string name = describe(cs);
 
-  // The terms of out[n, i, j, k]: x[n, i + a - top, j + b - left, c] *
-  // w[a, b, c, k], where x is inside.
-  auto forEachTerm = [&](auto visit) {
-    for (int64_t n = 0; n < cs.n; ++n)
-      for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < ow; ++j)
-          for (int64_t a = 0; a < 3; ++a)
-            for (int64_t b = 0; b < 3; ++b) {
-              int64_t h = i + a - cs.padding[0], v = j + b - cs.padding[2];
-              if (h < 0 || h >= cs.h || v < 0 || v >= cs.w)
-                continue;
-              for (int64_t c = 0; c < cs.c; ++c)
-                for (int64_t k = 0; k < cs.k; ++k)
-                  visit(n, i, j, a, b, h, v, c, k);
-            }
-  };
+  auto forEachTerm = [&](auto visit) { forEachTermOf(cs, visit); };
 
   // Forward, without the bias, with it, and with it and relu.
   for (int mode = 0; mode < 3; ++mode) {
@@ -477,8 +482,10 @@ void expectDirect(const std::vector<double> &want,
 // compiled-in case of 16 and 16 channels and the general one, edges of
 // "same" padding, a relu after the bias).
 TEST(WinogradTest, NonFiniteInputsGiveDirectConvolutionsResults) {
-  for (auto [c, k] : {std::pair<int64_t, int64_t>{16, 16}, {20, 17}})
+  for (std::pair<int64_t, int64_t> channels :
+       {std::pair<int64_t, int64_t>{16, 16}, {20, 17}})
     for (int64_t pad : {0, 1}) {
+      const int64_t c = channels.first, k = channels.second;
       std::mt19937 rng(11);
       const int64_t h = 14, w = 13, o = h + 2 * pad - 2, ow = w + 2 * pad - 2;
       Buffer x({1, h, w, c}, 0, rng), f({3, 3, c, k}, 0, rng),
@@ -492,24 +499,16 @@ TEST(WinogradTest, NonFiniteInputsGiveDirectConvolutionsResults) {
       Window window{{1, 1}, {pad, pad, pad, pad}};
       std::string name = "C=" + std::to_string(c) + " K=" + std::to_string(k) +
                          " pad=" + std::to_string(pad);
-      // y = relu(conv + bias), and dx[i + a - pad, j + b - pad, c] +=
-      // dy[i, j, k] * f[a, b, c, k], in double.
+      // y = relu(conv + bias), and dx from dy, in double.
       std::vector<double> wantY(o * ow * k), wantDx(h * w * c);
-      for (int64_t i = 0; i < o; ++i)
-        for (int64_t j = 0; j < ow; ++j)
-          for (int64_t a = 0; a < 3; ++a)
-            for (int64_t b = 0; b < 3; ++b) {
-              int64_t r = i + a - pad, s = j + b - pad;
-              if (r < 0 || r >= h || s < 0 || s >= w)
-                continue;
-              for (int64_t ci = 0; ci < c; ++ci)
-                for (int64_t ki = 0; ki < k; ++ki) {
-                  wantY[(i * ow + j) * k + ki] +=
-                      double(x.at(0, r, s, ci)) * f.at(a, b, ci, ki);
-                  wantDx[(r * w + s) * c + ci] +=
-                      double(dy.at(0, i, j, ki)) * f.at(a, b, ci, ki);
-                }
-            }
+      forEachTermOf(Case{1, h, w, c, k, {pad, pad, pad, pad}, 0},
+                    [&](int64_t, int64_t i, int64_t j, int64_t a, int64_t b,
+                        int64_t r, int64_t s, int64_t ci, int64_t ki) {
+                      wantY[(i * ow + j) * k + ki] +=
+                          double(x.at(0, r, s, ci)) * f.at(a, b, ci, ki);
+                      wantDx[(r * w + s) * c + ci] +=
+                          double(dy.at(0, i, j, ki)) * f.at(a, b, ci, ki);
+                    });
       for (size_t i = 0; i < wantY.size(); ++i) {
         double v = wantY[i] + bias.data[i % k];
         wantY[i] = std::isnan(v) ? v : std::max(v, 0.0);
