@@ -768,6 +768,21 @@ int main(int argc, char **argv) {
     programArgs = {args.back()};
     args.pop_back();
   }
+  // What the CUDA path does not do yet is refused, not done on the CPU or
+  // written as a file that cannot load.
+  if (device == Device::Cuda && *command == Command::Repl) {
+    llvm::errs() << "error: the prompt runs on the CPU; --device cuda is for "
+                    "run, build and emit\n";
+    return 2;
+  }
+  if (device == Device::Cuda && *command == Command::Build &&
+      (shared || staticLibrary || python ||
+       llvm::StringRef(outputFile).ends_with(".py"))) {
+    llvm::errs() << "error: tflc build --device cuda makes executables; "
+                    "libraries (--shared, --static, --python) are built for "
+                    "the CPU (leave out --device cuda)\n";
+    return 2;
+  }
   if (*command == Command::Repl && args.size() <= 1) {
     std::string path = args.empty() ? std::string() : args.front();
     return tfl::runWithLargeStack(
