@@ -1,6 +1,6 @@
 //===- MatmulOperands.cpp - Products in the form BLAS takes them ----------===//
 //
-// Before bufferization, on the CPU: a transposed operand of a
+// Before bufferization, on both targets: a transposed operand of a
 // `linalg.matmul` or `linalg.batch_matmul` (a copy through a permutation
 // that swaps the last two dims, as matmul's pullbacks make: dA = dC B^T,
 // dB = A^T dC) folds into the product's indexing map, so that BLAS reads
@@ -74,7 +74,7 @@ AffineMap swapLastTwo(AffineMap map) {
 
 bool isFloatProduct(linalg::LinalgOp op) {
   Type elem = getElementTypeOrSelf(op.getDpsInits().front().getType());
-  return elem.isF32() || elem.isF64();
+  return elem.isF32() || elem.isF64() || elem.isBF16() || elem.isF16();
 }
 
 /// Folds transposed operands into the product's indexing maps; the

@@ -44,17 +44,17 @@ void buildLinalgStage(OpPassManager &pm) {
   // as it makes them.
   pm.addPass(createTflOverlapCollectives());
   pm.addPass(createConvertTflToLinalg());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
-/// Tensors -> buffers, deallocation, and library calls on buffers; on the
-/// CPU, products take transposed operands and overwrite their results
-/// (tflrt_gemm_*), which the CUDA runtime's products do not.
+/// Tensors -> buffers, deallocation, and library calls on buffers;
+/// products take transposed operands and overwrite their results
+/// (tflrt_gemm_*, on BLAS or cuBLAS) on both targets.
 void buildBufferizeStage(OpPassManager &pm, bool cpu) {
+  pm.addNestedPass<func::FuncOp>(createMatmulOperands());
   if (cpu) {
-    pm.addNestedPass<func::FuncOp>(createMatmulOperands());
     pm.addNestedPass<func::FuncOp>(createSplitReductions());
     pm.addNestedPass<func::FuncOp>(createLocalEmptyTensors());
   }
@@ -79,7 +79,7 @@ void buildBufferizeStage(OpPassManager &pm, bool cpu) {
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   LowerToRuntimeCallsOptions calls;
-  calls.cpuGemm = cpu;
+  calls.gemm = true;
   pm.addPass(createLowerToRuntimeCalls(calls));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createEarlyDeallocs());

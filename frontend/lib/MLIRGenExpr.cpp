@@ -325,9 +325,25 @@ Value MLIRGenImpl::emitMatmul(Value lhs, Value rhs,
   int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
   mlir::Type elem = resultType.getElementType();
   Value product;
+  bool staticBatch = llvm::none_of(
+      batch, [](int64_t d) { return mlir::ShapedType::isDynamic(d); });
   if (batch.empty()) {
     product = MatmulOp::create(
         builder, l, mlir::RankedTensorType::get({m, n}, elem), lhs, rhs);
+  } else if (b.size() == 2 && staticBatch && !mlir::ShapedType::isDynamic(m)) {
+    // A batch of rows against one matrix (x @ W with x [B, T, D]): the
+    // batch folds into the rows, one 2-D product. No copy of W per batch
+    // element, and W's gradient is one product too, not a batch of them
+    // summed.
+    int64_t rows = m;
+    for (int64_t d : batch)
+      rows *= d;
+    Value c = MatmulOp::create(builder, l,
+                               mlir::RankedTensorType::get({rows, n}, elem),
+                               reshape(lhs, {rows, k}), rhs);
+    llvm::SmallVector<int64_t> shape(batch);
+    shape.append({m, n});
+    product = reshape(c, shape);
   } else {
     int64_t flat = 1; // (a batch, `?`, among them: dynamic)
     for (int64_t d : batch)

@@ -2,7 +2,8 @@
 //
 // tfl-autocast rewrites f32 matmuls and convolutions to a low precision, as
 // PyTorch's autocast; tfl-widen-half runs the ops that have no 16-bit
-// kernels on f32 copies of their 16-bit operands.
+// kernels on f32 copies of their 16-bit operands (on the GPU, products
+// keep theirs: cuBLAS on tensor cores).
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,11 +98,28 @@ struct Autocast : impl::TflAutocastBase<Autocast> {
   }
 };
 
+/// Whether `op` is a product of 16-bit operands into a 16-bit result that
+/// the module's target computes as it is: cuBLAS takes bf16 and f16
+/// operands on tensor cores and accumulates in f32, so its result rounds
+/// as the f32 product's would (up to the order of the sums); the CPU's
+/// libraries widen them.
+bool productOnHalfFloats(Operation *op, ModuleOp module) {
+  auto target = module->getAttrOfType<StringAttr>("tfl.target");
+  if (!target || target.getValue() != "cuda" || !isa<MatmulOp>(op))
+    return false;
+  Type elem = elementTypeOf(op->getResult(0).getType());
+  return elem && isHalfFloat(elem) &&
+         llvm::all_of(op->getOperandTypes(),
+                      [&](Type t) { return elementTypeOf(t) == elem; });
+}
+
 struct WidenHalf : impl::TflWidenHalfBase<WidenHalf> {
   void runOnOperation() override {
     SmallVector<Operation *> ops;
-    getOperation().walk([&](Operation *op) {
+    ModuleOp module = getOperation();
+    module.walk([&](Operation *op) {
       if (isa<TflDialect>(op->getDialect()) && !runsOnHalfFloats(op) &&
+          !productOnHalfFloats(op, module) &&
           (anyElementType(op->getOperandTypes(), isHalfFloat) ||
            anyElementType(op->getResultTypes(), isHalfFloat)))
         ops.push_back(op);

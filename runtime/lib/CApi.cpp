@@ -75,6 +75,27 @@ void gemm(tflrt::DType dtype, Fn product, int64_t flags, int64_t rankA, void *a,
   }
 }
 
+/// C (+)= op(A) @ op(B) on 16-bit floats (`dtype`), summed in f32 and
+/// rounded once, as cuBLAS computes them: the CUDA target's 16-bit
+/// products whose buffers tfl-host-scalars keeps on the host (one
+/// element); elsewhere tfl-widen-half widens 16-bit products.
+auto halfProduct(tflrt::DType dtype) {
+  return [dtype](const uint16_t *a, const uint16_t *b, uint16_t *c, int64_t m,
+                 int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                 bool accumulate, bool transA, bool transB) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = accumulate ? tflrt::halfToFloat(dtype, c[i * ldc + j]) : 0;
+        for (int64_t l = 0; l < k; ++l)
+          sum += tflrt::halfToFloat(dtype,
+                                    transA ? a[l * lda + i] : a[i * lda + l]) *
+                 tflrt::halfToFloat(dtype,
+                                    transB ? b[j * ldb + l] : b[l * ldb + j]);
+        c[i * ldc + j] = tflrt::floatToHalf(dtype, sum);
+      }
+  };
+}
+
 } // namespace
 
 extern "C" {
@@ -407,6 +428,16 @@ void tflrt_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
                     void *b, int64_t rankC, void *c) {
   gemm<double>(tflrt::DType::F64, tflrt::matmulF64, flags, rankA, a, rankB, b,
                rankC, c);
+}
+void tflrt_gemm_bf16(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                     void *b, int64_t rankC, void *c) {
+  gemm<uint16_t>(tflrt::DType::BF16, halfProduct(tflrt::DType::BF16), flags,
+                 rankA, a, rankB, b, rankC, c);
+}
+void tflrt_gemm_f16(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                    void *b, int64_t rankC, void *c) {
+  gemm<uint16_t>(tflrt::DType::F16, halfProduct(tflrt::DType::F16), flags,
+                 rankA, a, rankB, b, rankC, c);
 }
 
 void memrefCopy(int64_t elemSize, void *src, void *dst) {

@@ -428,7 +428,7 @@ int64_t librariesCalled(ModuleOp module) {
     StringRef callee = call.getCallee();
     if (!callee.consume_front("tflrt_cuda_"))
       return;
-    if (callee.contains("matmul"))
+    if (callee.starts_with("gemm"))
       flags |= TFLRT_CUDA_START_CUBLAS;
     else if (callee.starts_with("conv2d"))
       flags |= TFLRT_CUDA_START_CUDNN;

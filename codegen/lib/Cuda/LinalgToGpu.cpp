@@ -488,41 +488,11 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
-/// Step 0: a product into a buffer that was just filled with zeros
-/// (linalg.matmul's C += A B after C = 0) overwrites it instead (libtflrt_
-/// cuda's *_overwrite entry points, beta = 0): no fill kernel, and cuBLAS
-/// does not read C.
-void foldZeroFills(IRRewriter &rewriter, func::FuncOp fn) {
-  static const llvm::StringMap<StringRef> kOverwrite = {
-      {"tflrt_matmul_f32", "tflrt_cuda_matmul_overwrite_f32"},
-      {"tflrt_matmul_f64", "tflrt_cuda_matmul_overwrite_f64"},
-      {"tflrt_batch_matmul_f32", "tflrt_cuda_batch_matmul_overwrite_f32"},
-      {"tflrt_batch_matmul_f64", "tflrt_cuda_batch_matmul_overwrite_f64"}};
-  SmallVector<func::CallOp> calls;
-  fn.walk([&](func::CallOp call) {
-    if (kOverwrite.contains(call.getCallee()) && call.getNumOperands() == 3)
-      calls.push_back(call);
-  });
-  for (func::CallOp call : calls) {
-    linalg::FillOp fill = zeroFillBefore(call, call.getOperand(2),
-                                         call.getOperands().take_front(2));
-    if (!fill)
-      continue;
-    rewriter.setInsertionPoint(call);
-    func::FuncOp callee = getOrInsertRuntimeFunction(
-        rewriter, fn->getParentOfType<ModuleOp>(),
-        kOverwrite.lookup(call.getCallee()), call.getCalleeType());
-    rewriter.replaceOpWithNewOp<func::CallOp>(call, callee, call.getOperands());
-    rewriter.eraseOp(fill);
-  }
-}
-
 struct LinalgToGpuPass : impl::LinalgToGpuBase<LinalgToGpuPass> {
   using LinalgToGpuBase::LinalgToGpuBase;
 
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    foldZeroFills(rewriter, getOperation());
     // Copies between buffers become kernels too.
     copiesToLinalg(rewriter, getOperation());
     SmallVector<linalg::LinalgOp> ops;

@@ -40,7 +40,7 @@ void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
 void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
                       int64_t rankC, void *c);
 
-/* The CPU pipeline's products: C (+)= op(A) @ op(B) on 2-D memrefs (or
+/* The products of compiled code: C (+)= op(A) @ op(B) on 2-D memrefs (or
    for each leading index of 3-D ones), where `flags` holds
    TFLRT_GEMM_TRANSPOSE_A (A is stored K x M), TFLRT_GEMM_TRANSPOSE_B (B is
    N x K) and TFLRT_GEMM_OVERWRITE (C = ..., not C += ...). */
@@ -52,6 +52,12 @@ enum {
 void tflrt_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
                     void *b, int64_t rankC, void *c);
 void tflrt_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                    void *b, int64_t rankC, void *c);
+/* 16-bit products (the CUDA target's, on host buffers): f32 sums, one
+   rounding. */
+void tflrt_gemm_bf16(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                     void *b, int64_t rankC, void *c);
+void tflrt_gemm_f16(int64_t flags, int64_t rankA, void *a, int64_t rankB,
                     void *b, int64_t rankC, void *c);
 
 /* The copy between strided memrefs that MLIR's memref-to-llvm lowering

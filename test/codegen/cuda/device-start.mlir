@@ -10,7 +10,7 @@
 // CHECK-LABEL: func.func @tfl_main
 // CHECK-NEXT: %[[FLAGS:.*]] = arith.constant 2 : i64
 // CHECK-NEXT: call @tflrt_cuda_start(%[[FLAGS]]) : (i64) -> ()
-// CHECK: call @tflrt_cuda_matmul_f32
+// CHECK: call @tflrt_cuda_gemm_f32
 // CHECK-LABEL: func.func @helper
 // CHECK-NOT: call @tflrt_cuda_start
 // TF32-LABEL: func.func @tfl_main
@@ -18,11 +18,12 @@
 // TF32-NEXT: call @tflrt_cuda_start(%[[FLAGS]]) : (i64) -> ()
 // TF32-LABEL: func.func @helper
 // TF32-NOT: call @tflrt_cuda_start
-func.func private @tflrt_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+func.func private @tflrt_gemm_f32(i64, memref<*xf32>, memref<*xf32>, memref<*xf32>)
 func.func @tfl_main() {
   %a = memref.alloc() : memref<2x2xf32>
   %u = memref.cast %a : memref<2x2xf32> to memref<*xf32>
-  call @tflrt_matmul_f32(%u, %u, %u) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+  %f = arith.constant 4 : i64
+  call @tflrt_gemm_f32(%f, %u, %u, %u) : (i64, memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
   memref.dealloc %a : memref<2x2xf32>
   return
 }
@@ -39,12 +40,13 @@ func.func @helper() {
 // CHECK-NEXT: call @tflrt_cuda_start(%[[FLAGS]]) : (i64) -> ()
 // TF32-LABEL: func.func @tfl_main
 // TF32-NEXT: %[[FLAGS:.*]] = arith.constant 7 : i64
-func.func private @tflrt_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+func.func private @tflrt_gemm_f32(i64, memref<*xf32>, memref<*xf32>, memref<*xf32>)
 func.func private @tflrt_conv2d_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64)
 func.func @tfl_main() {
   %a = memref.alloc() : memref<2x2xf32>
   %u = memref.cast %a : memref<2x2xf32> to memref<*xf32>
-  call @tflrt_matmul_f32(%u, %u, %u) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+  %f = arith.constant 4 : i64
+  call @tflrt_gemm_f32(%f, %u, %u, %u) : (i64, memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
   memref.dealloc %a : memref<2x2xf32>
   call @helper() : () -> ()
   return

@@ -267,50 +267,6 @@ func.func @copy(%a: memref<7xi64>, %out: memref<7xi64>) {
 
 // -----
 
-// Tests that a product into a fresh buffer filled with zeros overwrites
-// it (the fill goes, the call becomes its _overwrite entry point), while a
-// product into a buffer filled with another value, into a buffer it also
-// reads, or into a view of the filled buffer (the fill covers more than
-// the product writes) keeps the fill (as a kernel) and accumulates.
-// CHECK-LABEL: func.func @products
-// CHECK: %[[C:.*]] = memref.alloc() : memref<4x4xf32>
-// CHECK-NOT: scf.parallel
-// CHECK: call @tflrt_cuda_matmul_overwrite_f32(%{{.*}}, %{{.*}}, %{{.*}})
-// CHECK: %[[D:.*]] = memref.alloc() : memref<4x4xf32>
-// CHECK: scf.parallel
-// CHECK: call @tflrt_matmul_f32(
-// CHECK: scf.parallel
-// CHECK: call @tflrt_matmul_f32(
-// CHECK: %[[E:.*]] = memref.alloc() : memref<8x4xf32>
-// CHECK: scf.parallel
-// CHECK: %[[TOP:.*]] = memref.subview %[[E]]
-// CHECK: call @tflrt_matmul_f32(
-func.func private @tflrt_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
-func.func @products(%a: memref<4x4xf32>, %b: memref<4x4xf32>) -> (memref<4x4xf32>, memref<4x4xf32>) {
-  %zero = arith.constant 0.0 : f32
-  %one = arith.constant 1.0 : f32
-  %c = memref.alloc() : memref<4x4xf32>
-  linalg.fill ins(%zero : f32) outs(%c : memref<4x4xf32>)
-  %ua = memref.cast %a : memref<4x4xf32> to memref<*xf32>
-  %ub = memref.cast %b : memref<4x4xf32> to memref<*xf32>
-  %uc = memref.cast %c : memref<4x4xf32> to memref<*xf32>
-  func.call @tflrt_matmul_f32(%ua, %ub, %uc) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
-  %d = memref.alloc() : memref<4x4xf32>
-  linalg.fill ins(%one : f32) outs(%d : memref<4x4xf32>)
-  %ud = memref.cast %d : memref<4x4xf32> to memref<*xf32>
-  func.call @tflrt_matmul_f32(%ua, %ub, %ud) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
-  linalg.fill ins(%zero : f32) outs(%d : memref<4x4xf32>)
-  func.call @tflrt_matmul_f32(%ud, %ub, %ud) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
-  %e = memref.alloc() : memref<8x4xf32>
-  linalg.fill ins(%zero : f32) outs(%e : memref<8x4xf32>)
-  %top = memref.subview %e[0, 0] [4, 4] [1, 1] : memref<8x4xf32> to memref<4x4xf32, strided<[4, 1]>>
-  %ue = memref.cast %top : memref<4x4xf32, strided<[4, 1]>> to memref<*xf32>
-  func.call @tflrt_matmul_f32(%ua, %ub, %ue) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
-  return %c, %d : memref<4x4xf32>, memref<4x4xf32>
-}
-
-// -----
-
 #b = affine_map<(d0, d1, d2) -> (0, d1, 0)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 

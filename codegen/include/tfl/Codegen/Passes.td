@@ -23,10 +23,28 @@ def ConvertTflToLinalg : Pass<"tfl-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"tfl-fuse-elementwise"> {
+  let summary = "Elementwise fusion of linalg ops that keeps products named";
+  let description = [{
+    On tensors, right after tfl-to-linalg: upstream's elementwise fusion
+    (fused generics, reshapes folded into generics by expansion, constant
+    folding; a producer fuses only into its one use), except that no
+    reshape is folded into or out of a `linalg.matmul` or
+    `linalg.batch_matmul`. Upstream's folding would turn a batch_matmul
+    next to a collapse_shape (a rank-4 product's batch dims folded into
+    one) into a `linalg.generic` contraction, which no library call
+    takes; kept named, the product reads the collapsed view in place and
+    becomes a BLAS or cuBLAS call.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def MatmulOperands : Pass<"tfl-matmul-operands", "mlir::func::FuncOp"> {
   let summary = "Fold transposed operands into products; own zero fills";
   let description = [{
-    On tensors, before bufferization (the CPU pipeline): an operand of an
+    On tensors, before bufferization (both pipelines): an operand of an
     f32/f64 `linalg.matmul` or `linalg.batch_matmul` that is a transpose
     of another tensor (a `linalg.transpose`, or a copying
     `linalg.generic`, that swaps the last two dims) folds into the
@@ -77,14 +95,15 @@ def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
     multiply matrices with the same tuned library. A `tfl.print` without
     tensor inputs (bufferization never visits it) becomes its text calls.
 
-    With `cpu-gemm` (the CPU pipeline), products become calls of
+    With `gemm` (both pipelines; the CUDA wing then calls
+    libtflrt_cuda's `tflrt_cuda_gemm_<type>`), products become calls of
     `tflrt_gemm_<type>(flags, A, B, C)` instead (2-D or batched 3-D),
     whose flags say which operand is transposed (indexing maps that
     tfl-matmul-operands made) and whether C is overwritten: a zero fill of
     a fresh C right before the product is dropped for beta = 0.
   }];
   let options = [
-    Option<"cpuGemm", "cpu-gemm", "bool", /*default=*/"false",
+    Option<"gemm", "gemm", "bool", /*default=*/"false",
            "Call tflrt_gemm_* with transpose and overwrite flags">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",

@@ -107,7 +107,12 @@ def TflWidenHalf : Pass<"tfl-widen-half", "mlir::ModuleOp"> {
     scatter_add, tapes, I/O) is rewritten to cast its 16-bit operands to
     f32, compute in f32, and cast its 16-bit results back: reductions
     accumulate in f32 as PyTorch's do. The eager interpreter and both
-    backends run the IR after this pass, so all three round alike.
+    backends run the IR after this pass, so all three round alike. For
+    the CUDA target (the module's `tfl.target`), a product whose operands
+    and result share one 16-bit type keeps it: cuBLAS multiplies bf16 or
+    f16 operands on tensor cores with f32 accumulation and rounds the
+    result once, as the f32 product rounded to 16 bits (up to the order of
+    its sums).
   }];
   let dependentDialects = ["mlir::tfl::TflDialect"];
 }

@@ -74,25 +74,18 @@ void tflrt_cuda_step_begin(int64_t site);
 void tflrt_cuda_step_end(int64_t site);
 
 /* ---- Library operations on device memory --------------------------------- */
-void tflrt_cuda_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
-                           int64_t rankC, void *c);
-void tflrt_cuda_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
-                           int64_t rankC, void *c);
-void tflrt_cuda_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
-                                 int64_t rankC, void *c);
-void tflrt_cuda_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
-                                 int64_t rankC, void *c);
-/* The same with C = A B (the compiler drops C's zero fill before them). */
-void tflrt_cuda_matmul_overwrite_f32(int64_t rankA, void *a, int64_t rankB,
-                                     void *b, int64_t rankC, void *c);
-void tflrt_cuda_matmul_overwrite_f64(int64_t rankA, void *a, int64_t rankB,
-                                     void *b, int64_t rankC, void *c);
-void tflrt_cuda_batch_matmul_overwrite_f32(int64_t rankA, void *a,
-                                           int64_t rankB, void *b,
-                                           int64_t rankC, void *c);
-void tflrt_cuda_batch_matmul_overwrite_f64(int64_t rankA, void *a,
-                                           int64_t rankB, void *b,
-                                           int64_t rankC, void *c);
+/* libtflrt's tflrt_gemm_X on device memrefs (its flags: transposed
+   operands as cuBLAS's transpose flags, C overwritten with beta = 0), one
+   cuBLAS call: gemm, or strided-batched gemm for 3-D memrefs; bf16 and f16
+   on tensor cores with f32 accumulation (cublasGemmEx). */
+void tflrt_cuda_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                         void *b, int64_t rankC, void *c);
+void tflrt_cuda_gemm_f64(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                         void *b, int64_t rankC, void *c);
+void tflrt_cuda_gemm_bf16(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                          void *b, int64_t rankC, void *c);
+void tflrt_cuda_gemm_f16(int64_t flags, int64_t rankA, void *a, int64_t rankB,
+                         void *b, int64_t rankC, void *c);
 
 /* now(): waits for the stream, then reads the clock (timings of device
    work measure the work, not its queueing). */

@@ -49,10 +49,6 @@ def LinalgToGpu : Pass<"tfl-linalg-to-gpu", "mlir::func::FuncOp"> {
     Every linalg op on buffers in host code becomes a loop nest that
     `convert-parallel-loops-to-gpu` turns into one `gpu.launch`:
 
-    0. A zero `linalg.fill` of a fresh buffer right before a matmul call
-       into it goes, and the call becomes its `_overwrite` entry point
-       (`tflrt_cuda_matmul_overwrite_f32`, ...: cuBLAS with beta = 0).
-
     1. Named ops are generalized; a generic's loops are interchanged so its
        parallel dims come first. Runs of adjacent loops of one kind that
        every operand (of the identity layout) stores contiguously fold into

@@ -1,6 +1,7 @@
-// RUN: tfl-opt %s -split-input-file -tfl-to-runtime-calls=cpu-gemm=1 | FileCheck %s
+// RUN: tfl-opt %s -split-input-file -tfl-to-runtime-calls=gemm=1 | FileCheck %s
 
-// Tests the CPU pipeline's products: tflrt_gemm_<type>(flags, A, B, C),
+// Tests the products of both pipelines (the CUDA wing calls
+// tflrt_cuda_gemm_<type>, on cuBLAS): tflrt_gemm_<type>(flags, A, B, C),
 // where flags hold 1 (A transposed), 2 (B transposed) and 4 (C
 // overwritten, its zero fill dropped).
 
