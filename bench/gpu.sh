@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The GPU benchmarks (docs/performance.md): TFL built with --device cuda
-# against PyTorch with CUDA (eager and torch.compile), in the same run on
-# the same GPU:
-#   W1  x = x @ x, 200 times, 4096x4096 f32                      (seconds)
+# against PyTorch with CUDA (eager, the whole step as a CUDA graph, and
+# torch.compile(mode="max-autotune")), in the same run on the same GPU:
+#   W1  x = x @ x, 200 times, 4096x4096, f32 and bf16            (seconds)
 #   W3  seed CNN training step, batch 32 and batch 256, Adam     (ms/step)
 #   W4  MLP 784-256-256-10 training step, batch 128, Adam        (ms/step)
+#   causal attention forward and backward, bf16, B 8, H 12, T 1024, head
+#   dim 64 (bench/attention.tfl, .py)                           (ms)
 #   the main job: one epoch of Fashion-MNIST (examples/mnist_cnn.tfl),
 #   GPU build against the CPU build on the same machine (images/s).
 # The GPU machine has no compiler, so this runs in two halves:
@@ -27,15 +29,18 @@ build() {
   mkdir -p "$dir/bench"
   cp "$here"/*.tfl "$src/"
   sed 's/^N = 1000$/N = 4096/' "$here/w1_matmul.tfl" >"$src/w1_matmul_4096.tfl"
+  sed 's/^x = gather(eye(N), shuffle_indices(N))$/x = cast(gather(eye(N), shuffle_indices(N)), bf16)/' \
+    "$src/w1_matmul_4096.tfl" >"$src/w1_matmul_4096_bf16.tfl"
+  grep -q 'bf16)$' "$src/w1_matmul_4096_bf16.tfl"
   sed 's/^BATCH = 32$/BATCH = 256/' "$here/w3_cnn.tfl" >"$src/w3_cnn_256.tfl"
-  for w in w1_matmul_4096 w3_cnn w3_cnn_256 w4_mlp; do
+  for w in w1_matmul_4096 w1_matmul_4096_bf16 w3_cnn w3_cnn_256 w4_mlp \
+    attention; do
     "$tflc" build --device cuda "$src/$w.tfl" -o "$dir/bench/$w.exe"
   done
   "$tflc" build --device cuda "$here/../examples/mnist_cnn.tfl" \
     -o "$dir/bench/mnist_cnn.exe"
   "$tflc" build "$here/../examples/mnist_cnn.tfl" -o "$dir/bench/mnist_cnn_cpu.exe"
 }
-
 
 run() {
   # TFL's programs load the bundle's libraries; PyTorch keeps its own.
@@ -46,28 +51,81 @@ run() {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   date -u
   $py -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda)'
-  printf '%-44s %9s %9s %9s %8s %8s\n' workload TFL torch compile "vs eager" \
-    "vs comp."
-  local names=("W1 x = x @ x, 200 times, 4096x4096 (s)"
+  # PyTorch's configurations, each in its strongest form that the workload
+  # admits: eager; the whole training step (forward, backward,
+  # Adam(capturable=True)) captured as one torch.cuda.graph and replayed,
+  # the mechanism TFL's step graphs use; torch.compile(mode="max-autotune")
+  # (Triton and cuBLAS kernels autotuned, CUDA graphs of its own), run
+  # last, once each (REPEATS_COMPILE), within COMPILE_TIMEOUT seconds
+  # (default 150) for its compilation and run. For attention: the same
+  # math eagerly, and scaled_dot_product_attention (FlashAttention).
+  # TFL's ratio is to the fastest of them.
+  local i
+  local names=("W1 x = x @ x, 200 times, 4096^2 f32 (s)"
+    "W1 the same in bf16 (s)"
     "W3 seed CNN step, batch 32 (ms)" "W3 seed CNN step, batch 256 (ms)"
-    "W4 MLP step, batch 128 (ms)")
-  local exes=(w1_matmul_4096 w3_cnn w3_cnn_256 w4_mlp)
-  local scripts=("w1_matmul.py" "w3_cnn.py" "w3_cnn.py --batch=256" "w4_mlp.py")
-  for i in 0 1 2 3; do
-    local t e c
+    "W4 MLP step, batch 128 (ms)"
+    "attention fwd+bwd, bf16, 8x12x1024x64 (ms)")
+  local exes=(w1_matmul_4096 w1_matmul_4096_bf16 w3_cnn w3_cnn_256 w4_mlp
+    attention)
+  local scripts=("w1_matmul.py" "w1_matmul.py --bf16" "w3_cnn.py"
+    "w3_cnn.py --batch=256" "w4_mlp.py" "attention.py")
+  # The third column: the whole step as a CUDA graph, or for attention
+  # PyTorch's fused kernel.
+  local thirds=("" "" "--graph" "--graph" "--graph" "--sdpa")
+  # WORKLOADS="w3_cnn w4_mlp" (executables' names) runs only those.
+  if [ -n "${WORKLOADS:-}" ]; then
+    local -a keep_n keep_e keep_s keep_t
+    for ((i = 0; i < ${#exes[@]}; i++)); do
+      case " $WORKLOADS " in *" ${exes[i]} "*)
+        keep_n+=("${names[i]}") keep_e+=("${exes[i]}")
+        keep_s+=("${scripts[i]}") keep_t+=("${thirds[i]}") ;;
+      esac
+    done
+    names=("${keep_n[@]}") exes=("${keep_e[@]}") scripts=("${keep_s[@]}")
+    thirds=("${keep_t[@]}")
+  fi
+  local n=${#exes[@]}
+  local -a t e g c
+  for ((i = 0; i < n; i++)); do
+    if [ -n "${TFL_GPU_GRAPH_STATS:-}" ]; then
+      # The step graphs' replay, checked (TFL_CUDA_GRAPHS=stats at exit).
+      TFL_CUDA_GRAPHS=stats $tfl "$b/${exes[i]}.exe" 2>&1 | grep -i graph |
+        sed "s/^/${exes[i]}: /" || true
+    fi
     # shellcheck disable=SC2086
-    t=$(best $tfl "$b/${exes[i]}.exe")
+    t[i]=$(best $tfl "$b/${exes[i]}.exe")
     # shellcheck disable=SC2086
-    e=$(cd "$here" && best $py ${scripts[i]} --cuda)
-    # shellcheck disable=SC2086
-    c=$(cd "$here" && best $py ${scripts[i]} --cuda --compile)
-    awk -v n="${names[i]}" -v t="$t" -v e="$e" -v c="$c" 'BEGIN {
-      printf "%-44s %9s %9s %9s %7.2fx %7.2fx\n", n, t, e, c, e / t, c / t }'
+    e[i]=$(cd "$here" && best $py ${scripts[i]} --cuda)
+    g[i]=-
+    if [ -n "${thirds[i]}" ]; then
+      # shellcheck disable=SC2086
+      g[i]=$(cd "$here" && best $py ${scripts[i]} --cuda ${thirds[i]})
+    fi
+    echo "${exes[i]}: TFL ${t[i]}, eager ${e[i]}, ${thirds[i]:-(none)} ${g[i]}"
   done
-  echo "main job, one epoch of Fashion-MNIST, CPU build ($(nproc) cores):"
-  $tfl "$b/mnist_cnn_cpu.exe" | tail -2
-  echo "main job, one epoch of Fashion-MNIST, GPU build:"
-  $tfl "$b/mnist_cnn.exe" | tail -2
+  if [ -z "${WORKLOADS:-}" ]; then
+    echo "main job, one epoch of Fashion-MNIST, CPU build ($(nproc) cores):"
+    $tfl "$b/mnist_cnn_cpu.exe" | tail -2
+    echo "main job, one epoch of Fashion-MNIST, GPU build:"
+    $tfl "$b/mnist_cnn.exe" | tail -2
+  fi
+  for ((i = 0; i < n; i++)); do
+    # shellcheck disable=SC2086
+    c[i]=$( (cd "$here" && REPEATS=${REPEATS_COMPILE:-1} best \
+      timeout "${COMPILE_TIMEOUT:-150}" $py ${scripts[i]} --cuda \
+      --compile=max-autotune 2>>"$dir/max-autotune.log") || true)
+    echo "${exes[i]}: max-autotune ${c[i]:-timed out}"
+  done
+  printf '%-44s %9s %9s %9s %9s %8s\n' workload TFL eager "graph/sdpa" \
+    max-auto. "vs best"
+  for ((i = 0; i < n; i++)); do
+    awk -v n="${names[i]}" -v t="${t[i]}" -v e="${e[i]}" -v c="${c[i]:--}" \
+      -v g="${g[i]}" 'BEGIN {
+      m = e; if (c != "-" && c + 0 > 0 && c + 0 < m) m = c
+      if (g != "-" && g + 0 < m) m = g
+      printf "%-44s %9s %9s %9s %9s %7.2fx\n", n, t, e, g, c, m / t }'
+  done
 }
 
 case "$mode" in

@@ -7,16 +7,50 @@ import torch
 
 
 def parse_args(default_steps):
-    """(steps, compile) from `[STEPS] [--compile] [--cuda] [--batch=N]`:
-    with --compile (a PyTorch 2 peer), the workload's computation runs
-    through torch.compile; with --cuda, on the GPU (`device()`)."""
+    """(steps, compile) from `[STEPS] [--compile[=MODE]] [--graph] [--cuda]
+    [--batch=N] [--bf16]`: with --compile (a PyTorch 2 peer), the
+    workload's computation runs through torch.compile, in its default mode
+    or in MODE (`--compile=max-autotune`); compile is False, or the mode
+    (None for the default). With --cuda, on the GPU (`device()`); with
+    --graph (GPU only, see ms_per_step), the whole step is one CUDA graph."""
     # f32 math on both sides: TFL keeps TF32 off, and so does this
     # (PyTorch lets cuDNN's convolutions use TF32 by default).
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    return (int(args[0]) if args else default_steps,
-            "--compile" in sys.argv[1:])
+    compile = False
+    for a in sys.argv[1:]:
+        if a == "--compile":
+            compile = None
+        elif a.startswith("--compile="):
+            compile = a.split("=", 1)[1]
+    return (int(args[0]) if args else default_steps, compile)
+
+
+def compiling(compile):
+    """Whether parse_args's `compile` asks for torch.compile."""
+    return compile is not False
+
+
+def compiled(fn, compile):
+    """fn through torch.compile in parse_args's mode, or fn itself."""
+    if not compiling(compile):
+        return fn
+    return torch.compile(fn, mode=compile) if compile else torch.compile(fn)
+
+
+def mark_step(compile):
+    """Tells torch.compile's CUDA graphs (max-autotune's cudagraph trees)
+    that a new iteration begins, so that it may reuse the last one's
+    output memory (PyTorch's documented call for training loops)."""
+    if compiling(compile) and compile and "max-autotune" in compile and \
+            "no-cudagraphs" not in compile:
+        torch.compiler.cudagraph_mark_step_begin()
+
+
+def flag(name):
+    """Whether --NAME is on the command line."""
+    return f"--{name}" in sys.argv[1:]
 
 
 def batch(default):
@@ -27,7 +61,7 @@ def batch(default):
 
 def device():
     """Where the workload runs: the GPU with --cuda, else the CPU."""
-    return torch.device("cuda" if "--cuda" in sys.argv[1:] else "cpu")
+    return torch.device("cuda" if flag("cuda") else "cpu")
 
 
 def sync():
@@ -36,24 +70,48 @@ def sync():
         torch.cuda.synchronize()
 
 
+def graphed(step, warmups=3):
+    """The whole of `step` (forward, backward, optimizer) captured as one
+    CUDA graph, as PyTorch's documentation does it for whole-network
+    capture: warm-up iterations on a side stream, gradients set to None
+    before the capture so that backward allocates them from the graph's
+    pool; returns the graph's replay."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(warmups):
+            step()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        step()
+    return g.replay
+
+
 def ms_per_step(model, x, y, steps, compile=False):
     """Milliseconds per training step (cross-entropy, backward, an Adam step
     at lr 1e-3) on one batch, after 10 warm-up steps (which include
-    torch.compile's compilation)."""
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    torch.compile's compilation). With --graph, the step is captured once
+    as a CUDA graph (Adam with capturable=True, the fused kernels' form
+    that keeps its step count on the GPU) and replayed."""
+    graph = flag("graph")
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, capturable=graph)
 
     def loss():
         return torch.nn.functional.cross_entropy(model(x), y)
 
-    if compile:
-        loss = torch.compile(loss)
-        opt.step = torch.compile(opt.step)
+    if compiling(compile):
+        loss = compiled(loss, compile)
+        opt.step = compiled(opt.step, compile)
 
     def step():
-        opt.zero_grad()
+        mark_step(compile)
+        opt.zero_grad(set_to_none=True)
         loss().backward()
         opt.step()
 
+    if graph:
+        step = graphed(step)
     for _ in range(10):
         step()
     sync()

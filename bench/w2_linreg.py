@@ -4,7 +4,7 @@ autograd, SGD update). Prints "milliseconds per step"."""
 import time
 
 import torch
-from torch_training import parse_args
+from torch_training import compiled, parse_args
 
 torch.set_num_threads(2)
 steps, compile = parse_args(20000)
@@ -20,8 +20,7 @@ def loss(w, b):
     return ((w * x + b - y) ** 2).mean()
 
 
-if compile:
-    loss = torch.compile(loss)
+loss = compiled(loss, compile)
 
 
 def step():

@@ -5,7 +5,7 @@ elementwise (with --compile, one torch.compile'd function). Prints
 import time
 
 import torch
-from torch_training import device, parse_args, sync
+from torch_training import device, compiled, parse_args, sync
 
 torch.set_num_threads(2)
 rounds, compile = parse_args(20)
@@ -18,8 +18,7 @@ def work(x):
         torch.sigmoid(x)
 
 
-if compile:
-    work = torch.compile(work)
+work = compiled(work, compile)
 check = work(x).sum().item()
 sync()
 start = time.perf_counter()

@@ -64,14 +64,24 @@ done | awk '/=> \// {print $3}' |
     *) cp -L "$lib" "$stage/lib/" ;;
     esac
   done
-# Input files, at the paths the programs name.
+# Input files, at the paths the programs name: a program that runs in a
+# directory of its own (a test's %t or %t.dir) takes that directory's data
+# files along (.npy, checkpoints; not the executables and libraries that
+# the test's other steps built there).
 python3 - "$stage/tests" > "$stage/files.txt" <<'PY'
 import json, os, sys
 for name in sorted(os.listdir(sys.argv[1])):
     if name.endswith(".run"):
         cwd = json.load(open(os.path.join(sys.argv[1], name)))["cwd"]
-        if cwd.endswith(".dir") and os.path.isdir(cwd):
-            print(cwd)
+        if not (cwd.endswith(".dir") or "/Output/" in cwd) or \
+                not os.path.isdir(cwd):
+            continue
+        for root, _, files in os.walk(cwd):
+            for f in sorted(files):
+                path = os.path.join(root, f)
+                if os.path.isfile(path) and not os.access(path, os.X_OK) \
+                        and ".so" not in f and "__pycache__" not in root:
+                    print(path)
 PY
 [ "$data" = 1 ] && echo /usr/share/datasets/fashion-mnist >> "$stage/files.txt"
 tar -cPf "$stage/files/inputs.tar" -T "$stage/files.txt"

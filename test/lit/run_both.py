@@ -2,6 +2,7 @@
 """Runs a TFL program eagerly and natively and checks the two agree.
 
 Usage: run_both.py TFLC [--mpirun=N] [--tflc=OPTION ...] [--rtol=R]
+                   [--gpu-tolerance=RTOL,ATOL]
                    [--mask=REGEX ...] [--expect-error=REGEX] PROGRAM.tfl
                    TMP_PREFIX [program flags...]
 
@@ -16,6 +17,12 @@ and build.
 --rtol=R compares numbers to relative tolerance R (default 1e-5): a
 bf16 program's two runs round f32 sums made in different orders to bf16,
 so they may differ by a bf16 rounding step.
+
+--gpu-tolerance=RTOL,ATOL: the GPU run (test/gpu/run-all.sh) matches the
+eager output to these tolerances instead (default: --rtol's): a program
+whose convolutions run on TFL's Winograd kernels on the CPU and on
+cuDNN's algorithms on the GPU agrees with it only as closely as both do
+with the reference the test holds them to.
 
 --mask=REGEX leaves what REGEX matches out of the comparison (a rate in
 images/s, which is the one number the two modes need not agree on).
@@ -121,6 +128,10 @@ def main():
     rtol = []
     if args and args[0].startswith("--rtol="):
         rtol = ["--rtol", args.pop(0)[len("--rtol="):]]
+    gpu_tolerance = rtol
+    if args and args[0].startswith("--gpu-tolerance="):
+        r, a = args.pop(0)[len("--gpu-tolerance="):].split(",")
+        gpu_tolerance = ["--rtol", r, "--atol", a]
     masks = []
     while args and args[0].startswith("--mask="):
         masks.append(re.compile(args.pop(0)[len("--mask="):]))
@@ -152,7 +163,8 @@ def main():
         sys.exit(1)
     if os.environ.get("TFL_CUDA") == "1":
         build_for_gpu(tflc, options, program, prefix, {
-            "flags": flags, "rtol": rtol, "masks": [m.pattern for m in masks],
+            "flags": flags, "rtol": gpu_tolerance,
+            "masks": [m.pattern for m in masks],
             "expect_error": expect_error, "ranks": ranks}, masked(eager))
     sys.stdout.write(eager)
 
