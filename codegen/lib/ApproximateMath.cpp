@@ -2,7 +2,9 @@
 //
 // LLVM scalarizes a vector `llvm.exp` into one libm call per lane; MLIR's
 // polynomial approximations compute the same functions in vector
-// arithmetic. Applied after tfl-vectorize-loops, to f32 only.
+// arithmetic. Applied after tfl-vectorize-loops, to f32 only (exp, expm1,
+// log, log1p, log2, tanh, erf). A vector erf of f64 becomes one libm call
+// per lane here (LLVM has no erf intrinsic to scalarize).
 //
 // MLIR's exp and log work on normal numbers: exp's results below 2^-126
 // flush to zero (and those above 2^127 lose accuracy, 5 ulp), and log
@@ -15,6 +17,7 @@
 
 #include "tfl/Codegen/Passes.h"
 
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -103,9 +106,24 @@ struct ApproximateMath : impl::ApproximateMathBase<ApproximateMath> {
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       name.consume_front("math.");
       return llvm::is_contained(
-          {"exp", "expm1", "log", "log1p", "log2", "tanh"}, name);
+          {"exp", "expm1", "log", "log1p", "log2", "tanh", "erf"}, name);
     });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // A vector erf of another type (f64) has no LLVM intrinsic to lower
+    // to: one libm call per lane, made here, while vector ops still lower.
+    SmallVector<Operation *> erfs;
+    getOperation()->walk([&](math::ErfOp op) {
+      if (isa<VectorType>(op.getType()))
+        erfs.push_back(op);
+    });
+    if (erfs.empty())
+      return;
+    RewritePatternSet libm(&getContext());
+    populateMathToLibmConversionPatterns(libm);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(erfs, std::move(libm), config)))
       signalPassFailure();
   }
 };

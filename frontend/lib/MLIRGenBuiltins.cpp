@@ -257,6 +257,7 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
                    .Case("exp", &MLIRGenImpl::unary<mlir::tfl::ExpOp>)
                    .Case("log", &MLIRGenImpl::unary<mlir::tfl::LogOp>)
                    .Case("log1p", &MLIRGenImpl::unary<mlir::tfl::Log1pOp>)
+                   .Case("erf", &MLIRGenImpl::unary<mlir::tfl::ErfOp>)
                    .Case("expm1", &MLIRGenImpl::unary<mlir::tfl::Expm1Op>)
                    .Case("sqrt", &MLIRGenImpl::unary<mlir::tfl::SqrtOp>)
                    .Case("rsqrt", &MLIRGenImpl::unary<mlir::tfl::RsqrtOp>)

@@ -37,9 +37,9 @@ namespace tfl::sema {
 
 /// The built-in functions this compiler knows.
 const llvm::StringSet<> &floatMathBuiltins() {
-  static const llvm::StringSet<> names = {"exp",  "log",   "log1p", "expm1",
-                                          "sqrt", "rsqrt", "tanh",  "sigmoid",
-                                          "sin",  "cos",   "floor", "round"};
+  static const llvm::StringSet<> names = {
+      "exp",  "log",     "log1p", "expm1", "erf",   "sqrt", "rsqrt",
+      "tanh", "sigmoid", "sin",   "cos",   "floor", "round"};
   return names;
 }
 

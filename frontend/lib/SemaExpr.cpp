@@ -513,6 +513,31 @@ FailureOr<Type> SemaImpl::analyzeCompare(const CompareExpr *expr) {
       llvm::is_contained(expr->ops, CompareOp::In) ||
       llvm::is_contained(expr->ops, CompareOp::NotIn))
     return analyzeStringCompare(expr, types);
+  if (llvm::any_of(types,
+                   [](const Type &t) { return t.kind == Type::Kind::DType; })) {
+    // Dtypes compare for equality, at compile time (`x.dtype == bf16`).
+    bool result = true;
+    for (size_t i = 0; i < expr->ops.size(); ++i) {
+      const Type &a = types[i], &b = types[i + 1];
+      CompareOp op = expr->ops[i];
+      if (a.kind != b.kind) {
+        const Type &other = a.kind == Type::Kind::DType ? b : a;
+        error(expr->operands[i]->getBegin())
+            << "cannot compare a dtype with " << other.str()
+            << " (a dtype compares with a dtype: x.dtype == bf16)";
+        return failure();
+      }
+      if (op != CompareOp::Eq && op != CompareOp::Ne) {
+        error(expr->operands[i]->getBegin())
+            << "cannot compare " << a.str() << " " << spelling(op) << " "
+            << b.str() << " (dtypes compare with == and !=)";
+        return failure();
+      }
+      result &= (a.dtype == b.dtype) == (op == CompareOp::Eq);
+    }
+    frame->spec->knownBools[expr] = result;
+    return Type::tensor(DType::Bool, {});
+  }
   types.clear();
   for (const ExprPtr &operand : expr->operands) {
     const Type &t = typeOf(operand.get());

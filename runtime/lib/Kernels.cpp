@@ -269,6 +269,8 @@ template <typename T> T unaryOf(UnaryKind kind, T x) {
       return std::log1p(x);
     case UnaryKind::Expm1:
       return std::expm1(x);
+    case UnaryKind::Erf:
+      return std::erf(x);
     case UnaryKind::Sqrt:
       return std::sqrt(x);
     case UnaryKind::Rsqrt:

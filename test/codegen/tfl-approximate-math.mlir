@@ -60,3 +60,15 @@ func.func @others(%x: vector<8xf32>, %y: vector<4xf64>) -> (vector<8xf32>, vecto
   %4 = math.tanh %3 : vector<4xf64>
   return %2, %4 : vector<8xf32>, vector<4xf64>
 }
+
+// erf of f32 is a polynomial; a vector erf of f64 becomes one libm call
+// per lane (LLVM has no erf intrinsic that would scalarize it).
+// CHECK-LABEL: func.func @erf_vectors
+// CHECK-NOT: math.erf %{{.*}} : vector<8xf32>
+// CHECK-COUNT-2: call @erf(%{{.*}}) : (f64) -> f64
+// CHECK-NOT: math.erf
+func.func @erf_vectors(%x: vector<8xf32>, %y: vector<2xf64>) -> (vector<8xf32>, vector<2xf64>) {
+  %0 = math.erf %x : vector<8xf32>
+  %1 = math.erf %y : vector<2xf64>
+  return %0, %1 : vector<8xf32>, vector<2xf64>
+}

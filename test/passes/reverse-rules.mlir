@@ -421,3 +421,22 @@ func.func @use_all_gather(%x: tensor<3xf32>) -> tensor<3xf32> {
   %g = tfl.grad @all_gather(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
   return %g : tensor<3xf32>
 }
+
+// -----
+
+// Tests that erf's rule dy * 2/sqrt(pi) * exp(-x^2) reads the input.
+// CHECK-LABEL: func.func private @erf.vjp(
+// CHECK: tfl.mul %[[X:.*]], %[[X]]
+// CHECK: tfl.neg
+// CHECK: tfl.exp
+// CHECK: tfl.mul
+// CHECK: tfl.mul
+func.func private @erf(%x: tensor<3xf32>) -> tensor<f32> {
+  %0 = tfl.erf %x : tensor<3xf32>
+  %r = tfl.reduce_sum %0 {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func @use_erf(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %g = tfl.grad @erf(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}

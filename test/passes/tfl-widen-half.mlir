@@ -1,4 +1,4 @@
-// RUN: tfl-opt %s -tfl-widen-half | FileCheck %s
+// RUN: tfl-opt %s -split-input-file -tfl-widen-half | FileCheck %s
 
 // bf16 and f16 are storage types: elementwise ops and data movement keep
 // them (each elementwise op computes in f32 and rounds once when lowered);
@@ -44,4 +44,22 @@ func.func @native(%x: tensor<4x3xbf16>) -> tensor<i64> {
   tfl.print %2 : tensor<3x4xbf16> {format = "{}\0A"}
   %3 = tfl.argmax %2 {keepdims = false} : tensor<3x4xbf16> -> tensor<i64>
   return %3 : tensor<i64>
+}
+
+// -----
+
+// Tests that for the CUDA target a product whose operands and result
+// share one 16-bit type keeps it (cuBLAS on tensor cores, f32
+// accumulation), while a convolution does not.
+// CHECK-LABEL: func.func @cuda_products(
+// CHECK: tfl.matmul {{.*}} : tensor<2x3xbf16>, tensor<3x2xbf16> -> tensor<2x2xbf16>
+// CHECK: tfl.matmul {{.*}} : tensor<2x3xf16>, tensor<3x2xf16> -> tensor<2x2xf16>
+// CHECK: tfl.conv2d {{.*}} : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32> -> tensor<1x2x2x2xf32>
+module attributes {tfl.target = "cuda"} {
+func.func @cuda_products(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>, %c: tensor<2x3xf16>, %d: tensor<3x2xf16>, %x: tensor<1x4x4x1xf16>, %w: tensor<3x3x1x2xf16>) -> (tensor<2x2xbf16>, tensor<2x2xf16>, tensor<1x2x2x2xf16>) {
+  %0 = tfl.matmul %a, %b : tensor<2x3xbf16>, tensor<3x2xbf16> -> tensor<2x2xbf16>
+  %1 = tfl.matmul %c, %d : tensor<2x3xf16>, tensor<3x2xf16> -> tensor<2x2xf16>
+  %2 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x4x1xf16>, tensor<3x3x1x2xf16> -> tensor<1x2x2x2xf16>
+  return %0, %1, %2 : tensor<2x2xbf16>, tensor<2x2xf16>, tensor<1x2x2x2xf16>
+}
 }

@@ -222,6 +222,9 @@ template <> Value scalarUnary<LogOp>(OpBuilder &b, Location l, Value x) {
 template <> Value scalarUnary<Log1pOp>(OpBuilder &b, Location l, Value x) {
   return math::Log1pOp::create(b, l, x);
 }
+template <> Value scalarUnary<ErfOp>(OpBuilder &b, Location l, Value x) {
+  return math::ErfOp::create(b, l, x);
+}
 
 template <> Value scalarUnary<Expm1Op>(OpBuilder &b, Location l, Value x) {
   return math::ExpM1Op::create(b, l, x);
@@ -498,10 +501,10 @@ void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
                Binary<FloorDivOp>, Binary<ModOp>, Binary<PowOp>,
                Binary<MaximumOp>, Binary<MinimumOp>>(ctx);
   patterns.add<Unary<ExpOp>, Unary<LogOp>, Unary<Log1pOp>, Unary<Expm1Op>,
-               Unary<SqrtOp>, Unary<RsqrtOp>, Unary<TanhOp>, Unary<SigmoidOp>,
-               Unary<SinOp>, Unary<CosOp>, Unary<FloorOp>, Unary<RoundOp>,
-               Unary<AbsOp>, Unary<SignOp>, Unary<SquareOp>, Unary<ReluOp>>(
-      ctx);
+               Unary<ErfOp>, Unary<SqrtOp>, Unary<RsqrtOp>, Unary<TanhOp>,
+               Unary<SigmoidOp>, Unary<SinOp>, Unary<CosOp>, Unary<FloorOp>,
+               Unary<RoundOp>, Unary<AbsOp>, Unary<SignOp>, Unary<SquareOp>,
+               Unary<ReluOp>>(ctx);
   patterns
       .add<ElementwiseToLinalg<NegOp, negBody>,
            ElementwiseToLinalg<CastOp, castBody>,

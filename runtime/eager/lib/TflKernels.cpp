@@ -467,6 +467,7 @@ void registerTflKernels(KernelRegistry &registry) {
   addUnary<mlir::tfl::ExpOp, tflrt::UnaryKind::Exp>(registry);
   addUnary<mlir::tfl::LogOp, tflrt::UnaryKind::Log>(registry);
   addUnary<mlir::tfl::Log1pOp, tflrt::UnaryKind::Log1p>(registry);
+  addUnary<mlir::tfl::ErfOp, tflrt::UnaryKind::Erf>(registry);
   addUnary<mlir::tfl::Expm1Op, tflrt::UnaryKind::Expm1>(registry);
   addUnary<mlir::tfl::SqrtOp, tflrt::UnaryKind::Sqrt>(registry);
   addUnary<mlir::tfl::RsqrtOp, tflrt::UnaryKind::Rsqrt>(registry);

@@ -36,6 +36,7 @@ enum class UnaryKind {
   Log,
   Log1p,
   Expm1,
+  Erf,
   Sqrt,
   Rsqrt,
   Tanh,

@@ -105,6 +105,52 @@ def main():
     close("conv", v["conv"], [3, 3, 2, 4, 0, 0, 0, 0, 1, 3, 3, 4])
     close("pool", v["pool"], [3, 4, 2, 12])
 
+    gx = [-5.0, -3.0, -1.0, -0.1, 0.0, 0.5, 2.0, 4.5]
+    gw = torch.tensor([0.3, -1.2, 0.7, 2.0, -0.4, 1.1, -0.8, 0.5])
+    values, grads = [], []
+    for approximate in ("none", "tanh"):
+        x = torch.tensor(gx, requires_grad=True)
+        y = torch.nn.functional.gelu(x, approximate=approximate)
+        (y * gw).sum().backward()
+        values.append(y.detach().numpy())
+        grads.append(x.grad.numpy())
+    close("gelu", v["gelu"], np.concatenate(values))
+    close("gelu_grad", v["gelu_grad"], np.concatenate(grads))
+    # The f64 run casts the f32 inputs and weights (-0.1 as f32's nearest):
+    # its references start from the same values, compared at the 9 digits
+    # print shows.
+    gx = np.float32(gx).astype(np.float64).tolist()
+    gw = torch.tensor(np.float32(gw.numpy()).astype(np.float64))
+    values, grads = [], []
+    for approximate in ("none", "tanh"):
+        x = torch.tensor(gx, requires_grad=True)
+        y = torch.nn.functional.gelu(x, approximate=approximate)
+        (y * gw).sum().backward()
+        values.append(y.detach().numpy())
+        grads.append(x.grad.numpy())
+    close("gelu_f64", v["gelu_f64"], np.concatenate(values), 2e-8, 1e-15)
+    close("gelu_f64_grad", v["gelu_f64_grad"], np.concatenate(grads), 2e-8,
+          1e-15)
+
+    def gelu64(x, approximate):
+        if approximate == "tanh":
+            return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) *
+                                            (x + 0.044715 * x ** 3)))
+        return 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
+    h = 1e-6
+    fd = [w * (gelu64(x + h, a) - gelu64(x - h, a)) / (2 * h)
+          for a in ("none", "tanh") for x, w in zip(gx, gw.tolist())]
+    close("gelu_f64_grad_fd", v["gelu_f64_grad"], fd, 1e-7, 1e-9)
+    # bf16: computed in f32 from the bf16 inputs, rounded once. PyTorch's
+    # bf16 gelu does that for "none" (the same values); its "tanh" rounds
+    # along the way on the CPU (gelu(-3) = -0.00586, 1.6x the true value),
+    # so the reference is the f32 function rounded to bf16.
+    xb = torch.tensor(gx, dtype=torch.float32).bfloat16()
+    bf16 = [torch.nn.functional.gelu(xb.float(), approximate=a).bfloat16()
+            .double().numpy() for a in ("none", "tanh")]
+    assert np.array_equal(bf16[0], torch.nn.functional.gelu(xb).double())
+    close("gelu_bf16", v["gelu_bf16"], np.concatenate(bf16), 1e-2, 1e-6)
+
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,7 @@ each function give (in f64).
 
 Usage: gen_grad_cases.py OUT.tfl OUT.expected
 """
+import math
 import sys
 
 import numpy as np
@@ -33,6 +34,7 @@ def logsumexp(x, axis=None):
 UNARY = {  # TFL expression of x, NumPy function, domain
     "exp(x)": (np.exp, "any"), "log(x)": (np.log, "pos"),
     "log1p(x)": (np.log1p, "pos"), "expm1(x)": (np.expm1, "any"),
+    "erf(x)": (np.vectorize(math.erf, otypes=[np.float64]), "any"),
     "sqrt(x)": (np.sqrt, "pos"), "rsqrt(x)": (lambda x: 1 / np.sqrt(x), "pos"),
     "tanh(x)": (np.tanh, "any"), "sigmoid(x)": (sigmoid, "any"),
     "sin(x)": (np.sin, "any"), "cos(x)": (np.cos, "any"),

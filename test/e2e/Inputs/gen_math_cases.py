@@ -4,6 +4,7 @@ inputs (with broadcasting, size-1 and empty shapes), and NumPy's output.
 
 Usage: gen_math_cases.py OUT.tfl OUT.expected
 """
+import math
 import sys
 
 import numpy as np
@@ -19,8 +20,14 @@ def sigmoid(x):
     return (np.float32(1) / (np.float32(1) + np.exp(-x))).astype(np.float32)
 
 
+def erf(x):
+    """erf of each element, in f64 (NumPy has no erf; Python's math.erf)."""
+    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64))
+
+
 UNARY = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1,
+    "erf": lambda x: erf(x).astype(np.float32),
     "sqrt": np.sqrt, "rsqrt": lambda x: np.float32(1) / np.sqrt(x),
     "tanh": np.tanh, "sigmoid": sigmoid, "sin": np.sin, "cos": np.cos,
     "floor": np.floor, "round": np.round, "abs": np.abs, "sign": np.sign,
@@ -43,6 +50,10 @@ def main():
                     x = np.abs(x) + np.float32(0.1)
                 tfl.write(f"print({name}({literal(x)}))\n")
                 out.write(str(np.asarray(fn(x), np.float32)) + "\n")
+        # f64 erf: one libm call per vector lane when compiled.
+        x = rng.standard_normal((3, 5)) * 2
+        tfl.write(f"print(erf(cast({literal(x)}, f64)))\n")
+        out.write(str(erf(x)) + "\n")
         for name, fn in BINARY.items():
             for sa, sb in PAIRS:
                 a = (rng.standard_normal(sa) * 2).astype(np.float32)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""ULP errors of TFL's f32 exp, log, tanh, sigmoid, log1p and expm1.
+"""ULP errors of TFL's f32 exp, log, tanh, sigmoid, log1p, expm1 and erf.
 
 `math_ulps.py gen`: writes NAME_in.npy for math_ulps.tfl: a sweep of each
 function's range (with subnormal results and inputs) and special values.
@@ -9,6 +9,7 @@ distance in representable f32 values), against the bounds docs/
 performance.md states for MODE (compiled: MLIR's polynomials, eager:
 libm). NaN must be NaN, infinities and zeros exact. Prints the largest
 error per function."""
+import math
 import sys
 
 import numpy as np
@@ -24,13 +25,15 @@ REFERENCE = {
     "log1p": (np.log1p, np.concatenate([np.linspace(-0.999, 1.0, N // 2),
                                         np.exp(np.linspace(0.0, 80.0, N // 2))])),
     "expm1": (np.expm1, np.linspace(-20.0, 20.0, N)),
+    "erf": (np.vectorize(math.erf, otypes=[np.float64]),
+            np.linspace(-6.0, 6.0, N)),
 }
 # The largest error allowed, in ULPs (docs/performance.md).
 BOUNDS = {
     "compiled": {"exp": 2, "log": 1, "tanh": 5, "sigmoid": 3, "log1p": 2,
-                 "expm1": 2},
+                 "expm1": 2, "erf": 4},
     "eager": {"exp": 1, "log": 1, "tanh": 2, "sigmoid": 2, "log1p": 1,
-              "expm1": 1},
+              "expm1": 1, "erf": 1},
 }
 
 

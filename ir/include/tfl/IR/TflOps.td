@@ -288,6 +288,9 @@ def Tfl_Log1pOp : Tfl_UnaryOp<"log1p", Tfl_FloatTensor, "log(1 + x), accurate fo
     [{r.div(dy, r.add(x, r.scalar(x, 1)))}]>;
 def Tfl_Expm1Op : Tfl_UnaryOp<"expm1", Tfl_FloatTensor, "exp(x) - 1, accurate for small x",
     [{r.mul(dy, r.add(y, r.scalar(x, 1)))}]>;
+def Tfl_ErfOp : Tfl_UnaryOp<"erf", Tfl_FloatTensor, "the error function",
+    [{r.mul(dy, r.mul(r.scalar(x, 1.1283791670955126),
+                      r.exp(r.neg(r.mul(x, x)))))}]>;
 def Tfl_SqrtOp : Tfl_UnaryOp<"sqrt", Tfl_FloatTensor, "the square root",
     [{r.div(dy, r.mul(r.scalar(x, 2), y))}]>;
 def Tfl_RsqrtOp : Tfl_UnaryOp<"rsqrt", Tfl_FloatTensor, "1 / sqrt(x)",
