@@ -231,6 +231,31 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
         builder.getStringAttr(cast<StringExpr>(expr->args[0].get())->value));
   if (spec->reductions.count(expr))
     return genReduction(expr, name);
+  if (name == "tril" || name == "triu") {
+    // where(mask, x, 0) with the [rows, cols] mask a constant: column -
+    // row <= k (tril) or >= k (triu). Its gradient is where's.
+    Value x = genExpr(argument(expr, 0, "x"))[0];
+    auto xType = cast<mlir::RankedTensorType>(x.getType());
+    int64_t rank = xType.getRank();
+    int64_t rows = xType.getDimSize(rank - 2),
+            cols = xType.getDimSize(rank - 1);
+    int64_t k = spec->diagonals.find(expr)->second;
+    llvm::SmallVector<bool> keep;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        keep.push_back(name == "tril" ? j - i <= k : j - i >= k);
+    auto maskType =
+        mlir::RankedTensorType::get({rows, cols}, builder.getI1Type());
+    Value mask = mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(maskType, llvm::ArrayRef<bool>(keep)));
+    Value zero = mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(
+            mlir::RankedTensorType::get({}, xType.getElementType()),
+            builder.getZeroAttr(xType.getElementType())));
+    return mlir::tfl::WhereOp::create(builder, l, xType, mask, x, zero);
+  }
   // Every other built-in computes in the result's dtype.
   llvm::SmallVector<Value, 3> args;
   for (const ExprPtr &arg : expr->args)

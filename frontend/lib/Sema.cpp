@@ -77,6 +77,8 @@ const llvm::StringSet<> &builtinNames() {
                              "arange",
                              "linspace",
                              "eye",
+                             "tril",
+                             "triu",
                              "broadcast_to",
                              "reshape",
                              "transpose",

@@ -1090,6 +1090,56 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
   }
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return analyzeNN(expr, name);
+  if (name == "tril" || name == "triu") {
+    // NumPy's tril(x, k=0) / triu(x, k=0) (PyTorch names k `diagonal`):
+    // the last two dims' lower (upper) triangle from diagonal k, zeros
+    // elsewhere; k an integer known at compile time.
+    const Expr *x = argument(expr, 0, "x");
+    const Expr *k = argument(expr, 1, "k");
+    for (const Keyword &kw : expr->keywords)
+      if (kw.name == "diagonal" && !k)
+        k = kw.value.get();
+      else if (kw.name != "x" && kw.name != "k") {
+        error(kw.range.begin)
+            << name << "() got an unexpected keyword argument '" << kw.name
+            << "'";
+        return failure();
+      }
+    if (!x || expr->args.size() > 2) {
+      error(expr->getBegin()) << name << "() takes x and an optional k";
+      return failure();
+    }
+    FailureOr<Type> t = analyzeExpr(x);
+    if (failed(t))
+      return failure();
+    if (!t->isTensor() || t->rank() < 2) {
+      error(x->getBegin()) << name
+                           << "() takes a tensor of 2 or more dims, got "
+                           << t->str();
+      return failure();
+    }
+    int64_t rows = t->shape[t->rank() - 2], cols = t->shape.back();
+    if (rows == kDynamicDim || cols == kDynamicDim) {
+      error(x->getBegin()) << name
+                           << "() needs the last two dims known when "
+                              "compiling, got "
+                           << t->str();
+      return failure();
+    }
+    std::optional<int64_t> diagonal = 0;
+    if (k) {
+      if (failed(analyzeExpr(k)))
+        return failure();
+      diagonal = knownInt(k);
+      if (!diagonal) {
+        error(k->getBegin())
+            << name << "()'s k must be an integer known at compile time";
+        return failure();
+      }
+    }
+    frame->spec->diagonals[expr] = *diagonal;
+    return *t;
+  }
   if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
                           "arange", "linspace", "eye", "broadcast_to",
                           "reshape", "transpose", "expand_dims", "squeeze",

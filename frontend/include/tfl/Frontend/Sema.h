@@ -128,6 +128,8 @@ struct Specialization {
   llvm::DenseMap<const ast::Expr *, std::string> tensorAttributes;
   /// The values of each arange and linspace call.
   llvm::DenseMap<const ast::CallExpr *, RangePlan> ranges;
+  /// tril(x, k) and triu(x, k): the diagonal k, known at compile time.
+  llvm::DenseMap<const ast::CallExpr *, int64_t> diagonals;
   /// The permutation of each transpose call.
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.
