@@ -502,28 +502,46 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
         builder, l,
         mlir::DenseElementsAttr::get(type, builder.getFloatAttr(elem, v)));
   };
-  if (name == "mean") {
-    auto inType = cast<mlir::RankedTensorType>(x.getType());
-    double count = 1;
-    llvm::SmallVector<Value> divisors; // (one per `?` axis: a [?, ?] outer
-                                       // product of a batch has two)
-    for (int64_t a : axes) {
-      if (!inType.isDynamicDim(a)) {
-        count *= inType.getDimSize(a);
-        continue;
-      }
-      // A batch given when the function is called: its size, counted when
-      // it runs.
-      Value size = DimOp::create(
-          builder, l, mlir::RankedTensorType::get({}, builder.getI64Type()), x,
-          builder.getI64IntegerAttr(a));
-      divisors.push_back(CastOp::create(
-          builder, l, mlir::RankedTensorType::get({}, elem), size));
+  // The number of elements each output reduces: `count` for the static
+  // axes, times `divisors` (one per `?` axis: a [?, ?] outer product of a
+  // batch has two), each a batch given when the function is called, its
+  // size counted when it runs.
+  auto inType = cast<mlir::RankedTensorType>(x.getType());
+  double count = 1;
+  llvm::SmallVector<Value> divisors;
+  for (int64_t a : axes) {
+    if (!inType.isDynamicDim(a)) {
+      count *= inType.getDimSize(a);
+      continue;
     }
-    Value sum = reduce<ReduceSumOp>(x, axes, keep, l);
+    Value size = DimOp::create(
+        builder, l, mlir::RankedTensorType::get({}, builder.getI64Type()), x,
+        builder.getI64IntegerAttr(a));
+    divisors.push_back(CastOp::create(
+        builder, l, mlir::RankedTensorType::get({}, elem), size));
+  }
+  auto meanOf = [&](Value v, bool keepDims) {
+    Value sum = reduce<ReduceSumOp>(v, axes, keepDims, l);
     for (Value d : divisors)
       sum = broadcastingBinary<DivOp>(sum, d, l);
     return broadcastingBinary<DivOp>(sum, scalar(count), l);
+  };
+  if (name == "mean")
+    return meanOf(x, keep);
+  if (name == "var" || name == "std") {
+    // NumPy's two passes: the sum of squares of x - mean(x), over the
+    // count less ddof (NaN or inf where that is 0 or less, as NumPy's).
+    Value centered = broadcastingBinary<SubOp>(x, meanOf(x, true), l);
+    Value squares = reduce<ReduceSumOp>(
+        broadcastingBinary<MulOp>(centered, centered, l), axes, keep, l);
+    Value n = scalar(count);
+    for (Value d : divisors)
+      n = broadcastingBinary<MulOp>(n, d, l);
+    Value var = broadcastingBinary<DivOp>(
+        squares, broadcastingBinary<SubOp>(n, scalar(info.ddof), l), l);
+    if (name == "var")
+      return var;
+    return SqrtOp::create(builder, l, var.getType(), var);
   }
   // logsumexp: m + log(sum(exp(x - m))), with m the maximum where it is
   // finite and 0 elsewhere (SciPy's guard: all -inf gives -inf).

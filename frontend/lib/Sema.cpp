@@ -69,6 +69,8 @@ const llvm::StringSet<> &builtinNames() {
                              "argmax",
                              "argmin",
                              "logsumexp",
+                             "var",
+                             "std",
                              "zeros",
                              "ones",
                              "full",

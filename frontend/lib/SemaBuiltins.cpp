@@ -64,10 +64,13 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
                             << expr->args.size();
     return failure();
   }
+  const Expr *ddofExpr = nullptr;
+  bool spread = name == "var" || name == "std";
   for (const Keyword &kw : expr->keywords) {
-    const Expr **slot = kw.name == "axis"       ? &axisExpr
-                        : kw.name == "keepdims" ? &keepExpr
-                                                : nullptr;
+    const Expr **slot = kw.name == "axis"             ? &axisExpr
+                        : kw.name == "keepdims"       ? &keepExpr
+                        : kw.name == "ddof" && spread ? &ddofExpr
+                                                      : nullptr;
     if (!slot) {
       error(kw.range.begin) << name << "() got an unexpected keyword argument '"
                             << kw.name << "'";
@@ -90,6 +93,19 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
   }
 
   ReductionInfo info;
+  if (ddofExpr) {
+    // NumPy's ddof: an integer (or float) known at compile time.
+    if (failed(analyzeExpr(ddofExpr)))
+      return failure();
+    std::optional<int64_t> n = knownInt(ddofExpr);
+    auto *f = dyn_cast<FloatExpr>(ddofExpr);
+    if (!n && !f) {
+      error(ddofExpr->getBegin())
+          << name << "()'s ddof must be a number known at compile time";
+      return failure();
+    }
+    info.ddof = n ? double(*n) : f->value;
+  }
   if (keepExpr) {
     auto *b = dyn_cast<BoolExpr>(keepExpr);
     if (!b) {
@@ -163,7 +179,7 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
   DType dtype = x->dtype;
   if (name == "sum" || name == "prod")
     dtype = dtype == DType::Bool ? DType::I64 : dtype;
-  else if (name == "mean")
+  else if (name == "mean" || spread)
     dtype = isFloat(dtype) ? dtype : DType::F32;
   else if (isArg)
     dtype = DType::I64;
@@ -1147,7 +1163,7 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
                          name))
     return analyzeShapeBuiltin(expr, name);
   if (llvm::is_contained({"sum", "mean", "max", "min", "prod", "argmax",
-                          "argmin", "logsumexp"},
+                          "argmin", "logsumexp", "var", "std"},
                          name))
     return analyzeReduction(expr, name);
 

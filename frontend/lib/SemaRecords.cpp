@@ -116,6 +116,8 @@ const llvm::StringMap<llvm::StringRef> &tfl::sema::tensorMethods() {
       {"prod", "prod"},
       {"argmax", "argmax"},
       {"argmin", "argmin"},
+      {"var", "var"},
+      {"std", "std"},
       {"reshape", "reshape"},
       {"transpose", "transpose"},
       {"flatten", "reshape"},

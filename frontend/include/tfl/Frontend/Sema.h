@@ -39,6 +39,8 @@ struct ReductionInfo {
   std::vector<int64_t> axes;
   bool keepdims = false;
   bool allAxes = false;
+  /// var and std: the divisor is the count less ddof (NumPy's).
+  double ddof = 0;
 };
 
 /// The values of an arange or linspace, a constant made when compiling:
