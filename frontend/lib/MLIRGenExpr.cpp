@@ -628,6 +628,9 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       return genExpr(expr->args[0].get());
     if (builtin->second == "tree_map")
       return genTreeMap(expr);
+    // A tree's leaves, in order, are its values already.
+    if (builtin->second == "tree_leaves")
+      return genExpr(expr->args[0].get());
     if (builtin->second == "to_device") {
       const Expr *x = spec->callArgs.find(expr)->second.front();
       mlir::StringAttr device =

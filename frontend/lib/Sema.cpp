@@ -117,6 +117,7 @@ const llvm::StringSet<> &builtinNames() {
                              "value_and_grad",
                              "stop_gradient",
                              "tree_map",
+                             "tree_leaves",
                              "device",
                              "to_device",
                              "rank",

@@ -1005,6 +1005,8 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     return analyzeGradBuiltin(expr, name);
   if (name == "tree_map")
     return analyzeTreeMap(expr);
+  if (name == "tree_leaves")
+    return analyzeTreeLeaves(expr);
   if (name == "device" || name == "to_device")
     return analyzePlacement(expr, name);
   if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d")

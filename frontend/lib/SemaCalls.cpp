@@ -341,6 +341,23 @@ static Type rebuildTree(const Type &t, llvm::ArrayRef<Type> leaves,
   return out;
 }
 
+FailureOr<Type> SemaImpl::analyzeTreeLeaves(const CallExpr *expr) {
+  if (expr->args.size() != 1 || !expr->keywords.empty()) {
+    error(expr->getBegin()) << "tree_leaves(tree) takes one tree";
+    return failure();
+  }
+  FailureOr<Type> tree = analyzeExpr(expr->args[0].get());
+  if (failed(tree))
+    return failure();
+  std::vector<Type> leaves;
+  if (!collectLeaves(*tree, leaves)) {
+    error(expr->args[0]->getBegin())
+        << "tree_leaves() takes a tree of tensors, got " << tree->str();
+    return failure();
+  }
+  return Type::tuple(std::move(leaves));
+}
+
 FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
   if (expr->args.size() < 2 || !expr->keywords.empty()) {
     error(expr->getBegin()) << "tree_map(fn, tree, *rest) takes a function "

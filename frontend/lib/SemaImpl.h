@@ -354,6 +354,8 @@ private:
   /// each position of trees of one structure; the result has that
   /// structure with fn's results as leaves.
   FailureOr<Type> analyzeTreeMap(const CallExpr *expr);
+  /// `tree_leaves(tree)`, as JAX's: a tuple of the tree's tensors in order.
+  FailureOr<Type> analyzeTreeLeaves(const CallExpr *expr);
   /// grad(f, argnums), value_and_grad(f, argnums) and stop_gradient(x).
   FailureOr<Type> analyzeGradBuiltin(const CallExpr *expr,
                                      llvm::StringRef name);

@@ -296,10 +296,41 @@ void passByValue(IRRewriter &rewriter, linalg::GenericOp op,
     }
   for (OpOperand &init : op.getDpsInitsMutable())
     maps.push_back(op.getMatchingIndexingMap(&init));
+  // A loop that only a dropped input indexed (a sum over a one-element
+  // host buffer) has one iteration and no operand left to size it: it
+  // goes, and its index is 0.
+  unsigned numLoops = op.getNumLoops();
+  llvm::SmallBitVector unused(numLoops, true);
+  for (AffineMap map : maps)
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (map.isFunctionOfDim(d))
+        unused.reset(d);
+  SmallVector<utils::IteratorType> iterators;
+  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (!unused.test(d))
+      iterators.push_back(it);
+  if (unused.any()) {
+    for (AffineMap &map : maps)
+      map = compressDims(map, unused);
+    SmallVector<linalg::IndexOp> indices;
+    body.walk([&](linalg::IndexOp index) { indices.push_back(index); });
+    for (linalg::IndexOp index : indices) {
+      uint64_t d = index.getDim();
+      rewriter.setInsertionPoint(index);
+      if (unused.test(d)) {
+        rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(index, 0);
+        continue;
+      }
+      uint64_t below = 0;
+      for (uint64_t e = 0; e < d; ++e)
+        below += unused.test(e);
+      rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, d - below);
+    }
+  }
   rewriter.setInsertionPoint(op);
-  auto replacement = linalg::GenericOp::create(
-      rewriter, op.getLoc(), TypeRange{}, inputs, op.getDpsInits(), maps,
-      op.getIteratorTypesArray());
+  auto replacement =
+      linalg::GenericOp::create(rewriter, op.getLoc(), TypeRange{}, inputs,
+                                op.getDpsInits(), maps, iterators);
   replacement->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   rewriter.inlineRegionBefore(op.getRegion(), replacement.getRegion(),
                               replacement.getRegion().end());

@@ -219,3 +219,44 @@ func.func @collective_scalar(%id: i64, %before: memref<f32>, %n: i64) -> (memref
   %next = memref.load %count[] : memref<i64>
   return %total, %next : memref<f32>, i64
 }
+
+// -----
+
+#vec1 = affine_map<(d0) -> (d0)>
+#red1 = affine_map<(d0) -> ()>
+
+// Tests that a device reduction of a one-element host buffer (total +
+// sum(b * b) for b of one element, its sum into the device sum of another
+// tensor) takes the element by value and loses the loop that only that
+// buffer indexed (no operand would size it): a generic with no loops.
+// CHECK-LABEL: func.func @sum_of_host_element
+// CHECK: %[[ONE:.*]] = memref.alloc() {alignment = 64 : i64, tfl.host} : memref<1xf32>
+// CHECK: %[[V:.*]] = memref.load %[[ONE]][%c0{{.*}}] : memref<1xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}], iterator_types = []} outs(%{{.*}} : memref<f32>)
+// CHECK: arith.addf %{{.*}}, %[[V]] : f32
+func.func @sum_of_host_element(%d: memref<2xf32>) -> memref<f32> {
+  %zero = arith.constant 0.0 : f32
+  %three = arith.constant 3.0 : f32
+  %acc = memref.alloc() {alignment = 64 : i64} : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<f32>)
+  linalg.generic {indexing_maps = [#vec1, #red1], iterator_types = ["reduction"]}
+      ins(%d : memref<2xf32>) outs(%acc : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  %one = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+  linalg.generic {indexing_maps = [#vec1], iterator_types = ["parallel"]}
+      outs(%one : memref<1xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %three : f32
+  }
+  linalg.generic {indexing_maps = [#vec1, #red1], iterator_types = ["reduction"]}
+      ins(%one : memref<1xf32>) outs(%acc : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %one : memref<1xf32>
+  return %acc : memref<f32>
+}

@@ -39,7 +39,7 @@ X = torch.tensor([[1.0, -2.0, 0.5], [0.3, 0.8, -1.0], [2.0, 0.1, 0.4], [-0.7, 1.
 Y = torch.tensor([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0], [-1.5, 0.5]])
 
 
-def train(make):
+def train(make, clip=None):
     w = torch.tensor([[0.2, -0.4], [0.6, 0.1], [-0.3, 0.5]], requires_grad=True)
     b = torch.tensor([0.1, -0.2], requires_grad=True)
     s = torch.full((2,), 0.7, requires_grad=True)
@@ -47,6 +47,8 @@ def train(make):
     for _ in range(5):
         opt.zero_grad()
         torch.nn.functional.mse_loss(torch.tanh(X @ w + b) * s, Y).backward()
+        if clip:
+            clip([w, b, s])
         opt.step()
     return np.concatenate([w.detach().numpy().ravel(), b.detach().numpy(), s.detach().numpy()])
 
@@ -59,6 +61,26 @@ def main():
     close("adam", v["adam"], train(lambda p: torch.optim.Adam(p, lr=0.05)))
     close("adam2", v["adam2"], train(lambda p: torch.optim.Adam(
         p, lr=0.01, betas=(0.8, 0.99), eps=1e-3)))
+    close("adamw", v["adamw"], train(lambda p: torch.optim.AdamW(
+        p, lr=0.05, weight_decay=0.1)))
+    close("adamw2", v["adamw2"], train(lambda p: torch.optim.AdamW(
+        p, lr=0.01, betas=(0.8, 0.99), eps=1e-3, weight_decay=0.5)))
+    norms = []
+    close("clipped", v["clipped"], train(
+        lambda p: torch.optim.SGD(p, lr=0.5),
+        lambda p: norms.append(torch.nn.utils.clip_grad_norm_(p, 0.3).item())))
+    close("norms", np.concatenate([v[f"norm{i}"] for i in range(5)]), norms)
+
+    def lr(step, warmup=10, total=100, top=6e-4, low=6e-5):
+        # nanoGPT's get_lr.
+        if step < warmup:
+            return top * (step + 1) / (warmup + 1)
+        if step > total:
+            return low
+        ratio = (step - warmup) / (total - warmup)
+        return low + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (top - low)
+    close("schedule", v["schedule"],
+          [lr(s) for s in (0, 4, 9, 10, 11, 55, 99, 100, 150)])
 
     logits = torch.tensor([[2.0, -1.0, 0.5], [0.1, 0.2, 0.3], [-3.0, 4.0, 1.0],
                            [1.0, 1.0, 1.0]], requires_grad=True)
@@ -68,6 +90,15 @@ def main():
     close("ce", v["ce"], [ce.item()])
     close("ce_grad", v["ce_grad"], logits.grad.numpy())
     close("mse", v["mse"], [torch.nn.functional.mse_loss(X[0], X[1]).item()])
+    logits3 = torch.tensor([[[2.0, -1.0, 0.5], [0.1, 0.2, 0.3]],
+                            [[-3.0, 4.0, 1.0], [1.0, 1.0, 1.5]]],
+                           requires_grad=True)
+    labels3 = torch.tensor([[0, 2], [1, 1]])
+    ce3 = torch.nn.functional.cross_entropy(logits3.reshape(-1, 3),
+                                            labels3.reshape(-1))
+    ce3.backward()
+    close("ce3", v["ce3"], [ce3.item()])
+    close("ce3_grad", v["ce3_grad"], logits3.grad.numpy())
 
     close("mean", v["mean"], [np.mean([1.0, 2.0, 3.0, 10.0])])
     hits = list(np.argmax(logits.detach().numpy(), -1) == labels.numpy()) + [True]
@@ -150,6 +181,48 @@ def main():
             .double().numpy() for a in ("none", "tanh")]
     assert np.array_equal(bf16[0], torch.nn.functional.gelu(xb).double())
     close("gelu_bf16", v["gelu_bf16"], np.concatenate(bf16), 1e-2, 1e-6)
+
+    ln = torch.nn.LayerNorm(4, eps=1e-3)
+    with torch.no_grad():
+        ln.weight.copy_(torch.tensor([1.5, -0.5, 2.0, 1.0]))
+        ln.bias.copy_(torch.tensor([0.1, 0.0, -0.3, 0.2]))
+    lx = torch.tensor([[1.0, 2.0, 0.5, -1.0], [3.0, 3.0, 3.0, 3.5],
+                       [0.0, -2.0, 4.0, 1.0]], requires_grad=True)
+    lw = torch.tensor([[0.3, -1.2, 0.7, 2.0], [-0.4, 1.1, -0.8, 0.5],
+                       [1.0, 0.2, -0.6, 0.9]])
+    y = ln(lx)
+    (y * lw).sum().backward()
+    plain = torch.nn.functional.layer_norm(lx.detach(), (4,))
+    close("layernorm", v["layernorm"],
+          np.concatenate([y.detach().numpy().ravel(), plain.numpy().ravel()]))
+    close("layernorm_grad", v["layernorm_grad"], np.concatenate(
+        [ln.weight.grad.numpy(), ln.bias.grad.numpy(),
+         lx.grad.numpy().ravel()]))
+
+    emb = torch.nn.Embedding(3, 2)
+    with torch.no_grad():
+        emb.weight.copy_(torch.tensor([[0.5, -1.0], [2.0, 0.25], [1.5, 1.0]]))
+    ids = torch.tensor([[2, 0, 2], [1, 2, 2]])
+    ew = torch.tensor([[[1.0, 2.0], [0.5, -1.0], [3.0, 0.0]],
+                       [[-2.0, 1.0], [0.25, 0.5], [1.0, 1.0]]])
+    e = emb(ids)
+    (e * ew).sum().backward()
+    close("embedding", v["embedding"], e.detach().numpy())
+    close("embedding_grad", v["embedding_grad"], emb.weight.grad.numpy())
+
+    # Dropout draws from TFL's generator, not PyTorch's: its statistics.
+    # 10^4 draws at rate 0.25 keep 75% +- 0.4% (sd); kept values are
+    # 3 / 0.75, dropped ones 0, and without training nothing changes.
+    kept, top, dropped_sum, untouched = v["dropout"]
+    if not (abs(kept - 0.75) < 0.02 and abs(top - 4.0) < 1e-6 and
+            dropped_sum == 0 and untouched == 18.0):
+        sys.exit(f"dropout: got {v['dropout']}")
+    print("dropout ok")
+    # Its gradient is the mask / (1 - rate) times the upstream 2: a sum of
+    # about 2 / 0.75 * 7500 = 20000.
+    if abs(v["dropout_grad"][0] / 20000 - 1) > 0.03:
+        sys.exit(f"dropout_grad: got {v['dropout_grad']}")
+    print("dropout_grad ok")
 
 
 if __name__ == "__main__":
