@@ -224,6 +224,45 @@ def main():
         sys.exit(f"dropout_grad: got {v['dropout_grad']}")
     print("dropout_grad ok")
 
+    # nanoGPT's CausalSelfAttention on TFL's weights (w_qkv [D, 3, H, K]
+    # is c_attn's weight transposed, heads in its shape).
+    p = v["attn_params"]
+    sizes = [8 * 3 * 2 * 4, 3 * 2 * 4, 2 * 4 * 8, 8, 2 * 5 * 8, 2 * 5 * 8]
+    parts = np.split(p, np.cumsum(sizes)[:-1])
+    wqkv, bqkv, wout, bout, ax, aw = (torch.tensor(a, requires_grad=True)
+                                      for a in parts)
+
+    def attention(x, extra=None):
+        B, T, D, H, K = 2, 5, 8, 2, 4
+        qkv = x.view(B * T, D) @ wqkv.view(D, 3 * H * K)
+        qkv = qkv.view(B, T, 3, H, K) + bqkv.view(3, H, K)
+        q, k, vv = (qkv[:, :, i].transpose(1, 2) for i in range(3))
+        s = (q @ k.transpose(-1, -2)) / math.sqrt(K)
+        if extra is not None and extra.dtype == torch.bool:
+            s = s.masked_fill(~extra, -1e30)
+        elif extra is not None:
+            s = s + extra
+        causal = torch.ones(T, T).tril().bool()
+        a = torch.softmax(s.masked_fill(~causal, -1e30), -1)
+        y = (a @ vv).transpose(1, 2).reshape(B * T, H * K)
+        return (y @ wout.view(H * K, D)).view(B, T, D) + bout
+    x = ax.view(2, 5, 8)
+    out = attention(x)
+    (out * aw.view(2, 5, 8)).sum().backward()
+    close("attn", v["attn"], out.detach().numpy(), 1e-5, 1e-5)
+    close("attn_grad", v["attn_grad"], np.concatenate(
+        [t.grad.numpy().ravel() for t in (wqkv, bqkv, wout, bout, ax)]),
+        1e-5, 1e-5)
+    keep = torch.tensor([[1, 1, 0, 1, 1], [1, 1, 1, 1, 1], [0, 1, 1, 1, 1],
+                         [1, 1, 1, 1, 0], [1, 0, 1, 1, 1]]).bool()
+    bias = torch.tensor([[0.5, -1.0, 0.0, 2.0, 0.25], [0.0, 0.0, 1.5, -0.5, 0.0],
+                         [1.0, 1.0, -2.0, 0.0, 0.5], [0.0, 0.3, 0.0, 0.0, -1.0],
+                         [0.2, 0.0, 0.0, 0.7, 0.0]])
+    with torch.no_grad():
+        close("attn_masks", v["attn_masks"], np.concatenate(
+            [attention(x, keep).numpy().ravel(),
+             attention(x, bias).numpy().ravel()]), 1e-5, 1e-5)
+
 
 if __name__ == "__main__":
     main()
