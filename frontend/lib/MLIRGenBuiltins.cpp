@@ -560,3 +560,26 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
   Value m = keep ? mKept : finiteOr0(reduce<ReduceMaxOp>(x, axes, false, l));
   return broadcastingBinary<AddOp>(s, m, l);
 }
+
+Values MLIRGenImpl::genPieces(const CallExpr *expr) {
+  const std::vector<int64_t> &piece = spec->pieces.find(expr)->second;
+  mlir::Location l = loc(expr->getBegin());
+  Value x = genExpr(argument(expr, 0, "x"))[0];
+  auto type = cast<mlir::RankedTensorType>(x.getType());
+  int64_t axis = piece.front();
+  Values out;
+  int64_t start = 0;
+  for (int64_t size : llvm::ArrayRef<int64_t>(piece).drop_front()) {
+    llvm::SmallVector<int64_t> starts(type.getRank(), 0),
+        shape(type.getShape());
+    llvm::SmallVector<int64_t> strides(type.getRank(), 1);
+    starts[axis] = size ? start : 0; // (an empty piece reads nothing)
+    shape[axis] = size;
+    out.push_back(mlir::tfl::SliceOp::create(
+        builder, l, type.clone(shape), x, mlir::ValueRange{},
+        builder.getDenseI64ArrayAttr(starts),
+        builder.getDenseI64ArrayAttr(strides)));
+    start += size;
+  }
+  return out;
+}

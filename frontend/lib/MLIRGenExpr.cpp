@@ -628,6 +628,8 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       return genExpr(expr->args[0].get());
     if (builtin->second == "tree_map")
       return genTreeMap(expr);
+    if (builtin->second == "split" || builtin->second == "chunk")
+      return genPieces(expr);
     // A tree's leaves, in order, are its values already.
     if (builtin->second == "tree_leaves")
       return genExpr(expr->args[0].get());

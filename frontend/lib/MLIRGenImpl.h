@@ -153,6 +153,8 @@ private:
                       mlir::Location l);
   /// `tree_map(fn, trees...)`: one call of fn per leaf position.
   Values genTreeMap(const CallExpr *expr);
+  /// split and chunk: static slices along the axis Sema planned.
+  Values genPieces(const CallExpr *expr);
   /// The values of captured names, flattened.
   Values capturedValues(llvm::ArrayRef<std::string> names) {
     Values values;

@@ -81,6 +81,8 @@ const llvm::StringSet<> &builtinNames() {
                              "eye",
                              "tril",
                              "triu",
+                             "split",
+                             "chunk",
                              "broadcast_to",
                              "reshape",
                              "transpose",

@@ -1108,6 +1108,107 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
   }
   if (name == "softmax" || name == "log_softmax" || name == "one_hot")
     return analyzeNN(expr, name);
+  if (name == "split" || name == "chunk") {
+    // PyTorch's: split(x, size, axis=0) into pieces of `size` along the
+    // axis (the last one smaller), or of each size of a tuple;
+    // chunk(x, n, axis=0) into n pieces of ceil(dim / n) (fewer where
+    // that covers the axis sooner). The axis keyword is also `dim`. A
+    // tuple of tensors, sizes known when compiling.
+    const char *second = name == "split" ? "size" : "chunks";
+    const Expr *x = argument(expr, 0, "x");
+    const Expr *by = argument(expr, 1, second);
+    const Expr *axisExpr = argument(expr, 2, "axis");
+    for (const Keyword &kw : expr->keywords)
+      if (kw.name == "dim" && !axisExpr)
+        axisExpr = kw.value.get();
+      else if (kw.name != "x" && kw.name != second && kw.name != "axis") {
+        error(kw.range.begin)
+            << name << "() got an unexpected keyword argument '" << kw.name
+            << "'";
+        return failure();
+      }
+    if (!x || !by || expr->args.size() > 3) {
+      error(expr->getBegin())
+          << name << "() takes x, " << second << " and an optional axis";
+      return failure();
+    }
+    FailureOr<Type> t = analyzeExpr(x);
+    if (failed(t))
+      return failure();
+    if (!t->isTensor() || t->rank() == 0) {
+      error(x->getBegin()) << name
+                           << "() takes a tensor of 1 or more dims, got "
+                           << t->str();
+      return failure();
+    }
+    int64_t rank = t->rank();
+    std::optional<int64_t> axis = axisExpr ? knownInt(axisExpr) : 0;
+    if (!axis || *axis < -rank || *axis >= rank) {
+      error(axisExpr ? axisExpr->getBegin() : expr->getBegin())
+          << name << "()'s axis must be an integer known at compile time, "
+          << "within " << t->str();
+      return failure();
+    }
+    int64_t a = *axis < 0 ? *axis + rank : *axis;
+    int64_t dim = t->shape[a];
+    if (dim == kDynamicDim) {
+      error(x->getBegin()) << name
+                           << "() needs the axis's size known when compiling, "
+                              "got "
+                           << t->str();
+      return failure();
+    }
+    std::vector<int64_t> sizes;
+    std::optional<std::vector<int64_t>> given = constInts(by, false);
+    bool tuple = isa<TupleExpr, ListExpr>(by);
+    if (!given || (name == "chunk" && tuple)) {
+      error(by->getBegin())
+          << name << "()'s " << second
+          << (name == "split" ? " must be an integer or a tuple of them"
+                              : " must be an integer")
+          << ", known at compile time";
+      return failure();
+    }
+    if (tuple) {
+      int64_t total = 0;
+      for (int64_t s : *given) {
+        if (s < 0) {
+          error(by->getBegin()) << "split() got a negative size";
+          return failure();
+        }
+        total += s;
+      }
+      if (total != dim) {
+        error(by->getBegin())
+            << "split()'s sizes add up to " << total << ", not to the axis's "
+            << dim << " (" << t->str() << ", axis " << a << ")";
+        return failure();
+      }
+      sizes = *given;
+    } else {
+      int64_t n = given->front();
+      if (n <= 0) {
+        error(by->getBegin())
+            << name << "()'s " << second << " must be positive, got " << n;
+        return failure();
+      }
+      int64_t size = name == "split" ? n : (dim + n - 1) / n;
+      for (int64_t start = 0; start < dim; start += size)
+        sizes.push_back(std::min(size, dim - start));
+      if (sizes.empty())
+        sizes.push_back(0);
+    }
+    std::vector<int64_t> piece = {a};
+    std::vector<Type> parts;
+    for (int64_t s : sizes) {
+      std::vector<int64_t> shape = t->shape;
+      shape[a] = s;
+      parts.push_back(Type::tensor(t->dtype, shape, t->weak));
+      piece.push_back(s);
+    }
+    frame->spec->pieces[expr] = piece;
+    return Type::tuple(std::move(parts));
+  }
   if (name == "tril" || name == "triu") {
     // NumPy's tril(x, k=0) / triu(x, k=0) (PyTorch names k `diagonal`):
     // the last two dims' lower (upper) triangle from diagonal k, zeros

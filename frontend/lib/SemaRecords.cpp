@@ -117,6 +117,8 @@ const llvm::StringMap<llvm::StringRef> &tfl::sema::tensorMethods() {
       {"argmax", "argmax"},
       {"argmin", "argmin"},
       {"var", "var"},
+      {"split", "split"},
+      {"chunk", "chunk"},
       {"std", "std"},
       {"reshape", "reshape"},
       {"transpose", "transpose"},

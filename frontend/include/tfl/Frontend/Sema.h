@@ -132,6 +132,8 @@ struct Specialization {
   llvm::DenseMap<const ast::CallExpr *, RangePlan> ranges;
   /// tril(x, k) and triu(x, k): the diagonal k, known at compile time.
   llvm::DenseMap<const ast::CallExpr *, int64_t> diagonals;
+  /// split and chunk: the axis, then each piece's size along it.
+  llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> pieces;
   /// The permutation of each transpose call.
   llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
   /// The axes of each reduction call.
