@@ -138,30 +138,29 @@ def main():
 
     gx = [-5.0, -3.0, -1.0, -0.1, 0.0, 0.5, 2.0, 4.5]
     gw = torch.tensor([0.3, -1.2, 0.7, 2.0, -0.4, 1.1, -0.8, 0.5])
-    values, grads = [], []
-    for approximate in ("none", "tanh"):
-        x = torch.tensor(gx, requires_grad=True)
-        y = torch.nn.functional.gelu(x, approximate=approximate)
-        (y * gw).sum().backward()
-        values.append(y.detach().numpy())
-        grads.append(x.grad.numpy())
-    close("gelu", v["gelu"], np.concatenate(values))
-    close("gelu_grad", v["gelu_grad"], np.concatenate(grads))
+
+    def gelus(xs, ws):
+        """gelu's values and the gradients of sum(gelu(x) * ws), "none"
+        then "tanh"."""
+        values, grads = [], []
+        for approximate in ("none", "tanh"):
+            x = torch.tensor(xs, requires_grad=True)
+            y = torch.nn.functional.gelu(x, approximate=approximate)
+            (y * ws).sum().backward()
+            values.append(y.detach().numpy())
+            grads.append(x.grad.numpy())
+        return np.concatenate(values), np.concatenate(grads)
+    values, grads = gelus(gx, gw)
+    close("gelu", v["gelu"], values)
+    close("gelu_grad", v["gelu_grad"], grads)
     # The f64 run casts the f32 inputs and weights (-0.1 as f32's nearest):
     # its references start from the same values, compared at the 9 digits
     # print shows.
     gx = np.float32(gx).astype(np.float64).tolist()
     gw = torch.tensor(np.float32(gw.numpy()).astype(np.float64))
-    values, grads = [], []
-    for approximate in ("none", "tanh"):
-        x = torch.tensor(gx, requires_grad=True)
-        y = torch.nn.functional.gelu(x, approximate=approximate)
-        (y * gw).sum().backward()
-        values.append(y.detach().numpy())
-        grads.append(x.grad.numpy())
-    close("gelu_f64", v["gelu_f64"], np.concatenate(values), 2e-8, 1e-15)
-    close("gelu_f64_grad", v["gelu_f64_grad"], np.concatenate(grads), 2e-8,
-          1e-15)
+    values, grads = gelus(gx, gw)
+    close("gelu_f64", v["gelu_f64"], values, 2e-8, 1e-15)
+    close("gelu_f64_grad", v["gelu_f64_grad"], grads, 2e-8, 1e-15)
 
     def gelu64(x, approximate):
         if approximate == "tanh":
