@@ -1151,10 +1151,10 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     }
     int64_t a = *axis < 0 ? *axis + rank : *axis;
     int64_t dim = t->shape[a];
-    if (dim == kDynamicDim) {
+    if (llvm::is_contained(t->shape, kDynamicDim)) {
       error(x->getBegin()) << name
-                           << "() needs the axis's size known when compiling, "
-                              "got "
+                           << "() needs the shape known when compiling (its "
+                              "pieces are static slices), got "
                            << t->str();
       return failure();
     }
