@@ -14,13 +14,13 @@
 // CHECK-NEXT: %[[SITE:.*]] = arith.constant 0 : i64
 // CHECK-NEXT: call @tflrt_cuda_step_begin(%[[SITE]]) : (i64) -> ()
 // CHECK: gpu.launch_func
-// CHECK: call @tflrt_cuda_matmul_f32
+// CHECK: call @tflrt_cuda_gemm_f32
 // CHECK-NEXT: call @tflrt_cuda_step_end(%[[SITE]]) : (i64) -> ()
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: return
 module attributes {gpu.container_module} {
-  func.func private @tflrt_cuda_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+  func.func private @tflrt_cuda_gemm_f32(i64, memref<*xf32>, memref<*xf32>, memref<*xf32>)
   gpu.module @kernels {
     gpu.func @k(%a: memref<4xf32>) kernel {
       gpu.return
@@ -29,10 +29,11 @@ module attributes {gpu.container_module} {
   func.func @train(%a: memref<4xf32>, %m: memref<*xf32>, %n: index) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
+    %flags = arith.constant 4 : i64
     scf.for %e = %c0 to %n step %c1 {
       scf.for %i = %c0 to %n step %c1 {
         gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<4xf32>)
-        func.call @tflrt_cuda_matmul_f32(%m, %m, %m) : (memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
+        func.call @tflrt_cuda_gemm_f32(%flags, %m, %m, %m) : (i64, memref<*xf32>, memref<*xf32>, memref<*xf32>) -> ()
         scf.yield
       }
       scf.yield
