@@ -29,14 +29,27 @@ Type elementTypeOf(Type t) {
 
 /// Clones `op` with each tensor operand whose element type satisfies
 /// `from` cast to `to`, and each such result computed as `to` and cast
-/// back to its own type; replaces `op` with the clone.
+/// back to its own type; replaces `op` with the clone. A product's
+/// transposed operand is cast before its transpose (the two commute): it
+/// then still reads a transpose, which tfl-matmul-operands makes a GEMM's
+/// flag, and the cast of the untransposed tensor is the one its other
+/// uses (the forward pass's product) make, which CSE shares.
 void retype(Operation *op, function_ref<bool(Type)> from, Type to) {
   OpBuilder b(op);
   ReverseBuilder casts(b, op->getLoc());
   IRMapping mapping;
-  for (Value operand : op->getOperands())
-    if (Type elem = elementTypeOf(operand.getType()); elem && from(elem))
+  for (Value operand : op->getOperands()) {
+    Type elem = elementTypeOf(operand.getType());
+    if (!elem || !from(elem))
+      continue;
+    auto transpose = operand.getDefiningOp<TransposeOp>();
+    if (transpose && isa<MatmulOp>(op))
+      mapping.map(operand,
+                  casts.transpose(casts.castTo(transpose.getInput(), to),
+                                  transpose.getPerm()));
+    else
       mapping.map(operand, casts.castTo(operand, to));
+  }
   Operation *clone = b.clone(*op, mapping);
   b.setInsertionPointAfter(clone);
   for (auto [old, now] : llvm::zip(op->getResults(), clone->getResults())) {

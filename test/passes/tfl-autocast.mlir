@@ -31,6 +31,25 @@ module attributes {tfl.precision = "bf16"} {
 
 // -----
 
+// Tests that a transposed operand (a pullback's B^T) is cast before its
+// transpose, so that the product still reads a transpose (a GEMM's flag)
+// and the cast is the untransposed tensor's, as the forward product's.
+// CHECK-LABEL: func.func @transposed(
+// CHECK: %[[W:.*]] = tfl.cast %arg1 : tensor<3x2xf32> -> tensor<3x2xbf16>
+// CHECK: %[[T:.*]] = tfl.transpose %[[W]] {perm = array<i64: 1, 0>} : tensor<3x2xbf16> -> tensor<2x3xbf16>
+// CHECK: tfl.matmul %{{.*}}, %[[T]] : tensor<4x2xbf16>, tensor<2x3xbf16> -> tensor<4x3xbf16>
+// F16-LABEL: func.func @transposed(
+// NONE-LABEL: func.func @transposed(
+module attributes {tfl.precision = "bf16"} {
+  func.func @transposed(%dy: tensor<4x2xf32>, %w: tensor<3x2xf32>) -> tensor<4x3xf32> {
+    %t = tfl.transpose %w {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+    %0 = tfl.matmul %dy, %t : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+    return %0 : tensor<4x3xf32>
+  }
+}
+
+// -----
+
 // Tests that the convolution and both of its gradients run in bf16, and
 // that an f64 matmul is left alone (autocast changes only f32 work).
 // CHECK-LABEL: func.func @conv(
