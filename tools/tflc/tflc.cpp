@@ -39,6 +39,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
@@ -152,6 +153,12 @@ cl::opt<bool> reportMemory(
     cl::desc("run, build: print the run's peak memory in tensors at exit "
              "(host, and GPU with --device cuda) to stderr"),
     cl::cat(tflcCategory));
+cl::opt<bool> timeReport(
+    "time-report",
+    cl::desc("run, build, emit: print to stderr where compiling took its "
+             "time: the front end, each pass of the pipeline by stage, "
+             "LLVM's optimization and code generation, linking"),
+    cl::cat(tflcCategory));
 cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("check diagnostics against `expected-error {{...}}` markers"),
@@ -218,6 +225,9 @@ public:
          std::vector<std::string> programArgs)
       : command(command), inputPath(std::move(inputPath)),
         programArgs(std::move(programArgs)) {
+    timingManager.setEnabled(timeReport);
+    timingManager.setDisplayMode(mlir::DefaultTimingManager::DisplayMode::Tree);
+    timing = timingManager.getRootScope();
     mlir::DialectRegistry registry;
     mlir::tfl::registerCompilerDialects(registry);
 #ifdef TFL_HAVE_CUDA
@@ -256,6 +266,10 @@ private:
   Command command;
   std::string inputPath;
   std::vector<std::string> programArgs;
+  /// --time-report: its phases nest under `timing`'s root, and the report
+  /// prints when the driver goes (after the program ran, for tflc run).
+  mlir::DefaultTimingManager timingManager;
+  mlir::TimingScope timing;
   mlir::MLIRContext context;
   llvm::SourceMgr sourceMgr;
   /// The program being compiled (the debugger reads its scopes).
@@ -352,6 +366,8 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
   mlir::PassManager pm(&context);
   if (failed(mlir::applyPassManagerCLOptions(pm)))
     return mlir::failure();
+  mlir::TimingScope pipelineTiming = timing.nest("pipeline");
+  pm.enableTiming(pipelineTiming);
   llvm::SmallVector<llvm::StringRef> stages;
   for (const mlir::tfl::PipelineStage &s : mlir::tfl::getCpuPipelineStages())
     stages.push_back(s.name);
@@ -398,12 +414,16 @@ void callMemoryReport(mlir::ModuleOp module) {
 /// Compiles `module` (in the LLVM dialect) into a new temporary object
 /// file, `objectPath`, which the caller removes.
 mlir::LogicalResult compileToObject(mlir::ModuleOp module,
-                                    llvm::SmallVectorImpl<char> &objectPath) {
+                                    llvm::SmallVectorImpl<char> &objectPath,
+                                    mlir::TimingScope &timing) {
   llvm::LLVMContext llvmContext;
+  mlir::TimingScope optimizing = timing.nest("LLVM IR, optimized (-O3)");
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext);
+  optimizing.stop();
   if (!llvmModule)
     return mlir::failure();
+  mlir::TimingScope codegen = timing.nest("code generation (object file)");
   if (llvm::sys::fs::createTemporaryFile("tfl", "o", objectPath)) {
     llvm::errs() << "error: cannot create a temporary object file\n";
     return mlir::failure();
@@ -417,12 +437,13 @@ mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
   if (reportMemory)
     callMemoryReport(module);
   llvm::SmallString<128> objectPath;
-  mlir::LogicalResult compiled = compileToObject(module, objectPath);
+  mlir::LogicalResult compiled = compileToObject(module, objectPath, timing);
   llvm::FileRemover removeObject(objectPath);
   if (failed(compiled))
     return mlir::failure();
   std::string error;
   mlir::LogicalResult linked = mlir::failure();
+  mlir::TimingScope linking = timing.nest("linking");
 #ifdef TFL_HAVE_CUDA
   if (device == Device::Cuda)
     linked = mlir::tfl::linkCudaExecutable(objectPath, path, error);
@@ -459,7 +480,7 @@ mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
   }
 
   llvm::SmallString<128> objectPath, wrapperPath, wrapperObject, scriptPath;
-  mlir::LogicalResult compiled = compileToObject(module, objectPath);
+  mlir::LogicalResult compiled = compileToObject(module, objectPath, timing);
   llvm::FileRemover removeObject(objectPath);
   if (failed(compiled))
     return mlir::failure();
@@ -486,6 +507,7 @@ mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
       !write(scriptPath, tfl::exports::versionScript(prefix)))
     return mlir::failure();
   std::string error;
+  mlir::TimingScope linking = timing.nest("the C API's wrapper and linking");
   if (failed(mlir::tfl::compileCSource(wrapperPath, wrapperObject, error)) ||
       (staticLibrary ? failed(mlir::tfl::archiveStaticLibrary(
                            {objectPath, wrapperObject}, libraryPath, error))
@@ -597,7 +619,10 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     return finish(false);
   }
   bool stop = false;
+  mlir::TimingScope frontendTiming =
+      timing.nest("front end (parse, check, MLIRGen)");
   mlir::OwningOpRef<mlir::ModuleOp> module = frontend(bufferId, emitKind, stop);
+  frontendTiming.stop();
   if (stop)
     return finish(true);
   if (!module)
