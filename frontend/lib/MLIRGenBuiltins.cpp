@@ -89,7 +89,7 @@ Values MLIRGenImpl::genIO(const CallExpr *expr, llvm::StringRef name) {
   mlir::StringAttr path = builder.getStringAttr(
       pathType.kind == Type::Kind::RuntimeString ? pathType.name
                                                  : escapeBraces(pathType.name));
-  if (name == "load_idx" || name == "load_npy")
+  if (name == "load_idx" || name == "load_npy" || name == "load_bytes")
     return {LoadDataOp::create(builder, l, tensorType(t), path,
                                builder.getStringAttr(name.drop_front(5)))};
   const Type &tree = typeOf(args[1]);

@@ -619,9 +619,9 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
                             "concat", "stack", "size", "tile"},
                            builtin->second))
       return {genShapeBuiltin(expr, builtin->second)};
-    if (llvm::is_contained(
-            {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
-            builtin->second))
+    if (llvm::is_contained({"load_idx", "load_npy", "load_bytes", "save_npy",
+                            "save", "load", "log_scalar"},
+                           builtin->second))
       return genIO(expr, builtin->second);
     // grad(f): a function value, whose leaves are f's captures.
     if (builtin->second == "grad" || builtin->second == "value_and_grad")

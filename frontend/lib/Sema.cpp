@@ -108,6 +108,7 @@ const llvm::StringSet<> &builtinNames() {
                              "tile",
                              "load_idx",
                              "load_npy",
+                             "load_bytes",
                              "save_npy",
                              "save",
                              "load",

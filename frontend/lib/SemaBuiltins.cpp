@@ -997,9 +997,9 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     return analyzeZip(expr, name);
   if (name == "set_precision")
     return analyzeSetPrecision(expr);
-  if (llvm::is_contained(
-          {"load_idx", "load_npy", "save_npy", "save", "load", "log_scalar"},
-          name))
+  if (llvm::is_contained({"load_idx", "load_npy", "load_bytes", "save_npy",
+                          "save", "load", "log_scalar"},
+                         name))
     return analyzeIO(expr, name);
   if (name == "grad" || name == "value_and_grad" || name == "stop_gradient")
     return analyzeGradBuiltin(expr, name);

@@ -309,6 +309,37 @@ FailureOr<Type> SemaImpl::analyzeIO(const CallExpr *expr,
                                     llvm::StringRef name) {
   if (name == "load_idx" || name == "load_npy")
     return analyzeLoadData(expr, name);
+  if (name == "load_bytes") {
+    // A file's bytes: u8[size], the size given or read when compiling
+    // (the program checks it again when it runs).
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"path", "size"}, 1);
+    if (failed(args))
+      return failure();
+    FailureOr<std::string> path =
+        stringArgument((*args)[0], "load_bytes()'s path", /*path=*/true);
+    if (failed(path))
+      return failure();
+    if (const Expr *sizeExpr = (*args)[1]) {
+      std::optional<int64_t> size = knownInt(sizeExpr);
+      if (!size || *size < 0) {
+        error(sizeExpr->getBegin()) << "load_bytes()'s size must be an "
+                                       "integer of 0 or more known at "
+                                       "compile time";
+        return failure();
+      }
+      return Type::tensor(DType::U8, {*size});
+    }
+    try {
+      return Type::tensor(DType::U8, {tflrt::fileBytes(*path)});
+    } catch (const tflrt::IoError &e) {
+      error(expr->getBegin())
+          << "load_bytes() reads the file's size when compiling (or give "
+             "size=): "
+          << e.what();
+      return failure();
+    }
+  }
   if (name == "log_scalar") {
     FailureOr<std::vector<const Expr *>> args =
         matchBuiltinArgs(expr, name, {"name", "value", "step"}, 3);

@@ -561,9 +561,13 @@ LogicalResult GradOp::verify() {
 }
 
 LogicalResult LoadDataOp::verify() {
-  if (getFormat() != "idx" && getFormat() != "npy")
-    return emitOpError("format must be \"idx\" or \"npy\", got \"")
+  if (getFormat() != "idx" && getFormat() != "npy" && getFormat() != "bytes")
+    return emitOpError("format must be \"idx\", \"npy\" or \"bytes\", got \"")
            << getFormat() << "\"";
+  auto type = cast<RankedTensorType>(getResult().getType());
+  if (getFormat() == "bytes" &&
+      (type.getRank() != 1 || !type.getElementType().isInteger(8)))
+    return emitOpError("reads bytes into a 1-D u8 tensor, not ") << type;
   if (!getResult().getType().hasStaticShape())
     return emitOpError("needs a static shape");
   return success();

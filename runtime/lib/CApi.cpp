@@ -263,6 +263,14 @@ void tflrt_max_pool2d_gather_f32(int64_t rankX, void *x, int64_t rankG, void *g,
       {{strideH, strideW}, {padTop, padBottom, padLeft, padRight}});
 }
 
+void tflrt_load_bytes_u8(const char *path, int64_t rank, void *desc,
+                         const char *where) {
+  fileOp(where, [&] {
+    tflrt::readBytes(tflrt::expandPath(path),
+                     viewOf(tflrt::DType::U8, rank, desc));
+  });
+}
+
 #define TFLRT_FILE_FUNCTIONS(T, DTYPE)                                         \
   void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \
                           const char *where) {                                 \

@@ -405,6 +405,29 @@ void readNpy(const std::string &path, const TensorView &out) {
                    std::to_string(numElements(out.shape)) + " elements");
 }
 
+int64_t fileBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in)
+    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  return static_cast<int64_t>(in.tellg());
+}
+
+void readBytes(const std::string &path, const TensorView &out) {
+  checkContiguous(out);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in)
+    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  auto size = static_cast<int64_t>(in.tellg());
+  int64_t want = numElements(out.shape);
+  if (out.dtype != DType::U8 || out.shape.size() != 1 || size != want)
+    fail(path, "holds " + std::to_string(size) +
+                   " bytes, but the program reads " + expectedText(out));
+  in.seekg(0);
+  if (want && !in.read(static_cast<char *>(const_cast<void *>(out.data)),
+                       static_cast<std::streamsize>(want)))
+    fail(path, "could not be read whole");
+}
+
 void writeNpy(const std::string &path, const TensorView &x) {
   checkContiguous(x);
   std::string shape = "(";

@@ -125,6 +125,12 @@ TFLRT_CUDA_TYPED(f64, 8)
 TFLRT_CUDA_TYPED(i32, 4)
 TFLRT_CUDA_TYPED(i64, 8)
 TFLRT_CUDA_TYPED(u8, 1)
+
+void tflrt_cuda_load_bytes_u8(const char *path, int64_t rank, void *desc,
+                              const char *where) {
+  Staged s(rank, desc, 1, Dir::Out);
+  tflrt_load_bytes_u8(path, rank, s.desc(), where);
+}
 TFLRT_CUDA_TYPED(bool, 1)
 #undef TFLRT_CUDA_TYPED
 

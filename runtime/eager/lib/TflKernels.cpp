@@ -114,6 +114,8 @@ void registerFileKernels(KernelRegistry &registry) {
         Tensor t = resultTensor(load.getType());
         if (load.getFormat() == "idx")
           tflrt::readIdx(tflrt::expandPath(load.getPath().str()), t.view());
+        else if (load.getFormat() == "bytes")
+          tflrt::readBytes(tflrt::expandPath(load.getPath().str()), t.view());
         else
           tflrt::readNpy(tflrt::expandPath(load.getPath().str()), t.view());
         out.push_back(t);

@@ -233,6 +233,9 @@ TFLRT_FILE_FUNCTIONS(f64)
 TFLRT_FILE_FUNCTIONS(i32)
 TFLRT_FILE_FUNCTIONS(i64)
 TFLRT_FILE_FUNCTIONS(u8)
+/* load_bytes: a whole file's bytes into a 1-D u8 memref of its size. */
+void tflrt_load_bytes_u8(const char *path, int64_t rank, void *desc,
+                         const char *where);
 TFLRT_FILE_FUNCTIONS(bool)
 #undef TFLRT_FILE_FUNCTIONS
 void tflrt_checkpoint_write(const char *path, const char *where);

@@ -49,6 +49,12 @@ ArrayHeader readNpyHeader(const std::string &path);
 void readIdx(const std::string &path, const TensorView &out);
 void readNpy(const std::string &path, const TensorView &out);
 
+/// The size of a file in bytes (load_bytes's, read when compiling).
+int64_t fileBytes(const std::string &path);
+/// Reads a whole file's bytes into the 1-D u8 `out`, whose size it must
+/// have.
+void readBytes(const std::string &path, const TensorView &out);
+
 /// Writes `x` as a .npy file (atomically).
 void writeNpy(const std::string &path, const TensorView &x);
 

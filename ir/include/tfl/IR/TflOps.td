@@ -1298,6 +1298,8 @@ def Tfl_LoadDataOp : Tfl_Op<"load_data", [MemoryEffects<[MemRead, MemWrite]>]> {
     `load_npy(path, ...)` (`format = "npy"`): the file must hold the result's
     dtype and shape (an IDX file: any shape of the same size), or the
     program stops with an error naming the file at this op's location.
+    `load_bytes(path)` (`format = "bytes"`): the file's bytes as a 1-D u8
+    tensor, of the file's size.
 
     ```mlir
     %0 = tfl.load_data {format = "idx", path = "train-images-idx3-ubyte.gz"} : tensor<60000x28x28xi8>
