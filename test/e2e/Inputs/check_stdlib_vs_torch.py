@@ -197,6 +197,24 @@ def main():
     close("layernorm_grad", v["layernorm_grad"], np.concatenate(
         [ln.weight.grad.numpy(), ln.bias.grad.numpy(),
          lx.grad.numpy().ravel()]))
+    # Five AdamW steps of a LayerNorm (eps 1e-5, not a parameter) and a
+    # Linear layer.
+    norm = torch.nn.LayerNorm(4)
+    dense = torch.nn.Linear(4, 2)
+    with torch.no_grad():
+        dense.weight.copy_(torch.tensor([[0.2, -0.4], [0.6, 0.1], [-0.3, 0.5],
+                                         [0.1, 0.1]]).T)
+        dense.bias.copy_(torch.tensor([0.1, -0.2]))
+    params = [norm.weight, norm.bias, dense.weight, dense.bias]
+    opt = torch.optim.AdamW(params, lr=0.05, weight_decay=0.1)
+    target = torch.tensor([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0]])
+    for _ in range(5):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(dense(norm(lx.detach())), target).backward()
+        opt.step()
+    close("layernorm_train", v["layernorm_train"], np.concatenate(
+        [norm.weight.detach().numpy(), norm.bias.detach().numpy(),
+         dense.weight.detach().numpy().T.ravel(), dense.bias.detach().numpy()]))
 
     emb = torch.nn.Embedding(3, 2)
     with torch.no_grad():
