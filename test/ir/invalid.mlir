@@ -333,10 +333,19 @@ func.func @random_dynamic() {
 
 // -----
 
-// Tests that a data file's format is idx or npy.
+// Tests that a data file's format is idx, npy or bytes.
 func.func @load_format() {
-  // expected-error @+1 {{format must be "idx" or "npy", got "csv"}}
+  // expected-error @+1 {{format must be "idx", "npy" or "bytes", got "csv"}}
   %0 = tfl.load_data {format = "csv", path = "a.csv"} : tensor<2xf32>
+  return
+}
+
+// -----
+
+// Tests that bytes are read into a 1-D u8 tensor.
+func.func @load_bytes_type() {
+  // expected-error @+1 {{reads bytes into a 1-D u8 tensor, not 'tensor<2x2xi8>'}}
+  %0 = tfl.load_data {format = "bytes", path = "a.txt"} : tensor<2x2xi8>
   return
 }
 
