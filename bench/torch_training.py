@@ -112,7 +112,13 @@ def ms_per_step(model, x, y, steps, compile=False):
 
     if graph:
         step = graphed(step)
-    for _ in range(10):
+    return ms_per_call(step, steps)
+
+
+def ms_per_call(step, steps, warmups=10):
+    """Milliseconds per call of step() over `steps` calls, after `warmups`
+    (torch.compile compiles in them), the queued GPU work included."""
+    for _ in range(warmups):
         step()
     sync()
     start = time.perf_counter()

@@ -4,9 +4,7 @@
 batch 16, Adam at lr 3e-3, no dropout; nanoGPT's model). Prints
 "milliseconds per step"."""
 import torch
-from torch_training import compiled, parse_args, sync
-
-import time
+from torch_training import compiled, ms_per_call, parse_args
 
 torch.set_num_threads(2)
 steps, compile = parse_args(20)
@@ -62,11 +60,4 @@ def step():
     opt.step()
 
 
-for _ in range(10):
-    step()
-sync()
-start = time.perf_counter()
-for _ in range(steps):
-    step()
-sync()
-print(f"{(time.perf_counter() - start) / steps * 1000:.4f}")
+print(f"{ms_per_call(step, steps):.4f}")
