@@ -78,9 +78,7 @@ void buildBufferizeStage(OpPassManager &pm, bool cpu) {
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
-  LowerToRuntimeCallsOptions calls;
-  calls.gemm = true;
-  pm.addPass(createLowerToRuntimeCalls(calls));
+  pm.addPass(createLowerToRuntimeCalls());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createEarlyDeallocs());
 }

@@ -1,12 +1,12 @@
 //===- RuntimeCalls.cpp - Ops on buffers to libtflrt calls ----------------===//
 //
-// Replaces `linalg.matmul` and `linalg.batch_matmul` on f32/f64 memrefs with
-// row-contiguous layouts by `tflrt_matmul_<dtype>(A, B, C)` (or
-// `tflrt_batch_matmul_<dtype>`), which compute C += A @ B with BLAS; with
-// gemm (both pipelines), by `tflrt_gemm_<dtype>(flags, A, B, C)`, whose
-// flags carry transposed operands and an overwritten C (the CUDA wing
-// calls libtflrt_cuda's tflrt_cuda_gemm_<dtype>, on cuBLAS). Other matmuls
-// (integers, exotic layouts) stay for convert-linalg-to-loops. Prints without
+// Replaces `linalg.matmul` and `linalg.batch_matmul` on float memrefs with
+// row-contiguous layouts by `tflrt_gemm_<dtype>(flags, A, B, C)` (BLAS;
+// the CUDA wing calls libtflrt_cuda's tflrt_cuda_gemm_<dtype>, on cuBLAS),
+// whose flags carry transposed operands and an overwritten C. 16-bit
+// products are the CUDA target's (tfl-widen-half widens them elsewhere).
+// Other matmuls (integers, exotic layouts) stay for
+// convert-linalg-to-loops. Prints without
 // tensors, which bufferization never visits, become their text calls, and
 // `tfl.print_template` a call of tflrt_print_template.
 //
@@ -61,19 +61,16 @@ struct LowerToRuntimeCallsPass
         return;
       for (Value operand : op->getOperands()) {
         auto type = dyn_cast<MemRefType>(operand.getType());
-        // 16-bit products are the CUDA target's (tfl-widen-half widens
-        // them elsewhere): cuBLAS's, accumulating in f32.
         Type elem = type ? type.getElementType() : Type();
         if (!type || !type.isLastDimUnitStride() ||
-            !(elem.isF32() || elem.isF64() ||
-              (gemm && (elem.isBF16() || elem.isF16()))))
+            !(elem.isF32() || elem.isF64() || elem.isBF16() || elem.isF16()))
           return;
       }
-      // Plain products, or with gemm transposed operands; no
-      // broadcast indexing maps.
+      // Products with or without transposed operands; no broadcast
+      // indexing maps.
       unsigned rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
       SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
-      for (int64_t flags = 0; flags < (gemm ? 4 : 1); ++flags)
+      for (int64_t flags = 0; flags < 4; ++flags)
         if (maps == productMaps(&getContext(), rank, flags)) {
           matmuls.push_back({op, flags});
           return;
@@ -85,15 +82,13 @@ struct LowerToRuntimeCallsPass
       Location loc = op->getLoc();
       SmallVector<Value> args;
       int64_t flags = transposes;
-      if (gemm) {
-        auto product = cast<linalg::LinalgOp>(op);
-        if (linalg::FillOp fill = zeroFillBefore(
-                op, product.getDpsInits().front(), product.getDpsInputs())) {
-          fill.erase();
-          flags |= 4; // TFLRT_GEMM_OVERWRITE
-        }
-        args.push_back(arith::ConstantIntOp::create(builder, loc, flags, 64));
+      auto product = cast<linalg::LinalgOp>(op);
+      if (linalg::FillOp fill = zeroFillBefore(
+              op, product.getDpsInits().front(), product.getDpsInputs())) {
+        fill.erase();
+        flags |= 4; // TFLRT_GEMM_OVERWRITE
       }
+      args.push_back(arith::ConstantIntOp::create(builder, loc, flags, 64));
       for (Value operand : op->getOperands())
         args.push_back(castToUnranked(builder, loc, operand));
       Type elem =
@@ -102,11 +97,7 @@ struct LowerToRuntimeCallsPass
       for (Value a : args)
         argTypes.push_back(a.getType());
       // tflrt_gemm_* takes 2-D and 3-D (batched) memrefs alike.
-      bool batch = isa<linalg::BatchMatmulOp>(op);
-      std::string name =
-          (gemm ? "tflrt_gemm_"
-                : (batch ? "tflrt_batch_matmul_" : "tflrt_matmul_")) +
-          runtimeTypeSuffix(elem).str();
+      std::string name = "tflrt_gemm_" + runtimeTypeSuffix(elem).str();
       func::FuncOp fn = getOrInsertRuntimeFunction(
           builder, module, name, builder.getFunctionType(argTypes, {}));
       func::CallOp::create(builder, loc, fn, args);

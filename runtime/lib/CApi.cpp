@@ -414,19 +414,6 @@ TFLRT_PRINT(bf16, BF16)
 TFLRT_PRINT(f16, F16)
 #undef TFLRT_PRINT
 
-// linalg.matmul's and linalg.batch_matmul's C += A @ B (the entry points
-// of plain products, which the CUDA path maps to its own).
-#define TFLRT_PLAIN_PRODUCT(NAME, GEMM)                                        \
-  void NAME(int64_t rankA, void *a, int64_t rankB, void *b, int64_t rankC,     \
-            void *c) {                                                         \
-    GEMM(0, rankA, a, rankB, b, rankC, c);                                     \
-  }
-TFLRT_PLAIN_PRODUCT(tflrt_matmul_f32, tflrt_gemm_f32)
-TFLRT_PLAIN_PRODUCT(tflrt_matmul_f64, tflrt_gemm_f64)
-TFLRT_PLAIN_PRODUCT(tflrt_batch_matmul_f32, tflrt_gemm_f32)
-TFLRT_PLAIN_PRODUCT(tflrt_batch_matmul_f64, tflrt_gemm_f64)
-#undef TFLRT_PLAIN_PRODUCT
-
 void tflrt_gemm_f32(int64_t flags, int64_t rankA, void *a, int64_t rankB,
                     void *b, int64_t rankC, void *c) {
   gemm<float>(tflrt::DType::F32, tflrt::matmulF32, flags, rankA, a, rankB, b,

@@ -405,18 +405,21 @@ void readNpy(const std::string &path, const TensorView &out) {
                    std::to_string(numElements(out.shape)) + " elements");
 }
 
-int64_t fileBytes(const std::string &path) {
+/// `path` opened for reading, at its end: tellg() is its size.
+static std::ifstream openAtEnd(const std::string &path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in)
     fail(path, std::string("cannot open: ") + std::strerror(errno));
-  return static_cast<int64_t>(in.tellg());
+  return in;
+}
+
+int64_t fileBytes(const std::string &path) {
+  return static_cast<int64_t>(openAtEnd(path).tellg());
 }
 
 void readBytes(const std::string &path, const TensorView &out) {
   checkContiguous(out);
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
-    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  std::ifstream in = openAtEnd(path);
   auto size = static_cast<int64_t>(in.tellg());
   int64_t want = numElements(out.shape);
   if (out.dtype != DType::U8 || out.shape.size() != 1 || size != want)

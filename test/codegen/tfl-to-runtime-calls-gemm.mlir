@@ -1,4 +1,4 @@
-// RUN: tfl-opt %s -split-input-file -tfl-to-runtime-calls=gemm=1 | FileCheck %s
+// RUN: tfl-opt %s -split-input-file -tfl-to-runtime-calls | FileCheck %s
 
 // Tests the products of both pipelines (the CUDA wing calls
 // tflrt_cuda_gemm_<type>, on cuBLAS): tflrt_gemm_<type>(flags, A, B, C),

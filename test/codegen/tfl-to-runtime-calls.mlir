@@ -1,14 +1,14 @@
 // RUN: tfl-opt %s -split-input-file -tfl-to-runtime-calls | FileCheck %s
 
 // Tests that a float matmul on buffers becomes a BLAS call on unranked
-// memrefs.
-// CHECK: func.func private @tflrt_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+// memrefs (flags 0: no transpose, C accumulated).
+// CHECK: func.func private @tflrt_gemm_f32(i64, memref<*xf32>, memref<*xf32>, memref<*xf32>)
 // CHECK-LABEL: func.func @matmul_f32
 func.func @matmul_f32(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) {
   // CHECK: %[[A:.*]] = memref.cast %{{.*}} : memref<2x3xf32> to memref<*xf32>
   // CHECK: %[[B:.*]] = memref.cast %{{.*}} : memref<3x4xf32> to memref<*xf32>
   // CHECK: %[[C:.*]] = memref.cast %{{.*}} : memref<2x4xf32> to memref<*xf32>
-  // CHECK: call @tflrt_matmul_f32(%[[A]], %[[B]], %[[C]])
+  // CHECK: call @tflrt_gemm_f32(%{{.*}}, %[[A]], %[[B]], %[[C]])
   // CHECK-NOT: linalg.matmul
   linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
   return
@@ -19,7 +19,7 @@ func.func @matmul_f32(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf
 // Tests the f64 entry point.
 // CHECK-LABEL: func.func @matmul_f64
 func.func @matmul_f64(%a: memref<2x3xf64>, %b: memref<3x4xf64>, %c: memref<2x4xf64>) {
-  // CHECK: call @tflrt_matmul_f64
+  // CHECK: call @tflrt_gemm_f64
   linalg.matmul ins(%a, %b : memref<2x3xf64>, memref<3x4xf64>) outs(%c : memref<2x4xf64>)
   return
 }
@@ -86,11 +86,11 @@ func.func @print_template() {
 
 // -----
 
-// Tests the batched entry point.
-// CHECK: func.func private @tflrt_batch_matmul_f32(memref<*xf32>, memref<*xf32>, memref<*xf32>)
+// Tests a batched product (the same entry point, on 3-D memrefs).
+// CHECK: func.func private @tflrt_gemm_f32(i64, memref<*xf32>, memref<*xf32>, memref<*xf32>)
 // CHECK-LABEL: func.func @batch_matmul
 func.func @batch_matmul(%a: memref<5x2x3xf32>, %b: memref<5x3x4xf32>, %c: memref<5x2x4xf32>) {
-  // CHECK: call @tflrt_batch_matmul_f32
+  // CHECK: call @tflrt_gemm_f32
   // CHECK-NOT: linalg.batch_matmul
   linalg.batch_matmul ins(%a, %b : memref<5x2x3xf32>, memref<5x3x4xf32>) outs(%c : memref<5x2x4xf32>)
   return

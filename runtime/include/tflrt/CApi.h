@@ -34,13 +34,8 @@ void tflrt_print_bool(int64_t rank, void *desc, const char *spec);
 void tflrt_print_bf16(int64_t rank, void *desc, const char *spec);
 void tflrt_print_f16(int64_t rank, void *desc, const char *spec);
 
-/* C += A @ B on 2-D memrefs (linalg.matmul's semantics). */
-void tflrt_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
-                      int64_t rankC, void *c);
-void tflrt_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
-                      int64_t rankC, void *c);
-
-/* The products of compiled code: C (+)= op(A) @ op(B) on 2-D memrefs (or
+/* The products of compiled code (linalg.matmul's and linalg.batch_matmul's
+   C += A @ B): C (+)= op(A) @ op(B) on 2-D memrefs (or
    for each leading index of 3-D ones), where `flags` holds
    TFLRT_GEMM_TRANSPOSE_A (A is stored K x M), TFLRT_GEMM_TRANSPOSE_B (B is
    N x K) and TFLRT_GEMM_OVERWRITE (C = ..., not C += ...). */
@@ -177,13 +172,6 @@ void tflrt_avg_pool2d_f32(int64_t rankX, void *x, int64_t rankOut, void *out,
                           int64_t sizeH, int64_t sizeW, int64_t strideH,
                           int64_t strideW, int64_t padTop, int64_t padBottom,
                           int64_t padLeft, int64_t padRight);
-
-/* Batched: C[i] += A[i] @ B[i] on 3-D memrefs (linalg.batch_matmul's
-   semantics). */
-void tflrt_batch_matmul_f32(int64_t rankA, void *a, int64_t rankB, void *b,
-                            int64_t rankC, void *c);
-void tflrt_batch_matmul_f64(int64_t rankA, void *a, int64_t rankB, void *b,
-                            int64_t rankC, void *c);
 
 /* Flags: tfl_main declares each flag, then parses the command line once
    (which may print --help or an error and exit); then reads values. */

@@ -89,23 +89,18 @@ def LowerToRuntimeCalls : Pass<"tfl-to-runtime-calls", "mlir::ModuleOp"> {
   let summary = "Replace ops on buffers with libtflrt calls";
   let description = [{
     After bufferization, each `linalg.matmul` (or `linalg.batch_matmul`) on
-    f32/f64 memrefs whose rows are contiguous becomes a call of
-    `tflrt_matmul_f32`/`_f64` (or `tflrt_batch_matmul_...`; C += A @ B,
-    linalg's semantics), so compiled code and the eager interpreter
-    multiply matrices with the same tuned library. A `tfl.print` without
-    tensor inputs (bufferization never visits it) becomes its text calls.
-
-    With `gemm` (both pipelines; the CUDA wing then calls
-    libtflrt_cuda's `tflrt_cuda_gemm_<type>`), products become calls of
-    `tflrt_gemm_<type>(flags, A, B, C)` instead (2-D or batched 3-D),
-    whose flags say which operand is transposed (indexing maps that
-    tfl-matmul-operands made) and whether C is overwritten: a zero fill of
-    a fresh C right before the product is dropped for beta = 0.
+    float memrefs whose rows are contiguous becomes a call of
+    `tflrt_gemm_<type>(flags, A, B, C)` (2-D or batched 3-D; linalg's
+    C += A @ B), so compiled code and the eager interpreter multiply
+    matrices with the same tuned library; the CUDA wing calls
+    libtflrt_cuda's `tflrt_cuda_gemm_<type>` instead. The flags say which
+    operand is transposed (indexing maps that tfl-matmul-operands made) and
+    whether C is overwritten: a zero fill of a fresh C right before the
+    product is dropped for beta = 0. bf16/f16 products are the CUDA
+    target's (tfl-widen-half widens them for the CPU). A `tfl.print`
+    without tensor inputs (bufferization never visits it) becomes its text
+    calls.
   }];
-  let options = [
-    Option<"gemm", "gemm", "bool", /*default=*/"false",
-           "Call tflrt_gemm_* with transpose and overwrite flags">
-  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",
                            "mlir::LLVM::LLVMDialect",
