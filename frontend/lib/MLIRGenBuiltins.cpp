@@ -120,6 +120,12 @@ Value MLIRGenImpl::genRandom(const CallExpr *expr, llvm::StringRef name) {
     mlir::tfl::SeedOp::create(builder, l, n);
     return {};
   }
+  if (name == "get_rng_state")
+    return mlir::tfl::RandomStateOp::create(builder, l, tensorType(t));
+  if (name == "set_rng_state") {
+    mlir::tfl::SetRandomStateOp::create(builder, l, genExpr(args[0])[0]);
+    return {};
+  }
   mlir::RankedTensorType type = tensorType(t);
   if (name == "shuffle_indices")
     return mlir::tfl::ShuffleIndicesOp::create(builder, l, type);
@@ -218,8 +224,9 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
                                               genExpr(args[0])[0],
                                               builder.getStringAttr(message));
   }
-  if (name == "seed" || name == "shuffle_indices" || name == "random_normal" ||
-      name == "random_uniform")
+  if (llvm::is_contained({"seed", "shuffle_indices", "random_normal",
+                          "random_uniform", "get_rng_state", "set_rng_state"},
+                         name))
     return genRandom(expr, name);
   if (name == "set_precision") // a property of the module (MLIRGen::run)
     return {};

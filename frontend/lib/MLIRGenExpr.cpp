@@ -601,6 +601,20 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       }
       return leaves;
     }
+    if (builtin->second == "encode" || builtin->second == "decode") {
+      const Expr *arg = spec->callArgs.find(expr)->second[0];
+      if (builtin->second == "decode") // text of the run: the bytes
+        return castLeaves(genExpr(arg), typeOf(expr).elements[0],
+                          loc(expr->getBegin()));
+      // A string's bytes, a constant.
+      llvm::StringRef text = typeOf(arg).name;
+      llvm::SmallVector<int8_t> bytes(text.bytes_begin(), text.bytes_end());
+      auto type = mlir::RankedTensorType::get(
+          {static_cast<int64_t>(bytes.size())}, builder.getI8Type());
+      return {mlir::tfl::ConstantOp::create(
+          builder, loc(expr->getBegin()),
+          mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int8_t>(bytes)))};
+    }
     if (builtin->second == "str" &&
         typeOf(expr).kind == Type::Kind::RuntimeString) // str(x) of the run
       return castLeaves(genExpr(expr->args[0].get()), typeOf(expr).elements[0],

@@ -993,6 +993,8 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     return analyzeFlag(expr);
   if (name == "len" || name == "str")
     return analyzeLenStr(expr, name);
+  if (name == "encode" || name == "decode")
+    return analyzeEncodeDecode(expr, name);
   if (name == "zip" || name == "enumerate")
     return analyzeZip(expr, name);
   if (name == "set_precision")
@@ -1041,8 +1043,9 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     coerce((*args)[0], x->dtype);
     return x->strong();
   }
-  if (name == "seed" || name == "random_normal" || name == "random_uniform" ||
-      name == "shuffle_indices")
+  if (llvm::is_contained({"seed", "random_normal", "random_uniform",
+                          "shuffle_indices", "get_rng_state", "set_rng_state"},
+                         name))
     return analyzeRandom(expr, name);
   if (name == "gather") {
     const Expr *xArg = argument(expr, 0, "x");

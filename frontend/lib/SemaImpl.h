@@ -315,6 +315,8 @@ private:
   FailureOr<DType> dtypeArgument(const Expr *e, llvm::StringRef what,
                                  DType fallback);
   FailureOr<Type> analyzeRandom(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeEncodeDecode(const CallExpr *expr,
+                                      llvm::StringRef name);
   FailureOr<Type> analyzeIO(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeConv(const CallExpr *expr, llvm::StringRef name);
   /// NumPy's tensor attributes: x.shape, x.ndim, x.size, x.dtype, x.T.

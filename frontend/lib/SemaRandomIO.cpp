@@ -91,6 +91,31 @@ FailureOr<DType> SemaImpl::dtypeArgument(const Expr *e, llvm::StringRef what,
 
 FailureOr<Type> SemaImpl::analyzeRandom(const CallExpr *expr,
                                         llvm::StringRef name) {
+  // The generator's state, as torch.get_rng_state/set_rng_state: its key
+  // and draw count, an i64[2] a checkpoint holds.
+  if (name == "get_rng_state") {
+    if (failed(matchBuiltinArgs(expr, name, {}, 0)))
+      return failure();
+    return Type::tensor(DType::I64, {2});
+  }
+  if (name == "set_rng_state") {
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"state"}, 1);
+    if (failed(args))
+      return failure();
+    FailureOr<Type> t = analyzeExpr(args->front());
+    if (failed(t))
+      return failure();
+    if (!t->isTensor() || t->dtype != DType::I64 ||
+        t->shape != std::vector<int64_t>{2}) {
+      error(args->front()->getBegin())
+          << "set_rng_state() takes the i64[2] that get_rng_state() gives, "
+             "got "
+          << t->str();
+      return failure();
+    }
+    return Type::none();
+  }
   if (name == "seed" || name == "shuffle_indices") {
     FailureOr<std::vector<const Expr *>> args =
         matchBuiltinArgs(expr, name, {"n"}, 1);

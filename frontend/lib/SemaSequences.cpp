@@ -337,6 +337,38 @@ FailureOr<Type> SemaImpl::analyzeSequenceSubscript(const SubscriptExpr *expr,
   return select(seq, *indices);
 }
 
+FailureOr<Type> SemaImpl::analyzeEncodeDecode(const CallExpr *expr,
+                                              llvm::StringRef name) {
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, name, {name == "encode" ? "s" : "x"}, 1);
+  if (failed(args))
+    return failure();
+  const Expr *arg = args->front();
+  FailureOr<Type> t = analyzeExpr(arg);
+  if (failed(t))
+    return failure();
+  if (name == "encode") {
+    // Python's s.encode(): the string's UTF-8 bytes, a constant.
+    if (t->kind != Type::Kind::String) {
+      error(arg->getBegin())
+          << "encode() takes a string known at compile time, got "
+          << (t->kind == Type::Kind::RuntimeString
+                  ? "a string that" + std::string(kRuntimeText)
+                  : t->str());
+      return failure();
+    }
+    return Type::tensor(DType::U8, {static_cast<int64_t>(t->name.size())});
+  }
+  // bytes(x).decode(): text of the run that prints a 1-D u8 tensor's
+  // bytes as they are.
+  if (!t->isTensor() || t->dtype != DType::U8 || t->rank() != 1) {
+    error(arg->getBegin()) << "decode() takes a 1-D u8 tensor of bytes, got "
+                           << t->str();
+    return failure();
+  }
+  return Type::runtimeString("{:s}", {t->strong()});
+}
+
 FailureOr<Type> SemaImpl::analyzeLenStr(const CallExpr *expr,
                                         llvm::StringRef name) {
   if (expr->args.size() != 1 || !expr->keywords.empty()) {

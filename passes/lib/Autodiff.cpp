@@ -695,7 +695,8 @@ bool VjpBuilder::usesTape(Operation &op) {
 
 bool VjpBuilder::drawsRandom(Operation *op) {
   WalkResult found = op->walk([&](Operation *inner) {
-    if (isa<RandomNormalOp, RandomUniformOp, ShuffleIndicesOp, SeedOp>(inner))
+    if (isa<RandomNormalOp, RandomUniformOp, ShuffleIndicesOp, SeedOp,
+            SetRandomStateOp>(inner))
       return WalkResult::interrupt();
     if (auto call = dyn_cast<func::CallOp>(inner))
       if (auto f = symbols.lookup<func::FuncOp>(call.getCallee()))

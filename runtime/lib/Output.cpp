@@ -87,6 +87,15 @@ void writeText(std::string_view text) {
 }
 
 void writeTensor(const TensorView &view, std::string_view spec) {
+  if (spec == "s" && view.dtype == DType::U8 && view.rank() == 1) {
+    // decode(x): the bytes as they are.
+    std::string text(static_cast<size_t>(view.shape[0]), '\0');
+    const auto *bytes = static_cast<const unsigned char *>(view.data);
+    for (int64_t i = 0; i < view.shape[0]; ++i)
+      text[i] = static_cast<char>(bytes[i * view.strides[0]]);
+    writeText(text);
+    return;
+  }
   writeText(spec.empty() ? formatTensor(view) : formatWithSpec(view, spec));
 }
 

@@ -227,7 +227,7 @@ func.func @arg_all_axes(%x: tensor<2x3xf32>) {
 
 // Tests that a format spec applies to scalars only.
 func.func @print_spec_tensor(%a: tensor<2xf32>) {
-  // expected-error @+1 {{a format spec applies to scalars, not 'tensor<2xf32>'}}
+  // expected-error @+1 {{a format spec applies to scalars, or "s" to 1-D bytes, not 'tensor<2xf32>'}}
   tfl.print %a : tensor<2xf32> {format = "{:.3f}"}
   return
 }

@@ -66,9 +66,11 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3xf32
 
 // -----
 
-// Tests print with and without inputs, and escaped braces.
+// Tests print with and without inputs, escaped braces, and bytes as text.
 // CHECK-LABEL: func.func @print
-func.func @print(%a: tensor<2x2xf32>, %n: tensor<i64>) {
+func.func @print(%a: tensor<2x2xf32>, %n: tensor<i64>, %t: tensor<5xi8>) {
+  // CHECK: tfl.print %{{.*}} : tensor<5xi8> {format = "{:s}"}
+  tfl.print %t : tensor<5xi8> {format = "{:s}"}
   // CHECK: tfl.print %{{.*}}, %{{.*}} : tensor<2x2xf32>, tensor<i64> {format = "x = {}, n = {}\0A"}
   tfl.print %a, %n : tensor<2x2xf32>, tensor<i64> {format = "x = {}, n = {}\n"}
   // CHECK: tfl.print {format = "{{[{][{]}}literal{{[}][}]}}\0A"}

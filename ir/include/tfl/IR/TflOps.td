@@ -1429,7 +1429,8 @@ def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {
     Writes `format` with each `{}` replaced by the next input, shown as
     NumPy's `str()` shows an array (a 0-d tensor as a Python scalar), and
     each `{:spec}` by the next input (a scalar) formatted with Python's
-    format-spec mini-language (`{:.3f}`, `{:03d}`). `{{` and `}}` stand for
+    format-spec mini-language (`{:.3f}`, `{:03d}`); `{:s}` writes a 1-D
+    `i8` tensor's bytes as text (`decode(x)`). `{{` and `}}` stand for
     literal braces. `print(a, b)` in TFL becomes the format `"{} {}\n"`.
 
     ```mlir
