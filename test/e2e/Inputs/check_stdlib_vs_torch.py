@@ -65,6 +65,11 @@ def main():
         p, lr=0.05, weight_decay=0.1)))
     close("adamw2", v["adamw2"], train(lambda p: torch.optim.AdamW(
         p, lr=0.01, betas=(0.8, 0.99), eps=1e-3, weight_decay=0.5)))
+    # nanoGPT's groups: the matrix decays, the bias and the scale do not.
+    close("adamw_groups", v["adamw_groups"], train(lambda p: torch.optim.AdamW(
+        [{"params": [q for q in p if q.dim() >= 2], "weight_decay": 0.5},
+         {"params": [q for q in p if q.dim() < 2], "weight_decay": 0.0}],
+        lr=0.05)))
     norms = []
     close("clipped", v["clipped"], train(
         lambda p: torch.optim.SGD(p, lr=0.5),
