@@ -24,9 +24,9 @@ packages=(
   # tests: GoogleTest, and NumPy and PyTorch (for /usr/bin/python3) as the
   # references
   libgtest-dev python3 python3-numpy python3-torch
-  # examples: Fashion-MNIST (the seed CNN's data), matplotlib for plots of
-  # training curves
-  dataset-fashion-mnist python3-matplotlib
+  # examples: Fashion-MNIST (the seed CNN's data), the English texts of
+  # fortune (char_gpt's, 2.6 MB), matplotlib for plots of training curves
+  dataset-fashion-mnist fortunes python3-matplotlib
 )
 
 missing=()

@@ -97,7 +97,7 @@ def main():
             cmd = mpirun(ranks, outdir) + ["-x", "LD_LIBRARY_PATH", "-x",
                                            "TFL_CUDA_GRAPHS"] + cmd
         r = subprocess.run(cmd, cwd=spec["cwd"], env=env, capture_output=True,
-                           text=True, timeout=600)
+                           text=True, errors="surrogateescape", timeout=600)
         if ranks:
             r.stdout = rank_output(outdir, "stdout")
             r.stderr = rank_output(outdir, "stderr") + r.stderr
@@ -105,7 +105,7 @@ def main():
         for m in spec["masks"]:
             out = re.sub(m, "<masked>", out)
         got = os.path.join(logs, name + ".gpu")
-        with open(got, "w") as f:
+        with open(got, "w", errors="surrogateescape") as f:
             f.write(out)
         ok = r.returncode == 0
         why = f"exit code {r.returncode}: {r.stderr.strip()[-2000:]}"
@@ -115,7 +115,7 @@ def main():
             ok = (r.returncode != 0 if ranks else r.returncode == 1) and \
                 m is not None
             why = f"expected an error like {spec['expect_error']!r}: {why}"
-            with open(got, "w") as f:
+            with open(got, "w", errors="surrogateescape") as f:
                 f.write(r.stdout + (m.group(0) + "\n" if m else r.stderr))
         expected = os.path.join(tests, name + ".expected")
         if ok and spec.get("expect_error"):

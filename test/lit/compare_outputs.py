@@ -38,8 +38,8 @@ def main():
         atol = float(args[i + 1])
         del args[i:i + 2]
     a_path, b_path = args
-    a = tokens(open(a_path).read())
-    b = tokens(open(b_path).read())
+    a = tokens(open(a_path, errors="surrogateescape").read())
+    b = tokens(open(b_path, errors="surrogateescape").read())
     if len(a) != len(b):
         print(f"outputs differ in length: {len(a)} vs {len(b)} tokens")
         return 1

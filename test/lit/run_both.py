@@ -96,8 +96,10 @@ def run(cmd, what, expect_error=None, ranks=None, outdir=None):
     if ranks:
         cmd = mpirun(ranks, outdir) + cmd
         env = mpi_environment()
+    # A program may print any bytes (decode() of sampled text): they pass
+    # through as surrogate escapes.
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, env=env)
+                       text=True, errors="surrogateescape", env=env)
     if ranks:
         # The launcher's own messages stay after the ranks' errors.
         r.stdout, r.stderr = (rank_output(outdir, "stdout"),
@@ -149,9 +151,9 @@ def main():
         for m in masks:
             text = m.sub("<masked>", text)
         return text
-    with open(prefix + ".eager", "w") as f:
+    with open(prefix + ".eager", "w", errors="surrogateescape") as f:
         f.write(masked(eager))
-    with open(prefix + ".native", "w") as f:
+    with open(prefix + ".native", "w", errors="surrogateescape") as f:
         f.write(masked(native))
     cmp = subprocess.run([sys.executable, os.path.join(HERE,
                                                        "compare_outputs.py"),
@@ -166,6 +168,7 @@ def main():
             "flags": flags, "rtol": gpu_tolerance,
             "masks": [m.pattern for m in masks],
             "expect_error": expect_error, "ranks": ranks}, masked(eager))
+    sys.stdout.reconfigure(errors="surrogateescape")
     sys.stdout.write(eager)
 
 
@@ -186,7 +189,8 @@ def build_for_gpu(tflc, options, program, prefix, spec, expected):
     name = suite + "." + os.path.basename(prefix)
     os.makedirs(bundle, exist_ok=True)
     shutil.copy(exe, os.path.join(bundle, name + ".exe"))
-    with open(os.path.join(bundle, name + ".expected"), "w") as f:
+    with open(os.path.join(bundle, name + ".expected"), "w",
+              errors="surrogateescape") as f:
         f.write(expected)
     with open(os.path.join(bundle, name + ".run"), "w") as f:
         f.write(json.dumps(dict(spec, cwd=os.getcwd())) + "\n")
