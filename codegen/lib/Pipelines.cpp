@@ -66,13 +66,16 @@ void buildBufferizeStage(OpPassManager &pm, bool cpu) {
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
-  // MLIR's buffer-deallocation-pipeline, with tfl-split-deallocs after its
-  // simplification (whose split it completes) and before the deallocs are
-  // lowered.
+  // MLIR's buffer-deallocation-pipeline, with tfl-split-deallocs before its
+  // simplification (whose alias queries grow with the square of a
+  // dealloc's memrefs: a training step's loop body ends with one dealloc
+  // of hundreds, which took seconds) and after it (completing its split),
+  // before the deallocs are lowered.
   pm.addPass(memref::createExpandReallocPass({/*emitDeallocs=*/false}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createSplitDeallocs());
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(createSplitDeallocs());
   pm.addPass(bufferization::createLowerDeallocationsPass());

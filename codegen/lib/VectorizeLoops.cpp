@@ -30,7 +30,11 @@
 // loop nest over those outer dims around a flat generic that takes each
 // row as an operand (`gatherRows`), which the steps above then vectorize.
 //
-// Generics it cannot handle stay for convert-linalg-to-loops.
+// Generics it cannot handle stay for convert-linalg-to-loops: scalar
+// loops, but a large one's outermost parallel dim becomes a loop marked
+// for tfl-parallelize-loops around the generic on each slice
+// (`parallelizeScalar`: transposes of attention heads, i1 masks), so no
+// large loop nest runs on one thread, nor stays in the function around it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -577,6 +581,31 @@ void gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
   rewriter.eraseOp(op);
 }
 
+/// Generics no step above takes (a transpose, whose innermost dim is
+/// strided in one operand; i1 masks) stay scalar loops, but not serial
+/// ones: a large one's outermost parallel dim (after step 1's merging)
+/// becomes a loop marked for tfl-parallelize-loops around the generic on
+/// each slice, so it runs on every thread and its loops leave the
+/// enclosing function (whose size LLVM's loop analyses scale with).
+void parallelizeScalar(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
+      !worthThreads(op.getStaticLoopRanges()))
+    return;
+  op = collapseContiguousLoops(rewriter, op);
+  auto iterators = op.getIteratorTypesArray();
+  if (!linalg::isParallelIterator(iterators.front()))
+    return;
+  SmallVector<int64_t> tileSizes(op.getNumLoops(), 0);
+  tileSizes.front() = 1;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(
+      rewriter, op, linalg::LinalgTilingOptions().setTileSizes(tileSizes));
+  if (failed(tiled) || tiled->loops.empty())
+    return;
+  rewriter.eraseOp(op);
+  tiled->loops.front()->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+}
+
 /// The canonicalization patterns of every op of the dialects `Dialects`.
 template <typename... Dialects>
 RewritePatternSet canonicalizations(MLIRContext *ctx) {
@@ -610,11 +639,16 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
     });
     for (linalg::GenericOp op : gathers)
       gatherRows(rewriter, op);
-    SmallVector<linalg::GenericOp> candidates;
+    SmallVector<linalg::GenericOp> candidates, scalar;
     func.walk([&](linalg::GenericOp op) {
       if (isCandidate(op))
         candidates.push_back(op);
+      else if (!op->getParentOfType<scf::ForOp>() ||
+               !op->getParentOfType<scf::ForOp>()->hasAttr(kParallelLoopAttr))
+        scalar.push_back(op);
     });
+    for (linalg::GenericOp op : scalar)
+      parallelizeScalar(rewriter, op);
     if (candidates.empty())
       return;
     for (linalg::GenericOp op : candidates)

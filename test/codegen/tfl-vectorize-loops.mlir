@@ -381,3 +381,65 @@ func.func @row_of_output_stays(%idx: memref<8xi64>) -> memref<8x16xf32> {
   }
   return %out : memref<8x16xf32>
 }
+
+// What no vector step takes stays scalar, but a large one runs on every
+// thread: its outermost parallel dim becomes a loop marked for
+// tfl-parallelize-loops around the generic on each slice (a transpose of
+// attention heads; a causal mask of i1, its dims merged first). Small ones and those whose
+// outermost dim reduces stay whole.
+// CHECK-LABEL: func.func @large_transpose
+// CHECK-NOT: vector.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step
+// CHECK: memref.subview %{{.*}} : memref<64x512xf32> to memref<1x512xf32
+// CHECK: linalg.generic
+// CHECK: } {tfl.parallel}
+// CHECK-LABEL: func.func @large_mask
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step
+// CHECK: linalg.generic
+// CHECK-SAME: memref<4096xi1>, memref<1x4096xf32
+// CHECK: } {tfl.parallel}
+// CHECK-LABEL: func.func @small_transpose_stays
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @outer_reduction_stays
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic
+#t2 = affine_map<(d0, d1) -> (d1, d0)>
+#i2 = affine_map<(d0, d1) -> (d0, d1)>
+#r2 = affine_map<(d0, d1) -> (d1)>
+#m4 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#i4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @large_transpose(%a: memref<512x64xf32>, %out: memref<64x512xf32>) {
+  linalg.generic {indexing_maps = [#t2, #i2], iterator_types = ["parallel", "parallel"]} ins(%a : memref<512x64xf32>) outs(%out : memref<64x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+func.func @large_mask(%mask: memref<64x64xi1>, %s: memref<16x4x64x64xf32>, %out: memref<16x4x64x64xf32>) {
+  linalg.generic {indexing_maps = [#m4, #i4, #i4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%mask, %s : memref<64x64xi1>, memref<16x4x64x64xf32>) outs(%out : memref<16x4x64x64xf32>) {
+  ^bb0(%m: i1, %x: f32, %o: f32):
+    %low = arith.constant -1.0e30 : f32
+    %y = arith.select %m, %x, %low : f32
+    linalg.yield %y : f32
+  }
+  return
+}
+
+func.func @small_transpose_stays(%a: memref<4x8xf32>, %out: memref<8x4xf32>) {
+  linalg.generic {indexing_maps = [#t2, #i2], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x8xf32>) outs(%out : memref<8x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  return
+}
+
+func.func @outer_reduction_stays(%a: memref<512x64xf32>, %out: memref<512xf32>) {
+  linalg.generic {indexing_maps = [#t2, #r2], iterator_types = ["reduction", "parallel"]} ins(%a : memref<512x64xf32>) outs(%out : memref<512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.addf %x, %o : f32
+    linalg.yield %y : f32
+  }
+  return
+}
