@@ -138,6 +138,51 @@ bool outline(scf::ForOp loop, StringRef name,
   return true;
 }
 
+/// A hash of `fn`'s type and body (ops, attributes, types; not locations
+/// or SSA names): equal for bodies isRegionEquivalentTo may call equal.
+llvm::hash_code bodyHash(func::FuncOp fn) {
+  llvm::hash_code hash = hash_value(fn.getFunctionType());
+  fn.getBody().walk([&](Operation *op) {
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
+  });
+  return hash;
+}
+
+/// Outlined loops alike in every op (a model's layers repeat the same
+/// kernels on the same shapes, forward and backward) become one function:
+/// each duplicate's calls take the first, and the duplicate goes, so the
+/// lowerings and LLVM compile each kernel once.
+void mergeDuplicates(ModuleOp module, ArrayRef<func::FuncOp> outlined) {
+  DenseMap<llvm::hash_code, SmallVector<func::FuncOp>> byHash;
+  DenseMap<StringAttr, FlatSymbolRefAttr> replacement;
+  for (func::FuncOp fn : outlined) {
+    SmallVector<func::FuncOp> &alike = byHash[bodyHash(fn)];
+    func::FuncOp *same = llvm::find_if(alike, [&](func::FuncOp other) {
+      return other.getFunctionType() == fn.getFunctionType() &&
+             OperationEquivalence::isRegionEquivalentTo(
+                 &other.getBody(), &fn.getBody(),
+                 OperationEquivalence::IgnoreLocations);
+    });
+    if (same == alike.end()) {
+      alike.push_back(fn);
+      continue;
+    }
+    replacement[fn.getSymNameAttr()] = FlatSymbolRefAttr::get(*same);
+    fn.erase();
+  }
+  if (replacement.empty())
+    return;
+  module.walk([&](func::ConstantOp ref) {
+    auto it = replacement.find(ref.getValueAttr().getAttr());
+    if (it != replacement.end())
+      ref.setValueAttr(it->second);
+  });
+}
+
 struct ParallelizeLoopsPass : impl::ParallelizeLoopsBase<ParallelizeLoopsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -150,6 +195,7 @@ struct ParallelizeLoopsPass : impl::ParallelizeLoopsBase<ParallelizeLoopsPass> {
     });
     LLVMTypeConverter converter(&getContext());
     unsigned counter = 0;
+    SmallVector<func::FuncOp> outlined;
     for (scf::ForOp loop : loops) {
       loop->removeAttr(kParallelLoopAttr);
       if (loop.getNumResults() != 0)
@@ -158,8 +204,10 @@ struct ParallelizeLoopsPass : impl::ParallelizeLoopsBase<ParallelizeLoopsPass> {
       do
         name = "__tfl_parallel_" + std::to_string(counter++);
       while (module.lookupSymbol(name));
-      (void)outline(loop, name, converter);
+      if (outline(loop, name, converter))
+        outlined.push_back(module.lookupSymbol<func::FuncOp>(name));
     }
+    mergeDuplicates(module, outlined);
   }
 };
 

@@ -24,7 +24,13 @@
 // - another allocation, or a global.
 //
 // The new dealloc retains what the old one did that may be the buffer,
-// and the ownership it returns for those is or-ed into the old one's.
+// and the ownership it returns for those is or-ed into the old one's. A
+// retained memref that a `memref.alloc` of the block created, and that no
+// memref of the list can be, is dropped from the retained list (its
+// ownership through the dealloc is false): a loop body that yields new
+// parameters each step would otherwise compare each of their pointers
+// with each buffer of the last step at run time, and MLIR's simplification
+// spends seconds finding that out for a model's hundreds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +99,20 @@ void split(bufferization::DeallocOp dealloc) {
       alone[i] = j == i || distinctFrom(memrefs[j], alloc);
     any |= alone[i];
   }
+  // A retained memref that a memref.alloc of the block created, and that
+  // no memref of the list can be, is owned through no dealloc here: the
+  // rest drop it (a loop body that yields new parameters each iteration
+  // and frees the last ones otherwise lowers to comparing every yielded
+  // pointer with every freed one).
+  SmallVector<bool> unrelated(retained.size(), false);
+  for (size_t r = 0; r < retained.size(); ++r) {
+    auto alloc = retained[r].getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != block)
+      continue;
+    unrelated[r] =
+        llvm::all_of(memrefs, [&](Value m) { return distinctFrom(m, alloc); });
+    any |= unrelated[r];
+  }
   if (!any)
     return;
   OpBuilder builder(dealloc);
@@ -122,10 +142,23 @@ void split(bufferization::DeallocOp dealloc) {
       o = o ? arith::OrIOp::create(builder, loc, o, now) : now;
     }
   }
+  SmallVector<Value> restRetained;
+  for (size_t r = 0; r < retained.size(); ++r)
+    if (!unrelated[r])
+      restRetained.push_back(retained[r]);
   auto rest = bufferization::DeallocOp::create(builder, loc, restMemrefs,
-                                               restConditions, retained);
-  for (size_t r = 0; r < retained.size(); ++r) {
-    Value result = rest.getUpdatedConditions()[r];
+                                               restConditions, restRetained);
+  Value no;
+  for (size_t r = 0, k = 0; r < retained.size(); ++r) {
+    Value result;
+    if (!unrelated[r]) {
+      result = rest.getUpdatedConditions()[k++];
+    } else {
+      if (!no)
+        no =
+            arith::ConstantOp::create(builder, loc, builder.getBoolAttr(false));
+      result = no;
+    }
     if (owned[r])
       result = arith::OrIOp::create(builder, loc, result, owned[r]);
     dealloc.getUpdatedConditions()[r].replaceAllUsesWith(result);

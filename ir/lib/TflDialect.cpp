@@ -27,3 +27,11 @@ void TflDialect::initialize() {
       >();
   addInterfaces<TflInlinerInterface>();
 }
+
+Operation *TflDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto elements = dyn_cast<DenseElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}

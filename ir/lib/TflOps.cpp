@@ -177,6 +177,35 @@ static LogicalResult verifyBroadcastingBinary(Operation *op,
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+/// not of a constant is a constant (a function's "not returned yet" flag
+/// after an `if` that cannot return, which guards the rest of its body),
+/// and not of not is the value.
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  if (auto input = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
+    if (input.isSplat())
+      return DenseElementsAttr::get(getType(), !input.getSplatValue<bool>());
+    SmallVector<bool> flipped;
+    for (bool b : input.getValues<bool>())
+      flipped.push_back(!b);
+    return DenseElementsAttr::get(getType(), flipped);
+  }
+  if (auto inner = getInput().getDefiningOp<NotOp>())
+    return inner.getInput();
+  return {};
+}
+
+/// An assert whose condition is known true checks nothing.
+LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
+  auto cond = op.getCond().getDefiningOp<ConstantOp>();
+  if (!cond)
+    return failure();
+  auto value = cast<DenseElementsAttr>(cond.getValue());
+  if (!llvm::all_of(value.getValues<bool>(), [](bool b) { return b; }))
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

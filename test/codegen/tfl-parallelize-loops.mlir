@@ -1,11 +1,12 @@
 // RUN: tfl-opt %s -tfl-parallelize-loops | FileCheck %s
 // RUN: tfl-opt %s -tfl-parallelize-loops -tfl-stage-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: tfl-opt %s -tfl-parallelize-loops | FileCheck %s --check-prefix=SHARE
 
 // Tests that a loop marked tfl.parallel becomes an outlined function over
 // [begin, end) and a tflrt_parallel_for call: buffers, vectors and indices
 // travel in a stack struct allocated once in the caller's entry block
 // (memrefs as descriptors), constants are cloned, unmarked loops stay, and
-// the casts disappear in the LLVM lowering.
+// the casts disappear in the LLVM lowering; loops alike share a function.
 
 // CHECK-LABEL: func.func @scale
 // CHECK: %[[CTX:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, vector<32xf32>, struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>)>
@@ -72,5 +73,36 @@ func.func @unmarked(%a: memref<4096xf32>) {
   scf.for %j = %c0 to %c4096 step %c1 {
     memref.store %one, %a[%j] : memref<4096xf32>
   }
+  return
+}
+
+// Loops alike in every op (a model's repeated layers) share one outlined
+// function; a loop that differs (another constant) gets its own.
+// SHARE-LABEL: func.func @layers
+// SHARE: %[[F1:.*]] = {{(func.)?}}constant @[[SHARED:__tfl_parallel_[0-9]+]] :
+// SHARE: {{(func.)?}}call @tflrt_parallel_for(%[[F1]],
+// SHARE: %[[F2:.*]] = {{(func.)?}}constant @[[SHARED]] :
+// SHARE: {{(func.)?}}call @tflrt_parallel_for(%[[F2]],
+// SHARE: %[[F3:.*]] = {{(func.)?}}constant @[[OTHER:__tfl_parallel_[0-9]+]] :
+// SHARE: {{(func.)?}}call @tflrt_parallel_for(%[[F3]],
+// SHARE: return
+// SHARE-DAG: func.func private @[[SHARED]](
+// SHARE-DAG: func.func private @[[OTHER]](
+// SHARE-NOT: func.func private @__tfl_parallel
+func.func @layers(%a: memref<4096xf32>, %b: memref<4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  scf.for %j = %c0 to %c4096 step %c1 {
+    memref.store %one, %a[%j] : memref<4096xf32>
+  } {tfl.parallel}
+  scf.for %j = %c0 to %c4096 step %c1 {
+    memref.store %one, %b[%j] : memref<4096xf32>
+  } {tfl.parallel}
+  scf.for %j = %c0 to %c4096 step %c1 {
+    memref.store %two, %b[%j] : memref<4096xf32>
+  } {tfl.parallel}
   return
 }

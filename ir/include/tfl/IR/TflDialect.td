@@ -26,6 +26,8 @@ def Tfl_Dialect : Dialect {
     has no signed 8-bit type, so ops read `i8` as unsigned (MLIR's `arith`
     works on signless integers).
   }];
+  // Folded values become tfl.constant ops.
+  let hasConstantMaterializer = 1;
 }
 
 class Tfl_Op<string mnemonic, list<Trait> traits = []>

@@ -248,6 +248,7 @@ def Tfl_NotOp : Tfl_Op<"not", [Pure, SameOperandsAndResultType]> {
   let arguments = (ins RankedTensorOf<[I1]>:$input);
   let results = (outs RankedTensorOf<[I1]>:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1421,6 +1422,7 @@ def Tfl_AssertOp : Tfl_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   }];
   let arguments = (ins RankedTensorOf<[I1]>:$cond, StrAttr:$message);
   let assemblyFormat = "$cond attr-dict `:` type($cond)";
+  let hasCanonicalizeMethod = 1;
 }
 
 def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {

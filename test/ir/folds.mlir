@@ -1,0 +1,46 @@
+// RUN: tfl-opt %s -canonicalize -split-input-file | FileCheck %s
+
+// Tests tfl's folds: `not` of a constant is a constant, `not` of `not` is
+// the value, and an assert of a constant true goes, so that the guard an
+// early `return` leaves around the rest of a function (`not returned`,
+// known when the `if` cannot return) folds with its scf.if; an assert of
+// anything else stays.
+
+// CHECK-LABEL: func.func @not_returned
+// CHECK-NOT: scf.if
+// CHECK-NOT: tfl.assert
+// CHECK: %[[Y:.*]] = tfl.mul %arg0, %arg0
+// CHECK-NEXT: return %[[Y]]
+func.func @not_returned(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %returned = tfl.constant dense<false> : tensor<i1>
+  %yes = tfl.constant dense<true> : tensor<i1>
+  %zero = tfl.constant dense<0.0> : tensor<4xf32>
+  %go = tfl.not %returned : tensor<i1>
+  %c = tensor.extract %go[] : tensor<i1>
+  %r = scf.if %c -> (tensor<4xf32>) {
+    tfl.assert %yes {message = "holds"} : tensor<i1>
+    %y = tfl.mul %x, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  } else {
+    scf.yield %zero : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @not_constants
+// CHECK-DAG: tfl.constant dense<[false, true, false]> : tensor<3xi1>
+// CHECK-DAG: tfl.assert %arg0 {message = "kept"}
+// CHECK-DAG: tfl.assert %{{.*}} {message = "fails"}
+// CHECK: return %{{.*}}, %arg0 :
+func.func @not_constants(%b: tensor<i1>) -> (tensor<3xi1>, tensor<i1>) {
+  %v = tfl.constant dense<[true, false, true]> : tensor<3xi1>
+  %n = tfl.not %v : tensor<3xi1>
+  %nn = tfl.not %b : tensor<i1>
+  %back = tfl.not %nn : tensor<i1>
+  tfl.assert %b {message = "kept"} : tensor<i1>
+  %no = tfl.constant dense<false> : tensor<i1>
+  tfl.assert %no {message = "fails"} : tensor<i1>
+  return %n, %back : tensor<3xi1>, tensor<i1>
+}
