@@ -553,6 +553,21 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
     }
     return cached->second;
   }
+  // A call of a function from itself with other types each time (an
+  // integer known at compile time counting down) would specialize
+  // without end: both branches of an `if` are analyzed, even one whose
+  // condition is known.
+  constexpr int64_t kMaxNesting = 64;
+  if (llvm::count_if(inProgress, [&](Specialization *p) {
+        return p->def == def;
+      }) >= kMaxNesting) {
+    error(callPos) << "recursion is not supported: " << def->name
+                   << " calls itself " << kMaxNesting
+                   << " deep with other argument types each time (both "
+                      "branches of an 'if' are analyzed, even one whose "
+                      "condition is known at compile time)";
+    return failure();
+  }
 
   auto spec = std::make_unique<Specialization>();
   Specialization *s = spec.get();
