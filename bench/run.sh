@@ -24,9 +24,19 @@ for w in w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar grad_ratio \
   w7_transcendental; do
   "$tflc" build "$w.tfl" -o "$out/$w"
 done
+seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 start=$(date +%s.%N)
 "$tflc" build ../examples/mnist_cnn.tfl -o "$out/mnist_cnn"
-build_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+build_s=$(seconds_since "$start")
+# W8's model is examples/gpt.tfl; its build is timed, and the 8-layer
+# variant's, for how compile time grows with the model.
+export TFL_STDLIB_PATH=../stdlib:../examples
+start=$(date +%s.%N)
+"$tflc" build w8_gpt.tfl -o "$out/w8_gpt"
+w8_build_s=$(seconds_since "$start")
+start=$(date +%s.%N)
+"$tflc" build w8_gpt_8layers.tfl -o "$out/w8_gpt_8layers"
+w8_8_build_s=$(seconds_since "$start")
 cc -O2 -fopenmp fma_peak.c -o "$out/fma_peak"
 
 if $peers; then
@@ -60,12 +70,15 @@ names=("W1 x = x @ x, 200 times, 1000x1000|s|time"
   "W5 scalar x = x * 0.999 + 0.001, eager|us|time"
   "W6 gradient / forward cost (tanh MLP 512)|ratio|ratio"
   "W7 exp + log + tanh + sigmoid, 2^22 f32|ms|time"
-  "main job: seed CNN, 1 epoch of Fashion-MNIST|img/s|rate")
+  "main job: seed CNN, 1 epoch of Fashion-MNIST|img/s|rate"
+  "W8 GPT step (examples/gpt.tfl), batch 16x64, Adam|ms|time"
+  "W8 GPT step, eager|ms|time")
 scripts=(w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar w5_scalar grad_ratio
-  w7_transcendental main_job)
-# Targets against Debian's PyTorch, and (--peers) against the fastest peer.
-targets=(0.95 10 2 3 100 1 3 1 3)
-peer_targets=(1 10 3 1.5 100 1 2 1 3)
+  w7_transcendental main_job w8_gpt w8_gpt)
+# Targets against Debian's PyTorch, and (--peers) against the fastest peer
+# (W8 eager: at most 1.5 times PyTorch eager's time).
+targets=(0.95 10 2 3 100 1 3 1 3 1.5 0.67)
+peer_targets=(1 10 3 1.5 100 1 2 1 3 1.5 0.67)
 
 # W6: the gradient's best time over the forward's best, each of REPEATS
 # runs (a run prints "forward_ms gradient_ms ratio" last).
@@ -81,6 +94,7 @@ measure_tfl() { # index
   case $1 in
     5) best "$tflc" run --eager w5_scalar.tfl --steps=200000 ;;
     6) best_ratio "$out/grad_ratio" ;;
+    10) best "$tflc" run --eager w8_gpt.tfl --steps=3 ;;
     8) most main_job ;;
     *) best "$out/${scripts[$1]}" ;;
   esac
@@ -96,7 +110,7 @@ measure_py() { # python index [--compile]
 }
 measure_jax() { # index
   case $1 in
-    4 | 5 | 6) echo - ;;
+    4 | 5 | 6 | 9 | 10) echo - ;;
     8) most quiet "$py" main_job.py jax ;;
     *) best quiet "$py" jax_workloads.py "${scripts[$1]%%_*}" ;;
   esac
@@ -135,16 +149,18 @@ for i in "${!names[@]}"; do
       run_one() { REPEATS=1 "$@"; }
     fi
     t=$(better "$kind" "$t" "$(run_one measure_tfl "$i")")
-    # W5's PyTorch side is one number for both of TFL's modes.
-    [ "$i" = 5 ] || d=$(better "$kind" "$d" "$(run_one measure_py /usr/bin/python3 "$i")")
+    # W5's and W8's PyTorch sides are one number for both of TFL's modes
+    # (W8 eager against PyTorch eager).
+    case $i in 5 | 10) ;; *) d=$(better "$kind" "$d" "$(run_one measure_py /usr/bin/python3 "$i")") ;; esac
     $peers || continue
-    [ "$i" = 5 ] || a=$(better "$kind" "$a" "$(run_one measure_py "$py" "$i")")
-    case $i in 4 | 5 | 6) b=- ;; *) b=$(better "$kind" "$b" "$(run_one measure_py "$py" "$i" --compile)") ;; esac
+    case $i in 5 | 10) ;; *) a=$(better "$kind" "$a" "$(run_one measure_py "$py" "$i")") ;; esac
+    case $i in 4 | 5 | 6 | 10) b=- ;; *) b=$(better "$kind" "$b" "$(run_one measure_py "$py" "$i" --compile)") ;; esac
     c=$(better "$kind" "$c" "$(run_one measure_jax "$i")")
   done
   [ "$i" = 0 ] && w1_seconds=$t
-  if [ "$i" = 5 ]; then d=$w5_debian a=$w5_peer; fi
-  w5_debian=$d w5_peer=$a
+  [ "$i" = 9 ] && w8_ms=$t
+  if [ "$i" = 5 ] || [ "$i" = 10 ]; then d=$prev_debian a=$prev_peer; fi
+  prev_debian=$d prev_peer=$a
   if ! $peers; then
     row "$(awk -v name="$name ($unit)" -v t="$t" -v p="$d" -v kind="$kind" \
       -v target="${targets[i]}" 'BEGIN {
@@ -179,6 +195,12 @@ for i in "${!names[@]}"; do
 done
 row "$(printf '%-50s %10s %10s' "tflc build of examples/mnist_cnn.tfl (s)" \
   "$build_s" "<= 5")"
+row "$(printf '%-50s %10s %10s' "tflc build of W8 (s)" "$w8_build_s" "<= 5")"
+row "$(awk -v a="$w8_build_s" -v b="$w8_8_build_s" 'BEGIN {
+  printf "%-50s %10s %10s  %.2fx the 4-layer build (<= 2x)", "tflc build of W8 with 8 layers (s)", b, "", b / a }')"
+row "$(awk -v ms="$w8_ms" -v p="$peak" 'BEGIN {
+  g = 5.2 / (ms / 1000)
+  printf "W8: TFL at %.0f GFLOP/s (5.2 GFLOP a step), %.0f%% of the FMA peak (>= 40%%)", g, 100 * g / p }')"
 row "$(awk -v s="$w1_seconds" -v p="$peak" 'BEGIN {
   g = 200 * 2e9 / s / 1e9
   printf "W1: TFL at %.0f GFLOP/s, %.0f%% of the f32 FMA peak measured in this run (%.0f GFLOP/s)", g, 100 * g / p, p }')"

@@ -9,7 +9,9 @@
 // before it: CSE had left one fill for many products, which bufferized
 // into a copy of a zero buffer per product; a fill of the product's own
 // buffer is what tfl-to-runtime-calls drops for an overwriting call
-// (beta = 0).
+// (beta = 0). Every linalg.generic that starts from a shared fill (the
+// zeros or -inf of a reduction: a layer norm's, a softmax's) gets its own
+// the same way, instead of a serial copy of the shared buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,13 +112,16 @@ void foldTransposes(IRRewriter &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(op, product->getResults());
 }
 
-/// A zero fill of its own for a product that starts from a shared one;
-/// the shared one goes to `replaced`.
-void ownZeroFill(IRRewriter &rewriter, linalg::LinalgOp op,
-                 SetVector<Operation *> &replaced) {
-  OpOperand &init = *op.getDpsInitOperand(0);
+/// A fill of its own for `init` of `op`, which starts from a shared one;
+/// the shared one goes to `replaced`. Products take only zero fills (what
+/// an overwriting library call drops).
+void ownFill(IRRewriter &rewriter, linalg::LinalgOp op, OpOperand &init,
+             SetVector<Operation *> &replaced) {
   auto fill = init.get().getDefiningOp<linalg::FillOp>();
-  if (!fill || !(matchPattern(fill.getInputs().front(), m_AnyZeroFloat())))
+  if (!fill)
+    return;
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+      !matchPattern(fill.getInputs().front(), m_AnyZeroFloat()))
     return;
   if (fill->hasOneUse() && fill->getNextNode() == op.getOperation())
     return;
@@ -141,9 +146,18 @@ struct MatmulOperandsPass : impl::MatmulOperandsBase<MatmulOperandsPass> {
     });
     SetVector<Operation *> replaced;
     for (linalg::LinalgOp op : products) {
-      ownZeroFill(rewriter, op, replaced);
+      ownFill(rewriter, op, *op.getDpsInitOperand(0), replaced);
       foldTransposes(rewriter, op, replaced);
     }
+    // Reductions start from fills too (zeros, -inf), which CSE shares.
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics())
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp op : generics)
+      for (OpOperand &init : op.getDpsInitsMutable())
+        ownFill(rewriter, op, init, replaced);
     // The transposes and fills no longer used, and what they alone used.
     while (!replaced.empty()) {
       Operation *op = replaced.pop_back_val();

@@ -16,6 +16,17 @@
 namespace mlir::tfl {
 namespace {
 
+/// MLIR's canonicalizer without upstream's merging of loop-carried values
+/// that are fed alike (RemoveDuplicateSuccessorInputUses): on a training
+/// loop's hundreds of buffers and their ownership flags it rescans every
+/// pair after each merge (seconds for an 8-layer GPT, growing with the
+/// cube of the layers), and what it would merge is a few i1 flags.
+std::unique_ptr<Pass> createCanonicalizer() {
+  return createCanonicalizerPass(
+      GreedyRewriteConfig(),
+      {"(anonymous namespace)::RemoveDuplicateSuccessorInputUses"});
+}
+
 /// tfl -> tfl clean-up; the IR after it is what eager mode interprets.
 void buildAutodiffStage(OpPassManager &pm) { pm.addPass(createTflAutodiff()); }
 
@@ -26,7 +37,7 @@ void buildAutodiffStage(OpPassManager &pm) { pm.addPass(createTflAutodiff()); }
 void buildSimplifyStage(OpPassManager &pm) {
   pm.addPass(createTflPlaceDevices());
   pm.addPass(createTflAutocast());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizer());
   pm.addPass(createCSEPass());
   pm.addPass(createTflWidenHalf());
   pm.addPass(createCSEPass());
@@ -35,7 +46,10 @@ void buildSimplifyStage(OpPassManager &pm) {
 /// Whole-program inlining, gradient buckets, then tfl -> linalg with
 /// elementwise fusion.
 void buildLinalgStage(OpPassManager &pm) {
-  pm.addPass(createInlinerPass());
+  // The inliner's clean-up between inlinings is that canonicalizer too.
+  pm.addPass(createInlinerPass({}, [](OpPassManager &nested) {
+    nested.addPass(createCanonicalizer());
+  }));
   pm.addPass(createSymbolDCEPass());
   // A gradient inlined next to its primal recomputes the primal's work (a
   // vjp of a call re-runs the callee's forward): CSE merges the two.
@@ -45,7 +59,7 @@ void buildLinalgStage(OpPassManager &pm) {
   pm.addPass(createTflOverlapCollectives());
   pm.addPass(createConvertTflToLinalg());
   pm.addPass(createFuseElementwise());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizer());
   pm.addPass(createCSEPass());
 }
 
@@ -72,17 +86,17 @@ void buildBufferizeStage(OpPassManager &pm, bool cpu) {
   // of hundreds, which took seconds) and after it (completing its split),
   // before the deallocs are lowered.
   pm.addPass(memref::createExpandReallocPass({/*emitDeallocs=*/false}));
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizer());
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizer());
   pm.addPass(createSplitDeallocs());
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(createSplitDeallocs());
   pm.addPass(bufferization::createLowerDeallocationsPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizer());
   pm.addPass(createLowerToRuntimeCalls());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizer());
   pm.addPass(createEarlyDeallocs());
 }
 
