@@ -2,7 +2,7 @@
 
 // Tests that the products the CPU hands to GEMM take transposed operands
 // in place (through their indexing maps) and start from zero fills of
-// their own.
+// their own, and that reductions start from fills of their own.
 
 // A transposing copy (matmul's pullback dB = A^T dC) folds into A's map.
 // CHECK-LABEL: func.func @transposed_a
@@ -134,4 +134,34 @@ func.func @own_zero_fills(%a: tensor<3x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4
   %s = linalg.matmul ins(%i, %j : tensor<3x4xi32>, tensor<4x4xi32>) outs(%iz : tensor<3x4xi32>) -> tensor<3x4xi32>
   %t = linalg.matmul ins(%s, %j : tensor<3x4xi32>, tensor<4x4xi32>) outs(%iz : tensor<3x4xi32>) -> tensor<3x4xi32>
   return %q, %r, %s, %t : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xi32>, tensor<3x4xi32>
+}
+
+// -----
+
+// Reductions that start from one shared fill (CSE's work: a layer norm's
+// mean and variance, a softmax's max) each get a fill of their own, of
+// the same value, right before them: no copy of a shared buffer.
+// CHECK-LABEL: func.func @reductions_own_fills
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<8xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F1]] : tensor<8xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<8xf32>
+// CHECK-NEXT: %[[F2:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<8xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F2]] : tensor<8xf32>)
+// CHECK-NOT: linalg.fill
+func.func @reductions_own_fills(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %low = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%low : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%y : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
 }
