@@ -214,7 +214,8 @@ if $peers; then
   done
   {
     echo "# bench/run.sh --peers, $(date +%F), REPEATS=${REPEATS:-3}, commit $(git rev-parse --short HEAD 2>/dev/null || echo -)"
-    echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores; every side on 2 threads"
+    isa=$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo "AVX2, no AVX-512")
+    echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') ($isa), $(nproc) cores; every side on 2 threads"
     cat "$out/table"
   } >"$file"
   echo "written to bench/$file"
