@@ -49,6 +49,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -590,6 +591,17 @@ void gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
 void parallelizeScalar(RewriterBase &rewriter, linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 ||
       !worthThreads(op.getStaticLoopRanges()))
+    return;
+  // Iterations on several threads may only read memory outside the
+  // output (a gather's loads), not write it or call out.
+  WalkResult writes = op.getBody()->walk([](Operation *inner) {
+    if (isa<CallOpInterface>(inner) || hasEffect<MemoryEffects::Write>(inner) ||
+        (!isMemoryEffectFree(inner) && !hasEffect<MemoryEffects::Read>(inner) &&
+         !isa<linalg::YieldOp, linalg::IndexOp>(inner)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (writes.wasInterrupted())
     return;
   op = collapseContiguousLoops(rewriter, op);
   auto iterators = op.getIteratorTypesArray();

@@ -443,3 +443,20 @@ func.func @outer_reduction_stays(%a: memref<512x64xf32>, %out: memref<512xf32>) 
   }
   return
 }
+
+// A large generic whose body writes memory (here, a store through an
+// index it computes) is left whole: its iterations may not run on
+// several threads.
+// CHECK-LABEL: func.func @large_writer_stays
+// CHECK-NOT: tfl.parallel
+// CHECK: linalg.generic
+// CHECK: memref.store
+func.func @large_writer_stays(%a: memref<512x64xf32>, %out: memref<64x512xf32>, %log: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#t2, #i2], iterator_types = ["parallel", "parallel"]} ins(%a : memref<512x64xf32>) outs(%out : memref<64x512xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    memref.store %x, %log[%i] : memref<64xf32>
+    linalg.yield %x : f32
+  }
+  return
+}
