@@ -1,8 +1,8 @@
-"""W1-W4 and W7 in JAX, each step one jax.jit-compiled function (a peer run by
-peers.sh from a virtual environment with PyPI's jax). Prints the same
-units as the TFL and PyTorch versions.
+"""W1-W4, W7 and W8 in JAX, each step one jax.jit-compiled function (a peer
+run by run.sh --peers from a virtual environment with PyPI's jax). Prints
+the same units as the TFL and PyTorch versions.
 
-Usage: python jax_workloads.py {w1,w2,w3,w4,w7} [STEPS]
+Usage: python jax_workloads.py {w1,w2,w3,w4,w7,w8} [STEPS]
 """
 import sys
 import time
@@ -65,7 +65,7 @@ def adam_step(params, grads, m, v, t, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
     return params, m, v, t
 
 
-def ms_per_training_step(forward, params, x, y, steps=300):
+def ms_per_training_step(forward, params, x, y, steps=300, lr=1e-3):
     """Milliseconds per training step (cross-entropy from logits with
     integer labels, its gradient, an Adam update) on one batch."""
     def loss(params):
@@ -74,7 +74,7 @@ def ms_per_training_step(forward, params, x, y, steps=300):
 
     @jax.jit
     def step(params, m, v, t):
-        return adam_step(params, jax.grad(loss)(params), m, v, t)
+        return adam_step(params, jax.grad(loss)(params), m, v, t, lr=lr)
 
     zeros = jax.tree.map(jnp.zeros_like, params)
     first = float(loss(params))
@@ -150,8 +150,64 @@ def w7(rounds=20):
     print(f"{elapsed * 1000.0 / rounds:.4f}")
 
 
+def w8(steps=20):
+    """W8: nanoGPT's model as w8_gpt.py has it (vocabulary 256, d_model 128,
+    4 layers of 4 heads, MLP 512, context 64, exact GELU), batch 16, Adam
+    at 3e-3, no dropout."""
+    V, D, H, F, T, B = 256, 128, 4, 512, 64, 16
+    keys = iter(jax.random.split(jax.random.PRNGKey(0), 64))
+
+    def dense(n_in, n_out):
+        return (uniform(next(keys), (n_in, n_out), n_in),
+                uniform(next(keys), (n_out,), n_in))
+
+    def norm():
+        return (jnp.ones(D), jnp.zeros(D))
+
+    def block():
+        return {"ln1": norm(), "qkv": dense(D, 3 * D), "out": dense(D, D),
+                "ln2": norm(), "fc": dense(D, F), "proj": dense(F, D)}
+
+    params = {"tok": jax.random.normal(next(keys), (V, D)),
+              "pos": 0.02 * jax.random.normal(next(keys), (T, D)),
+              "blocks": [block() for _ in range(4)], "ln": norm(),
+              "head": dense(D, V)}
+    causal = jnp.tril(jnp.ones((T, T), bool))
+
+    def layer_norm(p, x):
+        mean = x.mean(-1, keepdims=True)
+        var = jnp.square(x - mean).mean(-1, keepdims=True)
+        return (x - mean) / jnp.sqrt(var + 1e-5) * p[0] + p[1]
+
+    def linear(p, x):
+        return x @ p[0] + p[1]
+
+    def attention(p, x):
+        def heads(t):
+            return t.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)
+
+        q, k, v = (heads(t) for t in jnp.split(linear(p["qkv"], x), 3, -1))
+        scores = q @ k.transpose(0, 1, 3, 2) / (D // H) ** 0.5
+        att = jax.nn.softmax(jnp.where(causal, scores, -jnp.inf), -1)
+        return linear(p["out"], (att @ v).transpose(0, 2, 1, 3).reshape(B, T, D))
+
+    def forward(p, idx):
+        x = p["tok"][idx] + p["pos"]
+        for b in p["blocks"]:
+            x = x + attention(b, layer_norm(b["ln1"], x))
+            h = jax.nn.gelu(linear(b["fc"], layer_norm(b["ln2"], x)),
+                            approximate=False)
+            x = x + linear(b["proj"], h)
+        return linear(p["head"], layer_norm(p["ln"], x)).reshape(B * T, V)
+
+    x = jax.random.randint(next(keys), (B, T), 0, V)
+    y = jax.random.randint(next(keys), (B * T,), 0, V)
+    ms_per_training_step(forward, params, x, y, steps, lr=3e-3)
+
+
 if __name__ == "__main__":
-    workload = {"w1": w1, "w2": w2, "w3": w3, "w4": w4, "w7": w7}[sys.argv[1]]
+    workload = {"w1": w1, "w2": w2, "w3": w3, "w4": w4, "w7": w7,
+                "w8": w8}[sys.argv[1]]
     if len(sys.argv) > 2:
         workload(int(sys.argv[2]))
     else:

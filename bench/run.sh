@@ -110,7 +110,7 @@ measure_py() { # python index [--compile]
 }
 measure_jax() { # index
   case $1 in
-    4 | 5 | 6 | 9 | 10) echo - ;;
+    4 | 5 | 6 | 10) echo - ;;
     8) most quiet "$py" main_job.py jax ;;
     *) best quiet "$py" jax_workloads.py "${scripts[$1]%%_*}" ;;
   esac
