@@ -241,7 +241,7 @@ Value MLIRGenImpl::genBuiltin(const CallExpr *expr, llvm::StringRef name) {
   if (name == "tril" || name == "triu") {
     // where(mask, x, 0) with the [rows, cols] mask a constant: column -
     // row <= k (tril) or >= k (triu). Its gradient is where's.
-    Value x = genExpr(argument(expr, 0, "x"))[0];
+    Value x = genExpr(spec->callArgs.find(expr)->second[0])[0];
     auto xType = cast<mlir::RankedTensorType>(x.getType());
     int64_t rank = xType.getRank();
     int64_t rows = xType.getDimSize(rank - 2),
@@ -571,7 +571,7 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
 Values MLIRGenImpl::genPieces(const CallExpr *expr) {
   const std::vector<int64_t> &piece = spec->pieces.find(expr)->second;
   mlir::Location l = loc(expr->getBegin());
-  Value x = genExpr(argument(expr, 0, "x"))[0];
+  Value x = genExpr(spec->callArgs.find(expr)->second[0])[0];
   auto type = cast<mlir::RankedTensorType>(x.getType());
   int64_t axis = piece.front();
   Values out;

@@ -1118,23 +1118,11 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     // that covers the axis sooner). The axis keyword is also `dim`. A
     // tuple of tensors, sizes known when compiling.
     const char *second = name == "split" ? "size" : "chunks";
-    const Expr *x = argument(expr, 0, "x");
-    const Expr *by = argument(expr, 1, second);
-    const Expr *axisExpr = argument(expr, 2, "axis");
-    for (const Keyword &kw : expr->keywords)
-      if (kw.name == "dim" && !axisExpr)
-        axisExpr = kw.value.get();
-      else if (kw.name != "x" && kw.name != second && kw.name != "axis") {
-        error(kw.range.begin)
-            << name << "() got an unexpected keyword argument '" << kw.name
-            << "'";
-        return failure();
-      }
-    if (!x || !by || expr->args.size() > 3) {
-      error(expr->getBegin())
-          << name << "() takes x, " << second << " and an optional axis";
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"x", second, "axis|dim"}, 2);
+    if (failed(args))
       return failure();
-    }
+    const Expr *x = (*args)[0], *by = (*args)[1], *axisExpr = (*args)[2];
     FailureOr<Type> t = analyzeExpr(x);
     if (failed(t))
       return failure();
@@ -1216,21 +1204,11 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
     // NumPy's tril(x, k=0) / triu(x, k=0) (PyTorch names k `diagonal`):
     // the last two dims' lower (upper) triangle from diagonal k, zeros
     // elsewhere; k an integer known at compile time.
-    const Expr *x = argument(expr, 0, "x");
-    const Expr *k = argument(expr, 1, "k");
-    for (const Keyword &kw : expr->keywords)
-      if (kw.name == "diagonal" && !k)
-        k = kw.value.get();
-      else if (kw.name != "x" && kw.name != "k") {
-        error(kw.range.begin)
-            << name << "() got an unexpected keyword argument '" << kw.name
-            << "'";
-        return failure();
-      }
-    if (!x || expr->args.size() > 2) {
-      error(expr->getBegin()) << name << "() takes x and an optional k";
+    FailureOr<std::vector<const Expr *>> args =
+        matchBuiltinArgs(expr, name, {"x", "k|diagonal"}, 1);
+    if (failed(args))
       return failure();
-    }
+    const Expr *x = (*args)[0], *k = (*args)[1];
     FailureOr<Type> t = analyzeExpr(x);
     if (failed(t))
       return failure();

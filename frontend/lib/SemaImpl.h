@@ -304,7 +304,8 @@ private:
                                                 bool batchSizes = false);
   /// Matches a built-in call's arguments to `params` by position or keyword
   /// (null where missing; the first `required` must be given) and records
-  /// them as the call's `callArgs`.
+  /// them as the call's `callArgs`. A parameter "axis|dim" takes either
+  /// keyword.
   FailureOr<std::vector<const Expr *>>
   matchBuiltinArgs(const CallExpr *expr, llvm::StringRef name,
                    llvm::ArrayRef<llvm::StringRef> params, size_t required);

@@ -33,8 +33,15 @@ SemaImpl::matchBuiltinArgs(const CallExpr *expr, llvm::StringRef name,
   std::vector<const Expr *> args(params.size(), nullptr);
   for (size_t i = 0; i < expr->args.size(); ++i)
     args[i] = expr->args[i].get();
+  // A parameter "axis|dim" takes either keyword (NumPy's and PyTorch's).
+  auto named = [&](llvm::StringRef param, llvm::StringRef keyword) {
+    llvm::SmallVector<llvm::StringRef> names;
+    param.split(names, '|');
+    return llvm::is_contained(names, keyword);
+  };
   for (const Keyword &kw : expr->keywords) {
-    auto it = llvm::find(params, kw.name);
+    auto it = llvm::find_if(
+        params, [&](llvm::StringRef p) { return named(p, kw.name); });
     if (it == params.end()) {
       error(kw.range.begin) << name << "() got an unexpected keyword argument '"
                             << kw.name << "'";
@@ -50,8 +57,8 @@ SemaImpl::matchBuiltinArgs(const CallExpr *expr, llvm::StringRef name,
   }
   for (size_t i = 0; i < required; ++i)
     if (!args[i]) {
-      error(expr->getBegin())
-          << name << "() missing argument '" << params[i] << "'";
+      error(expr->getBegin()) << name << "() missing argument '"
+                              << params[i].split('|').first << "'";
       return failure();
     }
   frame->spec->callArgs[expr] = args;
