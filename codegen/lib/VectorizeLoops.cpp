@@ -49,7 +49,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -595,11 +594,10 @@ void parallelizeScalar(RewriterBase &rewriter, linalg::GenericOp op) {
   // Iterations on several threads may only read memory outside the
   // output (a gather's loads), not write it or call out.
   WalkResult writes = op.getBody()->walk([](Operation *inner) {
-    if (isa<CallOpInterface>(inner) || hasEffect<MemoryEffects::Write>(inner) ||
-        (!isMemoryEffectFree(inner) && !hasEffect<MemoryEffects::Read>(inner) &&
-         !isa<linalg::YieldOp, linalg::IndexOp>(inner)))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    bool reads = effects && effects.onlyHasEffect<MemoryEffects::Read>();
+    return isMemoryEffectFree(inner) || reads ? WalkResult::advance()
+                                              : WalkResult::interrupt();
   });
   if (writes.wasInterrupted())
     return;
