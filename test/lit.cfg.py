@@ -27,6 +27,14 @@ if config.tfl_cuda:
         ("%ptxas-all", "/usr/bin/python3 " + os.path.join(
             config.tfl_src_root, "test", "lit", "ptxas_all.py")
          + " /usr/local/cuda/bin/ptxas"))
+    # Whether this machine has the NVIDIA driver (a GPU machine): programs
+    # built with --device cuda then start on its GPU.
+    try:
+        import ctypes
+        ctypes.CDLL("libcuda.so.1")
+        config.available_features.add("nvidia-driver")
+    except OSError:
+        pass
     for var in ["TFL_GPU_BUNDLE"]:
         if var in os.environ:
             config.environment[var] = os.environ[var]

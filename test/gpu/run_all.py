@@ -13,6 +13,15 @@ it must stop with exit code 1 and that error (the CPU's, with the .tfl
 line). The examples' training loops must also replay their steps as CUDA
 graphs (TFL_CUDA_GRAPHS=stats counts them). Libraries come from
 BUNDLE_DIR/lib, then this machine's CUDA.
+
+Then the checks of how programs load the NVIDIA libraries (they link
+none; libtflrt_cuda loads each when first needed): a program without
+products or convolutions loads neither cuBLAS nor cuDNN and one with them
+loads both; with no GPU visible, and with the driver hidden (its file
+covered by /dev/null in a mount namespace of the run's own), a program
+stops with TFL's error and exit status 1. And TFL_CUDA_PROFILE=1's table
+of the GPU's time: a program with products has a row of cuBLAS calls at
+the .tfl line that made them, and its kernels' rows.
 """
 import json
 import os
@@ -60,6 +69,84 @@ def launch_problem(ranks):
     if gpus < ranks:
         return f"{ranks} processes need {ranks} GPUs (one each), {gpus} here"
     return None
+
+
+# The programs of the library checks: one without products or
+# convolutions, one with products, one with convolutions.
+NO_LIBRARIES = "e2e.control-flow.tfl.tmp"
+PRODUCTS = "e2e.attention-vs-torch.tfl.tmp"
+CONVOLUTIONS = "e2e.conv-vs-numpy.tfl.tmp"
+
+
+def run_program(tests, name, env, wrapper=()):
+    """Runs tests/NAME.exe as its .run says, under `wrapper`."""
+    spec = json.load(open(os.path.join(tests, name + ".run")))
+    os.makedirs(spec["cwd"], exist_ok=True)
+    return subprocess.run(list(wrapper) + [os.path.join(tests, name + ".exe")]
+                          + spec["flags"], cwd=spec["cwd"], env=env,
+                          capture_output=True, text=True,
+                          errors="surrogateescape", timeout=600)
+
+
+def driver_file():
+    """The file this machine's libcuda.so.1 is (its links resolved)."""
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            if "libcuda.so" in line:
+                return os.path.realpath(line.split()[-1])
+    return None
+
+
+def library_checks(tests, env):
+    """[(name, None if it passed, else why; or "SKIP: why")]."""
+    results = []
+    loads = {}
+    for name in (NO_LIBRARIES, PRODUCTS, CONVOLUTIONS):
+        r = run_program(tests, name, dict(env, LD_DEBUG="libs"))
+        loads[name] = (r.returncode, {lib for lib in ("libcublas", "libcudnn")
+                                      if f"library={lib}" in r.stderr})
+    code, libs = loads[NO_LIBRARIES]
+    results.append(("libraries.none-unneeded", None if code == 0 and not libs
+                    else f"exit code {code}, loaded {sorted(libs)}"))
+    for name, lib in ((PRODUCTS, "libcublas"), (CONVOLUTIONS, "libcudnn")):
+        code, libs = loads[name]
+        results.append((f"libraries.{lib}-when-needed",
+                        None if code == 0 and lib in libs
+                        else f"{name}: exit code {code}, loaded {sorted(libs)}"))
+
+    def stops(r, message):
+        if r.returncode == 1 and message in r.stderr:
+            return None
+        return f"exit code {r.returncode}: {r.stderr.strip()[-500:]}"
+
+    r = run_program(tests, NO_LIBRARIES, dict(env, CUDA_VISIBLE_DEVICES=""))
+    results.append(("libraries.no-gpu-visible", stops(
+        r, "error: this program was built with --device cuda and needs a "
+        "GPU: none is visible (CUDA_VISIBLE_DEVICES=)")))
+    path = driver_file()
+    hide = ["unshare", "--mount", "sh", "-c",
+            f"mount --bind /dev/null {path} && exec \"$@\"", "hide"]
+    probe = subprocess.run(hide + ["true"], capture_output=True, text=True)
+    if path is None or probe.returncode != 0:
+        results.append(("libraries.no-driver", "SKIP: cannot hide the driver "
+                        f"here ({path}): {probe.stderr.strip()}"))
+    else:
+        r = run_program(tests, NO_LIBRARIES, env, hide)
+        results.append(("libraries.no-driver", stops(
+            r, "error: this program was built with --device cuda and needs "
+            "the NVIDIA driver: ")))
+    r = run_program(tests, PRODUCTS, dict(env, TFL_CUDA_PROFILE="1"))
+    head = re.search(r"GPU profile: (\d+) operations, ([0-9.]+) ms", r.stderr)
+    gemm = re.search(r"\s(\d+)\s+[0-9.]+  cuBLAS gemm.* \(attention-vs-torch"
+                     r"[^:]*\.tfl:\d+:\d+\)", r.stderr)
+    kernel = re.search(r"  \w+_kernel \(", r.stderr)
+    results.append(("profile.table", None if r.returncode == 0 and head and
+                    int(head.group(1)) > 0 and float(head.group(2)) > 0 and
+                    gemm and kernel else
+                    f"exit code {r.returncode}: {r.stderr.strip()[-1500:]}"))
+    return results
 
 
 # Programs whose training loop must replay its steps as CUDA graphs: most
@@ -150,6 +237,16 @@ def main():
         if ok:
             passed += 1
             print(f"PASS {name}")
+        else:
+            failed += 1
+            print(f"FAIL {name}: {why}")
+    for name, why in library_checks(tests, env):
+        if why is None:
+            passed += 1
+            print(f"PASS {name}")
+        elif why.startswith("SKIP: "):
+            skipped += 1
+            print(f"SKIP {name}: {why[6:]}")
         else:
             failed += 1
             print(f"FAIL {name}: {why}")

@@ -1,10 +1,11 @@
 //===- NativeCode.cpp - Linking --device cuda executables -----------------===//
 //
 // A CUDA executable is the host object (its kernels embedded as a fatbin)
-// linked with libtflrt_cuda, libtflrt and its CPU libraries, the CUDA
-// runtime (statically, so no libcudart travels with the program), cuBLAS,
-// and the driver's libcuda (the toolkit's stub at link time; the machine's
-// driver at run time).
+// linked with libtflrt_cuda, libtflrt and its CPU libraries, and the CUDA
+// runtime (statically, so no libcudart travels with the program). The
+// driver's libcuda, cuBLAS, cuDNN and NCCL are not linked: libtflrt_cuda
+// loads each when the program first needs it (runtime/cuda/lib/
+// Libraries.h), finding the toolkit's through the run path.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,11 +20,7 @@ LogicalResult linkCudaExecutable(StringRef objectPath, StringRef outputPath,
   return linkExecutable(
       objectPath, outputPath, errorMessage,
       {TFL_RUNTIME_CUDA_LIB, TFL_CUDA_LIB_DIR "/libcudart_static.a",
-       "-L" TFL_CUDA_LIB_DIR, "-lcublas", "-lcublasLt", "-lcudnn",
-       // NCCL, for programs with collectives only.
-       "-Wl,--push-state,--as-needed", "-lnccl", "-Wl,--pop-state",
-       "-L" TFL_CUDA_LIB_DIR "/stubs", "-lcuda", "-Wl,-rpath," TFL_CUDA_LIB_DIR,
-       "-ldl", "-lrt", "-lpthread"});
+       "-Wl,-rpath," TFL_CUDA_LIB_DIR, "-ldl", "-lrt", "-lpthread"});
 }
 
 } // namespace mlir::tfl

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "Libraries.h"
 #include "tflrt/CApi.h"
 #include "tflrt/CudaApi.h"
 
@@ -31,6 +32,7 @@
 
 namespace {
 
+using tflrt::cuda::cublas;
 using tflrt::cuda::descOf;
 using tflrt::cuda::fail;
 
@@ -38,18 +40,19 @@ cublasHandle_t handle() {
   static cublasHandle_t h = nullptr;
   if (!h) {
     cudaStream_t s = tflrt::cuda::rawStream();
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+    if (cublas().cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
       fail("cannot initialize cuBLAS");
-    cublasSetStream(h, s);
+    cublas().cublasSetStream(h, s);
     // A workspace of its own, set once: cuBLAS then allocates nothing
     // while a loop step is captured as a CUDA graph (Graphs.cpp). 32 MiB
     // is what cuBLAS recommends for Hopper.
     const size_t workspaceBytes = size_t(32) << 20;
-    if (cublasSetWorkspace(h, tflrt::cuda::allocate(workspaceBytes),
-                           workspaceBytes) != CUBLAS_STATUS_SUCCESS)
+    if (cublas().cublasSetWorkspace(h, tflrt::cuda::allocate(workspaceBytes),
+                                    workspaceBytes) != CUBLAS_STATUS_SUCCESS)
       fail("cannot initialize cuBLAS's workspace");
-    cublasSetMathMode(h, tflrt_cuda_tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                   : CUBLAS_DEFAULT_MATH);
+    cublas().cublasSetMathMode(h, tflrt_cuda_tf32_allowed()
+                                      ? CUBLAS_TF32_TENSOR_OP_MATH
+                                      : CUBLAS_DEFAULT_MATH);
   }
   return h;
 }
@@ -63,7 +66,7 @@ namespace {
 void checkBlas(cublasStatus_t status, const char *what) {
   if (status != CUBLAS_STATUS_SUCCESS)
     fail(std::string(what) +
-         " failed on cuBLAS: " + cublasGetStatusString(status));
+         " failed on cuBLAS: " + cublas().cublasGetStatusString(status));
 }
 
 /// One (batched) product's geometry from the descriptors and flags; `lead`
@@ -141,21 +144,22 @@ void gemm(int64_t flags, int64_t rankC, void *a, void *b, void *c, Gemm fn,
                         .add(p)
                         .add(beta)
                         .str();
-  tflrt::cuda::libraryCall(std::move(key), [p, beta, fn, batched] {
-    const T one = 1;
-    const T *pa = reinterpret_cast<const T *>(p.a);
-    const T *pb = reinterpret_cast<const T *>(p.b);
-    T *pc = reinterpret_cast<T *>(p.c);
-    if (p.batch == 1)
-      checkBlas(fn(handle(), opOf(p.transB), opOf(p.transA), p.n, p.m, p.k,
-                   &one, pb, p.ldb, pa, p.lda, &beta, pc, p.ldc),
-                "matmul");
-    else
-      checkBlas(batched(handle(), opOf(p.transB), opOf(p.transA), p.n, p.m, p.k,
-                        &one, pb, p.ldb, p.strideB, pa, p.lda, p.strideA, &beta,
-                        pc, p.ldc, p.strideC, p.batch),
-                "batched matmul");
-  });
+  tflrt::cuda::libraryCall(
+      "cuBLAS gemm", std::move(key), [p, beta, fn, batched] {
+        const T one = 1;
+        const T *pa = reinterpret_cast<const T *>(p.a);
+        const T *pb = reinterpret_cast<const T *>(p.b);
+        T *pc = reinterpret_cast<T *>(p.c);
+        if (p.batch == 1)
+          checkBlas(fn(handle(), opOf(p.transB), opOf(p.transA), p.n, p.m, p.k,
+                       &one, pb, p.ldb, pa, p.lda, &beta, pc, p.ldc),
+                    "matmul");
+        else
+          checkBlas(batched(handle(), opOf(p.transB), opOf(p.transA), p.n, p.m,
+                            p.k, &one, pb, p.ldb, p.strideB, pa, p.lda,
+                            p.strideA, &beta, pc, p.ldc, p.strideC, p.batch),
+                    "batched matmul");
+      });
 }
 
 /// bf16 and f16: 16-bit operands and result on tensor cores, accumulated
@@ -175,22 +179,23 @@ void gemm16(int64_t flags, int64_t rankC, void *a, void *b, void *c,
                         .add(p)
                         .add(beta)
                         .str();
-  tflrt::cuda::libraryCall(std::move(key), [p, beta, type] {
-    const float one = 1.0f;
-    if (p.batch == 1)
-      checkBlas(cublasGemmEx(handle(), opOf(p.transB), opOf(p.transA), p.n, p.m,
-                             p.k, &one, p.b, type, p.ldb, p.a, type, p.lda,
-                             &beta, p.c, type, p.ldc, CUBLAS_COMPUTE_32F,
-                             CUBLAS_GEMM_DEFAULT),
-                "matmul");
-    else
-      checkBlas(cublasGemmStridedBatchedEx(
-                    handle(), opOf(p.transB), opOf(p.transA), p.n, p.m, p.k,
-                    &one, p.b, type, p.ldb, p.strideB, p.a, type, p.lda,
-                    p.strideA, &beta, p.c, type, p.ldc, p.strideC, p.batch,
-                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                "batched matmul");
-  });
+  tflrt::cuda::libraryCall(
+      "cuBLAS gemm (16-bit)", std::move(key), [p, beta, type] {
+        const float one = 1.0f;
+        if (p.batch == 1)
+          checkBlas(cublas().cublasGemmEx(
+                        handle(), opOf(p.transB), opOf(p.transA), p.n, p.m, p.k,
+                        &one, p.b, type, p.ldb, p.a, type, p.lda, &beta, p.c,
+                        type, p.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                    "matmul");
+        else
+          checkBlas(cublas().cublasGemmStridedBatchedEx(
+                        handle(), opOf(p.transB), opOf(p.transA), p.n, p.m, p.k,
+                        &one, p.b, type, p.ldb, p.strideB, p.a, type, p.lda,
+                        p.strideA, &beta, p.c, type, p.ldc, p.strideC, p.batch,
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                    "batched matmul");
+      });
 }
 
 } // namespace
@@ -199,11 +204,13 @@ extern "C" {
 
 void tflrt_cuda_gemm_f32(int64_t flags, int64_t, void *a, int64_t, void *b,
                          int64_t rankC, void *c) {
-  gemm<float>(flags, rankC, a, b, c, cublasSgemm, cublasSgemmStridedBatched);
+  gemm<float>(flags, rankC, a, b, c, cublas().cublasSgemm,
+              cublas().cublasSgemmStridedBatched);
 }
 void tflrt_cuda_gemm_f64(int64_t flags, int64_t, void *a, int64_t, void *b,
                          int64_t rankC, void *c) {
-  gemm<double>(flags, rankC, a, b, c, cublasDgemm, cublasDgemmStridedBatched);
+  gemm<double>(flags, rankC, a, b, c, cublas().cublasDgemm,
+               cublas().cublasDgemmStridedBatched);
 }
 void tflrt_cuda_gemm_bf16(int64_t flags, int64_t, void *a, int64_t, void *b,
                           int64_t rankC, void *c) {

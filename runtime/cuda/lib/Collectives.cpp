@@ -20,6 +20,7 @@
 
 #include "tflrt/Collectives.h"
 #include "Device.h"
+#include "Libraries.h"
 #include "tflrt/CApi.h"
 #include "tflrt/CudaApi.h"
 #include "tflrt/Kernels.h"
@@ -36,14 +37,15 @@ namespace {
 
 using tflrt::cuda::descOf;
 using tflrt::cuda::MemrefDesc;
+using tflrt::cuda::nccl;
 namespace dist = tflrt::dist;
 namespace cuda = tflrt::cuda;
 
 void checkNccl(ncclResult_t r, const char *what) {
   if (r == ncclSuccess)
     return;
-  cuda::fail(std::string(what) + ": " + ncclGetErrorString(r) + " (" +
-             ncclGetLastError(nullptr) + ")");
+  cuda::fail(std::string(what) + ": " + nccl().ncclGetErrorString(r) + " (" +
+             nccl().ncclGetLastError(nullptr) + ")");
 }
 
 /// The run's NCCL communicator. A world of one has one too (of one rank,
@@ -53,12 +55,12 @@ ncclComm_t communicator() {
     ncclComm_t c = nullptr;
     ncclUniqueId id{};
     if (dist::rank() == 0)
-      checkNccl(ncclGetUniqueId(&id), "NCCL could not start");
+      checkNccl(nccl().ncclGetUniqueId(&id), "NCCL could not start");
     if (dist::worldSize() > 1)
       dist::broadcastBytes(&id, sizeof id, 0);
     cuda::rawStream(); // the rank's device, current
-    checkNccl(ncclCommInitRank(&c, static_cast<int>(dist::worldSize()), id,
-                               static_cast<int>(dist::rank())),
+    checkNccl(nccl().ncclCommInitRank(&c, static_cast<int>(dist::worldSize()),
+                                      id, static_cast<int>(dist::rank())),
               "NCCL could not join the run's ranks");
     return c;
   }();
@@ -210,30 +212,32 @@ void issue(const Request &r, const std::vector<Transfer> &transfers) {
   dist::Kind kind = r.kind;
   ncclRedOp_t op = r.op == dist::Reduction::Mean ? ncclAvg : ncclSum;
   int root = static_cast<int>(r.root);
-  cuda::libraryCall(key.str(), [=] {
+  cuda::libraryCall("NCCL collective", key.str(), [=] {
     cudaStream_t s = cuda::rawStream();
-    checkNccl(ncclGroupStart(), dist::kindName(kind));
+    checkNccl(nccl().ncclGroupStart(), dist::kindName(kind));
     for (const Transfer &t : transfers) {
       size_t n = static_cast<size_t>(t.count);
       switch (kind) {
       case dist::Kind::AllReduce:
-        checkNccl(ncclAllReduce(t.in, t.out, n, t.type, op, comm, s),
+        checkNccl(nccl().ncclAllReduce(t.in, t.out, n, t.type, op, comm, s),
                   "all_reduce");
         break;
       case dist::Kind::Broadcast:
-        checkNccl(ncclBroadcast(t.in, t.out, n, t.type, root, comm, s),
+        checkNccl(nccl().ncclBroadcast(t.in, t.out, n, t.type, root, comm, s),
                   "broadcast");
         break;
       case dist::Kind::ReduceToRoot:
-        checkNccl(ncclReduce(t.in, t.out, n, t.type, ncclSum, root, comm, s),
-                  "reduce_to_root");
+        checkNccl(
+            nccl().ncclReduce(t.in, t.out, n, t.type, ncclSum, root, comm, s),
+            "reduce_to_root");
         break;
       case dist::Kind::AllGather:
-        checkNccl(ncclAllGather(t.in, t.out, n, t.type, comm, s), "all_gather");
+        checkNccl(nccl().ncclAllGather(t.in, t.out, n, t.type, comm, s),
+                  "all_gather");
         break;
       }
     }
-    checkNccl(ncclGroupEnd(), dist::kindName(kind));
+    checkNccl(nccl().ncclGroupEnd(), dist::kindName(kind));
   });
   // reduce_to_root leaves zeros off the root.
   if (kind == dist::Kind::ReduceToRoot && dist::rank() != r.root)

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "Libraries.h"
 #include "tflrt/CudaApi.h"
 
 #include <cudnn.h>
@@ -26,22 +27,24 @@
 
 namespace {
 
+using tflrt::cuda::cudnn;
 using tflrt::cuda::descOf;
 using tflrt::cuda::fail;
 using tflrt::cuda::MemrefDesc;
+using tflrt::cuda::Scratch;
 
 void checkDnn(cudnnStatus_t status, const char *what) {
   if (status != CUDNN_STATUS_SUCCESS)
     fail(std::string(what) +
-         " failed on cuDNN: " + cudnnGetErrorString(status));
+         " failed on cuDNN: " + cudnn().cudnnGetErrorString(status));
 }
 
 cudnnHandle_t handle() {
   static cudnnHandle_t h = nullptr;
   if (!h) {
     cudaStream_t s = tflrt::cuda::rawStream();
-    checkDnn(cudnnCreate(&h), "initializing cuDNN");
-    checkDnn(cudnnSetStream(h, s), "initializing cuDNN");
+    checkDnn(cudnn().cudnnCreate(&h), "initializing cuDNN");
+    checkDnn(cudnn().cudnnSetStream(h, s), "initializing cuDNN");
   }
   return h;
 }
@@ -76,9 +79,9 @@ Nhwc nhwc(void *desc) {
 /// A tensor descriptor of an NHWC view (cuDNN's dims are N, C, H, W).
 cudnnTensorDescriptor_t tensorDesc(const Nhwc &v) {
   cudnnTensorDescriptor_t t;
-  checkDnn(cudnnCreateTensorDescriptor(&t), "a tensor descriptor");
-  checkDnn(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, v.n, v.c, v.h, v.w,
-                                        v.sn, v.sc, v.sh, v.sw),
+  checkDnn(cudnn().cudnnCreateTensorDescriptor(&t), "a tensor descriptor");
+  checkDnn(cudnn().cudnnSetTensor4dDescriptorEx(
+               t, CUDNN_DATA_FLOAT, v.n, v.c, v.h, v.w, v.sn, v.sc, v.sh, v.sw),
            "a tensor descriptor");
   return t;
 }
@@ -87,18 +90,18 @@ cudnnTensorDescriptor_t tensorDesc(const Nhwc &v) {
 /// (O, I, H, W), and the dense KRSC tensor cuDNN's NHWC filters are.
 cudnnTensorDescriptor_t hwioDesc(const Nhwc &f) {
   cudnnTensorDescriptor_t t;
-  checkDnn(cudnnCreateTensorDescriptor(&t), "a filter descriptor");
-  checkDnn(cudnnSetTensor4dDescriptorEx(t, CUDNN_DATA_FLOAT, f.c, f.w, f.n, f.h,
-                                        f.sc, f.sw, f.sn, f.sh),
+  checkDnn(cudnn().cudnnCreateTensorDescriptor(&t), "a filter descriptor");
+  checkDnn(cudnn().cudnnSetTensor4dDescriptorEx(
+               t, CUDNN_DATA_FLOAT, f.c, f.w, f.n, f.h, f.sc, f.sw, f.sn, f.sh),
            "a filter descriptor");
   return t;
 }
 
 cudnnTensorDescriptor_t krscDesc(const Nhwc &f) {
   cudnnTensorDescriptor_t t;
-  checkDnn(cudnnCreateTensorDescriptor(&t), "a filter descriptor");
-  checkDnn(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT,
-                                      f.c, f.w, f.n, f.h),
+  checkDnn(cudnn().cudnnCreateTensorDescriptor(&t), "a filter descriptor");
+  checkDnn(cudnn().cudnnSetTensor4dDescriptor(
+               t, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, f.c, f.w, f.n, f.h),
            "a filter descriptor");
   return t;
 }
@@ -144,30 +147,32 @@ Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
   p.hwio = hwioDesc(f);
   p.krsc = krscDesc(f);
   p.filterBytes = sizeof(float) * f.n * f.h * f.w * f.c;
-  checkDnn(cudnnCreateFilterDescriptor(&p.filter), "a filter descriptor");
-  checkDnn(cudnnSetFilter4dDescriptor(p.filter, CUDNN_DATA_FLOAT,
-                                      CUDNN_TENSOR_NHWC, f.c, f.w, f.n, f.h),
+  checkDnn(cudnn().cudnnCreateFilterDescriptor(&p.filter),
            "a filter descriptor");
-  checkDnn(cudnnCreateConvolutionDescriptor(&p.conv), "a convolution");
-  checkDnn(cudnnSetConvolution2dDescriptor(
+  checkDnn(cudnn().cudnnSetFilter4dDescriptor(p.filter, CUDNN_DATA_FLOAT,
+                                              CUDNN_TENSOR_NHWC, f.c, f.w, f.n,
+                                              f.h),
+           "a filter descriptor");
+  checkDnn(cudnn().cudnnCreateConvolutionDescriptor(&p.conv), "a convolution");
+  checkDnn(cudnn().cudnnSetConvolution2dDescriptor(
                p.conv, static_cast<int>(window[2]), static_cast<int>(window[4]),
                static_cast<int>(window[0]), static_cast<int>(window[1]), 1, 1,
                CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
            "a convolution");
-  checkDnn(cudnnSetConvolutionMathType(p.conv, tflrt_cuda_tf32_allowed()
-                                                   ? CUDNN_TENSOR_OP_MATH
-                                                   : CUDNN_FMA_MATH),
+  checkDnn(cudnn().cudnnSetConvolutionMathType(
+               p.conv, tflrt_cuda_tf32_allowed() ? CUDNN_TENSOR_OP_MATH
+                                                 : CUDNN_FMA_MATH),
            "a convolution");
   cudnnHandle_t h = handle();
   switch (kind) {
   case Kind::Forward:
     p.algo = firstAlgorithm<cudnnConvolutionFwdAlgoPerf_t>(
         [&](int n, int *count, cudnnConvolutionFwdAlgoPerf_t *perf) {
-          return cudnnGetConvolutionForwardAlgorithm_v7(
+          return cudnn().cudnnGetConvolutionForwardAlgorithm_v7(
               h, p.x, p.filter, p.conv, p.y, n, count, perf);
         },
         "convolution");
-    checkDnn(cudnnGetConvolutionForwardWorkspaceSize(
+    checkDnn(cudnn().cudnnGetConvolutionForwardWorkspaceSize(
                  h, p.x, p.filter, p.conv, p.y,
                  static_cast<cudnnConvolutionFwdAlgo_t>(p.algo), &p.workspace),
              "convolution");
@@ -175,11 +180,11 @@ Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
   case Kind::BackwardData:
     p.algo = firstAlgorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
         [&](int n, int *count, cudnnConvolutionBwdDataAlgoPerf_t *perf) {
-          return cudnnGetConvolutionBackwardDataAlgorithm_v7(
+          return cudnn().cudnnGetConvolutionBackwardDataAlgorithm_v7(
               h, p.filter, p.y, p.conv, p.x, n, count, perf);
         },
         "convolution's input gradient");
-    checkDnn(cudnnGetConvolutionBackwardDataWorkspaceSize(
+    checkDnn(cudnn().cudnnGetConvolutionBackwardDataWorkspaceSize(
                  h, p.filter, p.y, p.conv, p.x,
                  static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
                  &p.workspace),
@@ -188,11 +193,11 @@ Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
   case Kind::BackwardFilter:
     p.algo = firstAlgorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
         [&](int n, int *count, cudnnConvolutionBwdFilterAlgoPerf_t *perf) {
-          return cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+          return cudnn().cudnnGetConvolutionBackwardFilterAlgorithm_v7(
               h, p.x, p.y, p.conv, p.filter, n, count, perf);
         },
         "convolution's filter gradient");
-    checkDnn(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+    checkDnn(cudnn().cudnnGetConvolutionBackwardFilterWorkspaceSize(
                  h, p.x, p.y, p.conv, p.filter,
                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(p.algo),
                  &p.workspace),
@@ -201,17 +206,6 @@ Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
   }
   return p;
 }
-
-/// Device memory for one call, back to the caching allocator after it (the
-/// stream orders its reuse after the call's kernels).
-struct Scratch {
-  explicit Scratch(size_t bytes)
-      : ptr(bytes ? tflrt::cuda::allocate(bytes) : nullptr) {}
-  ~Scratch() { tflrt::cuda::release(ptr); }
-  Scratch(const Scratch &) = delete;
-  Scratch &operator=(const Scratch &) = delete;
-  void *ptr;
-};
 
 /// Queues a planned convolution's cuDNN calls (`run`), which use the
 /// scratch blocks allocated for it now; they are keyed by the plan (the
@@ -227,7 +221,7 @@ void issue(const Plan &p, const Nhwc &a, const Nhwc &b, const Nhwc &out,
                         .add(filter.ptr)
                         .add(workspace.ptr)
                         .str();
-  tflrt::cuda::libraryCall(std::move(key), std::move(run));
+  tflrt::cuda::libraryCall("cuDNN convolution", std::move(key), std::move(run));
 }
 
 bool symmetric(const int64_t window[6]) {
@@ -243,7 +237,8 @@ const float kOne = 1.0f, kZero = 0.0f;
 /// Copies a filter between its HWIO layout and cuDNN's KRSC.
 void reorder(cudnnHandle_t h, cudnnTensorDescriptor_t fromDesc,
              const void *from, cudnnTensorDescriptor_t toDesc, void *to) {
-  checkDnn(cudnnTransformTensor(h, &kOne, fromDesc, from, &kZero, toDesc, to),
+  checkDnn(cudnn().cudnnTransformTensor(h, &kOne, fromDesc, from, &kZero,
+                                        toDesc, to),
            "conv2d's filter reorder");
 }
 
@@ -293,7 +288,7 @@ void tflrt_cuda_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
                      cudnnHandle_t h = handle();
                      reorder(h, p.hwio, w.data, p.krsc, f);
                      checkDnn(
-                         cudnnConvolutionForward(
+                         cudnn().cudnnConvolutionForward(
                              h, &kOne, p.x, x.data, p.filter, f, p.conv,
                              static_cast<cudnnConvolutionFwdAlgo_t>(p.algo), ws,
                              p.workspace, &kZero, p.y, y.data),
@@ -320,7 +315,7 @@ void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dy,
                      cudnnHandle_t h = handle();
                      reorder(h, p.hwio, w.data, p.krsc, f);
                      checkDnn(
-                         cudnnConvolutionBackwardData(
+                         cudnn().cudnnConvolutionBackwardData(
                              h, &kOne, p.filter, f, p.y, dy.data, p.conv,
                              static_cast<cudnnConvolutionBwdDataAlgo_t>(p.algo),
                              ws, p.workspace, &kZero, p.x, dx.data),
@@ -345,7 +340,7 @@ void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *x,
              issue(p, x, dy, dw, filter, workspace,
                    [&p, x, dy, dw, f = filter.ptr, ws = workspace.ptr] {
                      cudnnHandle_t h = handle();
-                     checkDnn(cudnnConvolutionBackwardFilter(
+                     checkDnn(cudnn().cudnnConvolutionBackwardFilter(
                                   h, &kOne, p.x, x.data, p.y, dy.data, p.conv,
                                   static_cast<cudnnConvolutionBwdFilterAlgo_t>(
                                       p.algo),

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "Libraries.h"
 #include "tflrt/CApi.h"
 #include "tflrt/CudaApi.h"
 #include "tflrt/Memory.h"
@@ -268,8 +269,8 @@ void checkDriver(CUresult res, const char *what) {
   if (res == CUDA_SUCCESS)
     return;
   const char *name = nullptr, *message = nullptr;
-  cuGetErrorName(res, &name);
-  cuGetErrorString(res, &message);
+  driver().cuGetErrorName(res, &name);
+  driver().cuGetErrorString(res, &message);
   std::string text = std::string(what) + ": " + (name ? name : "?") + " (" +
                      (message ? message : "unknown") + ")";
   if (res == CUDA_ERROR_NO_BINARY_FOR_GPU ||
@@ -292,10 +293,18 @@ cudaStream_t rawStream() {
   DeviceState &s = state();
   if (s.stream)
     return s.stream;
+  // The driver first: without it, TFL's error, not the CUDA runtime's
+  // (which loads the driver itself and reports only an old one).
+  driver();
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
-  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
-    fail("no CUDA GPU found: this program was built with --device cuda");
+  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
+    const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    fail(std::string("this program was built with --device cuda and needs a "
+                     "GPU: none is visible") +
+         (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")"
+                  : ""));
+  }
   check(err, "cannot use the GPU");
   // One GPU per rank when an MPI launcher started several processes on
   // this machine (Open MPI's and MPICH's local rank).
@@ -322,6 +331,8 @@ void synchronize(const char *what) {
   cudaError_t err = cudaStreamSynchronize(stream("a wait for the GPU"));
   // The checks queued before a failure have their values: they come first.
   runPendingChecks();
+  if (err == cudaSuccess)
+    collectProfile();
   scalarSlots().reclaim();
   if (err == cudaSuccess)
     return;
@@ -343,18 +354,24 @@ void release(void *ptr) { allocator().release(ptr); }
 void copyToHost(void *dst, const void *src, size_t bytes) {
   if (bytes == 0)
     return;
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
-                        stream("a copy to the host")),
-        "a copy from the GPU failed");
+  {
+    ProfileScope timed("copy to the host");
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+                          stream("a copy to the host")),
+          "a copy from the GPU failed");
+  }
   synchronize("a GPU computation failed");
 }
 
 void copyToDevice(void *dst, const void *src, size_t bytes) {
   if (bytes == 0)
     return;
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
-                        stream("a copy from the host")),
-        "a copy to the GPU failed");
+  {
+    ProfileScope timed("copy from the host");
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+                          stream("a copy from the host")),
+          "a copy to the GPU failed");
+  }
   // The source is pageable host memory the caller may free on return.
   synchronize("a GPU computation failed");
 }
@@ -377,7 +394,7 @@ extern "C" {
 void *mgpuModuleLoad(void *data, size_t sizeBytes) {
   rawStream();
   CUmodule module = nullptr;
-  checkDriver(cuModuleLoadData(&module, data),
+  checkDriver(driver().cuModuleLoadData(&module, data),
               "cannot load this program's GPU kernels");
   return module;
 }
@@ -387,14 +404,14 @@ void *mgpuModuleLoadJIT(void *ptx, int optLevel) {
   CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
   void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
   CUmodule module = nullptr;
-  checkDriver(cuModuleLoadDataEx(&module, ptx, 1, options, values),
+  checkDriver(driver().cuModuleLoadDataEx(&module, ptx, 1, options, values),
               "cannot compile this program's GPU kernels (PTX)");
   return module;
 }
 
 void mgpuModuleUnload(void *module) {
   // At exit the driver may already be shutting down: ignore its answer.
-  (void)cuModuleUnload(static_cast<CUmodule>(module));
+  (void)driver().cuModuleUnload(static_cast<CUmodule>(module));
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
@@ -404,9 +421,9 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   CUfunction &function = functions[{module, name}];
   if (function)
     return function;
-  checkDriver(
-      cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
-      ("cannot find GPU kernel " + std::string(name)).c_str());
+  checkDriver(driver().cuModuleGetFunction(&function,
+                                           static_cast<CUmodule>(module), name),
+              ("cannot find GPU kernel " + std::string(name)).c_str());
   return function;
 }
 
@@ -478,9 +495,12 @@ void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *) {
   // after).
   if (recording() && isDeviceMemory(dst) && isDeviceMemory(src))
     return copyAsync(dst, src, sizeBytes, cudaMemcpyDeviceToDevice);
-  check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault,
-                        stream("a copy to or from pageable host memory")),
-        "a GPU copy failed");
+  {
+    ProfileScope timed("copy to or from the host");
+    check(cudaMemcpyAsync(dst, src, sizeBytes, cudaMemcpyDefault,
+                          stream("a copy to or from pageable host memory")),
+          "a GPU copy failed");
+  }
   waitIfBlocking();
 }
 
@@ -541,6 +561,7 @@ void tflrt_cuda_finish(void) {
     return;
   synchronize("a GPU computation failed");
   reportStepGraphs();
+  reportProfile();
 }
 
 } // extern "C"

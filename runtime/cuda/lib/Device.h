@@ -52,6 +52,16 @@ void synchronize(const char *what);
 void *allocate(size_t bytes);
 void release(void *ptr);
 
+/// Device memory for one call, back to the caching allocator after it (the
+/// stream orders its reuse after the call's kernels).
+struct Scratch {
+  explicit Scratch(size_t bytes) : ptr(bytes ? allocate(bytes) : nullptr) {}
+  ~Scratch() { release(ptr); }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  void *ptr;
+};
+
 /// Stream-ordered copies across to and from the host; both wait, so the
 /// host buffer is ready (or free to reuse) on return.
 void copyToHost(void *dst, const void *src, size_t bytes);
@@ -81,10 +91,34 @@ void copyAsync(void *dst, const void *src, size_t bytes,
                cudaMemcpyKind direction);
 /// A fill of `count` elements of `elemSize` (2 or 4) bytes.
 void memsetAsync(void *dst, unsigned value, size_t count, unsigned elemSize);
-/// A library call on the stream: `key` holds every argument that the
-/// device work depends on (pointers, sizes, scalars, plans); `run` issues
-/// it. Allocations the call needs are made before, by the caller.
-void libraryCall(std::string key, std::function<void()> run);
+/// A library call on the stream: `what` names it (the profile's row),
+/// `key` holds every argument that the device work depends on (pointers,
+/// sizes, scalars, plans); `run` issues it. Allocations the call needs are
+/// made before, by the caller.
+void libraryCall(const char *what, std::string key, std::function<void()> run);
+
+// ---- TFL_CUDA_PROFILE (Profile.cpp) ----------------------------------------
+
+/// Whether TFL_CUDA_PROFILE is set (not to 0): device work is timed, and
+/// loop steps are not recorded as graphs.
+bool profiling();
+/// Times the device work issued during its life (a kernel `function`, or
+/// `what`) when profiling.
+class ProfileScope {
+public:
+  explicit ProfileScope(const char *what, CUfunction function = nullptr);
+  ~ProfileScope();
+  ProfileScope(const ProfileScope &) = delete;
+  ProfileScope &operator=(const ProfileScope &) = delete;
+
+private:
+  cudaEvent_t start = nullptr;
+  std::string row;
+};
+/// Reads the times of the work done (after a wait).
+void collectProfile();
+/// Prints the profile at exit.
+void reportProfile();
 
 /// The bytes of values, appended: a library call's key.
 class Key {

@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
+#include "Libraries.h"
 #include "tflrt/CudaApi.h"
 
 #include <algorithm>
@@ -73,7 +74,8 @@ const ParamLayout &layoutOf(CUfunction function, size_t count) {
   layout.known = true;
   for (size_t i = 0; i < count; ++i) {
     size_t offset = 0, size = 0;
-    if (cuFuncGetParamInfo(function, i, &offset, &size) != CUDA_SUCCESS) {
+    if (driver().cuFuncGetParamInfo(function, i, &offset, &size) !=
+        CUDA_SUCCESS) {
       layout.known = false;
       break;
     }
@@ -114,10 +116,10 @@ struct Op {
     switch (kind) {
     case Kernel: {
       std::vector<void *> ptrs = params();
-      checkDriver(cuLaunchKernel(function, dims[0], dims[1], dims[2], dims[3],
-                                 dims[4], dims[5], dims[6],
-                                 reinterpret_cast<CUstream>(s), ptrs.data(),
-                                 nullptr),
+      checkDriver(driver().cuLaunchKernel(function, dims[0], dims[1], dims[2],
+                                          dims[3], dims[4], dims[5], dims[6],
+                                          reinterpret_cast<CUstream>(s),
+                                          ptrs.data(), nullptr),
                   "a GPU kernel could not be launched");
       return;
     }
@@ -126,14 +128,15 @@ struct Op {
             "a GPU copy failed");
       return;
     case Memset:
-      checkDriver(elemSize == 4
-                      ? cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst),
-                                         value, bytes,
-                                         reinterpret_cast<CUstream>(s))
-                      : cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst),
-                                         static_cast<unsigned short>(value),
-                                         bytes, reinterpret_cast<CUstream>(s)),
-                  "a GPU memset failed");
+      checkDriver(
+          elemSize == 4
+              ? driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst),
+                                          value, bytes,
+                                          reinterpret_cast<CUstream>(s))
+              : driver().cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst),
+                                          static_cast<unsigned short>(value),
+                                          bytes, reinterpret_cast<CUstream>(s)),
+          "a GPU memset failed");
       return;
     case Library:
       run();
@@ -203,7 +206,8 @@ struct Recorder {
 
   Recorder() {
     const char *env = std::getenv("TFL_CUDA_GRAPHS");
-    enabled = !(env && std::strcmp(env, "0") == 0) && !launchBlocking();
+    enabled = !(env && std::strcmp(env, "0") == 0) && !launchBlocking() &&
+              !profiling();
     trace = env && std::strcmp(env, "trace") == 0;
     stats = trace || (env && std::strcmp(env, "stats") == 0);
   }
@@ -325,7 +329,7 @@ struct Recorder {
         p.blockDimZ = now.dims[5];
         p.sharedMemBytes = now.dims[6];
         p.kernelParams = ptrs.data();
-        if (cuGraphExecKernelNodeSetParams(
+        if (driver().cuGraphExecKernelNodeSetParams(
                 reinterpret_cast<CUgraphExec>(g.exec), node, &p) !=
             CUDA_SUCCESS)
           return false;
@@ -355,8 +359,8 @@ struct Recorder {
         p.height = 1;
         p.value = now.value;
         CUcontext ctx = nullptr;
-        cuCtxGetCurrent(&ctx);
-        if (cuGraphExecMemsetNodeSetParams(
+        driver().cuCtxGetCurrent(&ctx);
+        if (driver().cuGraphExecMemsetNodeSetParams(
                 reinterpret_cast<CUgraphExec>(g.exec), node, &p, ctx) !=
             CUDA_SUCCESS)
           return false;
@@ -475,10 +479,11 @@ void launchKernel(CUfunction function, const unsigned dims[7], void **params,
   const ParamLayout *layout =
       r.recording ? &layoutOf(function, count) : nullptr;
   if (!layout || !layout->known) {
-    checkDriver(cuLaunchKernel(function, dims[0], dims[1], dims[2], dims[3],
-                               dims[4], dims[5], dims[6],
-                               reinterpret_cast<CUstream>(stream()), params,
-                               nullptr),
+    ProfileScope timed("kernel", function);
+    checkDriver(driver().cuLaunchKernel(function, dims[0], dims[1], dims[2],
+                                        dims[3], dims[4], dims[5], dims[6],
+                                        reinterpret_cast<CUstream>(stream()),
+                                        params, nullptr),
                 "a GPU kernel could not be launched");
     return waitIfBlocking();
   }
@@ -499,6 +504,7 @@ void copyAsync(void *dst, const void *src, size_t bytes,
     return;
   Recorder &r = recorder();
   if (!r.recording) {
+    ProfileScope timed("copy");
     check(cudaMemcpyAsync(dst, src, bytes, direction, stream()),
           "a GPU copy failed");
     return waitIfBlocking();
@@ -521,16 +527,18 @@ void memsetAsync(void *dst, unsigned value, size_t count, unsigned elemSize) {
   op.bytes = count;
   op.elemSize = elemSize;
   if (!r.recording) {
+    ProfileScope timed("fill");
     op.issue(stream());
     return waitIfBlocking();
   }
   r.record(std::move(op));
 }
 
-void libraryCall(std::string key, std::function<void()> run) {
+void libraryCall(const char *what, std::string key, std::function<void()> run) {
   Recorder &r = recorder();
   if (!r.recording) {
     stream(); // issues nothing recorded (none is), sets the device up
+    ProfileScope timed(what);
     run();
     return waitIfBlocking();
   }

@@ -8,9 +8,12 @@
 //    of runtime/lib/Random.cpp, one thread per counter block; the same seed
 //    draws the same numbers on both (uniform bit for bit; normal through
 //    the device's double log, sqrt, sin and cos, within an ulp of glibc's);
-//  - scatter_add (gather's adjoint): one thread per output column (outer
-//    and inner position), adding the picked rows in index order, as the
-//    host does, so sums are bit for bit the host's and need no atomics;
+//  - scatter_add (gather's adjoint): the picks sorted by row (a stable
+//    radix sort, so a row's picks keep their order), then one thread per
+//    output element adds its row's picks in index order, as the host does:
+//    sums bit for bit the host's, without atomics, in parallel over rows
+//    and columns (an embedding's gradient, where many picks share few
+//    rows, had only its columns to run in parallel);
 //  - max and average pooling, their adjoints and max pooling's tangent
 //    gather (padding excluded, each window's first maximum), one thread
 //    per output element; an adjoint sums the windows over an element in
@@ -32,6 +35,7 @@ namespace {
 
 using tflrt::cuda::at;
 using tflrt::cuda::count;
+using tflrt::cuda::kThreads;
 using tflrt::cuda::launch;
 using tflrt::cuda::offsetOf;
 using tflrt::cuda::threadIndex;
@@ -73,21 +77,153 @@ __global__ void normal(View out, int64_t n, uint64_t key, uint64_t draw) {
 
 // ---- scatter_add -----------------------------------------------------------
 
-/// out[o, idx[k], i] += dy[o, k, i] for k in order; thread (o, i).
-template <typename T>
-__global__ void scatterAdd(View dy, View idx, View out, int64_t outer,
-                           int64_t n, int64_t inner, int64_t picks) {
-  int64_t t = threadIndex();
-  if (t >= outer * inner)
+// The picks' rows are sorted 4 bits a pass, least significant first, each
+// pass stable: a tile of kThreads picks counts its digits, one block scans
+// the counts (digit-major, so a digit's picks in earlier tiles come first),
+// and each pick moves to its digit's offset plus its rank in its tile.
+constexpr int kDigitBits = 4;
+constexpr int kDigits = 1 << kDigitBits;
+
+/// keys[k]: pick k's row (clamped: gather checked them); order[k] = k.
+__global__ void pickRows(View idx, int64_t *keys, int64_t *order, int64_t picks,
+                         int64_t n) {
+  int64_t k = threadIndex();
+  if (k >= picks)
     return;
-  int64_t o = t / inner, i = t % inner;
-  T *dst = reinterpret_cast<T *>(out.data);
-  for (int64_t k = 0; k < picks; ++k) {
-    int64_t p = at<int64_t>(idx, k);
-    p = p < 0 ? 0 : (p >= n ? n - 1 : p); // gather checked them
-    dst[offsetOf(out, (o * n + p) * inner + i)] +=
-        at<T>(dy, (o * picks + k) * inner + i);
+  int64_t p = at<int64_t>(idx, k);
+  keys[k] = p < 0 ? 0 : (p >= n ? n - 1 : p);
+  order[k] = k;
+}
+
+/// counts[d * tiles + tile]: the tile's keys whose digit at `shift` is d.
+__global__ void digitCounts(const int64_t *keys, int64_t picks, int shift,
+                            int64_t *counts, int64_t tiles) {
+  __shared__ int tile[kDigits];
+  if (threadIdx.x < kDigits)
+    tile[threadIdx.x] = 0;
+  __syncthreads();
+  int64_t k = threadIndex();
+  if (k < picks)
+    atomicAdd(&tile[(keys[k] >> shift) & (kDigits - 1)], 1);
+  __syncthreads();
+  if (threadIdx.x < kDigits)
+    counts[threadIdx.x * tiles + blockIdx.x] = tile[threadIdx.x];
+}
+
+/// counts' `size` entries replaced by their exclusive prefix sums; one
+/// block, each thread a contiguous run of entries.
+__global__ void exclusiveScan(int64_t *counts, int64_t size) {
+  __shared__ int64_t runs[kThreads];
+  int64_t per = (size + kThreads - 1) / kThreads;
+  int64_t begin = threadIdx.x * per, end = min(begin + per, size);
+  int64_t total = 0;
+  for (int64_t i = begin; i < end; ++i)
+    total += counts[i];
+  runs[threadIdx.x] = total;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int64_t sum = 0;
+    for (unsigned t = 0; t < kThreads; ++t) {
+      int64_t run = runs[t];
+      runs[t] = sum;
+      sum += run;
+    }
   }
+  __syncthreads();
+  int64_t sum = runs[threadIdx.x];
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t c = counts[i];
+    counts[i] = sum;
+    sum += c;
+  }
+}
+
+/// Pick k (key and order) to its place by the digit at `shift`: its
+/// digit's offset for its tile (exclusiveScan's) plus the picks of that
+/// digit before it in the tile.
+__global__ void moveByDigit(const int64_t *keys, const int64_t *order,
+                            int64_t picks, int shift, const int64_t *offsets,
+                            int64_t tiles, int64_t *keysOut,
+                            int64_t *orderOut) {
+  __shared__ int digits[kThreads];
+  int64_t k = threadIndex();
+  int d = k < picks ? static_cast<int>((keys[k] >> shift) & (kDigits - 1)) : -1;
+  digits[threadIdx.x] = d;
+  __syncthreads();
+  if (k >= picks)
+    return;
+  int64_t pos = offsets[d * tiles + blockIdx.x];
+  for (unsigned t = 0; t < threadIdx.x; ++t)
+    pos += digits[t] == d;
+  keysOut[pos] = keys[k];
+  orderOut[pos] = order[k];
+}
+
+/// [first[r], last[r]): row r's picks in the sorted keys (0 and 0, zeroed
+/// before, when it has none).
+__global__ void rowRanges(const int64_t *keys, int64_t picks, int64_t *first,
+                          int64_t *last) {
+  int64_t j = threadIndex();
+  if (j >= picks)
+    return;
+  int64_t r = keys[j];
+  if (j == 0 || keys[j - 1] != r)
+    first[r] = j;
+  if (j == picks - 1 || keys[j + 1] != r)
+    last[r] = j + 1;
+}
+
+/// out[o, r, i] = the sum of dy[o, k, i] over row r's picks k in index
+/// order, from zero (the host's sum); thread (o, r, i).
+template <typename T>
+__global__ void sumPicks(View dy, View out, const int64_t *order,
+                         const int64_t *first, const int64_t *last,
+                         int64_t outer, int64_t n, int64_t inner,
+                         int64_t picks) {
+  int64_t t = threadIndex();
+  if (t >= outer * n * inner)
+    return;
+  int64_t i = t % inner, r = t / inner % n, o = t / (inner * n);
+  T sum = 0;
+  for (int64_t j = first[r]; j < last[r]; ++j)
+    sum += at<T>(dy, (o * picks + order[j]) * inner + i);
+  at<T>(out, t) = sum;
+}
+
+/// out[o, idx[k], i] = the sum of dy[o, k, i] over k; `out` is [outer, n,
+/// inner] and dy [outer, picks, inner] in row-major order.
+template <typename T>
+void scatterAdd(const View &dy, const View &idx, const View &out, int64_t outer,
+                int64_t n, int64_t inner) {
+  int64_t picks = count(idx);
+  if (picks == 0 || n == 0) {
+    tflrt::cuda::zeroFill(out, sizeof(T));
+    return;
+  }
+  int64_t tiles = (picks + kThreads - 1) / kThreads;
+  // Two key and order buffers (a pass reads one and writes the other),
+  // the digit counts, and the rows' ranges.
+  int64_t words = 4 * picks + kDigits * tiles + 2 * n;
+  tflrt::cuda::Scratch scratch(static_cast<size_t>(words) * sizeof(int64_t));
+  auto *base = static_cast<int64_t *>(scratch.ptr);
+  int64_t *keys[2] = {base, base + picks};
+  int64_t *order[2] = {base + 2 * picks, base + 3 * picks};
+  int64_t *counts = base + 4 * picks;
+  int64_t *first = counts + kDigits * tiles, *last = first + n;
+  launch(pickRows, picks, idx, keys[0], order[0], picks, n);
+  int cur = 0;
+  for (int shift = 0; (n - 1) >> shift != 0; shift += kDigitBits) {
+    launch(digitCounts, tiles * kThreads, keys[cur], picks, shift, counts,
+           tiles);
+    launch(exclusiveScan, kThreads, counts, kDigits * tiles);
+    launch(moveByDigit, tiles * kThreads, keys[cur], order[cur], picks, shift,
+           counts, tiles, keys[1 - cur], order[1 - cur]);
+    cur = 1 - cur;
+  }
+  tflrt::cuda::memsetAsync(first, 0, 4 * n, 4);
+  launch(rowRanges, picks, keys[cur], picks, first, last);
+  launch(sumPicks<T>, outer * n * inner, dy, out, order[cur], first, last,
+         outer, n, inner, picks);
 }
 
 // ---- Pooling (NHWC) --------------------------------------------------------
@@ -255,10 +391,7 @@ TFLRT_CUDA_RANDOM(random_normal_f64, 8, normal<double>, 2)
       outer *= out.sizes[d];                                                   \
     for (int64_t d = axis + 1; d < rankOut; ++d)                               \
       inner *= out.sizes[d];                                                   \
-    tflrt::cuda::zeroFill(out, sizeof(CTYPE));                                 \
-    if (n > 0)                                                                 \
-      launch(scatterAdd<CTYPE>, outer * inner, dy, idx, out, outer, n, inner,  \
-             count(idx));                                                      \
+    scatterAdd<CTYPE>(dy, idx, out, outer, n, inner);                          \
   }
 TFLRT_CUDA_SCATTER_ADD(f32, float)
 TFLRT_CUDA_SCATTER_ADD(f64, double)
