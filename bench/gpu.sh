@@ -7,6 +7,9 @@
 #   W4  MLP 784-256-256-10 training step, batch 128, Adam        (ms/step)
 #   causal attention forward and backward, bf16, B 8, H 12, T 1024, head
 #   dim 64 (bench/attention.tfl, .py)                           (ms)
+#   GPT: nanoGPT's shakespeare_char training step (6 layers, width 384,
+#   context 256, batch 64, dropout 0.2, AdamW) under bf16 autocast
+#   (bench/gpt_gpu.tfl, .py; PyTorch with flash attention)       (ms/step)
 #   the main job: one epoch of Fashion-MNIST (examples/mnist_cnn.tfl),
 #   GPU build against the CPU build on the same machine (images/s).
 # The GPU machine has no compiler, so this runs in two halves:
@@ -37,6 +40,8 @@ build() {
     attention; do
     "$tflc" build --device cuda "$src/$w.tfl" -o "$dir/bench/$w.exe"
   done
+  TFL_STDLIB_PATH=$here/../stdlib:$here/../examples "$tflc" build \
+    --device cuda --precision bf16 "$src/gpt_gpu.tfl" -o "$dir/bench/gpt_gpu.exe"
   "$tflc" build --device cuda "$here/../examples/mnist_cnn.tfl" \
     -o "$dir/bench/mnist_cnn.exe"
   "$tflc" build "$here/../examples/mnist_cnn.tfl" -o "$dir/bench/mnist_cnn_cpu.exe"
@@ -65,14 +70,15 @@ run() {
     "W1 the same in bf16 (s)"
     "W3 seed CNN step, batch 32 (ms)" "W3 seed CNN step, batch 256 (ms)"
     "W4 MLP step, batch 128 (ms)"
-    "attention fwd+bwd, bf16, 8x12x1024x64 (ms)")
+    "attention fwd+bwd, bf16, 8x12x1024x64 (ms)"
+    "GPT shakespeare_char step, bf16 (ms)")
   local exes=(w1_matmul_4096 w1_matmul_4096_bf16 w3_cnn w3_cnn_256 w4_mlp
-    attention)
+    attention gpt_gpu)
   local scripts=("w1_matmul.py" "w1_matmul.py --bf16" "w3_cnn.py"
-    "w3_cnn.py --batch=256" "w4_mlp.py" "attention.py")
+    "w3_cnn.py --batch=256" "w4_mlp.py" "attention.py" "gpt_gpu.py")
   # The third column: the whole step as a CUDA graph, or for attention
   # PyTorch's fused kernel.
-  local thirds=("" "" "--graph" "--graph" "--graph" "--sdpa")
+  local thirds=("" "" "--graph" "--graph" "--graph" "--sdpa" "--graph")
   # WORKLOADS="w3_cnn w4_mlp" (executables' names) runs only those.
   if [ -n "${WORKLOADS:-}" ]; then
     local -a keep_n keep_e keep_s keep_t

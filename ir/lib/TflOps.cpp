@@ -180,6 +180,54 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 /// not of a constant is a constant (a function's "not returned yet" flag
 /// after an `if` that cannot return, which guards the rest of its body),
 /// and not of not is the value.
+/// A comparison of two splat constants is a splat (a condition such as
+/// `rate == 0.0` on a constant argument, once inlined, so that the branch
+/// it steers folds away).
+OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
+  auto lhs = dyn_cast_or_null<SplatElementsAttr>(adaptor.getLhs());
+  auto rhs = dyn_cast_or_null<SplatElementsAttr>(adaptor.getRhs());
+  if (!lhs || !rhs || lhs.getElementType() != rhs.getElementType() ||
+      !getType().hasStaticShape())
+    return {};
+  int cmp; // -1, 0 or 1; 2 for unordered floats
+  if (isa<FloatType>(lhs.getElementType())) {
+    llvm::APFloat::cmpResult c = lhs.getSplatValue<llvm::APFloat>().compare(
+        rhs.getSplatValue<llvm::APFloat>());
+    cmp = c == llvm::APFloat::cmpLessThan      ? -1
+          : c == llvm::APFloat::cmpEqual       ? 0
+          : c == llvm::APFloat::cmpGreaterThan ? 1
+                                               : 2;
+  } else {
+    llvm::APInt x = lhs.getSplatValue<llvm::APInt>();
+    llvm::APInt y = rhs.getSplatValue<llvm::APInt>();
+    // u8 (i8) and bool compare unsigned.
+    bool less = x.getBitWidth() <= 8 ? x.ult(y) : x.slt(y);
+    cmp = x == y ? 0 : (less ? -1 : 1);
+  }
+  bool result = false;
+  switch (getPredicate()) {
+  case ComparePredicate::lt:
+    result = cmp == -1;
+    break;
+  case ComparePredicate::le:
+    result = cmp == -1 || cmp == 0;
+    break;
+  case ComparePredicate::gt:
+    result = cmp == 1;
+    break;
+  case ComparePredicate::ge:
+    result = cmp == 1 || cmp == 0;
+    break;
+  case ComparePredicate::eq:
+    result = cmp == 0;
+    break;
+  case ComparePredicate::ne:
+    result = cmp != 0; // true for NaN
+    break;
+  }
+  return DenseElementsAttr::get(getType(), result);
+}
+
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   if (auto input = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
     if (input.isSplat())

@@ -5,7 +5,8 @@
 # shared libraries they load besides the CUDA driver and libraries and the
 # C and C++ runtimes (the GPU machine's own, newer ones serve), the input files the
 # programs read (a program that reads files runs in a directory of its own,
-# `%t.dir`, which travels), with --data Fashion-MNIST for the seed CNN, and
+# `%t.dir`, which travels), with --data the datasets (Fashion-MNIST for the
+# seed CNN, the fortune files' texts for the GPT), and
 # with --tflc PATH a self-contained tflc (built with -DTFL_SELF_CONTAINED=ON:
 # no LLVM on the GPU machine), stripped, as bin/tflc, with the stdlib
 # (run it with TFL_STDLIB_PATH=stdlib).
@@ -83,9 +84,13 @@ for name in sorted(os.listdir(sys.argv[1])):
                         and ".so" not in f and "__pycache__" not in root:
                     print(path)
 PY
-[ "$data" = 1 ] && echo /usr/share/datasets/fashion-mnist >> "$stage/files.txt"
+if [ "$data" = 1 ]; then
+  printf '%s\n' /usr/share/datasets/fashion-mnist /usr/share/games/fortunes \
+    >>"$stage/files.txt"
+fi
 tar -cPf "$stage/files/inputs.tar" -T "$stage/files.txt"
 cp "$root/test/lit/compare_outputs.py" "$stage/"
-tar -C "$stage" -cJf "$out" tests lib files compare_outputs.py \
+# Compressed hard (xz -9, all cores): the archive crosses to the GPU machine.
+XZ_OPT=${XZ_OPT:--9 -T0} tar -C "$stage" -cJf "$out" tests lib files compare_outputs.py \
   $(cd "$stage" && ls -d bench bin stdlib 2>/dev/null || true)
 ls -la "$out"

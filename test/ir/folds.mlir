@@ -4,7 +4,10 @@
 // the value, and an assert of a constant true goes, so that the guard an
 // early `return` leaves around the rest of a function (`not returned`,
 // known when the `if` cannot return) folds with its scf.if; an assert of
-// anything else stays.
+// anything else stays. A comparison of two splat constants is a splat
+// (floats ordered but for `ne`, i8 and bool unsigned), so a branch on a
+// constant argument's test (`if rate == 0.0`) folds once inlined; one of a
+// non-constant stays.
 
 // CHECK-LABEL: func.func @not_returned
 // CHECK-NOT: scf.if
@@ -43,4 +46,32 @@ func.func @not_constants(%b: tensor<i1>) -> (tensor<3xi1>, tensor<i1>) {
   %no = tfl.constant dense<false> : tensor<i1>
   tfl.assert %no {message = "fails"} : tensor<i1>
   return %n, %back : tensor<3xi1>, tensor<i1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @compare_constants
+// CHECK-DAG: %[[T:.*]] = tfl.constant dense<true> : tensor<i1>
+// CHECK-DAG: %[[F:.*]] = tfl.constant dense<false> : tensor<i1>
+// CHECK-DAG: %[[TS:.*]] = tfl.constant dense<true> : tensor<2x3xi1>
+// CHECK-DAG: %[[FS:.*]] = tfl.constant dense<false> : tensor<2x3xi1>
+// CHECK-DAG: %[[KEPT:.*]] = tfl.compare lt, %arg0,
+// CHECK: return %[[F]], %[[T]], %[[F]], %[[T]], %[[T]], %[[FS]], %[[TS]], %[[KEPT]] :
+func.func @compare_constants(%x: tensor<f32>) -> (tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<i1>) {
+  %rate = tfl.constant dense<0.2> : tensor<f32>
+  %zero = tfl.constant dense<0.0> : tensor<f32>
+  %nan = tfl.constant dense<0x7FC00000> : tensor<f32>
+  %big = tfl.constant dense<200> : tensor<i8>
+  %one = tfl.constant dense<1> : tensor<i8>
+  %m1 = tfl.constant dense<-1> : tensor<i64>
+  %rows = tfl.constant dense<3> : tensor<2x3xi64>
+  %eq = tfl.compare eq, %rate, %zero : tensor<f32>, tensor<f32> -> tensor<i1>
+  %ne = tfl.compare ne, %rate, %zero : tensor<f32>, tensor<f32> -> tensor<i1>
+  %nan_eq = tfl.compare eq, %nan, %nan : tensor<f32>, tensor<f32> -> tensor<i1>
+  %nan_ne = tfl.compare ne, %nan, %nan : tensor<f32>, tensor<f32> -> tensor<i1>
+  %u8 = tfl.compare gt, %big, %one : tensor<i8>, tensor<i8> -> tensor<i1>
+  %signed = tfl.compare ge, %m1, %rows : tensor<i64>, tensor<2x3xi64> -> tensor<2x3xi1>
+  %le = tfl.compare le, %rows, %rows : tensor<2x3xi64>, tensor<2x3xi64> -> tensor<2x3xi1>
+  %kept = tfl.compare lt, %x, %zero : tensor<f32>, tensor<f32> -> tensor<i1>
+  return %eq, %ne, %nan_eq, %nan_ne, %u8, %signed, %le, %kept : tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<i1>
 }

@@ -234,6 +234,7 @@ def Tfl_CompareOp : Tfl_Op<"compare", [Pure]> {
     type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tfl_NotOp : Tfl_Op<"not", [Pure, SameOperandsAndResultType]> {
