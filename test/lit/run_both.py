@@ -182,11 +182,13 @@ def build_for_gpu(tflc, options, program, prefix, spec, expected):
     bundle = os.environ.get("TFL_GPU_BUNDLE")
     if not bundle:
         return
-    # Named by suite too: test/e2e and test/distributed both have an
-    # example-mnist-cnn.tfl.
-    suite = os.path.basename(os.path.dirname(os.path.dirname(
-        os.path.abspath(prefix))))
-    name = suite + "." + os.path.basename(prefix)
+    # Named by suite and test (lit's SUITE/Output/TEST.tfl.tmp[/...]):
+    # test/e2e and test/distributed both have an example-mnist-cnn.tfl, and
+    # tests whose prefix is %t/both would share "both".
+    parts = os.path.abspath(prefix).split(os.sep)
+    at = len(parts) - 1 - parts[::-1].index("Output") \
+        if "Output" in parts else len(parts) - 2
+    name = ".".join(parts[at - 1:at] + parts[at + 1:])
     os.makedirs(bundle, exist_ok=True)
     shutil.copy(exe, os.path.join(bundle, name + ".exe"))
     with open(os.path.join(bundle, name + ".expected"), "w",
