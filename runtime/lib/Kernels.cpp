@@ -5,12 +5,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/Kernels.h"
+#include "tflrt/Parallel.h"
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
-
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -46,27 +47,107 @@ Shape broadcastStrides(const Shape &shape, const Shape &outShape) {
   return out;
 }
 
+/// A walk over an elementwise op's output (contiguous, row-major) whose
+/// N operands are read through element strides (0 where broadcast). Dims
+/// are merged where every operand continues across them as one stride (or
+/// stays broadcast), so that the innermost dim, which the kernels' inner
+/// loops run along, is as long as it can be; dims of size 1 drop out.
+template <size_t N> struct Walk {
+  Shape shape; // the merged dims, innermost last (at least one)
+  std::array<Shape, N> strides;
+
+  Walk(const Shape &outShape, const std::array<const Shape *, N> &in) {
+    for (size_t d = 0; d < outShape.size(); ++d) {
+      if (outShape[d] == 1)
+        continue;
+      bool merge = !shape.empty();
+      for (size_t k = 0; k < N && merge; ++k)
+        merge = strides[k].back() == (*in[k])[d] * outShape[d];
+      if (merge)
+        shape.back() *= outShape[d];
+      else
+        shape.push_back(outShape[d]);
+      for (size_t k = 0; k < N; ++k) {
+        if (merge)
+          strides[k].back() = (*in[k])[d];
+        else
+          strides[k].push_back((*in[k])[d]);
+      }
+    }
+    if (shape.empty()) {
+      shape.push_back(1);
+      for (Shape &st : strides)
+        st.push_back(0);
+    }
+  }
+
+  /// The innermost stride of operand k.
+  int64_t step(size_t k) const { return strides[k].back(); }
+
+  /// Calls span(offsets, at, len) for the output elements [begin, end),
+  /// one call per run along the innermost dim: the operands' element
+  /// offsets where the run starts, its first output element and length.
+  template <typename Span>
+  void run(int64_t begin, int64_t end, Span &&span) const {
+    int64_t inner = shape.back();
+    int64_t row = begin / inner, col = begin % inner;
+    std::array<int64_t, N> off;
+    while (begin < end) {
+      off.fill(0);
+      int64_t r = row;
+      for (size_t d = shape.size() - 1; d-- > 0;) {
+        int64_t i = r % shape[d];
+        r /= shape[d];
+        for (size_t k = 0; k < N; ++k)
+          off[k] += i * strides[k][d];
+      }
+      for (size_t k = 0; k < N; ++k)
+        off[k] += col * step(k);
+      int64_t len = std::min(inner - col, end - begin);
+      span(off, begin, len);
+      begin += len;
+      ++row;
+      col = 0;
+    }
+  }
+};
+
+/// Elementwise work below this many elements stays on the calling thread.
+constexpr int64_t kParallelGrain = int64_t(1) << 15;
+
+/// c = op(a, b) elementwise over outShape, a and b read through strides sa
+/// and sb (0 where broadcast), c contiguous: runs along the innermost dim,
+/// specialized for contiguous and broadcast operands so that the compiler
+/// vectorizes them, split among the cores when large.
 template <typename T, typename R, typename Op>
 void binaryLoop(const T *a, const T *b, R *c, const Shape &outShape,
                 const Shape &sa, const Shape &sb, Op op) {
-  int64_t n = numElements(outShape);
-  size_t rank = outShape.size();
-  std::vector<int64_t> idx(rank, 0);
-  int64_t offA = 0, offB = 0;
-  for (int64_t linear = 0; linear < n; ++linear) {
-    c[linear] = op(a[offA], b[offB]);
-    // Odometer increment of the multi-index, keeping both offsets in step.
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < outShape[d]) {
-        offA += sa[d];
-        offB += sb[d];
-        break;
-      }
-      offA -= sa[d] * (outShape[d] - 1);
-      offB -= sb[d] * (outShape[d] - 1);
-      idx[d] = 0;
-    }
-  }
+  Walk<2> walk(outShape, {&sa, &sb});
+  int64_t ia = walk.step(0), ib = walk.step(1);
+  parallelFor(numElements(outShape), kParallelGrain,
+              [&](int64_t begin, int64_t end) {
+                walk.run(begin, end,
+                         [&](const std::array<int64_t, 2> &off, int64_t at,
+                             int64_t len) {
+                           const T *x = a + off[0], *y = b + off[1];
+                           R *z = c + at;
+                           if (ia == 1 && ib == 1) {
+                             for (int64_t i = 0; i < len; ++i)
+                               z[i] = op(x[i], y[i]);
+                           } else if (ia == 1 && ib == 0) {
+                             T v = *y;
+                             for (int64_t i = 0; i < len; ++i)
+                               z[i] = op(x[i], v);
+                           } else if (ia == 0 && ib == 1) {
+                             T u = *x;
+                             for (int64_t i = 0; i < len; ++i)
+                               z[i] = op(u, y[i]);
+                           } else {
+                             for (int64_t i = 0; i < len; ++i)
+                               z[i] = op(x[i * ia], y[i * ib]);
+                           }
+                         });
+              });
 }
 
 } // namespace
@@ -206,7 +287,7 @@ Tensor binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
     throw std::runtime_error("cannot broadcast shapes " +
                              shapeToString(a.shape()) + " and " +
                              shapeToString(b.shape()));
-  Tensor out(a.dtype(), *shape);
+  Tensor out = Tensor::uninitialized(a.dtype(), *shape);
   dispatchNumeric(a.dtype(), [&](auto tag) {
     binaryTyped<decltype(tag)>(kind, a, b, out);
   });
@@ -219,7 +300,7 @@ Tensor compare(CompareKind kind, const Tensor &a, const Tensor &b) {
     throw std::runtime_error("cannot broadcast shapes " +
                              shapeToString(a.shape()) + " and " +
                              shapeToString(b.shape()));
-  Tensor out(DType::Bool, *shape);
+  Tensor out = Tensor::uninitialized(DType::Bool, *shape);
   dispatchNumeric(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     Shape sa = broadcastStrides(a.shape(), *shape);
@@ -313,14 +394,16 @@ template <typename T> T unaryOf(UnaryKind kind, T x) {
 } // namespace
 
 Tensor unary(UnaryKind kind, const Tensor &a) {
-  Tensor out(a.dtype(), a.shape());
+  Tensor out = Tensor::uninitialized(a.dtype(), a.shape());
   int64_t n = a.numElements();
   dispatchNumeric(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T *pa = a.data<T>();
     T *pc = out.data<T>();
-    for (int64_t i = 0; i < n; ++i)
-      pc[i] = unaryOf<T>(kind, pa[i]);
+    parallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        pc[i] = unaryOf<T>(kind, pa[i]);
+    });
   });
   return out;
 }
@@ -333,31 +416,50 @@ Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b) {
     throw std::runtime_error(
         "where() of shapes " + shapeToString(cond.shape()) + ", " +
         shapeToString(a.shape()) + " and " + shapeToString(b.shape()));
-  Tensor out(a.dtype(), *shape);
+  Tensor out = Tensor::uninitialized(a.dtype(), *shape);
   Shape sc = broadcastStrides(cond.shape(), *shape);
   Shape sa = broadcastStrides(a.shape(), *shape);
   Shape sb = broadcastStrides(b.shape(), *shape);
-  size_t rank = shape->size();
-  size_t elem = dtypeSize(a.dtype());
-  std::vector<int64_t> idx(rank, 0);
+  Walk<3> walk(*shape, {&sc, &sa, &sb});
+  int64_t ic = walk.step(0), ia = walk.step(1), ib = walk.step(2);
   const uint8_t *pc = cond.data<uint8_t>();
-  const char *pa = static_cast<const char *>(a.data());
-  const char *pb = static_cast<const char *>(b.data());
-  char *po = static_cast<char *>(out.data());
-  for (int64_t linear = 0, n = out.numElements(); linear < n; ++linear) {
-    int64_t oc = 0, oa = 0, ob = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      oc += idx[d] * sc[d];
-      oa += idx[d] * sa[d];
-      ob += idx[d] * sb[d];
-    }
-    std::memcpy(po + linear * elem, pc[oc] ? pa + oa * elem : pb + ob * elem,
-                elem);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < (*shape)[d])
-        break;
-      idx[d] = 0;
-    }
+  // Elements move as words of their size (fixed-size copies: loads and
+  // stores).
+  auto select = [&](auto word) {
+    using W = decltype(word);
+    const char *pa = static_cast<const char *>(a.data());
+    const char *pb = static_cast<const char *>(b.data());
+    char *po = static_cast<char *>(out.data());
+    parallelFor(out.numElements(), kParallelGrain,
+                [&](int64_t begin, int64_t end) {
+                  walk.run(begin, end,
+                           [&](const std::array<int64_t, 3> &off, int64_t at,
+                               int64_t len) {
+                             const uint8_t *c = pc + off[0];
+                             const char *x = pa + off[1] * sizeof(W),
+                                        *y = pb + off[2] * sizeof(W);
+                             char *z = po + at * sizeof(W);
+                             for (int64_t i = 0; i < len; ++i)
+                               std::memcpy(z + i * sizeof(W),
+                                           c[i * ic] ? x + i * ia * sizeof(W)
+                                                     : y + i * ib * sizeof(W),
+                                           sizeof(W));
+                           });
+                });
+  };
+  switch (dtypeSize(a.dtype())) {
+  case 1:
+    select(uint8_t());
+    break;
+  case 2:
+    select(uint16_t());
+    break;
+  case 4:
+    select(uint32_t());
+    break;
+  default:
+    select(uint64_t());
+    break;
   }
   return out;
 }
@@ -455,7 +557,9 @@ Shape reducedShapeOf(const Shape &shape, const std::vector<int64_t> &axes,
 
 Tensor reduce(ReduceKind kind, const Tensor &a,
               const std::vector<int64_t> &axes, bool keepdims) {
-  Tensor out(a.dtype(), reducedShapeOf(a.shape(), axes, keepdims));
+  // Every output is written: the innermost axes' runs, or the fill below.
+  Tensor out = Tensor::uninitialized(a.dtype(),
+                                     reducedShapeOf(a.shape(), axes, keepdims));
   dispatchNumeric(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T init = T(0);
@@ -478,8 +582,56 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
       break;
     }
     T *po = out.data<T>();
-    std::fill(po, po + out.numElements(), init);
     const T *pa = a.data<T>();
+    // The reduced axes the innermost ones (softmax's and layer norm's
+    // rows): each output reduces a contiguous run, in the same order as
+    // below, its outputs split among the cores.
+    std::vector<int64_t> sorted(axes);
+    std::sort(sorted.begin(), sorted.end());
+    bool trailing = !sorted.empty();
+    for (size_t k = 0; k < sorted.size(); ++k)
+      trailing = trailing && sorted[k] == int64_t(a.rank() - sorted.size() + k);
+    if (trailing) {
+      int64_t run = 1;
+      for (int64_t d : sorted)
+        run *= a.shape()[d];
+      int64_t grain =
+          std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(run, 1));
+      parallelFor(out.numElements(), grain, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end; ++o) {
+          const T *x = pa + o * run;
+          if constexpr (std::is_floating_point_v<T>) {
+            if (kind == ReduceKind::Sum) {
+              double sum = 0;
+              for (int64_t i = 0; i < run; ++i)
+                sum += double(x[i]);
+              po[o] = T(sum);
+              continue;
+            }
+          }
+          T acc = init;
+          for (int64_t i = 0; i < run; ++i) {
+            switch (kind) {
+            case ReduceKind::Sum:
+              acc = T(acc + x[i]);
+              break;
+            case ReduceKind::Prod:
+              acc = T(acc * x[i]);
+              break;
+            case ReduceKind::Max:
+              acc = maximumOf<T>(acc, x[i]);
+              break;
+            case ReduceKind::Min:
+              acc = minimumOf<T>(acc, x[i]);
+              break;
+            }
+          }
+          po[o] = acc;
+        }
+      });
+      return;
+    }
+    std::fill(po, po + out.numElements(), init);
     // f32 and f64 sums accumulate in double, then round once: a sequential
     // f32 sum of 2^17 terms drifts by 1e-5 relative, where compiled code's
     // (vector lanes, partial sums per thread) and NumPy's (pairwise) stay
@@ -562,28 +714,44 @@ namespace {
 /// from offset `base`) into a contiguous `shape`, in row-major order.
 void copyStrided(const void *src, void *dst, const Shape &shape,
                  const Shape &srcStrides, int64_t base, size_t elem) {
-  size_t rank = shape.size();
-  const char *from = static_cast<const char *>(src);
+  Walk<1> walk(shape, {&srcStrides});
+  int64_t is = walk.step(0);
+  const char *from = static_cast<const char *>(src) + base * elem;
   char *to = static_cast<char *>(dst);
-  std::vector<int64_t> idx(rank, 0);
-  int64_t off = base;
-  for (int64_t linear = 0, n = numElements(shape); linear < n; ++linear) {
-    std::memcpy(to + linear * elem, from + off * elem, elem);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < shape[d]) {
-        off += srcStrides[d];
-        break;
-      }
-      off -= srcStrides[d] * (shape[d] - 1);
-      idx[d] = 0;
-    }
+  auto copy = [&](auto word) {
+    using W = decltype(word);
+    parallelFor(numElements(shape), kParallelGrain,
+                [&](int64_t begin, int64_t end) {
+                  walk.run(begin, end,
+                           [&](const std::array<int64_t, 1> &off, int64_t at,
+                               int64_t len) {
+                             const char *x = from + off[0] * sizeof(W);
+                             char *z = to + at * sizeof(W);
+                             if (is == 1)
+                               std::memcpy(z, x, len * sizeof(W));
+                             else
+                               for (int64_t i = 0; i < len; ++i)
+                                 std::memcpy(z + i * sizeof(W),
+                                             x + i * is * sizeof(W), sizeof(W));
+                           });
+                });
+  };
+  switch (elem) {
+  case 1:
+    return copy(uint8_t());
+  case 2:
+    return copy(uint16_t());
+  case 4:
+    return copy(uint32_t());
+  default:
+    return copy(uint64_t());
   }
 }
 
 } // namespace
 
 Tensor broadcastTo(const Tensor &a, const Shape &shape) {
-  Tensor out(a.dtype(), shape);
+  Tensor out = Tensor::uninitialized(a.dtype(), shape);
   copyStrided(a.data(), out.data(), shape, broadcastStrides(a.shape(), shape),
               0, dtypeSize(a.dtype()));
   return out;
@@ -596,7 +764,7 @@ Tensor transpose(const Tensor &a, const std::vector<int64_t> &perm) {
     shape[i] = a.shape()[perm[i]];
     strides[i] = inStrides[perm[i]];
   }
-  Tensor out(a.dtype(), shape);
+  Tensor out = Tensor::uninitialized(a.dtype(), shape);
   copyStrided(a.data(), out.data(), shape, strides, 0, dtypeSize(a.dtype()));
   return out;
 }

@@ -8,6 +8,7 @@
 #include "tflrt/Memory.h"
 #include "tflrt/Output.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -224,27 +225,33 @@ int64_t TensorView::getAsInt(const int64_t *index) const {
   return 0;
 }
 
-Tensor::Tensor(DType dtype, Shape shape)
+Tensor::Tensor(DType dtype, Shape shape, bool zeroed)
     : dtype_(dtype), shape_(std::move(shape)) {
   size_t bytes = byteSize();
-  // Round up so aligned_alloc's size is a multiple of the alignment; never 0.
+  // Round up to the alignment; never 0.
   size_t alloc = ((bytes + 63) / 64) * 64;
   if (alloc == 0)
     alloc = 64;
   size_t limit = tensorByteLimit();
-  void *p = alloc >= bytes && (limit == 0 || bytes <= limit)
-                ? std::aligned_alloc(64, alloc)
-                : nullptr;
-  if (!p)
+  // From the buffer cache compiled code's allocations use (a freed large
+  // buffer serves the next tensor of its size, where fresh memory from
+  // the system would be page-faulted in again), 64 more bytes to align.
+  void *raw = alloc >= bytes && (limit == 0 || bytes <= limit)
+                  ? allocateHostBuffer(alloc + 64)
+                  : nullptr;
+  if (!raw)
     throw std::runtime_error(outOfMemoryMessage(bytes));
-  std::memset(p, 0, alloc);
+  void *p = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(raw) + 63) &
+                                     ~uintptr_t(63));
+  if (zeroed)
+    std::memset(p, 0, alloc);
   bool counted = countingMemory();
   if (counted)
     noteHostAllocated(alloc);
-  storage_ = std::shared_ptr<void>(p, [counted, alloc](void *q) {
+  storage_ = std::shared_ptr<void>(p, [counted, alloc, raw](void *) {
     if (counted)
       noteHostFreed(alloc);
-    std::free(q);
+    freeHostBuffer(raw);
   });
 }
 

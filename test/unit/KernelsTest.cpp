@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 using namespace tflrt;
 
 namespace {
@@ -26,6 +30,100 @@ TEST(KernelsTest, BinaryBroadcastsBothOperands) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j)
       EXPECT_EQ(c.data<float>()[i * 4 + j], 10.0f * i - j);
+}
+
+/// A [2, 3, 100, 70] walk's element (i, j, k, l) read through `strides`.
+int64_t offsetOf(const Shape &strides, int64_t i, int64_t j, int64_t k,
+                 int64_t l) {
+  return i * strides[0] + j * strides[1] + k * strides[2] + l * strides[3];
+}
+
+Tensor iota(DType dtype, const Shape &shape) {
+  Tensor t(dtype, shape);
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    if (dtype == DType::F32)
+      t.data<float>()[i] = static_cast<float>((i * 37) % 1001) * 0.25f;
+    else
+      t.data<uint8_t>()[i] = static_cast<uint8_t>((i * 7) % 3 == 0);
+  }
+  return t;
+}
+
+// Large enough for the elementwise kernels to split among the cores and
+// for their dims to merge: every pair of these shapes that broadcasts to
+// [2, 3, 100, 70] against an element-by-element loop.
+TEST(KernelsTest, ElementwiseKernelsMatchALoopOnEveryBroadcast) {
+  const Shape out{2, 3, 100, 70};
+  const std::vector<Shape> shapes = {
+      {2, 3, 100, 70}, {70},           {100, 1}, {3, 1, 1},
+      {2, 1, 100, 70}, {1, 3, 100, 1}, {},       {2, 3, 1, 70}};
+  for (const Shape &sa : shapes) {
+    for (const Shape &sb : shapes) {
+      if (*broadcastShapes(sa, sb) != out)
+        continue;
+      Tensor a = iota(DType::F32, sa), b = iota(DType::F32, sb);
+      Tensor mask = iota(DType::Bool, sb);
+      Tensor c = binary(BinaryKind::Sub, a, b);
+      Tensor w = where(mask, b, a);
+      ASSERT_EQ(c.shape(), out);
+      auto strides = [&](const Shape &s) {
+        Shape st(4, 0), contiguous = contiguousStrides(s);
+        for (size_t d = 0; d < s.size(); ++d)
+          st[4 - s.size() + d] = s[d] == 1 ? 0 : contiguous[d];
+        return st;
+      };
+      Shape ta = strides(sa), tb = strides(sb);
+      int64_t n = 0;
+      for (int64_t i = 0; i < 2; ++i)
+        for (int64_t j = 0; j < 3; ++j)
+          for (int64_t k = 0; k < 100; ++k)
+            for (int64_t l = 0; l < 70; ++l, ++n) {
+              float x = a.data<float>()[offsetOf(ta, i, j, k, l)];
+              float y = b.data<float>()[offsetOf(tb, i, j, k, l)];
+              uint8_t m = mask.data<uint8_t>()[offsetOf(tb, i, j, k, l)];
+              ASSERT_EQ(c.data<float>()[n], x - y);
+              ASSERT_EQ(w.data<float>()[n], m ? y : x);
+            }
+    }
+  }
+}
+
+TEST(KernelsTest, TransposeAndReduceMatchALoop) {
+  Tensor a = iota(DType::F32, {2, 3, 100, 70});
+  Tensor t = transpose(a, {0, 2, 3, 1});
+  ASSERT_EQ(t.shape(), (Shape{2, 100, 70, 3}));
+  Shape st = contiguousStrides(a.shape());
+  int64_t n = 0;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t k = 0; k < 100; ++k)
+      for (int64_t l = 0; l < 70; ++l)
+        for (int64_t j = 0; j < 3; ++j, ++n)
+          ASSERT_EQ(t.data<float>()[n],
+                    a.data<float>()[offsetOf(st, i, j, k, l)]);
+  // The innermost axes (each output a contiguous run, split among the
+  // cores) and an outer one; sums in double, in index order.
+  for (const std::vector<int64_t> &axes :
+       {std::vector<int64_t>{3}, {2, 3}, {1}}) {
+    Tensor sum = reduce(ReduceKind::Sum, a, axes, false);
+    Tensor max = reduce(ReduceKind::Max, a, axes, true);
+    std::vector<double> want(sum.numElements(), 0.0);
+    std::vector<float> most(sum.numElements(), -INFINITY);
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t k = 0; k < 100; ++k)
+          for (int64_t l = 0; l < 70; ++l) {
+            int64_t o = axes.size() == 2 ? i * 3 + j
+                        : axes[0] == 3   ? (i * 3 + j) * 100 + k
+                                         : (i * 100 + k) * 70 + l;
+            float x = a.data<float>()[offsetOf(st, i, j, k, l)];
+            want[o] += x;
+            most[o] = std::max(most[o], x);
+          }
+    for (int64_t o = 0; o < sum.numElements(); ++o) {
+      ASSERT_EQ(sum.data<float>()[o], static_cast<float>(want[o]));
+      ASSERT_EQ(max.data<float>()[o], most[o]);
+    }
+  }
 }
 
 TEST(KernelsTest, MatmulMatchesALoop) {

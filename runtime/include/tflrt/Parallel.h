@@ -8,7 +8,28 @@
 #ifndef TFLRT_PARALLEL_H
 #define TFLRT_PARALLEL_H
 
+#include "tflrt/CApi.h"
+
+#include <cstdint>
+#include <type_traits>
+
 namespace tflrt {
+
+/// Runs fn(begin, end) over [0, n) in one contiguous chunk per thread of
+/// OpenMP's pool (tflrt_parallel_for) when n reaches `grain` (the work
+/// below which waking the pool costs more than it saves), else in one
+/// call on this thread. fn must not throw.
+template <typename Fn> void parallelFor(int64_t n, int64_t grain, Fn &&fn) {
+  if (n < grain) {
+    if (n > 0)
+      fn(int64_t(0), n);
+    return;
+  }
+  using F = std::remove_reference_t<Fn>;
+  tflrt_parallel_for([](void *ctx, int64_t begin,
+                        int64_t end) { (*static_cast<F *>(ctx))(begin, end); },
+                     &fn, 0, n, 1);
+}
 
 /// Processes that an MPI launcher started several of on one machine share
 /// its cores: unless OMP_NUM_THREADS says otherwise, each runs on its share

@@ -77,7 +77,12 @@ class Tensor {
 public:
   Tensor() = default;
   /// Allocates a zero-filled tensor.
-  Tensor(DType dtype, Shape shape);
+  Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
+  /// Allocates a tensor whose every element the caller writes (a kernel's
+  /// output): no zero fill, and its pages are first touched by the kernel.
+  static Tensor uninitialized(DType dtype, Shape shape) {
+    return Tensor(dtype, std::move(shape), false);
+  }
 
   DType dtype() const { return dtype_; }
   const Shape &shape() const { return shape_; }
@@ -94,6 +99,11 @@ public:
   }
 
   TensorView view() const;
+
+private:
+  Tensor(DType dtype, Shape shape, bool zeroed);
+
+public:
   /// The same elements in another shape of as many elements, sharing the
   /// storage (tensors are immutable).
   Tensor reshaped(Shape shape) const;
