@@ -8,8 +8,7 @@ as nanoGPT on a GPU). --graph captures the whole step as one CUDA graph,
 --compile=MODE compiles the model and the optimizer's step. Prints
 "milliseconds per step"."""
 import torch
-from torch_training import (compiled, compiling, device, flag, graphed,
-                            mark_step, ms_per_call, parse_args)
+from torch_training import device, flag, ms_per_update, parse_args
 
 steps, compile = parse_args(20)
 L, H, D, T, V, B, DROP = 6, 6, 384, 256, 65, 64, 0.2
@@ -69,18 +68,4 @@ def loss():
         return F.cross_entropy(model(x).view(-1, V), y.view(-1))
 
 
-if compiling(compile):
-    loss = compiled(loss, compile)
-    opt.step = compiled(opt.step, compile)
-
-
-def step():
-    mark_step(compile)
-    opt.zero_grad(set_to_none=True)
-    loss().backward()
-    opt.step()
-
-
-if graph:
-    step = graphed(step)
-print(f"{ms_per_call(step, steps):.4f}")
+print(f"{ms_per_update(opt, loss, steps, compile):.4f}")

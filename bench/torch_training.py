@@ -100,6 +100,15 @@ def ms_per_step(model, x, y, steps, compile=False):
     def loss():
         return torch.nn.functional.cross_entropy(model(x), y)
 
+    return ms_per_update(opt, loss, steps, compile)
+
+
+def ms_per_update(opt, loss, steps, compile=False):
+    """Milliseconds per step of the optimizer `opt` on the gradient of
+    loss() (zero_grad, backward, step), after 10 warm-up steps; through
+    torch.compile (the loss and the optimizer's step) in parse_args's
+    mode, and with --graph the whole step captured as one CUDA graph (the
+    optimizer made capturable by the caller)."""
     if compiling(compile):
         loss = compiled(loss, compile)
         opt.step = compiled(opt.step, compile)
@@ -110,7 +119,7 @@ def ms_per_step(model, x, y, steps, compile=False):
         loss().backward()
         opt.step()
 
-    if graph:
+    if flag("graph"):
         step = graphed(step)
     return ms_per_call(step, steps)
 

@@ -555,9 +555,30 @@ Shape reducedShapeOf(const Shape &shape, const std::vector<int64_t> &axes,
 
 } // namespace
 
+namespace {
+
+/// acc combined with x by a reduction other than a float sum (which
+/// accumulates in double).
+template <typename T> T combine(ReduceKind kind, T acc, T x) {
+  switch (kind) {
+  case ReduceKind::Sum:
+    return T(acc + x);
+  case ReduceKind::Prod:
+    return T(acc * x);
+  case ReduceKind::Max:
+    return maximumOf<T>(acc, x);
+  case ReduceKind::Min:
+    return minimumOf<T>(acc, x);
+  }
+  return acc;
+}
+
+} // namespace
+
 Tensor reduce(ReduceKind kind, const Tensor &a,
               const std::vector<int64_t> &axes, bool keepdims) {
-  // Every output is written: the innermost axes' runs, or the fill below.
+  // Every output is written: by the rows' or columns' loops, or after the
+  // fill below.
   Tensor out = Tensor::uninitialized(a.dtype(),
                                      reducedShapeOf(a.shape(), axes, keepdims));
   dispatchNumeric(a.dtype(), [&](auto tag) {
@@ -610,23 +631,48 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
             }
           }
           T acc = init;
-          for (int64_t i = 0; i < run; ++i) {
-            switch (kind) {
-            case ReduceKind::Sum:
-              acc = T(acc + x[i]);
-              break;
-            case ReduceKind::Prod:
-              acc = T(acc * x[i]);
-              break;
-            case ReduceKind::Max:
-              acc = maximumOf<T>(acc, x[i]);
-              break;
-            case ReduceKind::Min:
-              acc = minimumOf<T>(acc, x[i]);
-              break;
-            }
-          }
+          for (int64_t i = 0; i < run; ++i)
+            acc = combine<T>(kind, acc, x[i]);
           po[o] = acc;
+        }
+      });
+      return;
+    }
+    // The reduced axes the outermost ones (a bias's gradient, summed over
+    // the batch): the input is [rows, columns] with a column per output;
+    // each thread takes a range of columns and adds the rows in order (the
+    // order below), its sums vectorized across the columns.
+    bool leading = !sorted.empty();
+    for (size_t k = 0; k < sorted.size(); ++k)
+      leading = leading && sorted[k] == int64_t(k);
+    if (leading) {
+      int64_t rows = 1;
+      for (int64_t d : sorted)
+        rows *= a.shape()[d];
+      int64_t columns = out.numElements();
+      int64_t grain =
+          std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(rows, 1));
+      parallelFor(columns, grain, [&](int64_t begin, int64_t end) {
+        int64_t n = end - begin;
+        if constexpr (std::is_floating_point_v<T>) {
+          if (kind == ReduceKind::Sum) {
+            std::vector<double> sum(n, 0.0);
+            for (int64_t r = 0; r < rows; ++r) {
+              const T *x = pa + r * columns + begin;
+              for (int64_t c = 0; c < n; ++c)
+                sum[c] += double(x[c]);
+            }
+            for (int64_t c = 0; c < n; ++c)
+              po[begin + c] = T(sum[c]);
+            return;
+          }
+        }
+        T *acc = po + begin;
+        std::fill(acc, acc + n, init);
+        for (int64_t r = 0; r < rows; ++r) {
+          const T *x = pa + r * columns + begin;
+          for (int64_t c = 0; c < n; ++c)
+            acc[c] = combine<T>(kind, acc[c], x[c]);
         }
       });
       return;
@@ -641,23 +687,10 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
     if (kind == ReduceKind::Sum && std::is_floating_point_v<T>)
       sums.assign(out.numElements(), Acc(0));
     forEachReduced(a.shape(), axes, [&](int64_t i, int64_t o) {
-      switch (kind) {
-      case ReduceKind::Sum:
-        if constexpr (std::is_floating_point_v<T>)
-          sums[o] += Acc(pa[i]);
-        else
-          po[o] = T(po[o] + pa[i]);
-        break;
-      case ReduceKind::Prod:
-        po[o] = T(po[o] * pa[i]);
-        break;
-      case ReduceKind::Max:
-        po[o] = maximumOf<T>(po[o], pa[i]);
-        break;
-      case ReduceKind::Min:
-        po[o] = minimumOf<T>(po[o], pa[i]);
-        break;
-      }
+      if (!sums.empty())
+        sums[o] += Acc(pa[i]);
+      else
+        po[o] = combine<T>(kind, po[o], pa[i]);
     });
     for (size_t o = 0; o < sums.size(); ++o)
       po[o] = T(sums[o]);

@@ -101,9 +101,10 @@ TEST(KernelsTest, TransposeAndReduceMatchALoop) {
           ASSERT_EQ(t.data<float>()[n],
                     a.data<float>()[offsetOf(st, i, j, k, l)]);
   // The innermost axes (each output a contiguous run, split among the
-  // cores) and an outer one; sums in double, in index order.
+  // cores), the outermost ones (a column per output, the columns split),
+  // and a middle one; sums in double, in index order.
   for (const std::vector<int64_t> &axes :
-       {std::vector<int64_t>{3}, {2, 3}, {1}}) {
+       {std::vector<int64_t>{3}, {2, 3}, {1}, {0}, {0, 1}}) {
     Tensor sum = reduce(ReduceKind::Sum, a, axes, false);
     Tensor max = reduce(ReduceKind::Max, a, axes, true);
     std::vector<double> want(sum.numElements(), 0.0);
@@ -112,9 +113,12 @@ TEST(KernelsTest, TransposeAndReduceMatchALoop) {
       for (int64_t j = 0; j < 3; ++j)
         for (int64_t k = 0; k < 100; ++k)
           for (int64_t l = 0; l < 70; ++l) {
-            int64_t o = axes.size() == 2 ? i * 3 + j
-                        : axes[0] == 3   ? (i * 3 + j) * 100 + k
-                                         : (i * 100 + k) * 70 + l;
+            int64_t o =
+                axes == std::vector<int64_t>{2, 3} ? i * 3 + j
+                : axes == std::vector<int64_t>{3}  ? (i * 3 + j) * 100 + k
+                : axes == std::vector<int64_t>{1}  ? (i * 100 + k) * 70 + l
+                : axes == std::vector<int64_t>{0}  ? (j * 100 + k) * 70 + l
+                                                   : k * 70 + l;
             float x = a.data<float>()[offsetOf(st, i, j, k, l)];
             want[o] += x;
             most[o] = std::max(most[o], x);
