@@ -115,6 +115,21 @@ template <size_t N> struct Walk {
 /// Elementwise work below this many elements stays on the calling thread.
 constexpr int64_t kParallelGrain = int64_t(1) << 15;
 
+/// fn(W()) with W the unsigned word of `elem` bytes (1, 2, 4 or 8): the
+/// kernels that only move elements move them as words.
+template <typename Fn> void byWord(size_t elem, Fn &&fn) {
+  switch (elem) {
+  case 1:
+    return fn(uint8_t());
+  case 2:
+    return fn(uint16_t());
+  case 4:
+    return fn(uint32_t());
+  default:
+    return fn(uint64_t());
+  }
+}
+
 /// c = op(a, b) elementwise over outShape, a and b read through strides sa
 /// and sb (0 where broadcast), c contiguous: runs along the innermost dim,
 /// specialized for contiguous and broadcast operands so that the compiler
@@ -343,6 +358,10 @@ template <typename T> T unaryOf(UnaryKind kind, T x) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (kind) {
     case UnaryKind::Exp:
+      // Below these, exp rounds to +0 (libm's too, through its slow
+      // underflow path: softmax's masked -1e30 scores take it often).
+      if (x < (std::is_same_v<T, float> ? T(-104) : T(-746)))
+        return T(0);
       return std::exp(x);
     case UnaryKind::Log:
       return std::log(x);
@@ -427,40 +446,26 @@ Tensor where(const Tensor &cond, const Tensor &a, const Tensor &b) {
   // stores).
   auto select = [&](auto word) {
     using W = decltype(word);
+    // Signed: offsets run backwards for negative steps.
+    constexpr int64_t w = sizeof(W);
     const char *pa = static_cast<const char *>(a.data());
     const char *pb = static_cast<const char *>(b.data());
     char *po = static_cast<char *>(out.data());
-    parallelFor(out.numElements(), kParallelGrain,
-                [&](int64_t begin, int64_t end) {
-                  walk.run(begin, end,
-                           [&](const std::array<int64_t, 3> &off, int64_t at,
-                               int64_t len) {
-                             const uint8_t *c = pc + off[0];
-                             const char *x = pa + off[1] * sizeof(W),
-                                        *y = pb + off[2] * sizeof(W);
-                             char *z = po + at * sizeof(W);
-                             for (int64_t i = 0; i < len; ++i)
-                               std::memcpy(z + i * sizeof(W),
-                                           c[i * ic] ? x + i * ia * sizeof(W)
-                                                     : y + i * ib * sizeof(W),
-                                           sizeof(W));
-                           });
-                });
+    parallelFor(
+        out.numElements(), kParallelGrain, [&](int64_t begin, int64_t end) {
+          walk.run(
+              begin, end,
+              [&](const std::array<int64_t, 3> &off, int64_t at, int64_t len) {
+                const uint8_t *c = pc + off[0];
+                const char *x = pa + off[1] * w, *y = pb + off[2] * w;
+                char *z = po + at * w;
+                for (int64_t i = 0; i < len; ++i)
+                  std::memcpy(z + i * w,
+                              c[i * ic] ? x + i * ia * w : y + i * ib * w, w);
+              });
+        });
   };
-  switch (dtypeSize(a.dtype())) {
-  case 1:
-    select(uint8_t());
-    break;
-  case 2:
-    select(uint16_t());
-    break;
-  case 4:
-    select(uint32_t());
-    break;
-  default:
-    select(uint64_t());
-    break;
-  }
+  byWord(dtypeSize(a.dtype()), select);
   return out;
 }
 
@@ -749,36 +754,29 @@ void copyStrided(const void *src, void *dst, const Shape &shape,
                  const Shape &srcStrides, int64_t base, size_t elem) {
   Walk<1> walk(shape, {&srcStrides});
   int64_t is = walk.step(0);
-  const char *from = static_cast<const char *>(src) + base * elem;
+  const char *from =
+      static_cast<const char *>(src) + base * static_cast<int64_t>(elem);
   char *to = static_cast<char *>(dst);
   auto copy = [&](auto word) {
     using W = decltype(word);
+    // Signed: offsets run backwards for negative steps.
+    constexpr int64_t w = sizeof(W);
     parallelFor(numElements(shape), kParallelGrain,
                 [&](int64_t begin, int64_t end) {
                   walk.run(begin, end,
                            [&](const std::array<int64_t, 1> &off, int64_t at,
                                int64_t len) {
-                             const char *x = from + off[0] * sizeof(W);
-                             char *z = to + at * sizeof(W);
+                             const char *x = from + off[0] * w;
+                             char *z = to + at * w;
                              if (is == 1)
-                               std::memcpy(z, x, len * sizeof(W));
+                               std::memcpy(z, x, len * w);
                              else
                                for (int64_t i = 0; i < len; ++i)
-                                 std::memcpy(z + i * sizeof(W),
-                                             x + i * is * sizeof(W), sizeof(W));
+                                 std::memcpy(z + i * w, x + i * is * w, w);
                            });
                 });
   };
-  switch (elem) {
-  case 1:
-    return copy(uint8_t());
-  case 2:
-    return copy(uint16_t());
-  case 4:
-    return copy(uint32_t());
-  default:
-    return copy(uint64_t());
-  }
+  byWord(elem, copy);
 }
 
 } // namespace
@@ -806,23 +804,37 @@ Tensor embedSlice(const Tensor &a, const Shape &shape,
                   const std::vector<int64_t> &starts,
                   const std::vector<int64_t> &strides) {
   Tensor out(a.dtype(), shape);
-  size_t elem = dtypeSize(a.dtype());
-  Shape outStrides = contiguousStrides(shape);
   size_t rank = shape.size();
-  std::vector<int64_t> idx(rank, 0);
+  // a's elements, in order, go to the slice's places in `out`: a walk over
+  // a's shape with the places' strides (distinct places: a slice's steps
+  // are never 0).
+  Shape outStrides = contiguousStrides(shape), places(rank);
+  int64_t base = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    places[d] = strides[d] * outStrides[d];
+    base += starts[d] * outStrides[d];
+  }
+  Walk<1> walk(a.shape(), {&places});
+  int64_t step = walk.step(0);
   const char *from = static_cast<const char *>(a.data());
   char *to = static_cast<char *>(out.data());
-  for (int64_t linear = 0, n = a.numElements(); linear < n; ++linear) {
-    int64_t off = 0;
-    for (size_t d = 0; d < rank; ++d)
-      off += (starts[d] + idx[d] * strides[d]) * outStrides[d];
-    std::memcpy(to + off * elem, from + linear * elem, elem);
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < a.shape()[d])
-        break;
-      idx[d] = 0;
-    }
-  }
+  byWord(dtypeSize(a.dtype()), [&](auto word) {
+    constexpr int64_t w = sizeof(word); // signed: steps may be negative
+    parallelFor(a.numElements(), kParallelGrain,
+                [&](int64_t begin, int64_t end) {
+                  walk.run(begin, end,
+                           [&](const std::array<int64_t, 1> &off, int64_t at,
+                               int64_t len) {
+                             char *z = to + (base + off[0]) * w;
+                             const char *x = from + at * w;
+                             if (step == 1)
+                               std::memcpy(z, x, len * w);
+                             else
+                               for (int64_t i = 0; i < len; ++i)
+                                 std::memcpy(z + i * step * w, x + i * w, w);
+                           });
+                });
+  });
   return out;
 }
 

@@ -130,6 +130,34 @@ TEST(KernelsTest, TransposeAndReduceMatchALoop) {
   }
 }
 
+// A slice's gradient puts a's elements at the slice's places (starts and
+// steps, here along every dim of [2, 3, 100, 70]), zeros elsewhere; and
+// exp far below its range is libm's +0.
+TEST(KernelsTest, EmbedSliceAndExpMatchALoop) {
+  Tensor a = iota(DType::F32, {2, 2, 40, 23});
+  const Shape shape{2, 3, 100, 70};
+  const std::vector<int64_t> starts{0, 1, 3, 2}, steps{1, 1, 2, 3};
+  Tensor e = embedSlice(a, shape, starts, steps);
+  std::vector<float> want(numElements(shape), 0.0f);
+  Shape st = contiguousStrides(shape);
+  int64_t n = 0;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t k = 0; k < 40; ++k)
+        for (int64_t l = 0; l < 23; ++l, ++n)
+          want[offsetOf(st, i + starts[0], j + starts[1],
+                        starts[2] + k * steps[2], starts[3] + l * steps[3])] =
+              a.data<float>()[n];
+  for (int64_t m = 0; m < e.numElements(); ++m)
+    ASSERT_EQ(e.data<float>()[m], want[m]);
+  Tensor x(DType::F32, {6});
+  const float xs[] = {-1e30f, -104.5f, -103.9f, -88.0f, 0.5f, -INFINITY};
+  std::copy(xs, xs + 6, x.data<float>());
+  Tensor y = unary(UnaryKind::Exp, x);
+  for (int m = 0; m < 6; ++m)
+    EXPECT_EQ(y.data<float>()[m], std::exp(xs[m])) << xs[m];
+}
+
 TEST(KernelsTest, MatmulMatchesALoop) {
   Tensor a(DType::F32, {2, 3}), b(DType::F32, {3, 2});
   for (int i = 0; i < 6; ++i) {
