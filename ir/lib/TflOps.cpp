@@ -177,9 +177,6 @@ static LogicalResult verifyBroadcastingBinary(Operation *op,
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
-/// not of a constant is a constant (a function's "not returned yet" flag
-/// after an `if` that cannot return, which guards the rest of its body),
-/// and not of not is the value.
 /// A comparison of two splat constants is a splat (a condition such as
 /// `rate == 0.0` on a constant argument, once inlined, so that the branch
 /// it steers folds away).
@@ -228,6 +225,9 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(getType(), result);
 }
 
+/// not of a constant is a constant (a function's "not returned yet" flag
+/// after an `if` that cannot return, which guards the rest of its body),
+/// and not of not is the value.
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   if (auto input = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
     if (input.isSplat())

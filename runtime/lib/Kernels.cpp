@@ -609,6 +609,11 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
     }
     T *po = out.data<T>();
     const T *pa = a.data<T>();
+    // f32 and f64 sums accumulate in double, then round once: a sequential
+    // f32 sum of 2^17 terms drifts by 1e-5 relative, where compiled code's
+    // (vector lanes, partial sums per thread) and NumPy's (pairwise) stay
+    // near the exact sum. Each output adds its elements in index order,
+    // whichever of the three paths below runs.
     // The reduced axes the innermost ones (softmax's and layer norm's
     // rows): each output reduces a contiguous run, in the same order as
     // below, its outputs split among the cores.
@@ -683,10 +688,6 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
       return;
     }
     std::fill(po, po + out.numElements(), init);
-    // f32 and f64 sums accumulate in double, then round once: a sequential
-    // f32 sum of 2^17 terms drifts by 1e-5 relative, where compiled code's
-    // (vector lanes, partial sums per thread) and NumPy's (pairwise) stay
-    // near the exact sum.
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
     std::vector<Acc> sums;
     if (kind == ReduceKind::Sum && std::is_floating_point_v<T>)
@@ -748,35 +749,43 @@ Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims) {
 
 namespace {
 
+/// Moves the elements of `shape`, in row-major order, from `src` to
+/// `dst`, each read and written through its own element strides from its
+/// own offset (`dst`'s places distinct). Elements move as words of their
+/// size (fixed-size copies: loads and stores), runs of both strides 1 as
+/// one memcpy, split among the cores when large.
+void moveStrided(const void *src, const Shape &srcStrides, int64_t srcBase,
+                 void *dst, const Shape &dstStrides, int64_t dstBase,
+                 const Shape &shape, size_t elem) {
+  Walk<2> walk(shape, {&srcStrides, &dstStrides});
+  int64_t is = walk.step(0), os = walk.step(1);
+  byWord(elem, [&](auto word) {
+    constexpr int64_t w = sizeof(word); // signed: steps may be negative
+    const char *from = static_cast<const char *>(src) + srcBase * w;
+    char *to = static_cast<char *>(dst) + dstBase * w;
+    parallelFor(numElements(shape), kParallelGrain,
+                [&](int64_t begin, int64_t end) {
+                  walk.run(begin, end,
+                           [&](const std::array<int64_t, 2> &off, int64_t,
+                               int64_t len) {
+                             const char *x = from + off[0] * w;
+                             char *z = to + off[1] * w;
+                             if (is == 1 && os == 1)
+                               std::memcpy(z, x, len * w);
+                             else
+                               for (int64_t i = 0; i < len; ++i)
+                                 std::memcpy(z + i * os * w, x + i * is * w, w);
+                           });
+                });
+  });
+}
+
 /// Copies the elements of a strided source (element strides `srcStrides`
 /// from offset `base`) into a contiguous `shape`, in row-major order.
 void copyStrided(const void *src, void *dst, const Shape &shape,
                  const Shape &srcStrides, int64_t base, size_t elem) {
-  Walk<1> walk(shape, {&srcStrides});
-  int64_t is = walk.step(0);
-  const char *from =
-      static_cast<const char *>(src) + base * static_cast<int64_t>(elem);
-  char *to = static_cast<char *>(dst);
-  auto copy = [&](auto word) {
-    using W = decltype(word);
-    // Signed: offsets run backwards for negative steps.
-    constexpr int64_t w = sizeof(W);
-    parallelFor(numElements(shape), kParallelGrain,
-                [&](int64_t begin, int64_t end) {
-                  walk.run(begin, end,
-                           [&](const std::array<int64_t, 1> &off, int64_t at,
-                               int64_t len) {
-                             const char *x = from + off[0] * w;
-                             char *z = to + at * w;
-                             if (is == 1)
-                               std::memcpy(z, x, len * w);
-                             else
-                               for (int64_t i = 0; i < len; ++i)
-                                 std::memcpy(z + i * w, x + i * is * w, w);
-                           });
-                });
-  };
-  byWord(elem, copy);
+  moveStrided(src, srcStrides, base, dst, contiguousStrides(shape), 0, shape,
+              elem);
 }
 
 } // namespace
@@ -804,42 +813,21 @@ Tensor embedSlice(const Tensor &a, const Shape &shape,
                   const std::vector<int64_t> &starts,
                   const std::vector<int64_t> &strides) {
   Tensor out(a.dtype(), shape);
-  size_t rank = shape.size();
-  // a's elements, in order, go to the slice's places in `out`: a walk over
-  // a's shape with the places' strides (distinct places: a slice's steps
-  // are never 0).
-  Shape outStrides = contiguousStrides(shape), places(rank);
+  // a's elements, in order, go to the slice's places in `out` (distinct: a
+  // slice's steps are never 0).
+  Shape outStrides = contiguousStrides(shape), places(shape.size());
   int64_t base = 0;
-  for (size_t d = 0; d < rank; ++d) {
+  for (size_t d = 0; d < shape.size(); ++d) {
     places[d] = strides[d] * outStrides[d];
     base += starts[d] * outStrides[d];
   }
-  Walk<1> walk(a.shape(), {&places});
-  int64_t step = walk.step(0);
-  const char *from = static_cast<const char *>(a.data());
-  char *to = static_cast<char *>(out.data());
-  byWord(dtypeSize(a.dtype()), [&](auto word) {
-    constexpr int64_t w = sizeof(word); // signed: steps may be negative
-    parallelFor(a.numElements(), kParallelGrain,
-                [&](int64_t begin, int64_t end) {
-                  walk.run(begin, end,
-                           [&](const std::array<int64_t, 1> &off, int64_t at,
-                               int64_t len) {
-                             char *z = to + (base + off[0]) * w;
-                             const char *x = from + at * w;
-                             if (step == 1)
-                               std::memcpy(z, x, len * w);
-                             else
-                               for (int64_t i = 0; i < len; ++i)
-                                 std::memcpy(z + i * step * w, x + i * w, w);
-                           });
-                });
-  });
+  moveStrided(a.data(), contiguousStrides(a.shape()), 0, out.data(), places,
+              base, a.shape(), dtypeSize(a.dtype()));
   return out;
 }
 
 Tensor materialize(const TensorView &v) {
-  Tensor out(v.dtype, v.shape);
+  Tensor out = Tensor::uninitialized(v.dtype, v.shape);
   const char *base = static_cast<const char *>(v.data);
   copyStrided(base, out.data(), v.shape, v.strides, 0, dtypeSize(v.dtype));
   return out;
@@ -993,7 +981,8 @@ Tensor slice(const Tensor &a, const std::vector<int64_t> &starts,
       throw std::out_of_range(
           outOfRangeMessage(starts[d], sizes[d], strides[d], n));
   }
-  Tensor out(a.dtype(), Shape(sizes.begin(), sizes.end()));
+  Tensor out =
+      Tensor::uninitialized(a.dtype(), Shape(sizes.begin(), sizes.end()));
   Shape inStrides = contiguousStrides(a.shape());
   int64_t base = 0;
   Shape step(rank);

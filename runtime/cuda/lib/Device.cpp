@@ -331,11 +331,9 @@ void synchronize(const char *what) {
   cudaError_t err = cudaStreamSynchronize(stream("a wait for the GPU"));
   // The checks queued before a failure have their values: they come first.
   runPendingChecks();
-  if (err == cudaSuccess)
-    collectProfile();
   scalarSlots().reclaim();
   if (err == cudaSuccess)
-    return;
+    return collectProfile();
   std::string text = what;
   if (!launchBlocking())
     text += " (the GPU runs behind the host: the failing operation may be an "

@@ -22,11 +22,11 @@ namespace {
 #define TFLRT_CUDA_SYMBOL(x) TFLRT_CUDA_STRING(x)
 
 /// The library `soname`, or stops the program: `need` says what for.
-void *open(const char *soname, const std::string &need) {
+void *open(const char *soname, const char *need) {
   if (void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL))
     return handle;
   const char *why = dlerror();
-  fail(need + ": " + (why ? why : soname));
+  fail(std::string(need) + ": " + (why ? why : soname));
 }
 
 template <typename F>
@@ -37,6 +37,17 @@ void bind(F &function, void *handle, const char *soname, const char *name) {
          ": it is older than the one this program was built with");
 }
 
+/// `Library`'s table from `soname`, its functions bound by bindAll;
+/// `need` says what the program needs the library for.
+template <typename Library>
+Library load(const char *soname, const char *need,
+             void (*bindAll)(Library &, void *, const char *)) {
+  Library library;
+  bindAll(library, open(soname, need), soname);
+  return library;
+}
+
+// The body of a bindAll: each function of a library's list.
 #define TFLRT_CUDA_BIND(name)                                                  \
   bind(library.name, handle, soname, TFLRT_CUDA_SYMBOL(name));
 // (The cast picks the C function among the C++ overloads, checking the
@@ -48,52 +59,45 @@ void bind(F &function, void *handle, const char *soname, const char *name) {
 } // namespace
 
 const DriverLibrary &driver() {
-  static const DriverLibrary library = [] {
-    DriverLibrary library;
-    const char *soname = "libcuda.so.1";
-    void *handle = open(soname, "this program was built with --device cuda "
-                                "and needs the NVIDIA driver");
-    TFLRT_CUDA_DRIVER_FUNCTIONS(TFLRT_CUDA_BIND)
-    return library;
-  }();
+  static const DriverLibrary library = load<DriverLibrary>(
+      "libcuda.so.1",
+      "this program was built with --device cuda and needs the NVIDIA driver",
+      [](DriverLibrary &library, void *handle, const char *soname) {
+        TFLRT_CUDA_DRIVER_FUNCTIONS(TFLRT_CUDA_BIND)
+      });
   return library;
 }
 
 const CublasLibrary &cublas() {
-  static const CublasLibrary library = [] {
-    CublasLibrary library;
-    const char *soname = "libcublas.so." TFLRT_CUDA_SYMBOL(CUBLAS_VER_MAJOR);
-    void *handle =
-        open(soname, "this program's products run on cuBLAS, which "
-                     "CUDA " TFLRT_CUDA_SYMBOL(CUBLAS_VER_MAJOR) " provides");
-    TFLRT_CUDA_CUBLAS_FUNCTIONS(TFLRT_CUDA_BIND)
-    TFLRT_CUDA_CUBLAS_PRODUCTS(TFLRT_CUDA_BIND_TYPED)
-    return library;
-  }();
+  static const CublasLibrary library = load<CublasLibrary>(
+      "libcublas.so." TFLRT_CUDA_SYMBOL(CUBLAS_VER_MAJOR),
+      "this program's products run on cuBLAS " TFLRT_CUDA_SYMBOL(
+          CUBLAS_VER_MAJOR),
+      [](CublasLibrary &library, void *handle, const char *soname) {
+        TFLRT_CUDA_CUBLAS_FUNCTIONS(TFLRT_CUDA_BIND)
+        TFLRT_CUDA_CUBLAS_PRODUCTS(TFLRT_CUDA_BIND_TYPED)
+      });
   return library;
 }
 
 const CudnnLibrary &cudnn() {
-  static const CudnnLibrary library = [] {
-    CudnnLibrary library;
-    const char *soname = "libcudnn.so." TFLRT_CUDA_SYMBOL(CUDNN_MAJOR);
-    void *handle = open(soname, "this program's convolutions run on cuDNN " +
-                                    std::to_string(CUDNN_MAJOR));
-    TFLRT_CUDA_CUDNN_FUNCTIONS(TFLRT_CUDA_BIND)
-    return library;
-  }();
+  static const CudnnLibrary library = load<CudnnLibrary>(
+      "libcudnn.so." TFLRT_CUDA_SYMBOL(CUDNN_MAJOR),
+      "this program's convolutions run on cuDNN " TFLRT_CUDA_SYMBOL(
+          CUDNN_MAJOR),
+      [](CudnnLibrary &library, void *handle, const char *soname) {
+        TFLRT_CUDA_CUDNN_FUNCTIONS(TFLRT_CUDA_BIND)
+      });
   return library;
 }
 
 const NcclLibrary &nccl() {
-  static const NcclLibrary library = [] {
-    NcclLibrary library;
-    const char *soname = "libnccl.so." TFLRT_CUDA_SYMBOL(NCCL_MAJOR);
-    void *handle = open(soname, "this program's collectives run on NCCL " +
-                                    std::to_string(NCCL_MAJOR));
-    TFLRT_CUDA_NCCL_FUNCTIONS(TFLRT_CUDA_BIND)
-    return library;
-  }();
+  static const NcclLibrary library = load<NcclLibrary>(
+      "libnccl.so." TFLRT_CUDA_SYMBOL(NCCL_MAJOR),
+      "this program's collectives run on NCCL " TFLRT_CUDA_SYMBOL(NCCL_MAJOR),
+      [](NcclLibrary &library, void *handle, const char *soname) {
+        TFLRT_CUDA_NCCL_FUNCTIONS(TFLRT_CUDA_BIND)
+      });
   return library;
 }
 

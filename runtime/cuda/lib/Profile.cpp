@@ -48,7 +48,7 @@ struct Pending {
 struct Profiler {
   std::vector<Pending> pending;
   std::vector<cudaEvent_t> spare;
-  std::map<std::string, Row> rows; // "what\twhere"
+  std::map<std::string, Row> rows; // "what (where)"
   int64_t operations = 0;
 
   cudaEvent_t event() {
@@ -89,7 +89,7 @@ struct Profiler {
       return a.second.ms > b.second.ms;
     });
     double total = 0;
-    for (const auto &[key, row] : sorted)
+    for (const auto &[label, row] : sorted)
       total += row.ms;
     std::fprintf(stderr,
                  "GPU profile: %lld operations, %.3f ms on the GPU (step "
@@ -98,15 +98,12 @@ struct Profiler {
                  "calls", "avg us", "work (where)");
     const size_t shown = 40;
     for (size_t i = 0; i < sorted.size() && i < shown; ++i) {
-      const auto &[key, row] = sorted[i];
-      size_t tab = key.find('\t');
-      std::string where = key.substr(tab + 1);
-      std::fprintf(stderr, "%10.3f %5.1f%% %8lld %10.1f  %s%s%s%s\n", row.ms,
+      const auto &[label, row] = sorted[i];
+      std::fprintf(stderr, "%10.3f %5.1f%% %8lld %10.1f  %s\n", row.ms,
                    total > 0 ? 100.0 * row.ms / total : 0.0,
                    static_cast<long long>(row.calls),
                    1000.0 * row.ms / static_cast<double>(row.calls),
-                   key.substr(0, tab).c_str(), where.empty() ? "" : " (",
-                   where.c_str(), where.empty() ? "" : ")");
+                   label.c_str());
     }
     if (sorted.size() > shown) {
       double rest = 0;
@@ -124,15 +121,16 @@ Profiler &profiler() {
   return p;
 }
 
-/// The .tfl line of the work issued now (tflrt_where's first line, its
-/// file without the directory), or "".
+/// " (file.tfl:LINE:COL)": the .tfl line of the work issued now
+/// (tflrt_where's first line, its file without the directory), or "".
 std::string location() {
   if (!tflrt_where)
     return "";
   std::string where = tflrt_where;
   where = where.substr(0, where.find('\n'));
   size_t slash = where.rfind('/');
-  return slash == std::string::npos ? where : where.substr(slash + 1);
+  return " (" + (slash == std::string::npos ? where : where.substr(slash + 1)) +
+         ")";
 }
 
 /// A kernel's name, demangled.
@@ -162,8 +160,7 @@ ProfileScope::ProfileScope(const char *what, CUfunction function) {
   if (!profiling())
     return;
   Profiler &p = profiler();
-  row =
-      (function ? kernelName(function) : std::string(what)) + '\t' + location();
+  row = (function ? kernelName(function) : std::string(what)) + location();
   start = p.event();
   check(cudaEventRecord(start, rawStream()), "cannot record a GPU event");
 }

@@ -99,16 +99,13 @@ public:
   }
 
   TensorView view() const;
-
-private:
-  Tensor(DType dtype, Shape shape, bool zeroed);
-
-public:
   /// The same elements in another shape of as many elements, sharing the
   /// storage (tensors are immutable).
   Tensor reshaped(Shape shape) const;
 
 private:
+  Tensor(DType dtype, Shape shape, bool zeroed);
+
   DType dtype_ = DType::F32;
   Shape shape_;
   std::shared_ptr<void> storage_;

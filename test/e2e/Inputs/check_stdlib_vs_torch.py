@@ -254,7 +254,7 @@ def main():
     wqkv, bqkv, wout, bout, ax, aw = (torch.tensor(a, requires_grad=True)
                                       for a in parts)
 
-    def attention(x, extra=None):
+    def attention(x, extra=None, keep=None):
         B, T, D, H, K = 2, 5, 8, 2, 4
         qkv = x.view(B * T, D) @ wqkv.view(D, 3 * H * K)
         qkv = qkv.view(B, T, 3, H, K) + bqkv.view(3, H, K)
@@ -266,8 +266,11 @@ def main():
             s = s + extra
         causal = torch.ones(T, T).tril().bool()
         a = torch.softmax(s.masked_fill(~causal, -1e30), -1)
+        if keep is not None:  # inverted dropout at rate 0.5
+            a = a * keep[0] / 0.5
         y = (a @ vv).transpose(1, 2).reshape(B * T, H * K)
-        return (y @ wout.view(H * K, D)).view(B, T, D) + bout
+        out = (y @ wout.view(H * K, D)).view(B, T, D) + bout
+        return out if keep is None else out * keep[1] / 0.5
     x = ax.view(2, 5, 8)
     out = attention(x)
     (out * aw.view(2, 5, 8)).sum().backward()
@@ -284,6 +287,18 @@ def main():
         close("attn_masks", v["attn_masks"], np.concatenate(
             [attention(x, keep).numpy().ravel(),
              attention(x, bias).numpy().ravel()]), 1e-5, 1e-5)
+        # The masks TFL drew (about half kept), applied here.
+        keeps = v["attn_drop_keep"]
+        if not (0.3 < keeps.mean() < 0.7):
+            sys.exit(f"attn_drop_keep: {keeps.mean()} kept")
+        ka, ko = np.split(keeps, [2 * 2 * 5 * 5])
+        keep = (torch.tensor(ka, dtype=torch.float32).view(2, 2, 5, 5),
+                torch.tensor(ko, dtype=torch.float32).view(2, 5, 8))
+        close("attn_drop", v["attn_drop"],
+              attention(x, keep=keep).numpy(), 1e-5, 1e-5)
+    # At rate 0: the same output exactly, and the generator's state (both
+    # words) unchanged.
+    close("attn_nodrop", v["attn_nodrop"], np.append(np.zeros(80), 2.0), 0, 0)
 
 
 if __name__ == "__main__":
