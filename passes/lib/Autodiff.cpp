@@ -334,6 +334,8 @@ func::FuncOp VjpBuilder::createVjpFunction(OpBuilder &b, func::FuncOp f,
       func::FuncOp::create(b, f.getLoc(), (f.getSymName() + suffix).str(),
                            b.getFunctionType(inputs, outputs));
   vjp.setPrivate();
+  // tfl-inline-into-vjps inlines the calls it makes.
+  vjp->setAttr("tfl.vjp", b.getUnitAttr());
   symbols.insert(vjp);
   b.setInsertionPointToStart(vjp.addEntryBlock());
   return vjp;

@@ -166,4 +166,29 @@ def TflOverlapCollectives : Pass<"tfl-overlap-collectives", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tfl::TflDialect"];
 }
 
+def TflInlineIntoVjps : Pass<"tfl-inline-into-vjps", "mlir::ModuleOp"> {
+  let summary = "Inline every call inside the vjp functions tfl-autodiff built";
+  let description = [{
+    A vjp recomputes its forward sweep, and the vjp of a call re-runs the
+    callee's forward inside the callee's own vjp: a function nested d calls
+    deep under `grad` runs d + 1 times a step. This pass inlines each call
+    made in a function `tfl-autodiff` built (marked `tfl.vjp`), bottom up
+    over the call graph, so that a vjp holds its whole computation in one
+    body and the CSE after it merges the recomputations; recursive calls
+    stay calls. Functions the program calls outside `grad` keep their calls
+    (the eager interpreter's frames and tracebacks); compiled code inlines
+    everything later anyway, so this pass changes no value, only how often
+    the eager interpreter computes it.
+
+    ```mlir
+    func.func private @f.vjp(%x: tensor<f32>, %dy: tensor<f32>) -> ... attributes {tfl.vjp} {
+      %y = call @g(%x)                  // the forward sweep
+      %r:2 = call @g.vjp(%x, %dy)       // runs @g's body again
+    // becomes @g's body and @g.vjp's body inline, the second copy of @g's
+    // ops merged with the first by CSE
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 #endif // TFL_PASSES_TD
