@@ -258,6 +258,57 @@ LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+/// Two embed_slices of static windows added: the reverse pass's sum of the
+/// cotangents of slices of one tensor (attention's q, k and v, split from
+/// one projection). Side by side along one axis and alike in the others,
+/// they are one embed_slice of their inputs joined; on one window, one of
+/// their sum. No zeros are made and added (x + 0 is x but for -0).
+LogicalResult AddOp::canonicalize(AddOp op, PatternRewriter &rewriter) {
+  auto a = op.getLhs().getDefiningOp<EmbedSliceOp>();
+  auto b = op.getRhs().getDefiningOp<EmbedSliceOp>();
+  if (!a || !b || a == b || !a->hasOneUse() || !b->hasOneUse() ||
+      a.getType() != op.getType() || b.getType() != op.getType() ||
+      !a.getStarts().empty() || !b.getStarts().empty() ||
+      a.getStrides() != b.getStrides() ||
+      llvm::any_of(a.getStrides(), [](int64_t t) { return t != 1; }))
+    return failure();
+  auto ta = cast<RankedTensorType>(a.getInput().getType());
+  auto tb = cast<RankedTensorType>(b.getInput().getType());
+  if (!ta.hasStaticShape() || !tb.hasStaticShape())
+    return failure();
+  ArrayRef<int64_t> sa = a.getStaticStarts(), sb = b.getStaticStarts();
+  std::optional<int64_t> axis;
+  for (int64_t d = 0; d < ta.getRank(); ++d) {
+    if (sa[d] == sb[d] && ta.getDimSize(d) == tb.getDimSize(d))
+      continue;
+    if (axis)
+      return failure();
+    axis = d;
+  }
+  Location loc = op.getLoc();
+  if (!axis) {
+    Value sum = AddOp::create(rewriter, loc, ta, a.getInput(), b.getInput());
+    rewriter.replaceOpWithNewOp<EmbedSliceOp>(op, op.getType(), sum,
+                                              ValueRange{}, sa, a.getStrides());
+    return success();
+  }
+  int64_t k = *axis;
+  EmbedSliceOp lo = a, hi = b;
+  if (sb[k] + tb.getDimSize(k) == sa[k])
+    std::swap(lo, hi);
+  else if (sa[k] + ta.getDimSize(k) != sb[k])
+    return failure();
+  SmallVector<int64_t> shape(ta.getShape());
+  shape[k] = ta.getDimSize(k) + tb.getDimSize(k);
+  Value joined = ConcatOp::create(
+      rewriter, loc, RankedTensorType::get(shape, ta.getElementType()),
+      ValueRange{lo.getInput(), hi.getInput()}, k);
+  rewriter.replaceOpWithNewOp<EmbedSliceOp>(op, op.getType(), joined,
+                                            ValueRange{}, lo.getStaticStarts(),
+                                            lo.getStrides());
+  return success();
+}
+
 LogicalResult AddOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult SubOp::verify() { return verifyBroadcastingBinary(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcastingBinary(*this); }
@@ -392,6 +443,33 @@ LogicalResult GatherOp::verify() {
       out.getElementType() != in.getElementType())
     return emitOpError("result type ")
            << out << " is not the gather of " << in << " at " << idx;
+  return success();
+}
+
+/// A concat of one tensor is that tensor.
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 && getInputs()[0].getType() == getType())
+    return getInputs()[0];
+  return {};
+}
+
+/// A concat's input that is a concat along the same axis (used only there)
+/// gives its inputs in its place.
+LogicalResult ConcatOp::canonicalize(ConcatOp op, PatternRewriter &rewriter) {
+  SmallVector<Value> inputs;
+  bool flattened = false;
+  for (Value v : op.getInputs()) {
+    auto inner = v.getDefiningOp<ConcatOp>();
+    if (inner && inner.getAxis() == op.getAxis() && inner->hasOneUse()) {
+      llvm::append_range(inputs, inner.getInputs());
+      flattened = true;
+    } else {
+      inputs.push_back(v);
+    }
+  }
+  if (!flattened)
+    return failure();
+  rewriter.replaceOpWithNewOp<ConcatOp>(op, op.getType(), inputs, op.getAxis());
   return success();
 }
 
@@ -608,6 +686,15 @@ LogicalResult AvgPool2DOp::verify() {
   return verifyWindow(*this, in, cast<RankedTensorType>(getType()), getSize(),
                       in.getRank() == 4 ? in.getDimSize(3) : 0, getStrides(),
                       getPadding());
+}
+
+/// An embed_slice whose window is the whole result is its input.
+OpFoldResult EmbedSliceOp::fold(FoldAdaptor) {
+  if (!getStarts().empty() || getInput().getType() != getType() ||
+      llvm::any_of(getStaticStarts(), [](int64_t s) { return s != 0; }) ||
+      llvm::any_of(getStrides(), [](int64_t t) { return t != 1; }))
+    return {};
+  return getInput();
 }
 
 LogicalResult EmbedSliceOp::verify() {

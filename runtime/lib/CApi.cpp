@@ -453,28 +453,13 @@ void memrefCopy(int64_t elemSize, void *src, void *dst) {
   auto *sizes = reinterpret_cast<int64_t *>(sh + 1);
   auto *sStrides = sizes + rank;
   auto *dStrides = reinterpret_cast<int64_t *>(dh + 1) + rank;
-  const char *sp = sh->aligned + sh->offset * elemSize;
-  char *dp = dh->aligned + dh->offset * elemSize;
-  int64_t total = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    total *= sizes[i];
-  if (total == 0)
+  tflrt::Shape shape(sizes, sizes + rank);
+  if (tflrt::numElements(shape) == 0)
     return;
-  std::vector<int64_t> idx(rank, 0);
-  int64_t so = 0, doff = 0;
-  for (int64_t n = 0; n < total; ++n) {
-    std::memcpy(dp + doff * elemSize, sp + so * elemSize, elemSize);
-    for (int64_t k = rank - 1; k >= 0; --k) {
-      if (++idx[k] < sizes[k]) {
-        so += sStrides[k];
-        doff += dStrides[k];
-        break;
-      }
-      so -= sStrides[k] * (sizes[k] - 1);
-      doff -= dStrides[k] * (sizes[k] - 1);
-      idx[k] = 0;
-    }
-  }
+  tflrt::moveStrided(sh->aligned, tflrt::Shape(sStrides, sStrides + rank),
+                     sh->offset, dh->aligned,
+                     tflrt::Shape(dStrides, dStrides + rank), dh->offset, shape,
+                     static_cast<size_t>(elemSize));
 }
 
 void tflrt_check_slice(int64_t start, int64_t size, int64_t stride, int64_t dim,

@@ -805,13 +805,6 @@ Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims) {
   return out;
 }
 
-namespace {
-
-/// Moves the elements of `shape`, in row-major order, from `src` to
-/// `dst`, each read and written through its own element strides from its
-/// own offset (`dst`'s places distinct). Elements move as words of their
-/// size (fixed-size copies: loads and stores), runs of both strides 1 as
-/// one memcpy, split among the cores when large.
 void moveStrided(const void *src, const Shape &srcStrides, int64_t srcBase,
                  void *dst, const Shape &dstStrides, int64_t dstBase,
                  const Shape &shape, size_t elem) {
@@ -837,6 +830,8 @@ void moveStrided(const void *src, const Shape &srcStrides, int64_t srcBase,
                 });
   });
 }
+
+namespace {
 
 /// Copies the elements of a strided source (element strides `srcStrides`
 /// from offset `base`) into a contiguous `shape`, in row-major order.

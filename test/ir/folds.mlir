@@ -75,3 +75,56 @@ func.func @compare_constants(%x: tensor<f32>) -> (tensor<i1>, tensor<i1>, tensor
   %kept = tfl.compare lt, %x, %zero : tensor<f32>, tensor<f32> -> tensor<i1>
   return %eq, %ne, %nan_eq, %nan_ne, %u8, %signed, %le, %kept : tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<2x3xi1>, tensor<2x3xi1>, tensor<i1>
 }
+
+// -----
+
+// Tests that the reverse pass's sum of the cotangents of q, k and v (three
+// slices side by side along axis 2 of one projection) becomes their
+// concatenation: each add of two embed_slices that touch along one axis
+// is one embed_slice of a concat, nested concats flatten, and the
+// embed_slice that covers its whole result is its input. No zeros, no
+// adds.
+// CHECK-LABEL: func.func @qkv_cotangents
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x1x4xf32>, %[[K:.*]]: tensor<2x1x4xf32>, %[[V:.*]]: tensor<2x1x4xf32>)
+// CHECK-NOT: tfl.add
+// CHECK-NOT: tfl.embed_slice
+// CHECK: %[[C:.*]] = tfl.concat %[[Q]], %[[K]], %[[V]] {axis = 1 : i64}
+// CHECK-NEXT: return %[[C]]
+func.func @qkv_cotangents(%q: tensor<2x1x4xf32>, %k: tensor<2x1x4xf32>, %v: tensor<2x1x4xf32>) -> tensor<2x3x4xf32> {
+  %dv = tfl.embed_slice %v[] {static_starts = array<i64: 0, 2, 0>, strides = array<i64: 1, 1, 1>} : tensor<2x1x4xf32> -> tensor<2x3x4xf32>
+  %dk = tfl.embed_slice %k[] {static_starts = array<i64: 0, 1, 0>, strides = array<i64: 1, 1, 1>} : tensor<2x1x4xf32> -> tensor<2x3x4xf32>
+  %s = tfl.add %dv, %dk : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %dq = tfl.embed_slice %q[] {static_starts = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : tensor<2x1x4xf32> -> tensor<2x3x4xf32>
+  %r = tfl.add %s, %dq : tensor<2x3x4xf32>, tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  return %r : tensor<2x3x4xf32>
+}
+
+// Tests that two embed_slices of one window add their inputs, and that
+// windows apart (a gap between them), strided, or differing along two
+// axes stay sums of embed_slices.
+// CHECK-LABEL: func.func @same_window
+// CHECK: %[[S:.*]] = tfl.add %arg0, %arg1 : tensor<2x1xf32>, tensor<2x1xf32>
+// CHECK: tfl.embed_slice %[[S]][] {static_starts = array<i64: 0, 1>
+// CHECK-NOT: tfl.add
+func.func @same_window(%a: tensor<2x1xf32>, %b: tensor<2x1xf32>) -> tensor<2x3xf32> {
+  %x = tfl.embed_slice %a[] {static_starts = array<i64: 0, 1>, strides = array<i64: 1, 1>} : tensor<2x1xf32> -> tensor<2x3xf32>
+  %y = tfl.embed_slice %b[] {static_starts = array<i64: 0, 1>, strides = array<i64: 1, 1>} : tensor<2x1xf32> -> tensor<2x3xf32>
+  %r = tfl.add %x, %y : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @apart
+// CHECK-COUNT-3: tfl.add
+// CHECK-NOT: tfl.concat
+func.func @apart(%a: tensor<1x1xf32>, %b: tensor<1x1xf32>, %c: tensor<1x2xf32>) -> (tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x4xf32>) {
+  %x = tfl.embed_slice %a[] {static_starts = array<i64: 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1xf32> -> tensor<3x3xf32>
+  %y = tfl.embed_slice %b[] {static_starts = array<i64: 0, 2>, strides = array<i64: 1, 1>} : tensor<1x1xf32> -> tensor<3x3xf32>
+  %r1 = tfl.add %x, %y : tensor<3x3xf32>, tensor<3x3xf32> -> tensor<3x3xf32>
+  %u = tfl.embed_slice %a[] {static_starts = array<i64: 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1xf32> -> tensor<3x3xf32>
+  %w = tfl.embed_slice %b[] {static_starts = array<i64: 1, 1>, strides = array<i64: 1, 1>} : tensor<1x1xf32> -> tensor<3x3xf32>
+  %r2 = tfl.add %u, %w : tensor<3x3xf32>, tensor<3x3xf32> -> tensor<3x3xf32>
+  %s = tfl.embed_slice %c[] {static_starts = array<i64: 0, 0>, strides = array<i64: 1, 2>} : tensor<1x2xf32> -> tensor<3x4xf32>
+  %t = tfl.embed_slice %c[] {static_starts = array<i64: 0, 1>, strides = array<i64: 1, 2>} : tensor<1x2xf32> -> tensor<3x4xf32>
+  %r3 = tfl.add %s, %t : tensor<3x4xf32>, tensor<3x4xf32> -> tensor<3x4xf32>
+  return %r1, %r2, %r3 : tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x4xf32>
+}

@@ -84,6 +84,17 @@ Tensor reduce(ReduceKind kind, const Tensor &a,
 /// flattened tensor when `axis` is negative; a NaN wins, as in NumPy.
 Tensor argReduce(bool isMax, const Tensor &a, int64_t axis, bool keepdims);
 
+/// Moves the elements of `shape`, in row-major order, from `src` to
+/// `dst`, each read and written through its own element strides from its
+/// own offset (`dst`'s places distinct). Elements move as words of their
+/// size `elem` (fixed-size copies: loads and stores), runs of both strides
+/// 1 as one memcpy, split among the cores when large. Copies, transposes,
+/// broadcasts and slices in eager mode, and compiled code's strided copies
+/// (memrefCopy).
+void moveStrided(const void *src, const Shape &srcStrides, int64_t srcBase,
+                 void *dst, const Shape &dstStrides, int64_t dstBase,
+                 const Shape &shape, size_t elem);
+
 /// NumPy's broadcast_to.
 Tensor broadcastTo(const Tensor &a, const Shape &shape);
 /// NumPy's transpose: result dim i is input dim perm[i].

@@ -87,7 +87,7 @@ def Tfl_AddOp : Tfl_BroadcastingBinaryOp<"add", Tfl_Tensor, [Commutative],
     ```mlir
     %2 = tfl.add %0, %1 : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xf32>
     ```
-  }];
+  }];  let hasCanonicalizeMethod = 1;
 }
 
 def Tfl_SubOp : Tfl_BroadcastingBinaryOp<"sub", Tfl_Tensor, [],
@@ -539,7 +539,7 @@ def Tfl_EmbedSliceOp : Tfl_Op<"embed_slice",
   let assemblyFormat = [{
     $input `[` $starts `]` attr-dict `:` type($input) (`,` type($starts)^)? `->` type($result)
   }];
-  let hasVerifier = 1;
+  let hasVerifier = 1;  let hasFolder = 1;
 }
 
 def Tfl_ScatterAddOp : Tfl_Op<"scatter_add",
@@ -600,7 +600,8 @@ def Tfl_ConcatOp : Tfl_Op<"concat", [DeclareOpInterfaceMethods<Tfl_ReverseOpInte
   let assemblyFormat = [{
     $inputs attr-dict `:` type($inputs) `->` type($result)
   }];
-  let hasVerifier = 1;
+  let hasVerifier = 1;  let hasFolder = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 //===----------------------------------------------------------------------===//
