@@ -1,7 +1,8 @@
 //===- NativeCode.cpp - From the LLVM dialect to an executable ------------===//
 //
 // The object file is produced in-process: MLIR's LLVM IR export, LLVM's -O3
-// pipeline and TargetMachine for the host CPU (its features included). The
+// pipeline (a lighter one for glue: see optimize) and TargetMachine for the
+// host CPU (its features included). The
 // final link is the only external step: the system's C++ driver links the
 // object with libtflrt's entry point and runtime (paths fixed at build time).
 //
@@ -10,7 +11,6 @@
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Config.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -18,7 +18,10 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassManager.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Program.h"
@@ -27,6 +30,10 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
 
 namespace mlir::tfl {
 namespace {
@@ -95,10 +102,64 @@ void hoistLocalAllocas(llvm::Module &module) {
   }
 }
 
+/// LLVM's -O3 pipeline for this target, as clang's, but for the glue.
+///
+/// The program's top level (tfl_main, an export's body) holds a whole
+/// training step inlined: calls of the runtime and of the outlined loops,
+/// with small serial loops between them, tens of thousands of
+/// instructions that grow with the model's layers. LLVM's loop passes,
+/// register allocation and scheduling grow faster than linearly on one
+/// function that large (most of a build's time, and 2.6 times the time
+/// for twice the layers), for little gain: its loops are small, and the
+/// step's time is in the libraries and outlined loops. Such a function
+/// gets SROA, CSE, instcombine and CFG simplification (which remove the
+/// descriptors MLIR's lowering builds), then `optnone`, so that -O3 and
+/// the code generator's optional passes leave it as it is (the standard
+/// instrumentations skip optnone functions).
+void optimize(llvm::Module &module, llvm::TargetMachine *tm,
+              unsigned glueInstructions) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::StandardInstrumentations instrumentations(module.getContext(),
+                                                  /*DebugLogging=*/false);
+  instrumentations.registerCallbacks(callbacks, &mam);
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(tm, tuning, std::nullopt, &callbacks);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+
+  llvm::FunctionPassManager glue;
+  glue.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+  glue.addPass(llvm::EarlyCSEPass());
+  glue.addPass(llvm::InstCombinePass());
+  glue.addPass(llvm::SimplifyCFGPass());
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && f.getInstructionCount() > glueInstructions) {
+      glue.run(f, fam);
+      f.addFnAttr(llvm::Attribute::OptimizeNone);
+      f.addFnAttr(llvm::Attribute::NoInline);
+      fam.invalidate(f, llvm::PreservedAnalyses::none());
+    }
+  llvm::ModulePassManager mpm =
+      pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+}
+
 } // namespace
 
 std::unique_ptr<llvm::Module>
-translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext) {
+translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                           unsigned glueInstructions) {
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
@@ -126,11 +187,7 @@ translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext) {
       f.setUWTableKind(llvm::UWTableKind::Async);
   llvmModule->setTargetTriple(tm->getTargetTriple());
   llvmModule->setDataLayout(tm->createDataLayout());
-  if (llvm::Error err = makeOptimizingTransformer(3, 0, tm)(llvmModule.get())) {
-    module.emitError("LLVM optimization failed: ")
-        << llvm::toString(std::move(err));
-    return nullptr;
-  }
+  optimize(*llvmModule, tm, glueInstructions);
   return llvmModule;
 }
 

@@ -86,6 +86,13 @@ cl::opt<uint64_t>
            cl::desc("run --eager: stop with an error once this many ops have "
                     "run (0, the default: no limit)"),
            cl::value_desc("N"), cl::init(0), cl::cat(tflcCategory));
+cl::opt<unsigned> glueInstructions(
+    "glue-instructions",
+    cl::desc("build, run, emit llvm: LLVM instructions above which a "
+             "function (the program's top level) is cleaned up and left out "
+             "of -O3"),
+    cl::value_desc("N"), cl::init(mlir::tfl::kGlueInstructions), cl::Hidden,
+    cl::cat(tflcCategory));
 cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
                                 cl::value_desc("path"), cl::cat(tflcCategory));
 cl::opt<bool> shared(
@@ -419,7 +426,8 @@ mlir::LogicalResult compileToObject(mlir::ModuleOp module,
   llvm::LLVMContext llvmContext;
   mlir::TimingScope optimizing = timing.nest("LLVM IR, optimized (-O3)");
   std::unique_ptr<llvm::Module> llvmModule =
-      mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext);
+      mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext,
+                                            glueInstructions);
   optimizing.stop();
   if (!llvmModule)
     return mlir::failure();
@@ -709,7 +717,8 @@ int Driver::run(std::optional<EmitKind> emitKind) {
   if (emitKind == EmitKind::Llvm) {
     llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule =
-        mlir::tfl::translateToOptimizedLLVMIR(*module, llvmContext);
+        mlir::tfl::translateToOptimizedLLVMIR(*module, llvmContext,
+                                              glueInstructions);
     if (!llvmModule)
       return finish(false);
     llvmModule->print(llvm::outs(), nullptr);

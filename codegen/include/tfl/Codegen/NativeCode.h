@@ -17,10 +17,19 @@
 
 namespace mlir::tfl {
 
+/// LLVM instructions above which a function is glue (the program's top
+/// level, a whole step inlined): cleaned up (SROA, CSE, instcombine, CFG
+/// simplification), then `optnone`, left out of -O3 and of the code
+/// generator's optional passes, whose time grows faster than linearly with
+/// a function's size.
+constexpr unsigned kGlueInstructions = 20000;
+
 /// Translates a module in the LLVM dialect to LLVM IR for the host, optimized
-/// at -O3. Returns null after reporting an error.
+/// at -O3 but for glue functions (over `glueInstructions`). Returns null
+/// after reporting an error.
 std::unique_ptr<llvm::Module>
-translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext);
+translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                           unsigned glueInstructions = kGlueInstructions);
 
 /// Writes `llvmModule` as a host object file.
 LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path);
