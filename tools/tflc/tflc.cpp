@@ -86,6 +86,11 @@ cl::opt<uint64_t>
            cl::desc("run --eager: stop with an error once this many ops have "
                     "run (0, the default: no limit)"),
            cl::value_desc("N"), cl::init(0), cl::cat(tflcCategory));
+cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("run, build, emit: verify the IR after each pass of the "
+             "pipeline (else once, at its end)"),
+    cl::Hidden, cl::cat(tflcCategory));
 cl::opt<unsigned> glueInstructions(
     "glue-instructions",
     cl::desc("build, run, emit llvm: LLVM instructions above which a "
@@ -396,7 +401,18 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
                  << "' (stages: mlirgen, " << llvm::join(stages, ", ") << ")\n";
     return mlir::failure();
   }
-  return pm.run(module);
+  // The IR is verified once, after the last pass, not after each of the
+  // pipeline's passes (a tenth of a large program's build: dominance over
+  // one function of a whole training step, fifty times); --verify-each,
+  // and tfl-opt in the lit tests, check after each.
+  pm.enableVerifier(verifyEach);
+  if (failed(pm.run(module)))
+    return mlir::failure();
+  if (!verifyEach && failed(mlir::verify(module))) {
+    module.emitError("internal compiler error: the pipeline made invalid IR");
+    return mlir::failure();
+  }
+  return mlir::success();
 }
 
 /// Makes the program's entry (in the LLVM dialect) call
