@@ -51,6 +51,23 @@ if config.tfl_mpi:
 # first: Debian's Python cannot load them.
 if config.tfl_sanitize:
     config.available_features.add("sanitize")
+# Convolutions on TFL's own kernels wherever they apply, as before kernels
+# were chosen by measurement (which tests of their own run): outputs that
+# do not depend on the machine's load, and no cache file written.
+config.environment["TFL_CONV"] = "tfl"
+config.environment["TFL_KERNEL_CACHE"] = "off"
+# The ISA builds of TFL's own kernels (runtime/lib/Isa.h) this CPU runs:
+# tests then run them all (TFL_ISA).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((line.split(":", 1)[1].split() for line in cpuinfo
+                      if line.startswith("flags")), [])
+except OSError:
+    flags = []
+if {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe"} <= set(flags):
+    config.available_features.add("isa-avx2")
+    if {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"} <= set(flags):
+        config.available_features.add("isa-avx512")
 tools = ["tflc", "tfl-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions(tools, [config.tfl_tools_dir,
                                            config.llvm_tools_dir])

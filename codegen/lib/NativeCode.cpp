@@ -15,6 +15,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -51,12 +52,24 @@ llvm::TargetMachine *hostTargetMachine(std::string &error) {
     const llvm::Target *target =
         llvm::TargetRegistry::lookupTarget(triple, initError);
     if (target) {
-      std::string features;
+      std::string cpu = llvm::sys::getHostCPUName().str(), features;
       for (const auto &feature : llvm::sys::getHostCPUFeatures())
         features += (feature.second ? "+" : "-") + feature.first().str() + ",";
+      // TFL_ISA (avx512, avx2, baseline), which also picks libtflrt's
+      // kernels, builds for that level of x86-64 instead: one machine
+      // builds and measures what another ISA would run.
+      if (const char *isa = std::getenv("TFL_ISA"); isa && *isa) {
+        cpu = llvm::StringSwitch<std::string>(isa)
+                  .Case("avx512", "x86-64-v4")
+                  .Case("avx2", "x86-64-v3")
+                  .Case("baseline", "x86-64")
+                  .Default(cpu);
+        if (cpu != llvm::sys::getHostCPUName())
+          features.clear();
+      }
       tm.reset(target->createTargetMachine(
-          triple, llvm::sys::getHostCPUName(), features, llvm::TargetOptions(),
-          llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+          triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+          std::nullopt, llvm::CodeGenOptLevel::Aggressive));
     }
   }
   error = initError;

@@ -11,6 +11,7 @@
 
 #include "ConvVectors.h"
 #include "FewChannels.h"
+#include "KernelChoice.h"
 #include "Winograd.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -100,24 +101,44 @@ bool empty(const TensorView &v) { return numElements(v.shape) == 0; }
 /// The kernels of a convolution of `x` by `w` into `y` (or of one of its
 /// adjoints): TFL's own for the stride-1 3x3 convolutions they take
 /// (Winograd's with 16 or more channels each side, the few-channel ones
-/// for one to four input channels, each for the passes it takes), oneDNN's
-/// direct kernels for the rest, and for all of them under TFL_CONV=onednn.
+/// for one to four input channels, each for the passes it takes), where
+/// they beat oneDNN's on this machine (KernelChoice.h), else oneDNN's
+/// direct kernels.
 enum class Kernels { OneDnn, Winograd, FewChannels };
 
-Kernels kernelsFor(const TensorView &x, const TensorView &w,
-                   const TensorView &y, const Window &window,
-                   winograd::Pass pass) {
-  static const bool onednnOnly = [] {
-    const char *v = std::getenv("TFL_CONV");
-    return v && std::string(v) == "onednn";
-  }();
-  if (onednnOnly)
-    return Kernels::OneDnn;
+/// TFL's kernel that takes the pass, if one does.
+Kernels ownKernelsFor(const TensorView &x, const TensorView &w,
+                      const TensorView &y, const Window &window,
+                      winograd::Pass pass) {
   if (winograd::applies(x, w, y, window, pass))
     return Kernels::Winograd;
   if (fewchannels::applies(x, w, y, window, pass == winograd::Pass::Forward))
     return Kernels::FewChannels;
   return Kernels::OneDnn;
+}
+
+std::string dims(const TensorView &v) {
+  std::string s = "[";
+  for (size_t d = 0; d < v.shape.size(); ++d)
+    s += (d ? "," : "") + std::to_string(v.shape[d]);
+  return s + "]";
+}
+
+/// A pass and its shapes, as the kernel choice's cache keys it.
+std::string describe(const char *pass, const TensorView &x, const TensorView &w,
+                     const TensorView &y, const Window &window,
+                     const char *extra) {
+  return std::string("conv2d ") + pass + " x" + dims(x) + " w" + dims(w) +
+         " y" + dims(y) + " strides " + std::to_string(window.strides[0]) +
+         "," + std::to_string(window.strides[1]) + " padding " +
+         std::to_string(window.padding[0]) + "," +
+         std::to_string(window.padding[1]) + "," +
+         std::to_string(window.padding[2]) + "," +
+         std::to_string(window.padding[3]) + extra;
+}
+
+const char *kernelName(Kernels k) {
+  return k == Kernels::Winograd ? "winograd" : "few-channel";
 }
 
 /// The filter's logical dims with the layout left to oneDNN.
@@ -206,18 +227,9 @@ void reluInPlace(const TensorView &out) {
   });
 }
 
-void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
-             const TensorView &out, const Window &window, bool relu = false) {
-  if (empty(out))
-    return;
-  switch (kernelsFor(x, w, out, window, winograd::Pass::Forward)) {
-  case Kernels::Winograd:
-    return winograd::forward(x, w, bias, out, window, relu);
-  case Kernels::FewChannels:
-    return fewchannels::forward(x, w, bias, out, window, relu);
-  case Kernels::OneDnn:
-    break;
-  }
+void oneDnnForward(const TensorView &x, const TensorView &w,
+                   const TensorView *bias, const TensorView &out,
+                   const Window &window, bool relu) {
   Context &c = context();
   memory::desc xd = nhwc(x), wd = hwio(w), od = nhwc(out);
   std::vector<int64_t> k = bias ? key(5, {&x, &w, bias, &out}, window)
@@ -241,6 +253,32 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
   c.stream.wait();
   if (relu)
     reluInPlace(out);
+}
+
+void oneDnnBackwardInput(const TensorView &dy, const TensorView &w,
+                         const TensorView &dx, const Window &window);
+void oneDnnBackwardFilter(const TensorView &x, const TensorView &dy,
+                          const TensorView &dw, const Window &window,
+                          const TensorView *dbias);
+
+void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
+             const TensorView &out, const Window &window, bool relu = false) {
+  if (empty(out))
+    return;
+  Kernels own = ownKernelsFor(x, w, out, window, winograd::Pass::Forward);
+  auto runOwn = [&] {
+    if (own == Kernels::Winograd)
+      winograd::forward(x, w, bias, out, window, relu);
+    else
+      fewchannels::forward(x, w, bias, out, window, relu);
+  };
+  auto runOneDnn = [&] { oneDnnForward(x, w, bias, out, window, relu); };
+  if (own != Kernels::OneDnn &&
+      tflKernelWins(describe("forward", x, w, out, window,
+                             bias ? (relu ? " +bias +relu" : " +bias") : ""),
+                    kernelName(own), runOwn, runOneDnn))
+    return runOwn();
+  runOneDnn();
 }
 
 } // namespace
@@ -271,8 +309,20 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
                 numElements(dx.shape) * sizeof(float));
     return;
   }
-  if (kernelsFor(dx, w, dy, window, winograd::Pass::Input) == Kernels::Winograd)
+  if (ownKernelsFor(dx, w, dy, window, winograd::Pass::Input) ==
+          Kernels::Winograd &&
+      tflKernelWins(
+          describe("input gradient", dx, w, dy, window, ""), "winograd",
+          [&] { winograd::backwardInput(dy, w, dx, window); },
+          [&] { oneDnnBackwardInput(dy, w, dx, window); }))
     return winograd::backwardInput(dy, w, dx, window);
+  oneDnnBackwardInput(dy, w, dx, window);
+}
+
+namespace {
+
+void oneDnnBackwardInput(const TensorView &dy, const TensorView &w,
+                         const TensorView &dx, const Window &window) {
   Context &c = context();
   memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
   ConvPrimitive &p = cachedConv(key(3, {&dy, &w, &dx}, window), wd, [&] {
@@ -291,6 +341,8 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
   c.stream.wait();
 }
 
+} // namespace
+
 void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                           const TensorView &dw, const Window &window,
                           const TensorView *dbias) {
@@ -304,14 +356,27 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                 numElements(dw.shape) * sizeof(float));
     return;
   }
-  switch (kernelsFor(x, dw, dy, window, winograd::Pass::Filter)) {
-  case Kernels::Winograd:
-    return winograd::backwardFilter(x, dy, dw, window, dbias);
-  case Kernels::FewChannels:
-    return fewchannels::backwardFilter(x, dy, dw, window, dbias);
-  case Kernels::OneDnn:
-    break;
-  }
+  Kernels own = ownKernelsFor(x, dw, dy, window, winograd::Pass::Filter);
+  auto runOwn = [&] {
+    if (own == Kernels::Winograd)
+      winograd::backwardFilter(x, dy, dw, window, dbias);
+    else
+      fewchannels::backwardFilter(x, dy, dw, window, dbias);
+  };
+  auto runOneDnn = [&] { oneDnnBackwardFilter(x, dy, dw, window, dbias); };
+  if (own != Kernels::OneDnn &&
+      tflKernelWins(
+          describe("filter gradient", x, dw, dy, window, dbias ? " +bias" : ""),
+          kernelName(own), runOwn, runOneDnn))
+    return runOwn();
+  runOneDnn();
+}
+
+namespace {
+
+void oneDnnBackwardFilter(const TensorView &x, const TensorView &dy,
+                          const TensorView &dw, const Window &window,
+                          const TensorView *dbias) {
   Context &c = context();
   memory::desc xd = nhwc(x), yd = nhwc(dy), wd = hwio(dw);
   std::vector<int64_t> k = dbias ? key(6, {&x, &dy, &dw, dbias}, window)
@@ -355,6 +420,8 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
     dnnl::reorder(filter, plain).execute(c.stream, filter, plain);
   c.stream.wait();
 }
+
+} // namespace
 
 void pool2d(PoolKind kind, const TensorView &x, const TensorView &out,
             std::array<int64_t, 2> size, const Window &window) {

@@ -4,8 +4,8 @@
 // GCC/Clang vector extensions (one AVX-512 register, two AVX2 ones), their
 // loads and stores at any float's address, NHWC images as plain numbers,
 // and their work split among threads. The kernels' inner functions are built
-// for AVX-512, AVX2 and the baseline (target_clones), and the loader picks the
-// best one the CPU runs.
+// for AVX-512, AVX2 and the baseline (TFL_ISA_VARIANTS, Isa.h), and each
+// call runs kernelIsa()'s build.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,7 +106,7 @@ inline int64_t roundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 TFL_INLINE int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /// An NHWC tensor of f32 with a unit channel stride, as plain numbers: the
-/// kernels' inner functions are built three times (target_clones), and
+/// kernels' inner functions are built three times (TFL_ISA_VARIANTS), and
 /// Clang leaves out the library templates (std::vector's members) such
 /// clones would call, so they see no std:: types.
 struct Image {
@@ -186,10 +186,6 @@ Scratch sumInChunks(int64_t units, int64_t size, const SumChunk &sumChunk) {
       all[i] += all[chunk * size + i];
   return sums;
 }
-
-/// The clones of a kernel's inner function.
-#define TFL_CLONES                                                             \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 } // namespace
 } // namespace tflrt

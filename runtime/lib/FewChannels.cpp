@@ -12,6 +12,7 @@
 #include "FewChannels.h"
 
 #include "ConvVectors.h"
+#include "Isa.h"
 
 #include <vector>
 
@@ -199,7 +200,8 @@ TFL_INLINE void filterRows(const Args &p, int64_t chunk, int64_t chunks,
   }
 }
 
-TFL_CLONES void forwardPart(const Args &p, int64_t firstRow, int64_t lastRow) {
+TFL_INLINE void forwardPartBody(const Args &p, int64_t firstRow,
+                                int64_t lastRow) {
   switch (p.x.channels) {
   case 1:
     return forwardRows<1>(p, firstRow, lastRow);
@@ -212,8 +214,12 @@ TFL_CLONES void forwardPart(const Args &p, int64_t firstRow, int64_t lastRow) {
   }
 }
 
-TFL_CLONES void filterPart(const Args &p, int64_t chunk, int64_t chunks,
-                           float *sums) {
+TFL_ISA_VARIANTS(forwardPart,
+                 (const Args &p, int64_t firstRow, int64_t lastRow),
+                 (p, firstRow, lastRow))
+
+TFL_INLINE void filterPartBody(const Args &p, int64_t chunk, int64_t chunks,
+                               float *sums) {
   switch (p.x.channels) {
   case 1:
     return filterRows<1>(p, chunk, chunks, sums);
@@ -225,6 +231,10 @@ TFL_CLONES void filterPart(const Args &p, int64_t chunk, int64_t chunks,
     return filterRows<4>(p, chunk, chunks, sums);
   }
 }
+
+TFL_ISA_VARIANTS(filterPart,
+                 (const Args &p, int64_t chunk, int64_t chunks, float *sums),
+                 (p, chunk, chunks, sums))
 
 Args argsOf(const TensorView &x, const TensorView &y, const Window &window) {
   Args p{};

@@ -2,12 +2,13 @@
 //
 // Eight floats at a time as GCC/Clang vector extensions, widened to double:
 // one AVX-512 register of doubles, two AVX2 ones. Each entry point is built
-// for AVX-512, AVX2 and the baseline (target_clones); the loader picks the
-// best the CPU runs. The tail of an array goes through one padded vector.
+// for AVX-512, AVX2 and the baseline (Isa.h) and runs kernelIsa()'s build.
+// The tail of an array goes through one padded vector.
 //
 //===----------------------------------------------------------------------===//
 
 #include "VectorMath.h"
+#include "Isa.h"
 
 #include <cstring>
 
@@ -27,8 +28,6 @@ typedef uint64_t U8 __attribute__((vector_size(64)));
 
 #define TFL_VM_INLINE inline __attribute__((always_inline))
 #define TFL_VM_LAMBDA __attribute__((always_inline))
-#define TFL_VM_CLONES                                                          \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
 TFL_VM_INLINE D8 splat(double v) { return D8{} + v; }
 
@@ -133,19 +132,17 @@ TFL_VM_INLINE F8 expVector(F8 v) {
   return v != v ? v : e; // NaN stays NaN
 }
 
-} // namespace
-
-TFL_VM_CLONES void expF32(const float *x, float *y, int64_t n) {
+TFL_VM_INLINE void expF32Body(const float *x, float *y, int64_t n) {
   eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA { return expVector(v); });
 }
 
-TFL_VM_CLONES void sigmoidF32(const float *x, float *y, int64_t n) {
+TFL_VM_INLINE void sigmoidF32Body(const float *x, float *y, int64_t n) {
   eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA {
     return F8{} + 1.0f / (1.0f + expVector(-v));
   });
 }
 
-TFL_VM_CLONES void erfF32(const float *x, float *y, int64_t n) {
+TFL_VM_INLINE void erfF32Body(const float *x, float *y, int64_t n) {
   eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA {
     D8 d = __builtin_convertvector(v, D8);
     D8 a = select(d < 0.0, -d, d);
@@ -157,5 +154,11 @@ TFL_VM_CLONES void erfF32(const float *x, float *y, int64_t n) {
     return v != v ? v : e;
   });
 }
+
+} // namespace
+
+TFL_ISA_VARIANTS(expF32, (const float *x, float *y, int64_t n), (x, y, n))
+TFL_ISA_VARIANTS(sigmoidF32, (const float *x, float *y, int64_t n), (x, y, n))
+TFL_ISA_VARIANTS(erfF32, (const float *x, float *y, int64_t n), (x, y, n))
 
 } // namespace tflrt

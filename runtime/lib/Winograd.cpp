@@ -21,6 +21,7 @@
 #include "Winograd.h"
 
 #include "ConvVectors.h"
+#include "Isa.h"
 
 #include <vector>
 
@@ -290,10 +291,11 @@ struct ForwardPlan {
 /// c * sc + k * sk: 16 output channels at a time, so that the transform's
 /// divisions are vector ones. g itself goes to `taps` ([9][inChannels]
 /// [kPad]), for the tiles computed directly.
-TFL_CLONES void transformFilterInto(float *u, float *taps, const float *filter,
-                                    int64_t sh, int64_t sw, int64_t sc,
-                                    int64_t sk, int64_t inChannels,
-                                    int64_t outChannels, int64_t kPad) {
+TFL_INLINE void transformFilterIntoBody(float *u, float *taps,
+                                        const float *filter, int64_t sh,
+                                        int64_t sw, int64_t sc, int64_t sk,
+                                        int64_t inChannels, int64_t outChannels,
+                                        int64_t kPad) {
   for (int64_t c = 0; c < inChannels; ++c)
     for (int64_t k = 0; k < kPad; k += kLanes) {
       int64_t lanes = lesser(kLanes, outChannels - k);
@@ -311,6 +313,13 @@ TFL_CLONES void transformFilterInto(float *u, float *taps, const float *filter,
         store(taps + (t * inChannels + c) * kPad + k, g[t]);
     }
 }
+
+TFL_ISA_VARIANTS(transformFilterInto,
+                 (float *u, float *taps, const float *filter, int64_t sh,
+                  int64_t sw, int64_t sc, int64_t sk, int64_t inChannels,
+                  int64_t outChannels, int64_t kPad),
+                 (u, taps, filter, sh, sw, sc, sk, inChannels, outChannels,
+                  kPad))
 
 /// The plan's transformed filter (see transformFilterInto).
 void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
@@ -446,13 +455,18 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
 /// forwardBody, with one vector of input and output channels compiled in:
 /// its products' loops then unroll and its strides are constants (the seed
 /// CNN's second layer took 0.19 against 0.23 ms forward).
-TFL_CLONES void forwardBlocks(const ForwardArgs &p, int64_t firstBlock,
-                              int64_t lastBlock, float *v, float *m) {
+TFL_INLINE void forwardBlocksBody(const ForwardArgs &p, int64_t firstBlock,
+                                  int64_t lastBlock, float *v, float *m) {
   if (p.inChannels == kLanes && p.kPad == kLanes)
     forwardBody<kLanes, kLanes>(p, firstBlock, lastBlock, v, m);
   else
     forwardBody<0, 0>(p, firstBlock, lastBlock, v, m);
 }
+
+TFL_ISA_VARIANTS(forwardBlocks,
+                 (const ForwardArgs &p, int64_t firstBlock, int64_t lastBlock,
+                  float *v, float *m),
+                 (p, firstBlock, lastBlock, v, m))
 
 void runForward(const ForwardPlan &p) {
   const ForwardArgs &a = p.args;
@@ -554,20 +568,27 @@ TFL_INLINE void filterBody(const FilterArgs &p, int64_t chunk, int64_t chunks,
 
 /// filterBody, with one vector of input and output channels compiled in
 /// (0.21 against 0.25 ms for the seed CNN's second layer).
-TFL_CLONES void filterBlocks(const FilterArgs &p, int64_t chunk, int64_t chunks,
-                             float *acc, float *xs, float *ds) {
+TFL_INLINE void filterBlocksBody(const FilterArgs &p, int64_t chunk,
+                                 int64_t chunks, float *acc, float *xs,
+                                 float *ds) {
   if (p.inChannels == kLanes && p.kPad == kLanes)
     filterBody<kLanes, kLanes>(p, chunk, chunks, acc, xs, ds);
   else
     filterBody<0, 0>(p, chunk, chunks, acc, xs, ds);
 }
 
+TFL_ISA_VARIANTS(filterBlocks,
+                 (const FilterArgs &p, int64_t chunk, int64_t chunks,
+                  float *acc, float *xs, float *ds),
+                 (p, chunk, chunks, acc, xs, ds))
+
 /// G^T M G of the sums `total` (FilterArgs::sumsSize) for each channel
 /// pair, into the filter's gradient `out` with the given strides: in double
 /// (once per filter element), 8 output channels at a time, so that the
 /// transform's divisions are vector ones.
-TFL_CLONES void filterTaps(const float *total, const FilterArgs &p, float *out,
-                           int64_t s0, int64_t s1, int64_t s2, int64_t s3) {
+TFL_INLINE void filterTapsBody(const float *total, const FilterArgs &p,
+                               float *out, int64_t s0, int64_t s1, int64_t s2,
+                               int64_t s3) {
   for (int64_t c = 0; c < p.inChannels; ++c)
     for (int64_t k = 0; k < p.outChannels; k += kDoubles) {
       VecD points[kPoints], taps[9];
@@ -582,6 +603,11 @@ TFL_CLONES void filterTaps(const float *total, const FilterArgs &p, float *out,
               static_cast<float>(taps[t][l]);
     }
 }
+
+TFL_ISA_VARIANTS(filterTaps,
+                 (const float *total, const FilterArgs &p, float *out,
+                  int64_t s0, int64_t s1, int64_t s2, int64_t s3),
+                 (total, p, out, s0, s1, s2, s3))
 
 /// Of the outputs 0..outputs-1 of one dim of a 3x3 convolution whose
 /// input starts `pad` before them and has `inputs` values, the taps that

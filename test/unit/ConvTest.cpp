@@ -1,16 +1,17 @@
 //===- ConvTest.cpp - The Winograd convolutions against their definitions -===//
 //
 // Each pass (forward with and without a bias, the input's gradient, the
-// filter's and the bias's) against a direct evaluation of its definition in
-// double, on shapes that reach every edge: output sizes that are not a
-// multiple of the 4x4 tiles, channel counts off the 16-float vectors, below
-// and above one vector, asymmetric and negative padding, strided views.
-// The error bound scales with the sum of the magnitudes of each output's
-// terms, as a direct convolution's rounding does.
+// filter's and the bias's), in each ISA's build this CPU runs, against a
+// direct evaluation of its definition in double, on shapes that reach every
+// edge: output sizes that are not a multiple of the 4x4 tiles, channel counts
+// off the 16-float vectors, below and above one vector, asymmetric and negative
+// padding, strided views. The error bound scales with the sum of the magnitudes
+// of each output's terms, as a direct convolution's rounding does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FewChannels.h"
+#include "IsaVariants.h"
 #include "Winograd.h"
 
 #include "tflrt/Conv.h"
@@ -295,8 +296,10 @@ class WinogradTest : public ::testing::TestWithParam<Case> {};
 // Winograd's rounding follows a tile's largest terms (a few parts in a
 // million measured; 2e-5 leaves room).
 TEST_P(WinogradTest, EveryPassMatchesItsDefinition) {
-  checkPasses(GetParam(), {winograd::forward, winograd::backwardInput,
-                           winograd::backwardFilter, 2e-5, true});
+  forEachIsa([] {
+    checkPasses(GetParam(), {winograd::forward, winograd::backwardInput,
+                             winograd::backwardFilter, 2e-5, true});
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -330,8 +333,10 @@ class FewChannelsTest : public ::testing::TestWithParam<Case> {};
 // Direct sums of at most 36 terms per output (per thread's share of the
 // filter's).
 TEST_P(FewChannelsTest, ForwardAndFilterMatchTheirDefinitions) {
-  checkPasses(GetParam(), {fewchannels::forward, nullptr,
-                           fewchannels::backwardFilter, 2e-6, false});
+  forEachIsa([] {
+    checkPasses(GetParam(), {fewchannels::forward, nullptr,
+                             fewchannels::backwardFilter, 2e-6, false});
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -2,6 +2,8 @@
 
 #include "tflrt/Kernels.h"
 
+#include "IsaVariants.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -168,9 +170,10 @@ int64_t ulpsBetween(float a, float b) {
 }
 
 /// exp, erf and sigmoid of f32 (VectorMath's kernels) against libm in
-/// double, rounded once: every 211th float of each sign up to 105 (beyond,
-/// exp is 0 or inf and erf is 1 in f32), about 1e7 values, and the
-/// specials, in a tensor whose size is not a whole number of vectors.
+/// double, rounded once, in each ISA's build this CPU runs: every 211th float
+/// of each sign up to 105 (beyond, exp is 0 or inf and erf is 1 in f32), about
+/// 1e7 values, and the specials, in a tensor whose size is not a whole number
+/// of vectors.
 TEST(KernelsTest, VectorMathIsWithinAnUlpOfLibm) {
   std::vector<float> xs = {
       0.0f,    -0.0f,  INFINITY,  -INFINITY, NAN,        -NAN,     1e-45f,
@@ -202,18 +205,21 @@ TEST(KernelsTest, VectorMathIsWithinAnUlpOfLibm) {
          return double(1.0f / (1.0f + e));
        }},
   };
-  for (const Case &c : cases) {
-    Tensor y = unary(c.kind, x);
-    for (size_t i = 0; i < xs.size(); ++i) {
-      float want = static_cast<float>(c.ref(xs[i]));
-      int64_t u = ulpsBetween(y.data<float>()[i], want);
-      ASSERT_LE(u, 1) << "kind " << static_cast<int>(c.kind) << " of " << xs[i]
-                      << ": " << y.data<float>()[i] << ", want " << want;
-      if (xs[i] == 0.0f && c.kind == UnaryKind::Erf) {
-        EXPECT_EQ(std::signbit(y.data<float>()[i]), std::signbit(xs[i]));
+  forEachIsa([&] {
+    for (const Case &c : cases) {
+      Tensor y = unary(c.kind, x);
+      for (size_t i = 0; i < xs.size(); ++i) {
+        float want = static_cast<float>(c.ref(xs[i]));
+        int64_t u = ulpsBetween(y.data<float>()[i], want);
+        ASSERT_LE(u, 1) << "kind " << static_cast<int>(c.kind) << " of "
+                        << xs[i] << ": " << y.data<float>()[i] << ", want "
+                        << want;
+        if (xs[i] == 0.0f && c.kind == UnaryKind::Erf) {
+          EXPECT_EQ(std::signbit(y.data<float>()[i]), std::signbit(xs[i]));
+        }
       }
     }
-  }
+  });
 }
 
 TEST(KernelsTest, MatmulMatchesALoop) {

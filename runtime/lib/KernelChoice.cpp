@@ -1,0 +1,188 @@
+//===- KernelChoice.cpp - TFL's or oneDNN's kernels, measured -------------===//
+
+#include "KernelChoice.h"
+
+#include "Isa.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sys/stat.h>
+#include <utility>
+
+namespace tflrt {
+namespace {
+
+/// TFL_CONV: "tfl" or "onednn" force a side; anything else measures.
+enum class Forced { None, Tfl, OneDnn };
+
+Forced forced() {
+  static const Forced f = [] {
+    const char *v = std::getenv("TFL_CONV");
+    std::string s = v ? v : "";
+    return s == "tfl" ? Forced::Tfl
+                      : (s == "onednn" ? Forced::OneDnn : Forced::None);
+  }();
+  return f;
+}
+
+bool reporting() {
+  static const bool on = [] {
+    const char *v = std::getenv("TFL_REPORT_KERNELS");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+
+/// The CPU's model name (/proc/cpuinfo), with the ISA of the kernels: the
+/// cache's scope.
+std::string machine() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos)
+        model = line.substr(line.find_first_not_of(" \t", colon + 1));
+      break;
+    }
+  return model + " (" + isaName(kernelIsa()) + ")";
+}
+
+std::string cachePath() {
+  const char *env = std::getenv("TFL_KERNEL_CACHE");
+  if (env)
+    return std::string(env) == "off" ? std::string() : std::string(env);
+  std::string base;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    base = xdg;
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    base = std::string(home) + "/.cache";
+  else
+    return "";
+  return base + "/tfl/conv-kernels.tsv";
+}
+
+/// The process's choices (true: TFL's kernel), loaded from the cache file
+/// on first use; lines are "machine<TAB>pass<TAB>tfl|onednn".
+struct Choices {
+  std::mutex mutex;
+  bool loaded = false;
+  std::string machine, path;
+  std::map<std::string, bool> choice;
+  std::set<std::string> reported;
+
+  void load() {
+    if (loaded)
+      return;
+    loaded = true;
+    machine = tflrt::machine();
+    path = cachePath();
+    if (path.empty())
+      return;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t a = line.find('\t'), b = line.rfind('\t');
+      if (a == std::string::npos || a == b || line.compare(0, a, machine) != 0)
+        continue;
+      std::string side = line.substr(b + 1);
+      if (side == "tfl" || side == "onednn")
+        choice[line.substr(a + 1, b - a - 1)] = side == "tfl";
+    }
+  }
+
+  /// Appends a choice (best effort: a cache that cannot be written only
+  /// costs the next run a measurement).
+  void save(const std::string &what, bool tfl) {
+    if (path.empty())
+      return;
+    size_t slash = path.rfind('/');
+    if (slash != std::string::npos && slash > 0) {
+      std::string dir = path.substr(0, slash);
+      size_t parent = dir.rfind('/');
+      if (parent != std::string::npos && parent > 0)
+        ::mkdir(dir.substr(0, parent).c_str(), 0755);
+      ::mkdir(dir.c_str(), 0755);
+    }
+    std::ofstream out(path, std::ios::app);
+    out << machine << '\t' << what << '\t' << (tfl ? "tfl" : "onednn") << '\n';
+  }
+};
+
+Choices &choices() {
+  static Choices c;
+  return c;
+}
+
+/// Milliseconds `run` takes.
+double timeMs(const std::function<void()> &run) {
+  auto start = std::chrono::steady_clock::now();
+  run();
+  std::chrono::duration<double, std::milli> took =
+      std::chrono::steady_clock::now() - start;
+  return took.count();
+}
+
+/// The best times of `a` and `b` over three rounds that alternate them,
+/// after a warm-up of each (a burst of other work on the machine then
+/// slows one run of each, not all of one side's).
+std::pair<double, double> bestOfAlternating(const std::function<void()> &a,
+                                            const std::function<void()> &b) {
+  a();
+  b();
+  double ta = std::numeric_limits<double>::infinity(), tb = ta;
+  for (int round = 0; round < 3; ++round) {
+    ta = std::min(ta, timeMs(a));
+    tb = std::min(tb, timeMs(b));
+  }
+  return {ta, tb};
+}
+
+void report(const std::string &what, const char *tflName, bool tfl,
+            const std::string &why) {
+  std::fprintf(stderr, "tfl: %s: %s (%s)\n", what.c_str(),
+               tfl ? tflName : "onednn", why.c_str());
+}
+
+} // namespace
+
+bool tflKernelWins(const std::string &what, const char *tflName,
+                   const std::function<void()> &runTfl,
+                   const std::function<void()> &runOneDnn) {
+  Forced f = forced();
+  Choices &c = choices();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (f != Forced::None) {
+    bool tfl = f == Forced::Tfl;
+    if (reporting() && c.reported.insert(what).second)
+      report(what, tflName, tfl, tfl ? "TFL_CONV=tfl" : "TFL_CONV=onednn");
+    return tfl;
+  }
+  c.load();
+  auto it = c.choice.find(what);
+  if (it != c.choice.end()) {
+    if (reporting() && c.reported.insert(what).second)
+      report(what, tflName, it->second, "chosen before, " + c.path);
+    return it->second;
+  }
+  auto [tflMs, oneDnnMs] = bestOfAlternating(runTfl, runOneDnn);
+  bool tfl = tflMs <= oneDnnMs;
+  c.choice[what] = tfl;
+  c.save(what, tfl);
+  if (reporting() && c.reported.insert(what).second) {
+    char times[96];
+    std::snprintf(times, sizeof times, "measured: %s %.3f ms, onednn %.3f ms",
+                  tflName, tflMs, oneDnnMs);
+    report(what, tflName, tfl, times);
+  }
+  return tfl;
+}
+
+} // namespace tflrt

@@ -1,0 +1,36 @@
+//===- KernelChoice.h - TFL's or oneDNN's kernels, measured -----*- C++ -*-===//
+//
+// Where TFL's own convolution kernels apply (Winograd's, the few-channel
+// ones), whether they or oneDNN's run a pass on a shape is measured on this
+// machine, as cudnn.benchmark and oneDNN's own dispatch do, not decided by
+// a rule fitted on another: on first use both run on the call's own
+// tensors (a warm-up, then the best of three runs each, alternating), the
+// faster wins, and the choice holds for the process and is kept in a cache
+// file keyed by the CPU's model and the kernels' ISA, so that a second run
+// starts on it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFLRT_KERNELCHOICE_H
+#define TFLRT_KERNELCHOICE_H
+
+#include <functional>
+#include <string>
+
+namespace tflrt {
+
+/// Whether TFL's kernel (named `tflName`, e.g. "winograd") runs the pass
+/// `what` (the pass and its shapes, windows and options: the cache's key)
+/// rather than oneDNN's: TFL_CONV=tfl or =onednn forces a side, else the
+/// measured choice (remembered, or measured now by calling `runTfl` and
+/// `runOneDnn`, each of which computes the pass in full). Under
+/// TFL_REPORT_KERNELS=1 each new choice is reported on stderr with its
+/// reason and times. The cache file is TFL_KERNEL_CACHE (`off`: none), by
+/// default $XDG_CACHE_HOME/tfl/conv-kernels.tsv (~/.cache when unset).
+bool tflKernelWins(const std::string &what, const char *tflName,
+                   const std::function<void()> &runTfl,
+                   const std::function<void()> &runOneDnn);
+
+} // namespace tflrt
+
+#endif // TFLRT_KERNELCHOICE_H
