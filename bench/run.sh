@@ -5,6 +5,11 @@
 # REPEATS times (default 3), and each keeps its best. Needs a built tflc (./dev.sh main) and Debian's
 # python3-torch with libopenblas-dev (apt); PyTorch runs on 2 threads.
 #
+# On a machine with AVX-512, TFL's side also runs built and run with
+# TFL_ISA=avx2 (its kernels', compiled code's and oneDNN's AVX2 builds),
+# so that one run shows what an AVX2 machine would get: the table's last
+# columns (the peers unforced).
+#
 # With --peers, the table has a column for each current peer too: PyTorch
 # from PyPI (eager and torch.compile) and JAX (jax.jit), installed into a
 # virtual environment at $PEERS_VENV (default ~/.cache/tfl-bench-peers)
@@ -24,6 +29,19 @@ for w in w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar grad_ratio \
   w7_transcendental; do
   "$tflc" build "$w.tfl" -o "$out/$w"
 done
+# The AVX2 builds, on an AVX-512 machine (where TFL_ISA=avx2 runs them).
+avx2=false
+if grep -qw avx512f /proc/cpuinfo; then
+  avx2=true
+  mkdir -p "$out/avx2"
+  for w in w1_matmul w2_linreg w3_cnn w4_mlp w5_scalar grad_ratio \
+    w7_transcendental; do
+    TFL_ISA=avx2 "$tflc" build "$w.tfl" -o "$out/avx2/$w"
+  done
+  TFL_ISA=avx2 "$tflc" build ../examples/mnist_cnn.tfl -o "$out/avx2/mnist_cnn"
+  TFL_ISA=avx2 TFL_STDLIB_PATH=../stdlib:../examples "$tflc" build \
+    w8_gpt.tfl -o "$out/avx2/w8_gpt"
+fi
 seconds_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 start=$(date +%s.%N)
 "$tflc" build ../examples/mnist_cnn.tfl -o "$out/mnist_cnn"
@@ -57,7 +75,7 @@ debian=$(/usr/bin/python3 -c 'import torch; print(torch.__version__.split("a")[0
 
 # The main job's training loop (examples/mnist_cnn.tfl, one epoch): its
 # last progress line's images/s.
-main_job() { "$out/mnist_cnn" --eval_batches=1 | grep 'images/s' | tail -1 |
+main_job() { "$bin/mnist_cnn" --eval_batches=1 | grep 'images/s' | tail -1 |
   sed 's/.*, \([0-9]*\) images\/s/\1/'; }
 
 # name|unit|kind|target (kind: time, rate, or ratio: smaller is better
@@ -90,15 +108,20 @@ best_ratio() {
 # A peer's warnings (torch.compile's, on a machine without CUDA) go to a
 # log, not into the table.
 quiet() { "$@" 2>>"$out/peers.log"; }
-measure_tfl() { # index
+measure_tfl() { # index (the binaries in $bin)
   case $1 in
     5) best "$tflc" run --eager w5_scalar.tfl --steps=200000 ;;
-    6) best_ratio "$out/grad_ratio" ;;
+    6) best_ratio "$bin/grad_ratio" ;;
     10) best "$tflc" run --eager w8_gpt.tfl --steps=3 ;;
     8) most main_job ;;
-    *) best "$out/${scripts[$1]}" ;;
+    *) best "$bin/${scripts[$1]}" ;;
   esac
 }
+# TFL's side with its AVX2 builds (TFL_ISA=avx2), or "-" without them.
+measure_tfl_avx2() { # index
+  if $avx2; then bin=$out/avx2 TFL_ISA=avx2 measure_tfl "$1"; else echo -; fi
+}
+bin=$out
 measure_py() { # python index [--compile]
   local py=$1 i=$2
   shift 2
@@ -119,11 +142,12 @@ measure_jax() { # index
 peak=$(REPEATS=1 best "$out/fma_peak")
 row() { echo "$1" | tee -a "$out/table"; }
 if $peers; then
-  row "$(printf '%-50s %10s %10s %10s %10s %10s %9s  %-8s %s' workload TFL \
-    "torch $debian" torch compile jax.jit "over best" target met)"
+  row "$(printf '%-50s %10s %10s %10s %10s %10s %9s  %-8s %-4s %10s %9s' \
+    workload TFL "torch $debian" torch compile jax.jit "over best" target met \
+    "TFL avx2" "avx2 over")"
 else
-  row "$(printf '%-50s %10s %10s %9s  %-10s %s' workload TFL PyTorch speedup \
-    target met)"
+  row "$(printf '%-50s %10s %10s %9s  %-10s %-4s %10s %9s' workload TFL PyTorch \
+    speedup target met "TFL avx2" "avx2 over")"
 fi
 # The better of two results of a side ("-" where it has none): the
 # larger rate, the smaller time or ratio.
@@ -139,7 +163,7 @@ better() { # kind old new
 # forward over its best gradient, REPEATS runs in a row).
 for i in "${!names[@]}"; do
   IFS='|' read -r name unit kind <<<"${names[i]}"
-  t="" d="" a="" b="" c=""
+  t="" d="" a="" b="" c="" v=""
   rounds=${REPEATS:-3}
   [ "$i" = 6 ] && rounds=1
   for _ in $(seq "$rounds"); do
@@ -149,6 +173,7 @@ for i in "${!names[@]}"; do
       run_one() { REPEATS=1 "$@"; }
     fi
     t=$(better "$kind" "$t" "$(run_one measure_tfl "$i")")
+    v=$(better "$kind" "$v" "$(run_one measure_tfl_avx2 "$i")")
     # W5's and W8's PyTorch sides are one number for both of TFL's modes
     # (W8 eager against PyTorch eager).
     case $i in 5 | 10) ;; *) d=$(better "$kind" "$d" "$(run_one measure_py /usr/bin/python3 "$i")") ;; esac
@@ -163,20 +188,21 @@ for i in "${!names[@]}"; do
   prev_debian=$d prev_peer=$a
   if ! $peers; then
     row "$(awk -v name="$name ($unit)" -v t="$t" -v p="$d" -v kind="$kind" \
-      -v target="${targets[i]}" 'BEGIN {
+      -v target="${targets[i]}" -v v="$v" 'BEGIN {
       if (kind == "ratio") {
-        printf "%-50s %10s %10s %9s  <= %-7s %s", name, t, p, "", target,
-          (t <= target ? "yes" : "NO")
+        printf "%-50s %10s %10s %9s  <= %-7s %-4s %10s", name, t, p, "", target,
+          (t <= target ? "yes" : "NO"), v
       } else {
         r = kind == "rate" ? t / p : p / t
-        printf "%-50s %10s %10s %8.2fx  >= %-7s %s", name, t, p, r,
-          target "x", (r >= target ? "yes" : "NO")
+        rv = v == "-" ? "-" : sprintf("%.2fx", kind == "rate" ? v / p : p / v)
+        printf "%-50s %10s %10s %8.2fx  >= %-7s %-4s %10s %9s", name, t, p, r,
+          target "x", (r >= target ? "yes" : "NO"), v, rv
       }
     }')"
     continue
   fi
   row "$(awk -v name="$name ($unit)" -v t="$t" -v d="$d" -v a="$a" -v b="$b" \
-    -v c="$c" -v kind="$kind" -v target="${peer_targets[i]}" 'BEGIN {
+    -v c="$c" -v kind="$kind" -v target="${peer_targets[i]}" -v v="$v" 'BEGIN {
     # The fastest side: the largest rate, the smallest time or ratio.
     n = split(d " " a " " b " " c, v, " "); m = ""
     for (k = 1; k <= n; k++) {
@@ -184,12 +210,13 @@ for i in "${!names[@]}"; do
       if (m == "" || (kind == "rate" ? v[k] + 0 > m + 0 : v[k] + 0 < m + 0)) m = v[k]
     }
     if (kind == "ratio") {
-      printf "%-50s %10s %10s %10s %10s %10s %9s  <= %-5s %s", name, t, d, a,
-        b, c, "", target, (t <= target && t < m ? "yes" : "NO")
+      printf "%-50s %10s %10s %10s %10s %10s %9s  <= %-5s %-4s %10s", name, t,
+        d, a, b, c, "", target, (t <= target && t < m ? "yes" : "NO"), v
     } else {
       r = kind == "rate" ? t / m : m / t
-      printf "%-50s %10s %10s %10s %10s %10s %8.2fx  >= %-5s %s", name, t, d,
-        a, b, c, r, target "x", (r >= target ? "yes" : "NO")
+      rv = v == "-" ? "-" : sprintf("%.2fx", kind == "rate" ? v / m : m / v)
+      printf "%-50s %10s %10s %10s %10s %10s %8.2fx  >= %-5s %-4s %10s %9s",
+        name, t, d, a, b, c, r, target "x", (r >= target ? "yes" : "NO"), v, rv
     }
   }')"
 done

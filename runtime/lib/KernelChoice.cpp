@@ -121,6 +121,9 @@ Choices &choices() {
   return c;
 }
 
+/// How much slower the loser must measure for the choice to be cached.
+constexpr double kClearMargin = 1.25;
+
 /// Milliseconds `run` takes.
 double timeMs(const std::function<void()> &run) {
   auto start = std::chrono::steady_clock::now();
@@ -175,7 +178,11 @@ bool tflKernelWins(const std::string &what, const char *tflName,
   auto [tflMs, oneDnnMs] = bestOfAlternating(runTfl, runOneDnn);
   bool tfl = tflMs <= oneDnnMs;
   c.choice[what] = tfl;
-  c.save(what, tfl);
+  // Only a clear winner is kept for later runs: a close call (either side
+  // is then about as good) or a measurement a burst of other work on the
+  // machine spoiled is measured again by the next run.
+  if (std::max(tflMs, oneDnnMs) >= kClearMargin * std::min(tflMs, oneDnnMs))
+    c.save(what, tfl);
   if (reporting() && c.reported.insert(what).second) {
     char times[96];
     std::snprintf(times, sizeof times, "measured: %s %.3f ms, onednn %.3f ms",

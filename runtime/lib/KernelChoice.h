@@ -5,9 +5,9 @@
 // machine, as cudnn.benchmark and oneDNN's own dispatch do, not decided by
 // a rule fitted on another: on first use both run on the call's own
 // tensors (a warm-up, then the best of three runs each, alternating), the
-// faster wins, and the choice holds for the process and is kept in a cache
-// file keyed by the CPU's model and the kernels' ISA, so that a second run
-// starts on it.
+// faster wins, and the choice holds for the process; a clear one (the
+// loser 25% slower or more) is kept in a cache file keyed by the CPU's
+// model and the kernels' ISA, so that a second run starts on it.
 //
 //===----------------------------------------------------------------------===//
 
