@@ -15,7 +15,8 @@ cd "$(dirname "$0")"
 root=$(pwd)
 build="$root/build"
 
-scripts/setup-deps.sh
+# `main` installs what it needs; everything else what the tests need too.
+if [ "${1:-}" = main ]; then scripts/setup-deps.sh main; else scripts/setup-deps.sh; fi
 
 # ccache (CMake uses it when present) hits across clones in other
 # directories: paths under the checkout are hashed relative to it.

@@ -1,33 +1,44 @@
 #!/usr/bin/env bash
-# Installs every Debian package TFL needs to build, test and run. Idempotent:
-# when everything is present it only checks and returns.
+# Installs the Debian packages TFL needs: `main` what building tflc and
+# training the seed CNN need (./dev.sh main), `test` (the default) those
+# and what the tests, the sanitizer build and the examples need (./dev.sh
+# test). Idempotent: when everything is present it only checks and returns.
 set -euo pipefail
 
+what=${1:-test}
 packages=(
-  # toolchain: LLVM/MLIR 22 with lit/FileCheck, clang-format for the style gate
+  # toolchain: LLVM/MLIR 22 (mlir-tblgen, and lit/FileCheck for the tests)
   cmake ninja-build ccache g++ lld-22
-  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-format-22
-  # ./dev.sh sanitize: clang with its ASan, UBSan and libFuzzer runtimes
-  clang-22 libclang-rt-22-dev
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   # frontend: ANTLR 4 tool (Java) and its C++ runtime
   antlr4 libantlr4-runtime-dev
   # runtime: BLAS for matmul (the OpenMP build, sharing oneDNN's threads),
-  # zlib for gzipped data files; bench: libopenblas-dev gives PyTorch its
-  # real BLAS
-  libopenblas-openmp-dev libopenblas-dev zlib1g-dev
+  # zlib for gzipped data files
+  libopenblas-openmp-dev zlib1g-dev
   # runtime: JSON for checkpoint headers, oneDNN for convolution and pooling
   nlohmann-json3-dev libdnnl-dev
   # tflc repl: line editing and history (BSD editline, loaded at run time)
   libedit2
-  # runtime: collectives across processes (MPI), and mpirun for the tests
-  libopenmpi-dev openmpi-bin
-  # tests: GoogleTest, and NumPy and PyTorch (for /usr/bin/python3) as the
-  # references
-  libgtest-dev python3 python3-numpy python3-torch
-  # examples: Fashion-MNIST (the seed CNN's data), the English texts of
-  # fortune (char_gpt's, 2.6 MB), matplotlib for plots of training curves
-  dataset-fashion-mnist fortunes python3-matplotlib
+  # runtime: collectives across processes (MPI)
+  libopenmpi-dev
+  # the main job's data: Fashion-MNIST
+  dataset-fashion-mnist
 )
+if [ "$what" != main ]; then
+  packages+=(
+    # the style gate
+    clang-format-22
+    # ./dev.sh sanitize: clang with its ASan, UBSan and libFuzzer runtimes
+    clang-22 libclang-rt-22-dev
+    # tests: GoogleTest, mpirun, and NumPy and PyTorch (for /usr/bin/python3)
+    # as the references; libopenblas-dev gives PyTorch its real BLAS
+    libgtest-dev openmpi-bin python3 python3-numpy python3-torch
+    libopenblas-dev
+    # examples: the English texts of fortune (char_gpt's, 2.6 MB),
+    # matplotlib for plots of training curves
+    fortunes python3-matplotlib
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
