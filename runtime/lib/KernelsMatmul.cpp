@@ -1,0 +1,164 @@
+//===- KernelsMatmul.cpp - Products on oneDNN's and OpenBLAS's GEMMs ------===//
+//
+// f32 on oneDNN's sgemm, f64 on OpenBLAS's dgemm, small products (2^15
+// multiply-adds or fewer) as plain loops, integers as loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/Kernels.h"
+#include "tflrt/Parallel.h"
+
+#include "KernelLoops.h"
+
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+
+namespace tflrt {
+
+namespace {
+
+/// The leading dimensions BLAS asks for: at least a row's length. A matrix
+/// of one row may carry any stride for it (a unit dim's stride is free).
+void blasLeadingDims(int64_t m, int64_t n, int64_t k, bool transA, bool transB,
+                     int64_t &lda, int64_t &ldb, int64_t &ldc) {
+  auto fix = [](int64_t &ld, int64_t rows, int64_t cols) {
+    if (rows <= 1)
+      ld = std::max<int64_t>({ld, cols, 1});
+  };
+  transA ? fix(lda, k, m) : fix(lda, m, k);
+  transB ? fix(ldb, n, k) : fix(ldb, k, n);
+  fix(ldc, m, n);
+}
+
+/// C = 0 for a product over K = 0 that overwrites C.
+template <typename T>
+void zeroRows(T *c, int64_t m, int64_t n, int64_t ldc, bool accumulate) {
+  if (!accumulate)
+    for (int64_t i = 0; i < m; ++i)
+      std::memset(c + i * ldc, 0, n * sizeof(T));
+}
+
+} // namespace
+
+/// Products of at most this many multiply-adds run as plain loops: a BLAS
+/// call's fixed cost outweighs them (the seed CNN's dense layer, 32 x 16
+/// by 16 x 10, and its gradients), and oneDNN's sgemm compiles its
+/// kernels on its first call (28 of the 31 ms of the seed CNN's first
+/// training step).
+constexpr int64_t kSmallProduct = int64_t{1} << 15;
+
+/// C (+)= op(A) op(B), row-major, as plain loops (GCC vectorizes the
+/// inner one); the sums over K in order, one row of C at a time.
+template <typename T>
+void smallProduct(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
+                  int64_t lda, int64_t ldb, int64_t ldc, bool accumulate,
+                  bool transA, bool transB) {
+  for (int64_t i = 0; i < m; ++i) {
+    T *row = c + i * ldc;
+    if (!accumulate)
+      std::fill(row, row + n, T(0));
+    for (int64_t p = 0; p < k; ++p) {
+      T aip = transA ? a[p * lda + i] : a[i * lda + p];
+      if (transB)
+        for (int64_t j = 0; j < n; ++j)
+          row[j] += aip * b[j * ldb + p];
+      else
+        for (int64_t j = 0; j < n; ++j)
+          row[j] += aip * b[p * ldb + j];
+    }
+  }
+}
+
+void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
+               int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate, bool transA, bool transB) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0)
+    return zeroRows(c, m, n, ldc, accumulate);
+  blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
+  if (m * n * k <= kSmallProduct)
+    return smallProduct(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
+                        transB);
+  dnnl_status_t status =
+      dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda,
+                 b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
+  if (status != dnnl_success)
+    throw std::runtime_error("matmul: oneDNN's sgemm refused a product of " +
+                             std::to_string(m) + "x" + std::to_string(k) +
+                             " by " + std::to_string(k) + "x" +
+                             std::to_string(n));
+}
+
+void matmulF64(const double *a, const double *b, double *c, int64_t m,
+               int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate, bool transA, bool transB) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0)
+    return zeroRows(c, m, n, ldc, accumulate);
+  blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
+  if (m * n * k <= kSmallProduct)
+    return smallProduct(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
+                        transB);
+  cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
+              accumulate ? 1.0 : 0.0, c, ldc);
+}
+
+Tensor matmul(const Tensor &a, const Tensor &b) {
+  if (a.rank() == 3 && b.rank() == 3) {
+    // Batched: one product per leading index.
+    int64_t batch = a.shape()[0], m = a.shape()[1], n = b.shape()[2];
+    Tensor c(a.dtype(), {batch, m, n});
+    size_t elem = dtypeSize(a.dtype());
+    for (int64_t i = 0; i < batch; ++i) {
+      Tensor slice_a(a.dtype(), {m, a.shape()[2]});
+      Tensor slice_b(b.dtype(), {b.shape()[1], n});
+      std::memcpy(slice_a.data(),
+                  static_cast<const char *>(a.data()) + i * slice_a.byteSize(),
+                  slice_a.byteSize());
+      std::memcpy(slice_b.data(),
+                  static_cast<const char *>(b.data()) + i * slice_b.byteSize(),
+                  slice_b.byteSize());
+      Tensor ci = matmul(slice_a, slice_b);
+      std::memcpy(static_cast<char *>(c.data()) + i * m * n * elem, ci.data(),
+                  ci.byteSize());
+    }
+    return c;
+  }
+  if (a.rank() != 2 || b.rank() != 2 || a.shape()[1] != b.shape()[0])
+    throw std::runtime_error("matmul of shapes " + shapeToString(a.shape()) +
+                             " and " + shapeToString(b.shape()));
+  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  Tensor c(a.dtype(), {m, n});
+  switch (a.dtype()) {
+  case DType::F32:
+    matmulF32(a.data<float>(), b.data<float>(), c.data<float>(), m, n, k, k, n,
+              n, false);
+    return c;
+  case DType::F64:
+    matmulF64(a.data<double>(), b.data<double>(), c.data<double>(), m, n, k, k,
+              n, n, false);
+    return c;
+  default:
+    break;
+  }
+  dispatchNumeric(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *pa = a.data<T>(), *pb = b.data<T>();
+    T *pc = c.data<T>();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j)
+          pc[i * n + j] = T(pc[i * n + j] + pa[i * k + p] * pb[p * n + j]);
+  });
+  return c;
+}
+
+} // namespace tflrt
