@@ -202,7 +202,7 @@ for i in "${!names[@]}"; do
     continue
   fi
   row "$(awk -v name="$name ($unit)" -v t="$t" -v d="$d" -v a="$a" -v b="$b" \
-    -v c="$c" -v kind="$kind" -v target="${peer_targets[i]}" -v v="$v" 'BEGIN {
+    -v c="$c" -v kind="$kind" -v target="${peer_targets[i]}" -v x2="$v" 'BEGIN {
     # The fastest side: the largest rate, the smallest time or ratio.
     n = split(d " " a " " b " " c, v, " "); m = ""
     for (k = 1; k <= n; k++) {
@@ -211,12 +211,12 @@ for i in "${!names[@]}"; do
     }
     if (kind == "ratio") {
       printf "%-50s %10s %10s %10s %10s %10s %9s  <= %-5s %-4s %10s", name, t,
-        d, a, b, c, "", target, (t <= target && t < m ? "yes" : "NO"), v
+        d, a, b, c, "", target, (t <= target && t < m ? "yes" : "NO"), x2
     } else {
       r = kind == "rate" ? t / m : m / t
-      rv = v == "-" ? "-" : sprintf("%.2fx", kind == "rate" ? v / m : m / v)
+      rv = x2 == "-" ? "-" : sprintf("%.2fx", kind == "rate" ? x2 / m : m / x2)
       printf "%-50s %10s %10s %10s %10s %10s %8.2fx  >= %-5s %-4s %10s %9s",
-        name, t, d, a, b, c, r, target "x", (r >= target ? "yes" : "NO"), v, rv
+        name, t, d, a, b, c, r, target "x", (r >= target ? "yes" : "NO"), x2, rv
     }
   }')"
 done
