@@ -74,9 +74,15 @@ void smallProduct(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
   }
 }
 
-void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
-               int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-               bool accumulate, bool transA, bool transB) {
+namespace {
+
+/// c = a b (or c += a b), as the library's GEMM takes it, with the cases
+/// both dtypes share: empty products, leading dims, small products as
+/// loops; `gemm(lda, ldb, ldc)` calls the library with the leading dims.
+template <typename T, typename Gemm>
+void product(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
+             int64_t lda, int64_t ldb, int64_t ldc, bool accumulate,
+             bool transA, bool transB, Gemm gemm) {
   if (m == 0 || n == 0)
     return;
   if (k == 0)
@@ -85,30 +91,36 @@ void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
   if (m * n * k <= kSmallProduct)
     return smallProduct(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
                         transB);
-  dnnl_status_t status =
-      dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, 1.0f, a, lda,
-                 b, ldb, accumulate ? 1.0f : 0.0f, c, ldc);
-  if (status != dnnl_success)
-    throw std::runtime_error("matmul: oneDNN's sgemm refused a product of " +
-                             std::to_string(m) + "x" + std::to_string(k) +
-                             " by " + std::to_string(k) + "x" +
-                             std::to_string(n));
+  gemm(lda, ldb, ldc);
+}
+
+} // namespace
+
+void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
+               int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+               bool accumulate, bool transA, bool transB) {
+  product(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
+          [&](int64_t la, int64_t lb, int64_t lc) {
+            dnnl_status_t status =
+                dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k,
+                           1.0f, a, la, b, lb, accumulate ? 1.0f : 0.0f, c, lc);
+            if (status != dnnl_success)
+              throw std::runtime_error(
+                  "matmul: oneDNN's sgemm refused a product of " +
+                  std::to_string(m) + "x" + std::to_string(k) + " by " +
+                  std::to_string(k) + "x" + std::to_string(n));
+          });
 }
 
 void matmulF64(const double *a, const double *b, double *c, int64_t m,
                int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate, bool transA, bool transB) {
-  if (m == 0 || n == 0)
-    return;
-  if (k == 0)
-    return zeroRows(c, m, n, ldc, accumulate);
-  blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
-  if (m * n * k <= kSmallProduct)
-    return smallProduct(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
-                        transB);
-  cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
-              accumulate ? 1.0 : 0.0, c, ldc);
+  product(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
+          [&](int64_t la, int64_t lb, int64_t lc) {
+            cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+                        transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, la,
+                        b, lb, accumulate ? 1.0 : 0.0, c, lc);
+          });
 }
 
 Tensor matmul(const Tensor &a, const Tensor &b) {
