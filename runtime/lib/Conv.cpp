@@ -256,72 +256,6 @@ void oneDnnForward(const TensorView &x, const TensorView &w,
 }
 
 void oneDnnBackwardInput(const TensorView &dy, const TensorView &w,
-                         const TensorView &dx, const Window &window);
-void oneDnnBackwardFilter(const TensorView &x, const TensorView &dy,
-                          const TensorView &dw, const Window &window,
-                          const TensorView *dbias);
-
-void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
-             const TensorView &out, const Window &window, bool relu = false) {
-  if (empty(out))
-    return;
-  Kernels own = ownKernelsFor(x, w, out, window, winograd::Pass::Forward);
-  auto runOwn = [&] {
-    if (own == Kernels::Winograd)
-      winograd::forward(x, w, bias, out, window, relu);
-    else
-      fewchannels::forward(x, w, bias, out, window, relu);
-  };
-  auto runOneDnn = [&] { oneDnnForward(x, w, bias, out, window, relu); };
-  if (own != Kernels::OneDnn &&
-      tflKernelWins(describe("forward", x, w, out, window,
-                             bias ? (relu ? " +bias +relu" : " +bias") : ""),
-                    kernelName(own), runOwn, runOneDnn))
-    return runOwn();
-  runOneDnn();
-}
-
-} // namespace
-
-void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
-            const Window &window) {
-  forward(x, w, nullptr, out, window);
-}
-
-void conv2dBias(const TensorView &x, const TensorView &w,
-                const TensorView &bias, const TensorView &out,
-                const Window &window) {
-  forward(x, w, &bias, out, window);
-}
-
-void conv2dBiasRelu(const TensorView &x, const TensorView &w,
-                    const TensorView &bias, const TensorView &out,
-                    const Window &window) {
-  forward(x, w, &bias, out, window, /*relu=*/true);
-}
-
-void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
-                         const TensorView &dx, const Window &window) {
-  if (empty(dx))
-    return;
-  if (empty(dy) || empty(w)) {
-    std::memset(const_cast<void *>(dx.data), 0,
-                numElements(dx.shape) * sizeof(float));
-    return;
-  }
-  if (ownKernelsFor(dx, w, dy, window, winograd::Pass::Input) ==
-          Kernels::Winograd &&
-      tflKernelWins(
-          describe("input gradient", dx, w, dy, window, ""), "winograd",
-          [&] { winograd::backwardInput(dy, w, dx, window); },
-          [&] { oneDnnBackwardInput(dy, w, dx, window); }))
-    return winograd::backwardInput(dy, w, dx, window);
-  oneDnnBackwardInput(dy, w, dx, window);
-}
-
-namespace {
-
-void oneDnnBackwardInput(const TensorView &dy, const TensorView &w,
                          const TensorView &dx, const Window &window) {
   Context &c = context();
   memory::desc yd = nhwc(dy), wd = hwio(w), xd = nhwc(dx);
@@ -340,39 +274,6 @@ void oneDnnBackwardInput(const TensorView &dy, const TensorView &w,
                                  {DNNL_ARG_DIFF_SRC, wrap(xd, dx)}});
   c.stream.wait();
 }
-
-} // namespace
-
-void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
-                          const TensorView &dw, const Window &window,
-                          const TensorView *dbias) {
-  if (dbias && (empty(dw) || empty(dy) || empty(x)))
-    std::memset(const_cast<void *>(dbias->data), 0,
-                numElements(dbias->shape) * sizeof(float));
-  if (empty(dw))
-    return;
-  if (empty(dy) || empty(x)) {
-    std::memset(const_cast<void *>(dw.data), 0,
-                numElements(dw.shape) * sizeof(float));
-    return;
-  }
-  Kernels own = ownKernelsFor(x, dw, dy, window, winograd::Pass::Filter);
-  auto runOwn = [&] {
-    if (own == Kernels::Winograd)
-      winograd::backwardFilter(x, dy, dw, window, dbias);
-    else
-      fewchannels::backwardFilter(x, dy, dw, window, dbias);
-  };
-  auto runOneDnn = [&] { oneDnnBackwardFilter(x, dy, dw, window, dbias); };
-  if (own != Kernels::OneDnn &&
-      tflKernelWins(
-          describe("filter gradient", x, dw, dy, window, dbias ? " +bias" : ""),
-          kernelName(own), runOwn, runOneDnn))
-    return runOwn();
-  runOneDnn();
-}
-
-namespace {
 
 void oneDnnBackwardFilter(const TensorView &x, const TensorView &dy,
                           const TensorView &dw, const Window &window,
@@ -421,7 +322,101 @@ void oneDnnBackwardFilter(const TensorView &x, const TensorView &dy,
   c.stream.wait();
 }
 
+/// Runs a pass on TFL's kernel `own` (`runOwn`) where one takes it and it
+/// measures faster than oneDNN's on this machine (KernelChoice.h), else on
+/// oneDNN's (`runOneDnn`); `what()` names the pass and its shapes.
+template <typename What, typename Own, typename OneDnn>
+void runFaster(Kernels own, What what, Own runOwn, OneDnn runOneDnn) {
+  if (own != Kernels::OneDnn &&
+      tflKernelWins(what(), kernelName(own), runOwn, runOneDnn))
+    return runOwn();
+  runOneDnn();
+}
+
+void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
+             const TensorView &out, const Window &window, bool relu = false) {
+  if (empty(out))
+    return;
+  Kernels own = ownKernelsFor(x, w, out, window, winograd::Pass::Forward);
+  runFaster(
+      own,
+      [&] {
+        return describe("forward", x, w, out, window,
+                        bias ? (relu ? " +bias +relu" : " +bias") : "");
+      },
+      [&] {
+        if (own == Kernels::Winograd)
+          winograd::forward(x, w, bias, out, window, relu);
+        else
+          fewchannels::forward(x, w, bias, out, window, relu);
+      },
+      [&] { oneDnnForward(x, w, bias, out, window, relu); });
+}
+
 } // namespace
+
+void conv2d(const TensorView &x, const TensorView &w, const TensorView &out,
+            const Window &window) {
+  forward(x, w, nullptr, out, window);
+}
+
+void conv2dBias(const TensorView &x, const TensorView &w,
+                const TensorView &bias, const TensorView &out,
+                const Window &window) {
+  forward(x, w, &bias, out, window);
+}
+
+void conv2dBiasRelu(const TensorView &x, const TensorView &w,
+                    const TensorView &bias, const TensorView &out,
+                    const Window &window) {
+  forward(x, w, &bias, out, window, /*relu=*/true);
+}
+
+void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
+                         const TensorView &dx, const Window &window) {
+  if (empty(dx))
+    return;
+  if (empty(dy) || empty(w)) {
+    std::memset(const_cast<void *>(dx.data), 0,
+                numElements(dx.shape) * sizeof(float));
+    return;
+  }
+  // Only the Winograd kernels take an input's gradient.
+  runFaster(
+      ownKernelsFor(dx, w, dy, window, winograd::Pass::Input),
+      [&] { return describe("input gradient", dx, w, dy, window, ""); },
+      [&] { winograd::backwardInput(dy, w, dx, window); },
+      [&] { oneDnnBackwardInput(dy, w, dx, window); });
+}
+
+void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
+                          const TensorView &dw, const Window &window,
+                          const TensorView *dbias) {
+  if (dbias && (empty(dw) || empty(dy) || empty(x)))
+    std::memset(const_cast<void *>(dbias->data), 0,
+                numElements(dbias->shape) * sizeof(float));
+  if (empty(dw))
+    return;
+  if (empty(dy) || empty(x)) {
+    std::memset(const_cast<void *>(dw.data), 0,
+                numElements(dw.shape) * sizeof(float));
+    return;
+  }
+  Kernels own = ownKernelsFor(x, dw, dy, window, winograd::Pass::Filter);
+  runFaster(
+      own,
+      [&] {
+        return describe("filter gradient", x, dw, dy, window,
+                        dbias ? " +bias" : "");
+      },
+      [&] {
+        if (own == Kernels::Winograd)
+          winograd::backwardFilter(x, dy, dw, window, dbias);
+        else
+          fewchannels::backwardFilter(x, dy, dw, window, dbias);
+      },
+      [&] { oneDnnBackwardFilter(x, dy, dw, window, dbias); });
+}
 
 void pool2d(PoolKind kind, const TensorView &x, const TensorView &out,
             std::array<int64_t, 2> size, const Window &window) {

@@ -12,6 +12,8 @@
 #ifndef TFLRT_CONVVECTORS_H
 #define TFLRT_CONVVECTORS_H
 
+#include "Isa.h"
+
 #include "tflrt/CApi.h"
 #include "tflrt/Tensor.h"
 
@@ -38,11 +40,10 @@ typedef double VecD __attribute__((vector_size(kDoubles * sizeof(double))));
 typedef float Unaligned
     __attribute__((vector_size(kLanes * sizeof(float)), aligned(4), may_alias));
 
-// Helpers take and return vectors by reference and are always inlined:
-// Clang rejects passing a 64-byte vector by value where the AVX2 and
-// baseline clones call them, and an out-of-line call would run the
-// baseline's code.
-#define TFL_INLINE inline __attribute__((always_inline))
+// Helpers take and return vectors by reference and are always inlined
+// (TFL_INLINE, Isa.h): Clang rejects passing a 64-byte vector by value where
+// the AVX2 and baseline builds call them, and an out-of-line call would run
+// the baseline's code.
 
 TFL_INLINE const Unaligned &load(const float *p) {
   return *reinterpret_cast<const Unaligned *>(p);

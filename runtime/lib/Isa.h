@@ -34,6 +34,9 @@ const char *isaName(Isa isa);
 
 } // namespace tflrt
 
+/// A kernel's body: inlined into each ISA's build of the kernel calling it.
+#define TFL_INLINE inline __attribute__((always_inline))
+
 /// Defines `void name params` running the AVX-512, AVX2 or baseline build
 /// of `nameBody args` (an always-inlined function, compiled into each) as
 /// kernelIsa() says.

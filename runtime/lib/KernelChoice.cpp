@@ -8,12 +8,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <set>
-#include <sys/stat.h>
 #include <utility>
 
 namespace tflrt {
@@ -103,14 +103,9 @@ struct Choices {
   void save(const std::string &what, bool tfl) {
     if (path.empty())
       return;
-    size_t slash = path.rfind('/');
-    if (slash != std::string::npos && slash > 0) {
-      std::string dir = path.substr(0, slash);
-      size_t parent = dir.rfind('/');
-      if (parent != std::string::npos && parent > 0)
-        ::mkdir(dir.substr(0, parent).c_str(), 0755);
-      ::mkdir(dir.c_str(), 0755);
-    }
+    std::error_code ec;
+    std::filesystem::create_directories(
+        std::filesystem::path(path).parent_path(), ec);
     std::ofstream out(path, std::ios::app);
     out << machine << '\t' << what << '\t' << (tfl ? "tfl" : "onednn") << '\n';
   }

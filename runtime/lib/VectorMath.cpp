@@ -26,21 +26,20 @@ typedef double D8 __attribute__((vector_size(64)));
 typedef int64_t L8 __attribute__((vector_size(64)));
 typedef uint64_t U8 __attribute__((vector_size(64)));
 
-#define TFL_VM_INLINE inline __attribute__((always_inline))
 #define TFL_VM_LAMBDA __attribute__((always_inline))
 
-TFL_VM_INLINE D8 splat(double v) { return D8{} + v; }
+TFL_INLINE D8 splat(double v) { return D8{} + v; }
 
 /// c[I] + x * (c[I + 1] + x * (...)), unrolled.
 template <size_t I = 0, size_t N>
-TFL_VM_INLINE D8 horner(const double (&c)[N], D8 x) {
+TFL_INLINE D8 horner(const double (&c)[N], D8 x) {
   if constexpr (I + 1 == N)
     return splat(c[I]);
   else
     return horner<I + 1>(c, x) * x + c[I];
 }
 
-TFL_VM_INLINE D8 select(L8 mask, D8 a, D8 b) { return mask ? a : b; }
+TFL_INLINE D8 select(L8 mask, D8 a, D8 b) { return mask ? a : b; }
 
 // scripts/fit_vector_math.py prints these.
 
@@ -75,7 +74,7 @@ constexpr double kErfLarge[] = {
 /// above 89 to +inf: x is clamped there, and the double result, whose
 /// exponent range holds 2^-150 to 2^129, rounds to f32 as the exact value
 /// would (subnormals included). NaN lanes are the caller's.
-TFL_VM_INLINE D8 expOfF32(D8 x) {
+TFL_INLINE D8 expOfF32(D8 x) {
   x = select(x < -104.0, splat(-104.0), x);
   x = select(x > 89.0, splat(89.0), x);
   // n = round(x / ln 2): adding 1.5 * 2^52 leaves n in the low mantissa
@@ -94,20 +93,20 @@ TFL_VM_INLINE D8 expOfF32(D8 x) {
   return p;
 }
 
-TFL_VM_INLINE F8 load(const float *p) {
+TFL_INLINE F8 load(const float *p) {
   F8 v;
   std::memcpy(&v, p, sizeof(v));
   return v;
 }
 
-TFL_VM_INLINE void store(float *p, F8 v) { std::memcpy(p, &v, sizeof(v)); }
+TFL_INLINE void store(float *p, F8 v) { std::memcpy(p, &v, sizeof(v)); }
 
 /// Runs `fn` over x[0, n) into y, eight at a time; the tail through one
 /// padded vector. Four vectors an iteration: their polynomials are four
 /// independent chains of dependent FMAs, which one alone would leave
 /// waiting on each FMA's latency.
 template <typename Fn>
-TFL_VM_INLINE void eachVector(const float *x, float *y, int64_t n, Fn fn) {
+TFL_INLINE void eachVector(const float *x, float *y, int64_t n, Fn fn) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
     F8 a = fn(load(x + i)), b = fn(load(x + i + 8));
@@ -127,22 +126,22 @@ TFL_VM_INLINE void eachVector(const float *x, float *y, int64_t n, Fn fn) {
   }
 }
 
-TFL_VM_INLINE F8 expVector(F8 v) {
+TFL_INLINE F8 expVector(F8 v) {
   F8 e = __builtin_convertvector(expOfF32(__builtin_convertvector(v, D8)), F8);
   return v != v ? v : e; // NaN stays NaN
 }
 
-TFL_VM_INLINE void expF32Body(const float *x, float *y, int64_t n) {
+TFL_INLINE void expF32Body(const float *x, float *y, int64_t n) {
   eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA { return expVector(v); });
 }
 
-TFL_VM_INLINE void sigmoidF32Body(const float *x, float *y, int64_t n) {
+TFL_INLINE void sigmoidF32Body(const float *x, float *y, int64_t n) {
   eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA {
     return F8{} + 1.0f / (1.0f + expVector(-v));
   });
 }
 
-TFL_VM_INLINE void erfF32Body(const float *x, float *y, int64_t n) {
+TFL_INLINE void erfF32Body(const float *x, float *y, int64_t n) {
   eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA {
     D8 d = __builtin_convertvector(v, D8);
     D8 a = select(d < 0.0, -d, d);
