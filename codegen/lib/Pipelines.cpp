@@ -120,7 +120,7 @@ void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createParallelizeLoops());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createScfToCf());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   ConvertVectorToLLVMPassOptions vectorOptions;

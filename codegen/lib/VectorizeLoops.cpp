@@ -628,13 +628,19 @@ RewritePatternSet canonicalizations(MLIRContext *ctx) {
 
 /// Applies `patterns` to `func` with a bound on the rewrites (a hundred
 /// per op), so patterns that undo each other cannot run away. Not reaching
-/// a fixpoint leaves valid, merely less simplified IR.
+/// a fixpoint leaves valid, merely less simplified IR. The driver's region
+/// simplification (dead blocks and arguments, merged blocks) is left out:
+/// these patterns make none to simplify, and on a training step's body it
+/// was a quarter of the pass, rescanning the whole function each round.
 void simplify(func::FuncOp func, RewritePatternSet &&patterns) {
   int64_t ops = 0;
   func.walk([&](Operation *) { ++ops; });
   (void)applyPatternsGreedily(
       func, std::move(patterns),
-      GreedyRewriteConfig().setMaxNumRewrites(100 * ops).setMaxIterations(20));
+      GreedyRewriteConfig()
+          .setMaxNumRewrites(100 * ops)
+          .setMaxIterations(20)
+          .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled));
 }
 
 struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {

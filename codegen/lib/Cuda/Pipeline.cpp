@@ -64,7 +64,7 @@ void buildGpuStage(OpPassManager &pm, const CudaOptions &options) {
 
 /// The kernels to NVVM, for sm_90 (H100, H200).
 void buildNvvmStage(OpPassManager &pm, const CudaOptions &) {
-  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createScfToCf());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   GpuNVVMAttachTargetOptions target;

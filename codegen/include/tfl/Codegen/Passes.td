@@ -232,7 +232,6 @@ def ExpandBF16Conversions : Pass<"tfl-expand-bf16-conversions"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
-#endif // TFL_CODEGEN_PASSES_TD
 
 def ApproximateMath : Pass<"tfl-approximate-math"> {
   let summary = "Vector polynomials for f32 exp, log and tanh";
@@ -249,3 +248,22 @@ def ApproximateMath : Pass<"tfl-approximate-math"> {
                            "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];
 }
+
+def ScfToCf : Pass<"tfl-scf-to-cf"> {
+  let summary = "Lower scf loops and ifs to a CFG in time linear in the IR";
+  let description = [{
+    Upstream's SCF-to-CF patterns (`scf.for`, `scf.if`, `scf.while`,
+    `scf.parallel`, `scf.execute_region`), applied last op first, nested
+    ops before the ops that hold them, by a rewriter without listeners.
+    Each lowering splits its block after the op; going backwards, the ops
+    it moves are only those up to the next op already lowered, where
+    upstream's pass (forwards, through the conversion driver) moves all
+    the rest of the block at each op: quadratic in a training step's body,
+    which ends with hundreds of conditional deallocations. What the
+    patterns leave (none in TFL's programs) goes to upstream's pass.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::cf::ControlFlowDialect"];
+}
+
+#endif // TFL_CODEGEN_PASSES_TD
