@@ -23,7 +23,6 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Rewrite/PatternApplicator.h"
-#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tfl {
 
@@ -31,11 +30,6 @@ namespace mlir::tfl {
 #include "tfl/Codegen/Passes.h.inc"
 
 namespace {
-
-bool isStructured(Operation *op) {
-  return isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::ParallelOp,
-             scf::ExecuteRegionOp>(op);
-}
 
 struct ScfToCfPass : impl::ScfToCfBase<ScfToCfPass> {
   void runOnOperation() override {
@@ -46,6 +40,15 @@ struct ScfToCfPass : impl::ScfToCfBase<ScfToCfPass> {
     PatternApplicator applicator(frozen);
     applicator.applyDefaultCostModel();
     PatternRewriter rewriter(ctx); // no listener: splits splice
+    // Upstream's patterns take every op of these kinds.
+    auto lower = [&](Operation *op) {
+      rewriter.setInsertionPoint(op);
+      if (succeeded(applicator.matchAndRewrite(op, rewriter)))
+        return true;
+      op->emitOpError("could not be lowered to branches");
+      signalPassFailure();
+      return false;
+    };
 
     // scf.parallels and scf.whiles first, outermost first, as upstream's
     // pass takes them: their lowerings read only the first block of a
@@ -55,10 +58,9 @@ struct ScfToCfPass : impl::ScfToCfBase<ScfToCfPass> {
       if (isa<scf::ParallelOp, scf::WhileOp>(op))
         first.push_back(op);
     });
-    for (Operation *op : first) {
-      rewriter.setInsertionPoint(op);
-      (void)applicator.matchAndRewrite(op, rewriter);
-    }
+    for (Operation *op : first)
+      if (!lower(op))
+        return;
 
     // Then reverse pre-order: later ops of a block first, nested ops
     // before the op holding them. An op's lowering only moves or erases
@@ -69,27 +71,9 @@ struct ScfToCfPass : impl::ScfToCfBase<ScfToCfPass> {
       if (isa<scf::ForOp, scf::IfOp, scf::ExecuteRegionOp>(op))
         ops.push_back(op);
     });
-    for (Operation *op : llvm::reverse(ops)) {
-      rewriter.setInsertionPoint(op);
-      (void)applicator.matchAndRewrite(op, rewriter);
-    }
-
-    // Whatever the patterns did not take, upstream's way, as its pass.
-    bool left = false;
-    getOperation()->walk([&](Operation *op) {
-      left |= isStructured(op);
-      return left ? WalkResult::interrupt() : WalkResult::advance();
-    });
-    if (!left)
-      return;
-    ConversionTarget target(*ctx);
-    target.addIllegalOp<scf::ForOp, scf::IfOp, scf::ParallelOp, scf::WhileOp,
-                        scf::ExecuteRegionOp>();
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    RewritePatternSet rest(ctx);
-    populateSCFToControlFlowConversionPatterns(rest);
-    if (failed(applyPartialConversion(getOperation(), target, std::move(rest))))
-      signalPassFailure();
+    for (Operation *op : llvm::reverse(ops))
+      if (!lower(op))
+        return;
   }
 };
 

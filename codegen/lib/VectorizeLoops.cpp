@@ -631,7 +631,7 @@ RewritePatternSet canonicalizations(MLIRContext *ctx) {
 /// a fixpoint leaves valid, merely less simplified IR. The driver's region
 /// simplification (dead blocks and arguments, merged blocks) is left out:
 /// these patterns make none to simplify, and on a training step's body it
-/// was a quarter of the pass, rescanning the whole function each round.
+/// was half of the pass's time, rescanning the whole function each round.
 void simplify(func::FuncOp func, RewritePatternSet &&patterns) {
   int64_t ops = 0;
   func.walk([&](Operation *) { ++ops; });

@@ -232,7 +232,6 @@ def ExpandBF16Conversions : Pass<"tfl-expand-bf16-conversions"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
-
 def ApproximateMath : Pass<"tfl-approximate-math"> {
   let summary = "Vector polynomials for f32 exp, log and tanh";
   let description = [{
@@ -259,8 +258,8 @@ def ScfToCf : Pass<"tfl-scf-to-cf"> {
     it moves are only those up to the next op already lowered, where
     upstream's pass (forwards, through the conversion driver) moves all
     the rest of the block at each op: quadratic in a training step's body,
-    which ends with hundreds of conditional deallocations. What the
-    patterns leave (none in TFL's programs) goes to upstream's pass.
+    which ends with hundreds of conditional deallocations. The output is
+    upstream's, block for block.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::cf::ControlFlowDialect"];
