@@ -20,6 +20,7 @@
 #include "tfl/Codegen/Passes.h"
 
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::tfl {
 
@@ -37,7 +38,9 @@ bool isView(Operation *op) {
 
 /// The last op of `block` that uses `buffer` or a view of it (an op that
 /// holds a use in a region counts), or null when the buffer may escape.
-Operation *lastUse(Value buffer, Block *block, Operation *dealloc) {
+/// `position` numbers the ops of `block` in order.
+Operation *lastUse(Value buffer, Block *block, Operation *dealloc,
+                   const llvm::DenseMap<Operation *, unsigned> &position) {
   SmallVector<Value> aliases = {buffer};
   Operation *last = buffer.getDefiningOp();
   for (size_t i = 0; i < aliases.size(); ++i) {
@@ -61,7 +64,7 @@ Operation *lastUse(Value buffer, Block *block, Operation *dealloc) {
       Operation *inBlock = block->findAncestorOpInBlock(*user);
       if (!inBlock)
         return nullptr; // used outside the block
-      if (last->isBeforeInBlock(inBlock))
+      if (position.lookup(last) < position.lookup(inBlock))
         last = inBlock;
     }
   }
@@ -70,16 +73,27 @@ Operation *lastUse(Value buffer, Block *block, Operation *dealloc) {
 
 struct EarlyDeallocsPass : impl::EarlyDeallocsBase<EarlyDeallocsPass> {
   void runOnOperation() override {
-    SmallVector<memref::DeallocOp> deallocs;
-    getOperation().walk([&](memref::DeallocOp d) { deallocs.push_back(d); });
-    for (memref::DeallocOp dealloc : deallocs) {
-      Value buffer = dealloc.getMemref();
-      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-      Block *block = dealloc->getBlock();
-      if (!alloc || alloc->getBlock() != block)
-        continue;
-      Operation *last = lastUse(buffer, block, dealloc);
-      if (last && last->isBeforeInBlock(dealloc))
+    // By block, each dealloc's place found before any moves (a move would
+    // renumber the block for the next question: quadratic in a block of a
+    // training step's thousands of ops and hundreds of deallocs).
+    llvm::MapVector<Block *, SmallVector<memref::DeallocOp>> byBlock;
+    getOperation().walk([&](memref::DeallocOp d) {
+      auto alloc = d.getMemref().getDefiningOp<memref::AllocOp>();
+      if (alloc && alloc->getBlock() == d->getBlock())
+        byBlock[d->getBlock()].push_back(d);
+    });
+    for (auto &[block, deallocs] : byBlock) {
+      llvm::DenseMap<Operation *, unsigned> position;
+      for (Operation &op : *block)
+        position.try_emplace(&op, position.size());
+      SmallVector<std::pair<memref::DeallocOp, Operation *>> moves;
+      for (memref::DeallocOp dealloc : deallocs) {
+        Operation *last =
+            lastUse(dealloc.getMemref(), block, dealloc, position);
+        if (last && position.lookup(last) < position.lookup(dealloc))
+          moves.emplace_back(dealloc, last);
+      }
+      for (auto [dealloc, last] : moves)
         dealloc->moveAfter(last);
     }
   }

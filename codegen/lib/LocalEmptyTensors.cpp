@@ -1,13 +1,19 @@
-//===- LocalEmptyTensors.cpp - An empty tensor per loop body --------------===//
+//===- LocalEmptyTensors.cpp - An empty tensor per use --------------------===//
 //
-// CSE merges a `tensor.empty` inside a loop with an identical one before
-// it, so that a loop body's results (a training step's new weights, say)
-// are written into one buffer allocated before the loop, which the body
-// then copies into a fresh buffer to carry to the next iteration. Before
-// bufferization, on the CPU, each use of an empty tensor in another block
-// than the empty's own gets an empty tensor of its own, right before it:
-// the body then writes a fresh buffer (from libtflrt's cache of freed
-// buffers) and carries that, without a copy.
+// CSE merges identical `tensor.empty`s. Merged across a loop, a loop body's
+// results (a training step's new weights, say) are written into one buffer
+// allocated before the loop, which the body then copies into a fresh
+// buffer to carry to the next iteration. Merged within a block, one empty
+// tensor (or a reshape of it) becomes the destination of hundreds of ops (a
+// training step's layer-norm reductions), all of which one-shot
+// bufferization's analysis then puts in one alias set, every write checked
+// against every read of the set: its time grew with the square of a
+// model's layers. Before bufferization, on the CPU, a reshape of an empty
+// tensor becomes an empty tensor, and each use of an empty tensor gets one
+// of its own (a clone right before its user, the first use in the empty's
+// block keeping it): a loop body writes fresh buffers (from libtflrt's
+// cache of freed buffers) and carries them without a copy, and each
+// destination is a set of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,14 +31,37 @@ namespace {
 struct LocalEmptyTensorsPass
     : impl::LocalEmptyTensorsBase<LocalEmptyTensorsPass> {
   void runOnOperation() override {
+    OpBuilder builder(&getContext());
+    // A reshape of an empty tensor is an empty tensor of its result's shape.
+    SmallVector<Operation *> reshapes;
+    getOperation().walk([&](Operation *op) {
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op) &&
+          op->getOperand(0).getDefiningOp<tensor::EmptyOp>() &&
+          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape())
+        reshapes.push_back(op);
+    });
+    for (Operation *reshape : reshapes) {
+      auto type = cast<RankedTensorType>(reshape->getResult(0).getType());
+      Operation *source = reshape->getOperand(0).getDefiningOp();
+      builder.setInsertionPoint(reshape);
+      reshape->replaceAllUsesWith(tensor::EmptyOp::create(
+          builder, reshape->getLoc(), type.getShape(), type.getElementType()));
+      reshape->erase();
+      if (source->use_empty())
+        source->erase();
+    }
+    // One use an empty tensor: the first keeps it, each other use gets a
+    // clone right before its user.
     SmallVector<tensor::EmptyOp> empties;
     getOperation().walk([&](tensor::EmptyOp op) { empties.push_back(op); });
-    OpBuilder builder(&getContext());
     for (tensor::EmptyOp empty : empties) {
+      bool kept = false;
       for (OpOperand &use : llvm::make_early_inc_range(empty->getUses())) {
         Operation *user = use.getOwner();
-        if (user->getBlock() == empty->getBlock())
+        if (!kept && user->getBlock() == empty->getBlock()) {
+          kept = true;
           continue;
+        }
         builder.setInsertionPoint(user);
         use.set(builder.clone(*empty)->getResult(0));
       }

@@ -1,10 +1,11 @@
 //===- NativeCode.cpp - From the LLVM dialect to an executable ------------===//
 //
-// The object file is produced in-process: MLIR's LLVM IR export, LLVM's -O3
-// pipeline (a lighter one for glue: see optimize) and TargetMachine for the
-// host CPU (its features included). The
-// final link is the only external step: the system's C++ driver links the
-// object with libtflrt's entry point and runtime (paths fixed at build time).
+// The object files are produced in-process: MLIR's LLVM IR export, LLVM's
+// -O3 pipeline (a lighter one for glue: see optimize) and TargetMachines for
+// the host CPU (its features included), the glue's object generated at -O0
+// beside the rest's (see emitObjectFiles). The final link is the only
+// external step: the system's C++ driver links the objects with libtflrt's
+// entry point and runtime (paths fixed at build time).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -28,6 +31,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
@@ -35,45 +39,61 @@
 #include "llvm/Transforms/Scalar/EarlyCSE.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <mutex>
 
 namespace mlir::tfl {
 namespace {
 
-/// The host's TargetMachine, made once.
-llvm::TargetMachine *hostTargetMachine(std::string &error) {
-  static std::unique_ptr<llvm::TargetMachine> tm;
-  static std::string initError;
-  static bool initialized = false;
-  if (!initialized) {
-    initialized = true;
+/// A TargetMachine for the host CPU (its features included) at `level`.
+std::unique_ptr<llvm::TargetMachine>
+createHostTargetMachine(llvm::CodeGenOptLevel level, std::string &error) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-    const llvm::Target *target =
-        llvm::TargetRegistry::lookupTarget(triple, initError);
-    if (target) {
-      std::string cpu = llvm::sys::getHostCPUName().str(), features;
-      for (const auto &feature : llvm::sys::getHostCPUFeatures())
-        features += (feature.second ? "+" : "-") + feature.first().str() + ",";
-      // TFL_ISA (avx512, avx2, baseline), which also picks libtflrt's
-      // kernels, builds for that level of x86-64 instead: one machine
-      // builds and measures what another ISA would run.
-      if (const char *isa = std::getenv("TFL_ISA"); isa && *isa) {
-        cpu = llvm::StringSwitch<std::string>(isa)
-                  .Case("avx512", "x86-64-v4")
-                  .Case("avx2", "x86-64-v3")
-                  .Case("baseline", "x86-64")
-                  .Default(cpu);
-        if (cpu != llvm::sys::getHostCPUName())
-          features.clear();
-      }
-      tm.reset(target->createTargetMachine(
-          triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
-          std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-    }
+  });
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::string cpu = llvm::sys::getHostCPUName().str(), features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features += (feature.second ? "+" : "-") + feature.first().str() + ",";
+  // TFL_ISA (avx512, avx2, baseline), which also picks libtflrt's
+  // kernels, builds for that level of x86-64 instead: one machine
+  // builds and measures what another ISA would run.
+  if (const char *isa = std::getenv("TFL_ISA"); isa && *isa) {
+    cpu = llvm::StringSwitch<std::string>(isa)
+              .Case("avx512", "x86-64-v4")
+              .Case("avx2", "x86-64-v3")
+              .Case("baseline", "x86-64")
+              .Default(cpu);
+    if (cpu != llvm::sys::getHostCPUName())
+      features.clear();
   }
+  return std::unique_ptr<llvm::TargetMachine>(
+      target->createTargetMachine(triple, cpu, features, llvm::TargetOptions(),
+                                  llvm::Reloc::PIC_, std::nullopt, level));
+}
+
+/// The host's TargetMachine at -O3, made once.
+llvm::TargetMachine *hostTargetMachine(std::string &error) {
+  static std::string initError;
+  static std::unique_ptr<llvm::TargetMachine> tm =
+      createHostTargetMachine(llvm::CodeGenOptLevel::Aggressive, initError);
   error = initError;
   return tm.get();
+}
+
+/// The attribute that marks a glue function (see optimize).
+constexpr const char *kGlueAttribute = "tfl-glue";
+
+bool isGlue(const llvm::GlobalValue &value) {
+  const auto *f = llvm::dyn_cast<llvm::Function>(&value);
+  return f && !f->isDeclaration() && f->hasFnAttribute(kGlueAttribute);
 }
 
 /// True when every use of `v` (through address computations) is in `block`.
@@ -161,6 +181,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine *tm,
       glue.run(f, fam);
       f.addFnAttr(llvm::Attribute::OptimizeNone);
       f.addFnAttr(llvm::Attribute::NoInline);
+      f.addFnAttr(kGlueAttribute);
       fam.invalidate(f, llvm::PreservedAnalyses::none());
     }
   llvm::ModulePassManager mpm =
@@ -204,24 +225,147 @@ translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   return llvmModule;
 }
 
-LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path) {
-  std::string error;
-  llvm::TargetMachine *tm = hostTargetMachine(error);
+namespace {
+/// Runs `tm`'s code generator over `module` into a new temporary object
+/// file, `path`.
+bool generateObject(llvm::Module &module, llvm::TargetMachine &tm,
+                    std::string &path, std::string &error) {
+  llvm::SmallString<128> file;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tfl", "o", file)) {
+    error = "cannot create a temporary object file: " + ec.message();
+    return false;
+  }
+  path = file.str().str();
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
-  if (!tm || ec) {
-    llvm::errs() << "error: cannot write " << path << ": "
-                 << (ec ? ec.message() : error) << "\n";
-    return failure();
+  if (ec) {
+    error = "cannot write " + path + ": " + ec.message();
+    return false;
   }
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, out, nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    llvm::errs() << "error: this host's target cannot emit object files\n";
-    return failure();
+  if (tm.addPassesToEmitFile(pm, out, nullptr,
+                             llvm::CodeGenFileType::ObjectFile)) {
+    error = "this host's target cannot emit object files";
+    return false;
   }
-  pm.run(llvmModule);
+  pm.run(module);
   out.flush();
+  return true;
+}
+
+/// Gives every local definition of `module` a hidden external symbol
+/// (prefixed, so none meets a name of libtflrt's), so that a function in one
+/// object file may refer to it in another of the same program or library.
+void externalizeLocals(llvm::Module &module) {
+  for (llvm::GlobalValue &value : module.global_values()) {
+    if (value.isDeclaration() || !value.hasLocalLinkage())
+      continue;
+    std::string name =
+        "__tfl_local." + (value.hasName() ? value.getName().str() : "anon");
+    value.setName(name);
+    value.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  }
+}
+
+/// Leaves in `module` only the definitions of its glue functions: every
+/// other function and variable is declared, defined in the other object.
+void keepOnlyGlue(llvm::Module &module) {
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() && !isGlue(f)) {
+      f.deleteBody();
+      f.setComdat(nullptr);
+    }
+  for (llvm::GlobalVariable &v : llvm::make_early_inc_range(module.globals())) {
+    if (v.hasAppendingLinkage()) { // llvm.global_ctors, llvm.used, ...
+      v.eraseFromParent();
+      continue;
+    }
+    if (v.isDeclaration())
+      continue;
+    v.setInitializer(nullptr);
+    v.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    v.setComdat(nullptr);
+  }
+}
+} // namespace
+
+LogicalResult emitObjectFiles(llvm::Module &llvmModule,
+                              SmallVectorImpl<std::string> &objectPaths) {
+  std::string error;
+  auto fail = [&] {
+    llvm::errs() << "error: code generation failed: " << error << "\n";
+    return failure();
+  };
+  llvm::TargetMachine *tm = hostTargetMachine(error);
+  if (!tm)
+    return fail();
+  bool hasGlue = llvm::any_of(llvmModule, isGlue);
+  if (!hasGlue || !llvmModule.alias_empty() || !llvmModule.ifunc_empty()) {
+    objectPaths.emplace_back();
+    if (!generateObject(llvmModule, *tm, objectPaths.back(), error))
+      return fail();
+    return success();
+  }
+
+  // Two objects. The glue (a whole step inlined, tens of thousands of
+  // instructions) is generated at -O0: fast instruction selection (as
+  // optnone already chose) and fast register allocation, where the
+  // greedy allocator and its live-interval analysis grow faster than
+  // linearly with one function's size (3.7 s of the 8-layer GPT's build,
+  // against 0.9 s at -O0). Everything else, the outlined loops and the
+  // kernels, keeps -O3, on a second thread in a context of its own (a
+  // copy through bitcode) while this one generates the glue.
+  externalizeLocals(llvmModule);
+  SmallVector<char, 0> restBitcode;
+  {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> rest =
+        llvm::CloneModule(llvmModule, map, [](const llvm::GlobalValue *value) {
+          return !isGlue(*value);
+        });
+    llvm::raw_svector_ostream os(restBitcode);
+    llvm::WriteBitcodeToFile(*rest, os);
+  }
+  keepOnlyGlue(llvmModule);
+
+  std::string restPath, restError;
+  bool restDone = false;
+  {
+    // The code generator recurses on large blocks: a main thread's stack.
+    llvm::thread worker(std::optional<unsigned>(8u << 20), [&] {
+      llvm::LLVMContext context;
+      llvm::Expected<std::unique_ptr<llvm::Module>> rest =
+          llvm::parseBitcodeFile(
+              llvm::MemoryBufferRef(
+                  StringRef(restBitcode.data(), restBitcode.size()), "tfl"),
+              context);
+      if (!rest) {
+        restError = llvm::toString(rest.takeError());
+        return;
+      }
+      std::unique_ptr<llvm::TargetMachine> restTm =
+          createHostTargetMachine(llvm::CodeGenOptLevel::Aggressive, restError);
+      restDone = restTm && generateObject(**rest, *restTm, restPath, restError);
+    });
+    std::unique_ptr<llvm::TargetMachine> glueTm =
+        createHostTargetMachine(llvm::CodeGenOptLevel::None, error);
+    std::string gluePath;
+    bool glueDone =
+        glueTm && generateObject(llvmModule, *glueTm, gluePath, error);
+    if (!gluePath.empty())
+      objectPaths.push_back(gluePath);
+    worker.join();
+    if (!restPath.empty())
+      objectPaths.push_back(restPath);
+    if (!glueDone)
+      return fail();
+  }
+  if (!restDone) {
+    error = restError;
+    return fail();
+  }
   return success();
 }
 
@@ -350,16 +494,16 @@ std::string staticLinkLine() {
   return line;
 }
 
-LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
-                             std::string &errorMessage,
+LogicalResult linkExecutable(ArrayRef<StringRef> objectPaths,
+                             StringRef outputPath, std::string &errorMessage,
                              ArrayRef<StringRef> targetLibraries) {
   // The C++ compiler tflc was built with links libtflrt (a C++ library);
   // PATH is the fallback when tflc was moved to another machine.
   std::optional<std::string> driver = linkerDriver(errorMessage);
   if (!driver)
     return failure();
-  SmallVector<StringRef> args = {objectPath, "-o", outputPath,
-                                 TFL_RUNTIME_MAIN_LIB};
+  SmallVector<StringRef> args(objectPaths);
+  args.append({"-o", outputPath, TFL_RUNTIME_MAIN_LIB});
   llvm::append_range(args, targetLibraries);
   // libtflrt, then MPI (as-needed: a program without collectives does not
   // load it), the libraries it calls, and a sanitizer build's runtimes.

@@ -21,7 +21,11 @@
 //   dealloc, so its memory was allocated when the buffer was, and is not
 //   the buffer's (if it was not in use, its condition is false and the
 //   dealloc does nothing with it either way);
-// - another allocation, or a global.
+// - another allocation, or a global;
+// - a value an `scf.for` after the allocation carries (a result, or a
+//   carried value inside it), whose initial value and yielded value are
+//   told apart (a training loop's results, the trained parameters, are in
+//   the dealloc of every buffer allocated before it at the function's end).
 //
 // The new dealloc retains what the old one did that may be the buffer,
 // and the ownership it returns for those is or-ed into the old one's. A
@@ -32,11 +36,24 @@
 // with each buffer of the last step at run time, and MLIR's simplification
 // spends seconds finding that out for a model's hundreds.
 //
+// What is left of a dealloc that retains nothing (a function's last, of
+// the buffers made before a training loop and the loop's results) is then
+// split by origin: each memref traced, as above and through `scf.for`s'
+// initial and yielded values, to the operations that may have allocated
+// it, and a dealloc made for each group of memrefs joined by a shared
+// operation (buffers of different allocations are different buffers). A
+// memref traced to something else (a call's result) leaves it whole.
+// Otherwise MLIR's simplification compares every pair of the list, and
+// the list grows with a model's layers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/Passes.h"
 
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <numeric>
 
 namespace mlir::tfl {
 
@@ -46,8 +63,10 @@ namespace mlir::tfl {
 namespace {
 
 /// Whether `v` cannot be the buffer that `alloc` creates, nor a view of it
-/// (see the file comment).
-bool distinctFrom(Value v, memref::AllocOp alloc, unsigned depth = 0) {
+/// (see the file comment). `assumed` holds the loop-carried values taken to
+/// be distinct while their loop is being looked at.
+bool distinctFrom(Value v, memref::AllocOp alloc,
+                  llvm::SmallPtrSetImpl<Value> &assumed, unsigned depth = 0) {
   if (depth > 16)
     return false;
   Block *block = alloc->getBlock();
@@ -59,13 +78,29 @@ bool distinctFrom(Value v, memref::AllocOp alloc, unsigned depth = 0) {
   Operation *inBlock = block->findAncestorOpInBlock(*at);
   if (!inBlock || inBlock->isBeforeInBlock(alloc))
     return true;
-  if (!def || def == alloc.getOperation())
+  auto from = [&](Value source) {
+    return distinctFrom(source, alloc, assumed, depth + 1);
+  };
+  // A value an scf.for carries, inside it or as its result, is the buffer
+  // only if its initial value or what the body yields for it may be: asked
+  // with the carried value assumed distinct (a cycle through the loop adds
+  // no buffer), as every check here is a conjunction whose failure fails
+  // the whole question.
+  auto carried = [&](scf::ForOp loop, unsigned k) {
+    if (!assumed.insert(loop.getRegionIterArgs()[k]).second)
+      return true;
+    return from(loop.getInitArgs()[k]) &&
+           from(loop.getBody()->getTerminator()->getOperand(k));
+  };
+  if (arg) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    return loop && arg.getArgNumber() > 0 &&
+           carried(loop, arg.getArgNumber() - 1);
+  }
+  if (def == alloc.getOperation())
     return false;
   if (isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(def))
     return true;
-  auto from = [&](Value source) {
-    return distinctFrom(source, alloc, depth + 1);
-  };
   if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
     return from(metadata.getSource());
   if (auto cast = dyn_cast<memref::CastOp>(def))
@@ -79,11 +114,19 @@ bool distinctFrom(Value v, memref::AllocOp alloc, unsigned depth = 0) {
     return from(branch.thenYield().getOperand(index)) &&
            from(branch.elseYield().getOperand(index));
   }
+  if (auto loop = dyn_cast<scf::ForOp>(def))
+    return carried(loop, cast<OpResult>(v).getResultNumber());
   return false;
 }
 
-/// Splits `dealloc` (see the file comment).
-void split(bufferization::DeallocOp dealloc) {
+/// distinctFrom, each question with assumptions of its own.
+bool distinctFrom(Value v, memref::AllocOp alloc) {
+  llvm::SmallPtrSet<Value, 8> assumed;
+  return distinctFrom(v, alloc, assumed);
+}
+
+/// Splits `dealloc` (see the file comment); returns what is left of it.
+bufferization::DeallocOp split(bufferization::DeallocOp dealloc) {
   Block *block = dealloc->getBlock();
   SmallVector<Value> memrefs(dealloc.getMemrefs());
   SmallVector<Value> conditions(dealloc.getConditions());
@@ -114,7 +157,7 @@ void split(bufferization::DeallocOp dealloc) {
     any |= unrelated[r];
   }
   if (!any)
-    return;
+    return dealloc;
   OpBuilder builder(dealloc);
   Location loc = dealloc.getLoc();
   // The ownership of each retained memref that the new deallocs return.
@@ -164,6 +207,94 @@ void split(bufferization::DeallocOp dealloc) {
     dealloc.getUpdatedConditions()[r].replaceAllUsesWith(result);
   }
   dealloc.erase();
+  return rest;
+}
+
+/// Adds to `origins` the operations that may have allocated the buffer `v`
+/// is (a view of); false when that is not known.
+bool addOrigins(Value v, llvm::SmallPtrSetImpl<Operation *> &origins,
+                llvm::SmallPtrSetImpl<Value> &visited, unsigned depth = 0) {
+  if (depth > 16)
+    return false;
+  if (!visited.insert(v).second)
+    return true; // a cycle through a loop adds no origin
+  auto add = [&](Value source) {
+    return addOrigins(source, origins, visited, depth + 1);
+  };
+  auto carried = [&](scf::ForOp loop, unsigned k) {
+    return add(loop.getInitArgs()[k]) &&
+           add(loop.getBody()->getTerminator()->getOperand(k));
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    return loop && arg.getArgNumber() > 0 &&
+           carried(loop, arg.getArgNumber() - 1);
+  }
+  Operation *def = v.getDefiningOp();
+  if (isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(def)) {
+    origins.insert(def);
+    return true;
+  }
+  if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
+    return add(metadata.getSource());
+  if (auto cast = dyn_cast<memref::CastOp>(def))
+    return add(cast.getSource());
+  if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+    return add(view.getViewSource());
+  if (auto select = dyn_cast<arith::SelectOp>(def))
+    return add(select.getTrueValue()) && add(select.getFalseValue());
+  if (auto branch = dyn_cast<scf::IfOp>(def)) {
+    unsigned index = cast<OpResult>(v).getResultNumber();
+    return add(branch.thenYield().getOperand(index)) &&
+           add(branch.elseYield().getOperand(index));
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(def))
+    return carried(loop, cast<OpResult>(v).getResultNumber());
+  return false;
+}
+
+/// Splits a dealloc that retains nothing into one for each group of its
+/// memrefs that share an allocating operation (see the file comment).
+void groupByOrigin(bufferization::DeallocOp dealloc) {
+  OperandRange memrefs = dealloc.getMemrefs();
+  if (memrefs.size() < 2 || !dealloc.getRetained().empty())
+    return;
+  // Union-find over the memrefs, joined through their origins.
+  SmallVector<unsigned> parent(memrefs.size());
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto find = [&](unsigned i) {
+    while (parent[i] != i)
+      i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  llvm::DenseMap<Operation *, unsigned> firstWith;
+  for (unsigned i = 0; i < memrefs.size(); ++i) {
+    llvm::SmallPtrSet<Operation *, 4> origins;
+    llvm::SmallPtrSet<Value, 8> visited;
+    if (!addOrigins(memrefs[i], origins, visited))
+      return;
+    for (Operation *origin : origins) {
+      auto [it, inserted] = firstWith.try_emplace(origin, i);
+      if (!inserted)
+        parent[find(i)] = find(it->second);
+    }
+  }
+  llvm::MapVector<unsigned, SmallVector<unsigned>> groups;
+  for (unsigned i = 0; i < memrefs.size(); ++i)
+    groups[find(i)].push_back(i);
+  if (groups.size() < 2)
+    return;
+  OpBuilder builder(dealloc);
+  for (auto &[root, members] : groups) {
+    SmallVector<Value> groupMemrefs, groupConditions;
+    for (unsigned i : members) {
+      groupMemrefs.push_back(memrefs[i]);
+      groupConditions.push_back(dealloc.getConditions()[i]);
+    }
+    bufferization::DeallocOp::create(builder, dealloc.getLoc(), groupMemrefs,
+                                     groupConditions, ValueRange{});
+  }
+  dealloc.erase();
 }
 
 struct SplitDeallocsPass : impl::SplitDeallocsBase<SplitDeallocsPass> {
@@ -172,7 +303,7 @@ struct SplitDeallocsPass : impl::SplitDeallocsBase<SplitDeallocsPass> {
     getOperation().walk(
         [&](bufferization::DeallocOp d) { deallocs.push_back(d); });
     for (bufferization::DeallocOp dealloc : deallocs)
-      split(dealloc);
+      groupByOrigin(split(dealloc));
   }
 };
 

@@ -120,3 +120,57 @@ func.func @retained(%x: memref<16xf32>, %own: i1) -> (memref<?xf32>, memref<4xf3
   %r:2 = bufferization.dealloc (%x, %t : memref<16xf32>, memref<16xf32>) if (%own, %true) retain (%v, %y : memref<?xf32>, memref<4xf32>)
   return %v, %y, %r#0, %r#1 : memref<?xf32>, memref<4xf32>, i1, i1
 }
+
+// -----
+
+// The end of a training loop's function: buffers made before the loop, two
+// of them its initial parameters, and the loop's results (the trained
+// parameters: the initial buffer or one the body made). A buffer that no
+// loop carries (%c) gets a dealloc of its own; each initial parameter and
+// the result it may be share one; nothing else is compared.
+// CHECK-LABEL: func.func @trained
+// CHECK-DAG: %[[A:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-DAG: %[[B:.*]] = memref.alloc() : memref<8xf32>
+// CHECK-DAG: %[[C:.*]] = memref.alloc() : memref<2xf32>
+// CHECK: %[[R:.*]]:2 = scf.for
+// CHECK: bufferization.dealloc (%[[C]] : memref<2xf32>) if (%{{.*}}){{$}}
+// CHECK-DAG: bufferization.dealloc (%[[A]], %[[R]]#0 : memref<4xf32>, memref<4xf32>) if (%{{.*}}, %{{.*}}){{$}}
+// CHECK-DAG: bufferization.dealloc (%[[B]], %[[R]]#1 : memref<8xf32>, memref<8xf32>) if (%{{.*}}, %{{.*}}){{$}}
+// CHECK-NOT: bufferization.dealloc
+// CHECK: return
+func.func @trained(%n: index) {
+  %true = arith.constant true
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<8xf32>
+  %c = memref.alloc() : memref<2xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %a, %q = %b) -> (memref<4xf32>, memref<8xf32>) {
+    %p2 = memref.alloc() : memref<4xf32>
+    memref.copy %p, %p2 : memref<4xf32> to memref<4xf32>
+    scf.yield %p2, %q : memref<4xf32>, memref<8xf32>
+  }
+  bufferization.dealloc (%a, %b, %c, %r#0, %r#1 : memref<4xf32>, memref<8xf32>, memref<2xf32>, memref<4xf32>, memref<8xf32>) if (%true, %true, %true, %true, %true)
+  return
+}
+
+// -----
+
+// A memref of unknown origin (a call's result) may be any buffer the
+// function made before: the dealloc is not grouped.
+// CHECK-LABEL: func.func @unknown
+// CHECK: bufferization.dealloc (%{{.*}}, %{{.*}}, %{{.*}} : memref<4xf32>, memref<4xf32>, memref<4xf32>)
+// CHECK-NOT: bufferization.dealloc
+func.func private @make() -> memref<4xf32>
+func.func @unknown(%n: index) {
+  %true = arith.constant true
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc() : memref<4xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%p = %a) -> (memref<4xf32>) {
+    scf.yield %p : memref<4xf32>
+  }
+  %u = call @make() : () -> memref<4xf32>
+  bufferization.dealloc (%a, %r, %u : memref<4xf32>, memref<4xf32>, memref<4xf32>) if (%true, %true, %true)
+  return
+}

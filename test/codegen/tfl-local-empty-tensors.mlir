@@ -1,8 +1,8 @@
 // RUN: tfl-opt %s -tfl-local-empty-tensors | FileCheck %s
 
-// Tests that a loop body's use of an empty tensor from before the loop
-// gets an empty tensor of its own, and that uses in the empty's own block
-// keep it.
+// Tests that each use of an empty tensor gets an empty tensor of its own: a
+// loop body's use of one from before the loop right before its user, and
+// that a reshape of an empty tensor becomes one.
 
 // CHECK-LABEL: func.func @loop_body
 // CHECK: %[[OUTER:.*]] = tensor.empty() : tensor<4xf32>
@@ -46,4 +46,42 @@ func.func @only_inside(%n: index, %m: index) -> tensor<?xf32> {
     scf.yield %f : tensor<?xf32>
   }
   return %r : tensor<?xf32>
+}
+
+// Uses in the empty's own block get one each too (CSE merged the empty
+// tensors of a training step's layer norms into one, which bufferization
+// then analyzed as one buffer written by hundreds of ops: its alias
+// queries grew with the square of the layers).
+// CHECK-LABEL: func.func @same_block
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-DAG: linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<4xf32>)
+// CHECK-DAG: linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<4xf32>)
+// CHECK: return
+func.func @same_block() -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %b = linalg.fill ins(%one : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// A reshape of an empty tensor becomes an empty tensor of its shape, one
+// for each of its uses.
+// CHECK-LABEL: func.func @reshaped
+// CHECK-NOT: expand_shape
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<2x2xf32>)
+// CHECK-NEXT: %[[E2:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<2x2xf32>)
+// CHECK-NOT: tensor.empty() : tensor<4xf32>
+func.func @reshaped() -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %r = tensor.expand_shape %e [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  %a = linalg.fill ins(%zero : f32) outs(%r : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %b = linalg.fill ins(%one : f32) outs(%r : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %a, %b : tensor<2x2xf32>, tensor<2x2xf32>
 }

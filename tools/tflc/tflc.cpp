@@ -434,11 +434,26 @@ void callMemoryReport(mlir::ModuleOp module) {
                              mlir::ValueRange{});
 }
 
-/// Compiles `module` (in the LLVM dialect) into a new temporary object
-/// file, `objectPath`, which the caller removes.
-mlir::LogicalResult compileToObject(mlir::ModuleOp module,
-                                    llvm::SmallVectorImpl<char> &objectPath,
-                                    mlir::TimingScope &timing) {
+/// Temporary files, removed when it goes.
+struct TemporaryFiles {
+  llvm::SmallVector<std::string> paths;
+  TemporaryFiles() = default;
+  TemporaryFiles(const TemporaryFiles &) = delete;
+  TemporaryFiles &operator=(const TemporaryFiles &) = delete;
+  ~TemporaryFiles() {
+    for (const std::string &path : paths)
+      llvm::sys::fs::remove(path);
+  }
+  llvm::SmallVector<llvm::StringRef> refs() const {
+    return llvm::SmallVector<llvm::StringRef>(paths.begin(), paths.end());
+  }
+};
+
+/// Compiles `module` (in the LLVM dialect) into new temporary object files,
+/// `objects`.
+mlir::LogicalResult compileToObjects(mlir::ModuleOp module,
+                                     TemporaryFiles &objects,
+                                     mlir::TimingScope &timing) {
   llvm::LLVMContext llvmContext;
   mlir::TimingScope optimizing = timing.nest("LLVM IR, optimized (-O3)");
   std::unique_ptr<llvm::Module> llvmModule =
@@ -447,33 +462,26 @@ mlir::LogicalResult compileToObject(mlir::ModuleOp module,
   optimizing.stop();
   if (!llvmModule)
     return mlir::failure();
-  mlir::TimingScope codegen = timing.nest("code generation (object file)");
-  if (llvm::sys::fs::createTemporaryFile("tfl", "o", objectPath)) {
-    llvm::errs() << "error: cannot create a temporary object file\n";
-    return mlir::failure();
-  }
-  return mlir::tfl::emitObjectFile(
-      *llvmModule, llvm::StringRef(objectPath.data(), objectPath.size()));
+  mlir::TimingScope codegen = timing.nest("code generation (object files)");
+  return mlir::tfl::emitObjectFiles(*llvmModule, objects.paths);
 }
 
 mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
                                             llvm::StringRef path) {
   if (reportMemory)
     callMemoryReport(module);
-  llvm::SmallString<128> objectPath;
-  mlir::LogicalResult compiled = compileToObject(module, objectPath, timing);
-  llvm::FileRemover removeObject(objectPath);
-  if (failed(compiled))
+  TemporaryFiles objects;
+  if (failed(compileToObjects(module, objects, timing)))
     return mlir::failure();
   std::string error;
   mlir::LogicalResult linked = mlir::failure();
   mlir::TimingScope linking = timing.nest("linking");
 #ifdef TFL_HAVE_CUDA
   if (device == Device::Cuda)
-    linked = mlir::tfl::linkCudaExecutable(objectPath, path, error);
+    linked = mlir::tfl::linkCudaExecutable(objects.refs(), path, error);
   else
 #endif
-    linked = mlir::tfl::linkExecutable(objectPath, path, error);
+    linked = mlir::tfl::linkExecutable(objects.refs(), path, error);
   if (failed(linked)) {
     llvm::errs() << "error: linking " << path << " failed: " << error << "\n";
     return mlir::failure();
@@ -503,11 +511,10 @@ mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
     return mlir::failure();
   }
 
-  llvm::SmallString<128> objectPath, wrapperPath, wrapperObject, scriptPath;
-  mlir::LogicalResult compiled = compileToObject(module, objectPath, timing);
-  llvm::FileRemover removeObject(objectPath);
-  if (failed(compiled))
+  TemporaryFiles objects;
+  if (failed(compileToObjects(module, objects, timing)))
     return mlir::failure();
+  llvm::SmallString<128> wrapperPath, wrapperObject, scriptPath;
   if (llvm::sys::fs::createTemporaryFile("tfl-api", "c", wrapperPath) ||
       llvm::sys::fs::createTemporaryFile("tfl-api", "o", wrapperObject) ||
       llvm::sys::fs::createTemporaryFile("tfl-api", "map", scriptPath)) {
@@ -532,12 +539,13 @@ mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
     return mlir::failure();
   std::string error;
   mlir::TimingScope linking = timing.nest("the C API's wrapper and linking");
+  llvm::SmallVector<llvm::StringRef> inputs = objects.refs();
+  inputs.push_back(wrapperObject);
   if (failed(mlir::tfl::compileCSource(wrapperPath, wrapperObject, error)) ||
-      (staticLibrary ? failed(mlir::tfl::archiveStaticLibrary(
-                           {objectPath, wrapperObject}, libraryPath, error))
-                     : failed(mlir::tfl::linkSharedLibrary(
-                           {objectPath, wrapperObject}, libraryPath, scriptPath,
-                           error)))) {
+      (staticLibrary
+           ? failed(mlir::tfl::archiveStaticLibrary(inputs, libraryPath, error))
+           : failed(mlir::tfl::linkSharedLibrary(inputs, libraryPath,
+                                                 scriptPath, error)))) {
     llvm::errs() << "error: building " << libraryPath << " failed: " << error
                  << "\n";
     return mlir::failure();

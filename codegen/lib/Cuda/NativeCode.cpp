@@ -15,10 +15,11 @@
 
 namespace mlir::tfl {
 
-LogicalResult linkCudaExecutable(StringRef objectPath, StringRef outputPath,
+LogicalResult linkCudaExecutable(ArrayRef<StringRef> objectPaths,
+                                 StringRef outputPath,
                                  std::string &errorMessage) {
   return linkExecutable(
-      objectPath, outputPath, errorMessage,
+      objectPaths, outputPath, errorMessage,
       {TFL_RUNTIME_CUDA_LIB, TFL_CUDA_LIB_DIR "/libcudart_static.a",
        "-Wl,-rpath," TFL_CUDA_LIB_DIR, "-ldl", "-lrt", "-lpthread"});
 }

@@ -31,12 +31,14 @@ std::unique_ptr<llvm::Module>
 translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                            unsigned glueInstructions = kGlueInstructions);
 
-/// Writes `llvmModule` as a host object file.
-LogicalResult emitObjectFile(llvm::Module &llvmModule, StringRef path);
+/// Writes `llvmModule` as host object files, new temporary files whose paths
+/// are appended to `objectPaths` (the caller removes them, after a failure
+/// too): one, or, where the module has glue functions, one of the glue
+/// generated at -O0 and one of the rest at -O3, on two threads. Changes
+/// `llvmModule`. Returns failure after reporting an error.
+LogicalResult emitObjectFiles(llvm::Module &llvmModule,
+                              SmallVectorImpl<std::string> &objectPaths);
 
-/// Links `objectPath` with libtflrt into the executable `outputPath`;
-/// `targetLibraries` (a device's runtime and libraries) come before
-/// libtflrt, whose functions they call.
 /// Compiles C file `sourcePath`, which may include libtflrt's C ABI
 /// (tflrt/CApi.h), to a position-independent object.
 LogicalResult compileCSource(StringRef sourcePath, StringRef objectPath,
@@ -57,8 +59,11 @@ LogicalResult archiveStaticLibrary(ArrayRef<StringRef> objectPaths,
 /// libraries (OpenBLAS, oneDNN, libgomp, zlib, libstdc++, MPI's).
 std::string staticLinkLine();
 
-LogicalResult linkExecutable(StringRef objectPath, StringRef outputPath,
-                             std::string &errorMessage,
+/// Links `objectPaths` with libtflrt into the executable `outputPath`;
+/// `targetLibraries` (a device's runtime and libraries) come before
+/// libtflrt, whose functions they call.
+LogicalResult linkExecutable(ArrayRef<StringRef> objectPaths,
+                             StringRef outputPath, std::string &errorMessage,
                              ArrayRef<StringRef> targetLibraries = {});
 
 } // namespace mlir::tfl

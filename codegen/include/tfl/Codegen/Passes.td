@@ -73,14 +73,18 @@ def SplitReductions : Pass<"tfl-split-reductions", "mlir::func::FuncOp"> {
 }
 
 def LocalEmptyTensors : Pass<"tfl-local-empty-tensors", "mlir::func::FuncOp"> {
-  let summary = "Give a loop body's uses of an outer tensor.empty their own";
+  let summary = "Give each use of a tensor.empty its own";
   let description = [{
-    Before bufferization (the CPU pipeline): each use of a `tensor.empty`
-    in a block other than the empty's own (a loop body, after CSE merged
-    its empty tensors with those before the loop) gets a clone of it
-    right before the user. The body's results then bufferize into fresh
-    buffers that the loop carries as they are, instead of into one buffer
-    allocated before the loop and copied into a fresh one every iteration.
+    Before bufferization (the CPU pipeline): a static-shaped reshape of a
+    `tensor.empty` becomes a `tensor.empty` of its result's shape, and each
+    use of a `tensor.empty` but the first in the empty's own block gets a
+    clone of it right before the user. A loop body's results (after CSE
+    merged its empty tensors with those before the loop) then bufferize
+    into fresh buffers that the loop carries as they are, instead of into
+    one buffer allocated before the loop and copied into a fresh one every
+    iteration; and the analysis of one-shot bufferization sees each
+    destination alone, instead of one alias set of every op that CSE gave
+    the same empty tensor (its checks grow with the square of a set).
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
@@ -177,13 +181,20 @@ def SplitDeallocs : Pass<"tfl-split-deallocs", "mlir::ModuleOp"> {
     other memref of that dealloc can be it. Every other memref must come
     from a block argument, from a value defined outside the block or
     before the allocation, from another allocation, or from a
-    `memref.get_global`, through views, `arith.select` and `scf.if`. A
+    `memref.get_global`, through views, `arith.select`, `scf.if` and the
+    initial and yielded values of an `scf.for` after the allocation. A
     retained memref the pass cannot tell apart from the buffer stays
     retained by the new dealloc, and the ownership it returns is or-ed
     into the old one's. MLIR's own split asks an alias analysis that
     gives up on a global constant (a `scf.if` yielding a constant in one
     branch): then every buffer of a loop body was freed by one runtime
     alias check at the end of the body, and none could be freed earlier.
+    Then a dealloc that retains nothing is split into one for each group
+    of its memrefs that may share an allocating operation (traced the
+    same way), unless one of them cannot be traced: MLIR's simplification
+    compares every pair of a list, and a training function's last dealloc
+    (the buffers made before the loop and the loop's results) grows with
+    the model's layers.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::bufferization::BufferizationDialect"];

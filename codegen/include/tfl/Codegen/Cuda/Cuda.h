@@ -47,9 +47,10 @@ void registerCudaDialects(DialectRegistry &registry);
 /// `ptxOnly`), one module after the other.
 FailureOr<std::string> extractPtx(ModuleOp module);
 
-/// Links an object of compiled CUDA host code into an executable with
+/// Links the objects of compiled CUDA host code into an executable with
 /// libtflrt_cuda, libtflrt and the CUDA libraries.
-LogicalResult linkCudaExecutable(StringRef objectPath, StringRef outputPath,
+LogicalResult linkCudaExecutable(ArrayRef<StringRef> objectPaths,
+                                 StringRef outputPath,
                                  std::string &errorMessage);
 
 } // namespace mlir::tfl
