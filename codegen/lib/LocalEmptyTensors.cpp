@@ -50,8 +50,8 @@ struct LocalEmptyTensorsPass
       if (source->use_empty())
         source->erase();
     }
-    // One use an empty tensor: the first keeps it, each other use gets a
-    // clone right before its user.
+    // An empty tensor for each use: the first in its block keeps it, each
+    // other use gets a clone right before its user.
     SmallVector<tensor::EmptyOp> empties;
     getOperation().walk([&](tensor::EmptyOp op) { empties.push_back(op); });
     for (tensor::EmptyOp empty : empties) {

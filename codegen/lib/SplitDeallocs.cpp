@@ -62,13 +62,51 @@ namespace mlir::tfl {
 
 namespace {
 
+/// Appends to `sources` the values whose buffer `v` may be (a view of), one
+/// step back: through views, `arith.select`, `scf.if`, and the initial and
+/// yielded values of what an `scf.for` carries (inside it or as its
+/// result). False when `v` is none of these.
+bool sourcesOf(Value v, SmallVectorImpl<Value> &sources) {
+  auto carried = [&](scf::ForOp loop, unsigned k) {
+    sources.append({loop.getInitArgs()[k],
+                    loop.getBody()->getTerminator()->getOperand(k)});
+    return true;
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    return loop && arg.getArgNumber() > 0 &&
+           carried(loop, arg.getArgNumber() - 1);
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
+    sources.push_back(metadata.getSource());
+  else if (auto memrefCast = dyn_cast<memref::CastOp>(def))
+    sources.push_back(memrefCast.getSource());
+  else if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+    sources.push_back(view.getViewSource());
+  else if (auto select = dyn_cast<arith::SelectOp>(def))
+    sources.append({select.getTrueValue(), select.getFalseValue()});
+  else if (auto branch = dyn_cast<scf::IfOp>(def)) {
+    unsigned index = cast<OpResult>(v).getResultNumber();
+    sources.append({branch.thenYield().getOperand(index),
+                    branch.elseYield().getOperand(index)});
+  } else if (auto loop = dyn_cast<scf::ForOp>(def))
+    return carried(loop, cast<OpResult>(v).getResultNumber());
+  else
+    return false;
+  return true;
+}
+
 /// Whether `v` cannot be the buffer that `alloc` creates, nor a view of it
-/// (see the file comment). `assumed` holds the loop-carried values taken to
-/// be distinct while their loop is being looked at.
+/// (see the file comment). A value met again (a cycle through a loop, or a
+/// value two sources share) is taken as distinct: every check here is a
+/// conjunction, so its first answer already counts.
 bool distinctFrom(Value v, memref::AllocOp alloc,
-                  llvm::SmallPtrSetImpl<Value> &assumed, unsigned depth = 0) {
+                  llvm::SmallPtrSetImpl<Value> &visited, unsigned depth = 0) {
   if (depth > 16)
     return false;
+  if (!visited.insert(v).second)
+    return true;
   Block *block = alloc->getBlock();
   Operation *def = v.getDefiningOp();
   auto arg = dyn_cast<BlockArgument>(v);
@@ -78,51 +116,21 @@ bool distinctFrom(Value v, memref::AllocOp alloc,
   Operation *inBlock = block->findAncestorOpInBlock(*at);
   if (!inBlock || inBlock->isBeforeInBlock(alloc))
     return true;
-  auto from = [&](Value source) {
-    return distinctFrom(source, alloc, assumed, depth + 1);
-  };
-  // A value an scf.for carries, inside it or as its result, is the buffer
-  // only if its initial value or what the body yields for it may be: asked
-  // with the carried value assumed distinct (a cycle through the loop adds
-  // no buffer), as every check here is a conjunction whose failure fails
-  // the whole question.
-  auto carried = [&](scf::ForOp loop, unsigned k) {
-    if (!assumed.insert(loop.getRegionIterArgs()[k]).second)
-      return true;
-    return from(loop.getInitArgs()[k]) &&
-           from(loop.getBody()->getTerminator()->getOperand(k));
-  };
-  if (arg) {
-    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-    return loop && arg.getArgNumber() > 0 &&
-           carried(loop, arg.getArgNumber() - 1);
-  }
   if (def == alloc.getOperation())
     return false;
-  if (isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(def))
+  if (isa_and_present<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(
+          def))
     return true;
-  if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
-    return from(metadata.getSource());
-  if (auto cast = dyn_cast<memref::CastOp>(def))
-    return from(cast.getSource());
-  if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-    return from(view.getViewSource());
-  if (auto select = dyn_cast<arith::SelectOp>(def))
-    return from(select.getTrueValue()) && from(select.getFalseValue());
-  if (auto branch = dyn_cast<scf::IfOp>(def)) {
-    unsigned index = cast<OpResult>(v).getResultNumber();
-    return from(branch.thenYield().getOperand(index)) &&
-           from(branch.elseYield().getOperand(index));
-  }
-  if (auto loop = dyn_cast<scf::ForOp>(def))
-    return carried(loop, cast<OpResult>(v).getResultNumber());
-  return false;
+  SmallVector<Value, 2> sources;
+  return sourcesOf(v, sources) && llvm::all_of(sources, [&](Value source) {
+           return distinctFrom(source, alloc, visited, depth + 1);
+         });
 }
 
-/// distinctFrom, each question with assumptions of its own.
+/// distinctFrom, each question with a set of its own.
 bool distinctFrom(Value v, memref::AllocOp alloc) {
-  llvm::SmallPtrSet<Value, 8> assumed;
-  return distinctFrom(v, alloc, assumed);
+  llvm::SmallPtrSet<Value, 8> visited;
+  return distinctFrom(v, alloc, visited);
 }
 
 /// Splits `dealloc` (see the file comment); returns what is left of it.
@@ -218,39 +226,16 @@ bool addOrigins(Value v, llvm::SmallPtrSetImpl<Operation *> &origins,
     return false;
   if (!visited.insert(v).second)
     return true; // a cycle through a loop adds no origin
-  auto add = [&](Value source) {
-    return addOrigins(source, origins, visited, depth + 1);
-  };
-  auto carried = [&](scf::ForOp loop, unsigned k) {
-    return add(loop.getInitArgs()[k]) &&
-           add(loop.getBody()->getTerminator()->getOperand(k));
-  };
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-    return loop && arg.getArgNumber() > 0 &&
-           carried(loop, arg.getArgNumber() - 1);
-  }
   Operation *def = v.getDefiningOp();
-  if (isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(def)) {
+  if (isa_and_present<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(
+          def)) {
     origins.insert(def);
     return true;
   }
-  if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(def))
-    return add(metadata.getSource());
-  if (auto cast = dyn_cast<memref::CastOp>(def))
-    return add(cast.getSource());
-  if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-    return add(view.getViewSource());
-  if (auto select = dyn_cast<arith::SelectOp>(def))
-    return add(select.getTrueValue()) && add(select.getFalseValue());
-  if (auto branch = dyn_cast<scf::IfOp>(def)) {
-    unsigned index = cast<OpResult>(v).getResultNumber();
-    return add(branch.thenYield().getOperand(index)) &&
-           add(branch.elseYield().getOperand(index));
-  }
-  if (auto loop = dyn_cast<scf::ForOp>(def))
-    return carried(loop, cast<OpResult>(v).getResultNumber());
-  return false;
+  SmallVector<Value, 2> sources;
+  return sourcesOf(v, sources) && llvm::all_of(sources, [&](Value source) {
+           return addOrigins(source, origins, visited, depth + 1);
+         });
 }
 
 /// Splits a dealloc that retains nothing into one for each group of its
