@@ -4,6 +4,7 @@
 // during One-Shot Bufferize, where the analysis learns what they read and
 // allocate (as for tfl.print):
 //   tfl.load_data  a fresh buffer, filled by tflrt_load_<format>_<dtype>;
+//   tfl.encode_text  a fresh buffer, filled by tflrt_encode_text_u8;
 //   tfl.load       a fresh buffer per tensor, tflrt_checkpoint_read_<dtype>;
 //   tfl.save_npy   tflrt_save_npy_<dtype> on the input's buffer;
 //   tfl.save       tflrt_checkpoint_add_<dtype> per input, then
@@ -49,6 +50,17 @@ struct LoadDataModel : RuntimeCallModel<LoadDataModel, LoadDataOp> {
         rewriter, op, options, function,
         {textPointer(rewriter, op, load.getPath())},
         {textPointer(rewriter, op, locationText(op->getLoc()))});
+  }
+};
+
+struct EncodeTextModel : RuntimeCallModel<EncodeTextModel, EncodeTextOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &) const {
+    rewriter.setInsertionPoint(op);
+    return bufferizeAsFilledBuffer(
+        rewriter, op, options, "tflrt_encode_text_u8",
+        {textPointer(rewriter, op, cast<EncodeTextOp>(op).getText())});
   }
 };
 
@@ -224,6 +236,7 @@ void attachDataBufferizationModels(MLIRContext *ctx) {
   TapeAccumulatedOp::attachInterface<TapeAccumulatedModel>(*ctx);
   ScatterAddOp::attachInterface<ScatterAddModel>(*ctx);
   LoadDataOp::attachInterface<LoadDataModel>(*ctx);
+  EncodeTextOp::attachInterface<EncodeTextModel>(*ctx);
   LoadOp::attachInterface<LoadModel>(*ctx);
   SaveNpyOp::attachInterface<SaveNpyModel>(*ctx);
   SaveOp::attachInterface<SaveModel>(*ctx);

@@ -606,11 +606,19 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
       if (builtin->second == "decode") // text of the run: the bytes
         return castLeaves(genExpr(arg), typeOf(expr).elements[0],
                           loc(expr->getBegin()));
-      // A string's bytes, a constant.
-      llvm::StringRef text = typeOf(arg).name;
-      llvm::SmallVector<int8_t> bytes(text.bytes_begin(), text.bytes_end());
-      auto type = mlir::RankedTensorType::get(
-          {static_cast<int64_t>(bytes.size())}, builder.getI8Type());
+      // A string's bytes, cut or zero-padded to the result's size: a
+      // constant, or text that string flags' values fill in when the
+      // program runs.
+      const Type &text = typeOf(arg);
+      int64_t size = typeOf(expr).shape[0];
+      auto type = mlir::RankedTensorType::get({size}, builder.getI8Type());
+      if (text.kind == Type::Kind::RuntimeString)
+        return {mlir::tfl::EncodeTextOp::create(
+            builder, loc(expr->getBegin()), type,
+            builder.getStringAttr(text.name))};
+      llvm::SmallVector<int8_t> bytes(size, 0);
+      llvm::copy(llvm::StringRef(text.name).take_front(size).bytes(),
+                 bytes.begin());
       return {mlir::tfl::ConstantOp::create(
           builder, loc(expr->getBegin()),
           mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int8_t>(bytes)))};

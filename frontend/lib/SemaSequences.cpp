@@ -340,7 +340,8 @@ FailureOr<Type> SemaImpl::analyzeSequenceSubscript(const SubscriptExpr *expr,
 FailureOr<Type> SemaImpl::analyzeEncodeDecode(const CallExpr *expr,
                                               llvm::StringRef name) {
   FailureOr<std::vector<const Expr *>> args =
-      matchBuiltinArgs(expr, name, {name == "encode" ? "s" : "x"}, 1);
+      name == "encode" ? matchBuiltinArgs(expr, name, {"s", "size"}, 1)
+                       : matchBuiltinArgs(expr, name, {"x"}, 1);
   if (failed(args))
     return failure();
   const Expr *arg = args->front();
@@ -348,16 +349,38 @@ FailureOr<Type> SemaImpl::analyzeEncodeDecode(const CallExpr *expr,
   if (failed(t))
     return failure();
   if (name == "encode") {
-    // Python's s.encode(): the string's UTF-8 bytes, a constant.
-    if (t->kind != Type::Kind::String) {
+    // Python's s.encode(): the string's UTF-8 bytes. With size=N, TF's
+    // decode_raw(fixed_length=N): the first N bytes, zero-padded, of a
+    // string known at compile time or of text that string flags' values
+    // fill in when the program runs.
+    std::optional<int64_t> size;
+    if (const Expr *sizeExpr = (*args)[1]) {
+      size = knownInt(sizeExpr);
+      if (!size || *size < 0) {
+        error(sizeExpr->getBegin()) << "encode()'s size must be an integer "
+                                       "of 0 or more known at compile time";
+        return failure();
+      }
+    }
+    if (t->kind == Type::Kind::RuntimeString && !t->elements.empty()) {
       error(arg->getBegin())
-          << "encode() takes a string known at compile time, got "
-          << (t->kind == Type::Kind::RuntimeString
-                  ? "a string that" + std::string(kRuntimeText)
-                  : t->str());
+          << "encode() takes text that may hold string flags' values, but "
+             "not values the program computes (str(x), f-string fields of "
+             "tensors)";
       return failure();
     }
-    return Type::tensor(DType::U8, {static_cast<int64_t>(t->name.size())});
+    if (t->kind == Type::Kind::RuntimeString && !size) {
+      error(arg->getBegin())
+          << "encode() of a string known only when the program runs needs "
+             "size=N, its tensor's length (the first N bytes, zero-padded)";
+      return failure();
+    }
+    if (t->kind != Type::Kind::String && t->kind != Type::Kind::RuntimeString) {
+      error(arg->getBegin()) << "encode() takes a string, got " << t->str();
+      return failure();
+    }
+    return Type::tensor(DType::U8,
+                        {size.value_or(static_cast<int64_t>(t->name.size()))});
   }
   // bytes(x).decode(): text of the run that prints a 1-D u8 tensor's
   // bytes as they are.

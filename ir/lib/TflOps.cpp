@@ -744,6 +744,14 @@ LogicalResult LoadDataOp::verify() {
   return success();
 }
 
+LogicalResult EncodeTextOp::verify() {
+  auto type = cast<RankedTensorType>(getResult().getType());
+  if (type.getRank() != 1 || !type.getElementType().isInteger(8) ||
+      !type.hasStaticShape())
+    return emitOpError("gives a 1-D u8 tensor of a static size, not ") << type;
+  return success();
+}
+
 LogicalResult SaveOp::verify() {
   if (getNames().size() != getInputs().size())
     return emitOpError("has ") << getNames().size() << " names for "

@@ -271,6 +271,11 @@ void tflrt_load_bytes_u8(const char *path, int64_t rank, void *desc,
   });
 }
 
+void tflrt_encode_text_u8(const char *text, int64_t rank, void *desc) {
+  tflrt::encodeText(tflrt::expandPath(text),
+                    viewOf(tflrt::DType::U8, rank, desc));
+}
+
 #define TFLRT_FILE_FUNCTIONS(T, DTYPE)                                         \
   void tflrt_load_idx_##T(const char *path, int64_t rank, void *desc,          \
                           const char *where) {                                 \

@@ -121,6 +121,17 @@ std::string expandPath(const std::string &path) {
   return expandTemplate(path, flagString);
 }
 
+void encodeText(const std::string &text, const TensorView &out) {
+  if (out.dtype != DType::U8 || out.rank() != 1)
+    throw std::invalid_argument("encodeText: a 1-D u8 tensor holds the text");
+  auto *bytes = static_cast<unsigned char *>(const_cast<void *>(out.data));
+  for (int64_t i = 0; i < out.shape[0]; ++i)
+    bytes[i * out.strides[0]] =
+        i < static_cast<int64_t>(text.size())
+            ? static_cast<unsigned char>(text[static_cast<size_t>(i)])
+            : 0;
+}
+
 int parseFlags(const std::string &program,
                const std::vector<std::string> &args) {
   for (const std::string &arg : args) {

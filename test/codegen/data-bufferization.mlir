@@ -15,6 +15,21 @@ func.func @load_data() -> tensor<4x5xi8> {
 
 // -----
 
+// Tests that encode_text fills a fresh buffer through libtflrt, with the
+// text's template.
+// CHECK-DAG: func.func private @tflrt_encode_text_u8(!llvm.ptr, memref<*xi8>)
+// CHECK-LABEL: func.func @encode_text
+func.func @encode_text() -> tensor<8xi8> {
+  // CHECK: %[[B:.*]] = memref.alloc() {{.*}}: memref<8xi8>
+  // CHECK: %[[U:.*]] = memref.cast %[[B]] : memref<8xi8> to memref<*xi8>
+  // CHECK: call @tflrt_encode_text_u8(%{{.*}}, %[[U]])
+  // CHECK: return %[[B]]
+  %0 = tfl.encode_text {text = "{prompt}!"} : tensor<8xi8>
+  return %0 : tensor<8xi8>
+}
+
+// -----
+
 // Tests that save queues each tensor under its name, then writes once, and
 // that save_npy reads its input's buffer.
 // CHECK-LABEL: func.func @save

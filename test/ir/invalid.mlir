@@ -351,6 +351,23 @@ func.func @load_bytes_type() {
 
 // -----
 
+// Tests that encode_text gives a 1-D u8 tensor of a static size.
+func.func @encode_text_type() {
+  // expected-error @+1 {{gives a 1-D u8 tensor of a static size, not 'tensor<?xi8>'}}
+  %0 = tfl.encode_text {text = "{prompt}"} : tensor<?xi8>
+  return
+}
+
+// -----
+
+func.func @encode_text_dtype() {
+  // expected-error @+1 {{gives a 1-D u8 tensor of a static size, not 'tensor<4xf32>'}}
+  %0 = tfl.encode_text {text = "{prompt}"} : tensor<4xf32>
+  return
+}
+
+// -----
+
 // Tests that a checkpoint names each tensor.
 func.func @save_names(%x: tensor<2xf32>) {
   // expected-error @+1 {{has 2 names for 1 tensors}}

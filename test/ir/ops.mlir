@@ -238,6 +238,8 @@ func.func @check_numerics(%x: tensor<2xf32>) -> tensor<2xf32> {
 func.func @files(%x: tensor<2x3xf32>, %v: tensor<f64>, %s: tensor<i64>) {
   // CHECK: tfl.load_data {format = "idx", path = "a.idx"} : tensor<4x28x28xi8>
   %0 = tfl.load_data {format = "idx", path = "a.idx"} : tensor<4x28x28xi8>
+  // CHECK: tfl.encode_text {text = "Q: {prompt}"} : tensor<64xi8>
+  %e = tfl.encode_text {text = "Q: {prompt}"} : tensor<64xi8>
   // CHECK: tfl.save_npy %{{.*}} {path = "x.npy"} : tensor<2x3xf32>
   tfl.save_npy %x {path = "x.npy"} : tensor<2x3xf32>
   // CHECK: tfl.save %{{.*}}, %{{.*}} {names = ["w", "b"], path = "c.st"} : tensor<2x3xf32>, tensor<f64>

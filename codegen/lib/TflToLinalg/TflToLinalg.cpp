@@ -69,11 +69,11 @@ struct ConvertTflToLinalgPass
     // ConvBufferization.cpp, CollectiveBufferization.cpp).
     target.addLegalOp<
         PrintOp, PrintTemplateOp, RandomUniformOp, RandomNormalOp,
-        ShuffleIndicesOp, LoadDataOp, LoadOp, SaveNpyOp, SaveOp, Conv2DOp,
-        Conv2DBackwardInputOp, Conv2DBackwardFilterOp, MaxPool2DOp, AvgPool2DOp,
-        MaxPool2DBackwardOp, AvgPool2DBackwardOp, MaxPool2DGatherOp,
-        ScatterAddOp, TapePushOp, TapeWriteOp, TapeAddOp, TapeReadOp,
-        TapeAccumulatedOp, AllReduceOp, BroadcastOp, ReduceToRootOp,
+        ShuffleIndicesOp, LoadDataOp, EncodeTextOp, LoadOp, SaveNpyOp, SaveOp,
+        Conv2DOp, Conv2DBackwardInputOp, Conv2DBackwardFilterOp, MaxPool2DOp,
+        AvgPool2DOp, MaxPool2DBackwardOp, AvgPool2DBackwardOp,
+        MaxPool2DGatherOp, ScatterAddOp, TapePushOp, TapeWriteOp, TapeAddOp,
+        TapeReadOp, TapeAccumulatedOp, AllReduceOp, BroadcastOp, ReduceToRootOp,
         AllGatherOp, AllReduceStartOp, AllReduceWaitOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,

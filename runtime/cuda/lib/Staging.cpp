@@ -131,6 +131,10 @@ void tflrt_cuda_load_bytes_u8(const char *path, int64_t rank, void *desc,
   Staged s(rank, desc, 1, Dir::Out);
   tflrt_load_bytes_u8(path, rank, s.desc(), where);
 }
+void tflrt_cuda_encode_text_u8(const char *text, int64_t rank, void *desc) {
+  Staged s(rank, desc, 1, Dir::Out);
+  tflrt_encode_text_u8(text, rank, s.desc());
+}
 TFLRT_CUDA_TYPED(bool, 1)
 #undef TFLRT_CUDA_TYPED
 

@@ -121,6 +121,14 @@ void registerFileKernels(KernelRegistry &registry) {
         out.push_back(t);
       });
   registry.add(
+      mlir::tfl::EncodeTextOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        auto encode = cast<mlir::tfl::EncodeTextOp>(op);
+        Tensor t = resultTensor(encode.getType());
+        tflrt::encodeText(tflrt::expandPath(encode.getText().str()), t.view());
+        out.push_back(t);
+      });
+  registry.add(
       mlir::tfl::LoadOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
         auto load = cast<mlir::tfl::LoadOp>(op);

@@ -224,6 +224,9 @@ TFLRT_FILE_FUNCTIONS(u8)
 /* load_bytes: a whole file's bytes into a 1-D u8 memref of its size. */
 void tflrt_load_bytes_u8(const char *path, int64_t rank, void *desc,
                          const char *where);
+/* encode(s, size=N) of text holding string flags' values: the first N bytes
+   of the filled-in text, zero-padded, into a 1-D u8 memref of size N. */
+void tflrt_encode_text_u8(const char *text, int64_t rank, void *desc);
 TFLRT_FILE_FUNCTIONS(bool)
 #undef TFLRT_FILE_FUNCTIONS
 void tflrt_checkpoint_write(const char *path, const char *where);

@@ -40,6 +40,11 @@ const std::string &flagString(const std::string &name);
 /// (`flag("data_dir", ...) + "train.gz"` is "{data_dir}train.gz").
 std::string expandPath(const std::string &path);
 
+/// encode(s, size=N): the first N bytes of `text` (a filled-in template)
+/// into the 1-D u8 `out` of size N, zero-padded (TF's
+/// decode_raw(fixed_length=N)).
+void encodeText(const std::string &text, const TensorView &out);
+
 /// Such a template with `value(name)` for each `{name}` (the compiler fills
 /// in the flags' defaults with it).
 std::string

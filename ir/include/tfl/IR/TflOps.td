@@ -1314,6 +1314,25 @@ def Tfl_LoadDataOp : Tfl_Op<"load_data", [MemoryEffects<[MemRead, MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tfl_EncodeTextOp : Tfl_Op<"encode_text", [MemoryEffects<[MemRead]>]> {
+  let summary = "a text's bytes, known when the program runs";
+  let description = [{
+    `encode(s, size=N)` of a string that holds string flags' values: `text`
+    is a template as a file op's path (`{name}` is the value of the string
+    flag `name`), and the result holds the first N bytes of the text the
+    program fills in, zero-padded (TF's `decode_raw(fixed_length=N)`).
+    It reads the flags, which keeps it on the host.
+
+    ```mlir
+    %0 = tfl.encode_text {text = "Q: {prompt}"} : tensor<64xi8>
+    ```
+  }];
+  let arguments = (ins StrAttr:$text);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tfl_SaveNpyOp : Tfl_Op<"save_npy", [MemoryEffects<[MemWrite]>]> {
   let summary = "writes a tensor as a .npy file";
   let description = [{
