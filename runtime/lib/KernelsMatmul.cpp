@@ -123,52 +123,56 @@ void matmulF64(const double *a, const double *b, double *c, int64_t m,
           });
 }
 
-Tensor matmul(const Tensor &a, const Tensor &b) {
-  if (a.rank() == 3 && b.rank() == 3) {
-    // Batched: one product per leading index.
-    int64_t batch = a.shape()[0], m = a.shape()[1], n = b.shape()[2];
-    Tensor c(a.dtype(), {batch, m, n});
-    size_t elem = dtypeSize(a.dtype());
-    for (int64_t i = 0; i < batch; ++i) {
-      Tensor slice_a(a.dtype(), {m, a.shape()[2]});
-      Tensor slice_b(b.dtype(), {b.shape()[1], n});
-      std::memcpy(slice_a.data(),
-                  static_cast<const char *>(a.data()) + i * slice_a.byteSize(),
-                  slice_a.byteSize());
-      std::memcpy(slice_b.data(),
-                  static_cast<const char *>(b.data()) + i * slice_b.byteSize(),
-                  slice_b.byteSize());
-      Tensor ci = matmul(slice_a, slice_b);
-      std::memcpy(static_cast<char *>(c.data()) + i * m * n * elem, ci.data(),
-                  ci.byteSize());
-    }
-    return c;
-  }
-  if (a.rank() != 2 || b.rank() != 2 || a.shape()[1] != b.shape()[0])
-    throw std::runtime_error("matmul of shapes " + shapeToString(a.shape()) +
-                             " and " + shapeToString(b.shape()));
-  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-  Tensor c(a.dtype(), {m, n});
-  switch (a.dtype()) {
+namespace {
+
+/// c = a b for row-major, contiguous M x K and K x N operands of `dtype`,
+/// into a zero-filled c.
+void productInto(DType dtype, const void *a, const void *b, void *c, int64_t m,
+                 int64_t n, int64_t k) {
+  switch (dtype) {
   case DType::F32:
-    matmulF32(a.data<float>(), b.data<float>(), c.data<float>(), m, n, k, k, n,
-              n, false);
-    return c;
+    return matmulF32(static_cast<const float *>(a),
+                     static_cast<const float *>(b), static_cast<float *>(c), m,
+                     n, k, k, n, n, false);
   case DType::F64:
-    matmulF64(a.data<double>(), b.data<double>(), c.data<double>(), m, n, k, k,
-              n, n, false);
-    return c;
+    return matmulF64(static_cast<const double *>(a),
+                     static_cast<const double *>(b), static_cast<double *>(c),
+                     m, n, k, k, n, n, false);
   default:
     break;
   }
-  dispatchNumeric(a.dtype(), [&](auto tag) {
+  dispatchNumeric(dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T *pa = a.data<T>(), *pb = b.data<T>();
-    T *pc = c.data<T>();
+    const T *pa = static_cast<const T *>(a), *pb = static_cast<const T *>(b);
+    T *pc = static_cast<T *>(c);
     for (int64_t i = 0; i < m; ++i)
       for (int64_t p = 0; p < k; ++p)
         for (int64_t j = 0; j < n; ++j)
           pc[i * n + j] = T(pc[i * n + j] + pa[i * k + p] * pb[p * n + j]);
+  });
+}
+
+} // namespace
+
+Tensor matmul(const Tensor &a, const Tensor &b) {
+  bool batched = a.rank() == 3 && b.rank() == 3 && a.shape()[0] == b.shape()[0];
+  size_t r = batched ? 1 : 0;
+  if ((!batched && (a.rank() != 2 || b.rank() != 2)) ||
+      a.shape()[r + 1] != b.shape()[r])
+    throw std::runtime_error("matmul of shapes " + shapeToString(a.shape()) +
+                             " and " + shapeToString(b.shape()));
+  int64_t batch = batched ? a.shape()[0] : 1;
+  int64_t m = a.shape()[r], k = a.shape()[r + 1], n = b.shape()[r + 1];
+  Tensor c(a.dtype(), batched ? Shape{batch, m, n} : Shape{m, n});
+  size_t elem = dtypeSize(a.dtype());
+  auto *pa = static_cast<const char *>(a.data());
+  auto *pb = static_cast<const char *>(b.data());
+  auto *pc = static_cast<char *>(c.data());
+  // A batch: one product per leading index, each on one thread when the
+  // batch shares out evenly among them.
+  forEachProduct(batch, [&](int64_t i) {
+    productInto(a.dtype(), pa + i * m * k * elem, pb + i * k * n * elem,
+                pc + i * m * n * elem, m, n, k);
   });
   return c;
 }

@@ -78,6 +78,33 @@ void runShare(void *data) {
 }
 } // namespace
 
+int64_t tflrt::poolThreads() { return omp_get_max_threads(); }
+
+void tflrt::forEachProduct(int64_t batch,
+                           const std::function<void(int64_t)> &product) {
+  int64_t threads = std::min<int64_t>(poolThreads(), batch);
+  int64_t share = threads > 0 ? (batch + threads - 1) / threads : 0;
+  if (threads <= 1 || omp_in_parallel() || 4 * share * threads > 5 * batch) {
+    for (int64_t i = 0; i < batch; ++i)
+      product(i);
+    return;
+  }
+  std::mutex mutex;
+  std::exception_ptr error;
+  parallelFor(batch, 2, [&](int64_t begin, int64_t end) {
+    try {
+      for (int64_t i = begin; i < end; ++i)
+        product(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!error)
+        error = std::current_exception();
+    }
+  });
+  if (error)
+    std::rethrow_exception(error);
+}
+
 extern "C" void tflrt_parallel_for(void (*body)(void *, int64_t, int64_t),
                                    void *ctx, int64_t lb, int64_t ub,
                                    int64_t step) {

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
 using namespace tflrt;
 
 namespace {
@@ -32,6 +37,22 @@ TEST(FlagsTest, StringFlagsTakeAnyTextAndAreNotNumbers) {
   EXPECT_THROW(flagString("n"), std::runtime_error);
   EXPECT_EQ(flagValue("n").data<int64_t>()[0], 3);
   resetFlags();
+}
+
+TEST(FlagsTest, EncodedTextIsCutOrZeroPadded) {
+  // A strided view too: every other byte, the ones between untouched.
+  std::vector<uint8_t> bytes(8, 0xff);
+  for (int64_t size : {0, 2, 4}) {
+    std::fill(bytes.begin(), bytes.end(), 0xff);
+    encodeText("h\xc3\xa9", {DType::U8, {size}, {2}, bytes.data()});
+    const uint8_t want[] = {'h', 0xc3, 0xa9, 0};
+    for (int64_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(bytes[2 * i], i < size ? want[i] : 0xff) << size << " " << i;
+      EXPECT_EQ(bytes[2 * i + 1], 0xff);
+    }
+  }
+  EXPECT_THROW(encodeText("a", {DType::I32, {1}, {1}, bytes.data()}),
+               std::invalid_argument);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 //===- KernelsTest.cpp - libtflrt kernels ---------------------------------===//
 
 #include "tflrt/Kernels.h"
+#include "tflrt/Parallel.h"
 
 #include "IsaVariants.h"
 
@@ -237,6 +238,42 @@ TEST(KernelsTest, MatmulMatchesALoop) {
   Tensor ai = cast(a, DType::I64), bi = cast(b, DType::I64);
   Tensor ci = matmul(ai, bi);
   EXPECT_EQ(ci.data<int64_t>()[3], 41);
+}
+
+TEST(KernelsTest, BatchedMatmulMatchesALoopPerProduct) {
+  // Batches that share out evenly among the threads (each product on one)
+  // and one that does not (one product at a time), above and below the
+  // size that goes to the library, in f32 and as integers; with errors
+  // from a product rethrown on the caller's thread.
+  for (int64_t batch : {1, 3, 4, 16})
+    for (int64_t size : {3, 40}) {
+      int64_t m = size, k = size + 1, n = size + 2;
+      Tensor a(DType::F32, {batch, m, k}), b(DType::F32, {batch, k, n});
+      for (int64_t i = 0; i < a.numElements(); ++i)
+        a.data<float>()[i] = static_cast<float>((i * 7) % 11) - 5;
+      for (int64_t i = 0; i < b.numElements(); ++i)
+        b.data<float>()[i] = static_cast<float>((i * 5) % 13) - 6;
+      for (DType dtype : {DType::F32, DType::I64}) {
+        Tensor c = cast(matmul(cast(a, dtype), cast(b, dtype)), DType::F32);
+        ASSERT_EQ(c.shape(), (Shape{batch, m, n}));
+        for (int64_t p = 0; p < batch; ++p)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              float sum = 0; // small integers: exact in any order
+              for (int64_t l = 0; l < k; ++l)
+                sum += a.data<float>()[(p * m + i) * k + l] *
+                       b.data<float>()[(p * k + l) * n + j];
+              ASSERT_EQ(c.data<float>()[(p * m + i) * n + j], sum)
+                  << "batch " << batch << ", product " << p;
+            }
+      }
+    }
+  EXPECT_THROW(forEachProduct(8,
+                              [](int64_t i) {
+                                if (i == 5)
+                                  throw std::runtime_error("product 5");
+                              }),
+               std::runtime_error);
 }
 
 TEST(KernelsTest, CastFollowsAstype) {

@@ -11,6 +11,7 @@
 #include "tflrt/CApi.h"
 
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 
 namespace tflrt {
@@ -30,6 +31,17 @@ template <typename Fn> void parallelFor(int64_t n, int64_t grain, Fn &&fn) {
                         int64_t end) { (*static_cast<F *>(ctx))(begin, end); },
                      &fn, 0, n, 1);
 }
+
+/// The threads of OpenMP's pool that parallel work runs on.
+int64_t poolThreads();
+
+/// Runs product(i) for each i in [0, batch) of a batched product: on the
+/// pool's threads, each product on one of them (a library's GEMM runs on
+/// its caller's thread alone inside a parallel region), when the batch
+/// shares out evenly (no thread's share over 5/4 of the mean); else one
+/// after another, each product on every thread. Rethrows the first error a
+/// product throws.
+void forEachProduct(int64_t batch, const std::function<void(int64_t)> &product);
 
 /// Processes that an MPI launcher started several of on one machine share
 /// its cores: unless OMP_NUM_THREADS says otherwise, each runs on its share
