@@ -47,9 +47,10 @@ struct Loop {
   void *ctx;
   int64_t lb, ub, step, trips;
   /// Called inside a library's export: the pool's threads are too (an
-  /// error there is the export's, not the process's), and the first error
-  /// any of them hits is rethrown on the caller's thread.
+  /// error there is the export's, not the process's).
   bool inExport = false;
+  /// The first error any thread's share throws, rethrown on the caller's
+  /// thread.
   std::mutex mutex;
   std::exception_ptr error;
 };
@@ -65,9 +66,9 @@ void runShare(void *data) {
     loop.body(loop.ctx, loop.lb + first * loop.step,
               std::min(loop.ub, loop.lb + last * loop.step));
   };
-  if (!loop.inExport)
-    return run();
   try {
+    if (!loop.inExport)
+      return run();
     tflrt::ExportBoundary boundary;
     run();
   } catch (...) {
@@ -78,31 +79,16 @@ void runShare(void *data) {
 }
 } // namespace
 
-int64_t tflrt::poolThreads() { return omp_get_max_threads(); }
-
 void tflrt::forEachProduct(int64_t batch,
                            const std::function<void(int64_t)> &product) {
-  int64_t threads = std::min<int64_t>(poolThreads(), batch);
+  int64_t threads = std::min<int64_t>(omp_get_max_threads(), batch);
   int64_t share = threads > 0 ? (batch + threads - 1) / threads : 0;
-  if (threads <= 1 || omp_in_parallel() || 4 * share * threads > 5 * batch) {
-    for (int64_t i = 0; i < batch; ++i)
+  // An uneven share (3 products on 2 threads): one product at a time.
+  int64_t grain = 4 * share * threads > 5 * batch ? batch + 1 : 2;
+  parallelFor(batch, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
       product(i);
-    return;
-  }
-  std::mutex mutex;
-  std::exception_ptr error;
-  parallelFor(batch, 2, [&](int64_t begin, int64_t end) {
-    try {
-      for (int64_t i = begin; i < end; ++i)
-        product(i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!error)
-        error = std::current_exception();
-    }
   });
-  if (error)
-    std::rethrow_exception(error);
 }
 
 extern "C" void tflrt_parallel_for(void (*body)(void *, int64_t, int64_t),

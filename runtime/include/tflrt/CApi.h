@@ -103,7 +103,8 @@ void tflrt_check_numerics(int8_t finite, const char *message,
 /* Runs `body(ctx, begin, end)` on contiguous chunks of the loop from `lb`
    to `ub` by `step` (each begin is lb plus a multiple of step), one chunk
    per thread of OpenMP's pool (the one oneDNN uses), and returns when all
-   are done. Compiled code outlines the bodies of large parallel loops. */
+   are done; the first error a body throws on any thread is rethrown on the
+   caller's. Compiled code outlines the bodies of large parallel loops. */
 void tflrt_parallel_for(void (*body)(void *ctx, int64_t begin, int64_t end),
                         void *ctx, int64_t lb, int64_t ub, int64_t step);
 

@@ -19,7 +19,8 @@ namespace tflrt {
 /// Runs fn(begin, end) over [0, n) in one contiguous chunk per thread of
 /// OpenMP's pool (tflrt_parallel_for) when n reaches `grain` (the work
 /// below which waking the pool costs more than it saves), else in one
-/// call on this thread. fn must not throw.
+/// call on this thread. The first error fn throws on any thread is
+/// rethrown on this one, once every share has ended.
 template <typename Fn> void parallelFor(int64_t n, int64_t grain, Fn &&fn) {
   if (n < grain) {
     if (n > 0)
@@ -31,9 +32,6 @@ template <typename Fn> void parallelFor(int64_t n, int64_t grain, Fn &&fn) {
                         int64_t end) { (*static_cast<F *>(ctx))(begin, end); },
                      &fn, 0, n, 1);
 }
-
-/// The threads of OpenMP's pool that parallel work runs on.
-int64_t poolThreads();
 
 /// Runs product(i) for each i in [0, batch) of a batched product: on the
 /// pool's threads, each product on one of them (a library's GEMM runs on
