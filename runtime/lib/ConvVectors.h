@@ -1,11 +1,17 @@
 //===- ConvVectors.h - Vectors for the convolution kernels ------*- C++ -*-===//
 //
-// What the Winograd and few-channel kernels share: 16-float vectors as
-// GCC/Clang vector extensions (one AVX-512 register, two AVX2 ones), their
-// loads and stores at any float's address, NHWC images as plain numbers,
-// and their work split among threads. The kernels' inner functions are built
-// for AVX-512, AVX2 and the baseline (TFL_ISA_VARIANTS, Isa.h), and each
-// call runs kernelIsa()'s build.
+// What the Winograd and few-channel kernels share: vectors of L floats as
+// GCC/Clang vector extensions, one register of each ISA's build (16 lanes
+// on AVX-512, 8 on AVX2, 4 on the baseline's SSE2), their loads and stores
+// at any float's address, NHWC images as plain numbers, and their work
+// split among threads. The kernels' inner functions are templates on L,
+// built for each ISA with its own width (TFL_ISA_LANE_VARIANTS, Isa.h), and
+// each call runs kernelIsa()'s build.
+//
+// The layouts the kernels share between their steps (transformed tiles and
+// filters, the few-channel taps) pad channels to kStep channels, a
+// multiple of every width, so that they do not depend on the ISA: a build
+// covers a step's channels with kStep / L vectors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,28 +35,47 @@ extern "C" int omp_get_max_threads(void);
 namespace tflrt {
 namespace {
 
-/// Floats in a vector.
-constexpr int64_t kLanes = 16;
+/// Channels a layout pads to: one AVX-512 vector, two AVX2 ones, four
+/// SSE2 ones.
+constexpr int64_t kStepChannels = 16;
 
-typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
-/// Doubles in a vector, and the vector.
-constexpr int64_t kDoubles = 8;
-typedef double VecD __attribute__((vector_size(kDoubles * sizeof(double))));
-/// A vector at any float's address.
-typedef float Unaligned
-    __attribute__((vector_size(kLanes * sizeof(float)), aligned(4), may_alias));
+/// The vectors of L floats: one register of the build for L (a wider
+/// vector than the build's registers is lowered through the stack by GCC,
+/// which made the AVX2 kernels 5-8 times slower than the AVX-512 ones).
+template <int L> struct Lanes {
+  static_assert(kStepChannels % L == 0, "a step is whole vectors");
+  typedef float Vec __attribute__((vector_size(L * sizeof(float))));
+  /// A vector at any float's address.
+  typedef float Unaligned
+      __attribute__((vector_size(L * sizeof(float)), aligned(4), may_alias));
+  /// A vector's bits, for relu and flagNonFinite.
+  typedef int32_t Bits __attribute__((vector_size(L * sizeof(float))));
+  /// Half as many doubles, in one register too.
+  typedef double VecD __attribute__((vector_size(L * sizeof(float))));
+  /// Vectors in a step of channels.
+  static constexpr int kPerStep = kStepChannels / L;
+};
 
-// Helpers take and return vectors by reference and are always inlined
-// (TFL_INLINE, Isa.h): Clang rejects passing a 64-byte vector by value where
-// the AVX2 and baseline builds call them, and an out-of-line call would run
-// the baseline's code.
+template <int L> using Vec = typename Lanes<L>::Vec;
+template <int L> using Bits = typename Lanes<L>::Bits;
 
-TFL_INLINE const Unaligned &load(const float *p) {
-  return *reinterpret_cast<const Unaligned *>(p);
+/// The floats in a vector of type V.
+template <typename V> constexpr int lanesOf() {
+  return sizeof(V) / sizeof(float);
 }
 
-TFL_INLINE void store(float *p, const Vec &v) {
-  *reinterpret_cast<Unaligned *>(p) = v;
+// Helpers take and return vectors by reference and are always inlined
+// (TFL_INLINE, Isa.h): Clang rejects passing a vector wider than the
+// baseline's registers by value where the AVX2 and AVX-512 builds call
+// them, and an out-of-line call would run the baseline's code.
+
+template <int L>
+TFL_INLINE const typename Lanes<L>::Unaligned &load(const float *p) {
+  return *reinterpret_cast<const typename Lanes<L>::Unaligned *>(p);
+}
+
+template <typename V> TFL_INLINE void store(float *p, const V &v) {
+  *reinterpret_cast<typename Lanes<lanesOf<V>()>::Unaligned *>(p) = v;
 }
 
 /// relu as compiled code's arith.maximumf(v, +0.0) computes it: NaN stays
@@ -60,43 +85,46 @@ TFL_INLINE void store(float *p, const Vec &v) {
 /// where it keeps shifts and masks whole. A float's bits u keep when its
 /// sign is clear (u >> 31 is 0) or it is NaN (|u| above infinity's bits,
 /// so that infinity minus |u| is negative).
-typedef int32_t Bits __attribute__((vector_size(kLanes * sizeof(float))));
-
-TFL_INLINE void relu(Vec &v) {
-  Bits u = reinterpret_cast<Bits>(v);
-  Bits nan = (0x7f800000 - (u & 0x7fffffff)) >> 31;
-  v = reinterpret_cast<Vec>(u & (~(u >> 31) | nan));
+template <typename V> TFL_INLINE void relu(V &v) {
+  typedef Bits<lanesOf<V>()> B;
+  B u = reinterpret_cast<B>(v);
+  B nan = (0x7f800000 - (u & 0x7fffffff)) >> 31;
+  v = reinterpret_cast<V>(u & (~(u >> 31) | nan));
 }
 
 /// Sets the sign bit of each lane of `flags` where `v` is infinite or NaN
 /// (its exponent bits all ones, which adding one to the exponent carries
 /// into the sign), in integer arithmetic as relu is.
-TFL_INLINE void flagNonFinite(const Vec &v, Bits &flags) {
-  flags |= (reinterpret_cast<Bits>(v) & 0x7f800000) + 0x00800000;
+template <typename V, typename B>
+TFL_INLINE void flagNonFinite(const V &v, B &flags) {
+  flags |= (reinterpret_cast<B>(v) & 0x7f800000) + 0x00800000;
 }
 
 /// Whether flagNonFinite flagged a lane of `flags`.
-TFL_INLINE bool anyFlagged(const Bits &flags) {
+template <typename B> TFL_INLINE bool anyFlagged(const B &flags) {
   int32_t all = 0;
-  for (int l = 0; l < kLanes; ++l)
+  for (int l = 0; l < lanesOf<B>(); ++l)
     all |= flags[l];
   return all < 0;
 }
 
 /// The first `n` floats at `p`, zeros after them (lane by lane: a
 /// memcpy of a variable size would be a library call).
-TFL_INLINE void loadFirst(Vec &v, const float *p, int64_t n) {
-  if (n >= kLanes) {
-    v = load(p);
+template <typename V>
+TFL_INLINE void loadFirst(V &v, const float *p, int64_t n) {
+  constexpr int L = lanesOf<V>();
+  if (n >= L) {
+    v = load<L>(p);
     return;
   }
-  v = Vec{};
+  v = V{};
   for (int64_t i = 0; i < n; ++i)
     v[i] = p[i];
 }
 
-TFL_INLINE void storeFirst(float *p, const Vec &v, int64_t n) {
-  if (n >= kLanes)
+template <typename V>
+TFL_INLINE void storeFirst(float *p, const V &v, int64_t n) {
+  if (n >= lanesOf<V>())
     return store(p, v);
   for (int64_t i = 0; i < n; ++i)
     p[i] = v[i];
@@ -131,16 +159,18 @@ struct Image {
   }
 };
 
-/// An uninitialized array of floats aligned to a cache line (a vector's
-/// size), so that the kernels' vector loads and stores of it never split
-/// across two lines (the kernels write their scratch before they read it).
+/// An uninitialized array of floats aligned to a cache line (a step of
+/// channels, 64 bytes), so that the kernels' vector loads and stores of it
+/// never split across two lines (the kernels write their scratch before they
+/// read it).
 class Scratch {
 public:
   Scratch() = default;
   explicit Scratch(int64_t size)
       : data_(static_cast<float *>(std::aligned_alloc(
-            sizeof(Vec),
-            roundUp(std::max<int64_t>(size, 1), kLanes) * sizeof(float)))) {
+            kStepChannels * sizeof(float),
+            roundUp(std::max<int64_t>(size, 1), kStepChannels) *
+                sizeof(float)))) {
     if (!data_)
       throw std::bad_alloc();
   }

@@ -1,11 +1,12 @@
 //===- FewChannels.cpp - 3x3 convolutions of inputs with few channels -----===//
 //
-// One output pixel's 16 output channels are one vector. The forward pass
-// sums the input's 9 C scalars of a pixel's window times the filter's 9 C
-// tap vectors, held in registers; the filter's gradient sums each input
-// scalar times dy's vector into 9 C accumulators, also in registers, over
-// a chunk of rows per thread. The input channel count is a template
-// parameter, so the taps' loops unroll.
+// One output pixel's output channels are vectors of L (16 on AVX-512, 8
+// on AVX2, 4 on SSE2; ConvVectors.h), each in turn. The forward pass sums
+// the input's 9 C scalars of a pixel's window times the filter's 9 C tap
+// vectors, held in registers; the filter's gradient sums each input scalar
+// times dy's vector into 9 C accumulators, also in registers, over a chunk
+// of rows per thread. The input channel count is a template parameter, so
+// the taps' loops unroll.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +30,7 @@ struct Args {
   Image y; // the result (forward) or dy (the filter's gradient)
   int64_t top, left, outChannels, kPad;
   /// Forward: the filter as [kPad / 16][9 C][16] (zeros past the output
-  /// channels) and the bias ([kPad], zeros without one).
+  /// channels; tapIndex) and the bias ([kPad], zeros without one).
   const float *taps, *bias;
   /// Forward: relu after the bias.
   bool relu;
@@ -42,38 +43,54 @@ struct Args {
 
 /// Where tap t (kh * 3 + kw), input channel c and output channel k are in
 /// the forward pass's taps and the filter gradient's sums (their layout,
-/// [kPad / 16][9 C][16]).
-int64_t tapIndex(int64_t channels, int64_t t, int64_t c, int64_t k) {
-  return ((k / kLanes) * 9 * channels + t * channels + c) * kLanes + k % kLanes;
+/// [kPad / 16][9 C][16], the same in every build: a vector of L lanes from
+/// output channel k, a multiple of L, is at tapIndex(channels, t, c, k)).
+TFL_INLINE int64_t tapIndex(int64_t channels, int64_t t, int64_t c, int64_t k) {
+  return ((k / kStepChannels) * 9 * channels + t * channels + c) *
+             kStepChannels +
+         k % kStepChannels;
 }
 
 /// The pixels of a forward step: independent sums, so that the FMAs of
-/// several pixels overlap (one pixel's 9 C form a chain), next to the
-/// 9 C taps in registers.
-template <int C> constexpr int kPixels = C <= 2 ? 8 : 4;
+/// several pixels overlap (one pixel's 9 C form a chain), each a step of
+/// 16 output channels (kPerStep vectors), next to the 9 C taps in
+/// registers: 8 or 4 vectors of sums on AVX-512 (of 32 registers), 8 on
+/// AVX2 and SSE2 (of 16, where the taps come from the cache).
+template <int L, int C>
+constexpr int kPixels = L == 16 ? (C <= 2 ? 8 : 4) : 8 / Lanes<L>::kPerStep;
 
 /// Output pixels [ow, ow + P) of row (n, oh), whose windows are inside the
-/// input: no bounds to check.
-template <int C, int P>
-TFL_INLINE void forwardInside(const Args &p, const Vec *taps, const Vec &bias,
-                              int64_t n, int64_t oh, int64_t ow, int64_t k) {
+/// input: no bounds to check. `taps` holds the step's 9 C x kPerStep
+/// vectors, `bias` its kPerStep.
+template <int L, int C, int P>
+TFL_INLINE void forwardInside(const Args &p, const Vec<L> *taps,
+                              const Vec<L> *bias, int64_t n, int64_t oh,
+                              int64_t ow, int64_t k) {
+  constexpr int V = Lanes<L>::kPerStep;
   const Image &x = p.x;
-  Vec acc[P];
+  Vec<L> acc[P][V];
   for (int i = 0; i < P; ++i)
-    acc[i] = bias;
+    for (int j = 0; j < V; ++j)
+      acc[i][j] = bias[j];
   const float *corner = x.at(n, oh - p.top, ow - p.left);
   for (int kh = 0; kh < 3; ++kh)
     for (int kw = 0; kw < 3; ++kw)
       for (int c = 0; c < C; ++c) {
         const float *first = corner + kh * x.sh + kw * x.sw + c;
-        for (int i = 0; i < P; ++i)
-          acc[i] += first[i * x.sw] * taps[(kh * 3 + kw) * C + c];
+        const Vec<L> *tap = taps + ((kh * 3 + kw) * C + c) * V;
+        for (int i = 0; i < P; ++i) {
+          float value = first[i * x.sw];
+          for (int j = 0; j < V; ++j)
+            acc[i][j] += value * tap[j];
+        }
       }
-  for (int i = 0; i < P; ++i) {
-    if (p.relu)
-      relu(acc[i]);
-    storeFirst(p.y.at(n, oh, ow + i) + k, acc[i], p.outChannels - k);
-  }
+  for (int i = 0; i < P; ++i)
+    for (int j = 0; j < V; ++j) {
+      if (p.relu)
+        relu(acc[i][j]);
+      storeFirst(p.y.at(n, oh, ow + i) + k + j * L, acc[i][j],
+                 p.outChannels - k - j * L);
+    }
 }
 
 /// The 9 C input values of the window of output pixel (n, oh, ow), zeros
@@ -93,17 +110,21 @@ TFL_INLINE void window(const Args &p, int64_t n, int64_t oh, int64_t ow,
 }
 
 /// Output pixel (n, oh, ow), whose window may reach past the input.
-template <int C>
-TFL_INLINE void forwardEdge(const Args &p, const Vec *taps, const Vec &bias,
-                            int64_t n, int64_t oh, int64_t ow, int64_t k) {
+template <int L, int C>
+TFL_INLINE void forwardEdge(const Args &p, const Vec<L> *taps,
+                            const Vec<L> *bias, int64_t n, int64_t oh,
+                            int64_t ow, int64_t k) {
+  constexpr int V = Lanes<L>::kPerStep;
   float values[9 * C];
   window<C>(p, n, oh, ow, values);
-  Vec acc = bias;
-  for (int t = 0; t < 9 * C; ++t)
-    acc += values[t] * taps[t];
-  if (p.relu)
-    relu(acc);
-  storeFirst(p.y.at(n, oh, ow) + k, acc, p.outChannels - k);
+  for (int j = 0; j < V; ++j) {
+    Vec<L> acc = bias[j];
+    for (int t = 0; t < 9 * C; ++t)
+      acc += values[t] * taps[t * V + j];
+    if (p.relu)
+      relu(acc);
+    storeFirst(p.y.at(n, oh, ow) + k + j * L, acc, p.outChannels - k - j * L);
+  }
 }
 
 /// The output columns [lo, hi) whose windows are inside the input's
@@ -118,9 +139,9 @@ inline void insideColumns(const Args &p, int64_t &lo, int64_t &hi) {
 }
 
 /// Rows [firstRow, lastRow) of the result (row = n * height + oh).
-template <int C>
+template <int L, int C>
 TFL_INLINE void forwardRows(const Args &p, int64_t firstRow, int64_t lastRow) {
-  constexpr int P = kPixels<C>;
+  constexpr int P = kPixels<L, C>, V = Lanes<L>::kPerStep;
   const Image &x = p.x, &y = p.y;
   int64_t lo, hi;
   insideColumns(p, lo, hi);
@@ -128,29 +149,32 @@ TFL_INLINE void forwardRows(const Args &p, int64_t firstRow, int64_t lastRow) {
     int64_t n = row / y.height, oh = row % y.height;
     int64_t ih = oh - p.top;
     bool rowInside = ih >= 0 && ih + 3 <= x.height;
-    // Each vector of output channels in turn, over the row (in cache).
-    for (int64_t k = 0; k < p.kPad; k += kLanes) {
-      Vec taps[9 * C];
+    // Each step of output channels in turn, over the row (in cache).
+    for (int64_t k = 0; k < p.kPad; k += kStepChannels) {
+      Vec<L> taps[9 * C * V], bias[V];
       for (int i = 0; i < 9 * C; ++i)
-        taps[i] = load(p.taps + ((k / kLanes) * 9 * C + i) * kLanes);
-      Vec bias = load(p.bias + k);
+        for (int j = 0; j < V; ++j)
+          taps[i * V + j] =
+              load<L>(p.taps + tapIndex(C, i / C, i % C, k) + j * L);
+      for (int j = 0; j < V; ++j)
+        bias[j] = load<L>(p.bias + k + j * L);
       int64_t ow = 0;
       if (rowInside) {
         for (; ow < lo; ++ow)
-          forwardEdge<C>(p, taps, bias, n, oh, ow, k);
+          forwardEdge<L, C>(p, taps, bias, n, oh, ow, k);
         for (; ow + P <= hi; ow += P)
-          forwardInside<C, P>(p, taps, bias, n, oh, ow, k);
+          forwardInside<L, C, P>(p, taps, bias, n, oh, ow, k);
       }
       for (; ow < y.width; ++ow)
-        forwardEdge<C>(p, taps, bias, n, oh, ow, k);
+        forwardEdge<L, C>(p, taps, bias, n, oh, ow, k);
     }
   }
 }
 
 /// Adds dy's pixel (n, oh, ow) (its vector `g`) times its window of the
 /// input into the 9 C sums.
-template <int C>
-TFL_INLINE void filterPixel(const Args &p, Vec *acc, const Vec &g, int64_t n,
+template <int C, typename V>
+TFL_INLINE void filterPixel(const Args &p, V *acc, const V &g, int64_t n,
                             int64_t oh, int64_t ow, bool inside) {
   const Image &x = p.x;
   if (inside) {
@@ -172,7 +196,7 @@ TFL_INLINE void filterPixel(const Args &p, Vec *acc, const Vec &g, int64_t n,
 }
 
 /// Chunk `chunk` of `chunks` of dy's rows, into `sums` (sumsSize floats).
-template <int C>
+template <int L, int C>
 TFL_INLINE void filterRows(const Args &p, int64_t chunk, int64_t chunks,
                            float *sums) {
   const Image &x = p.x, &dy = p.y;
@@ -180,61 +204,64 @@ TFL_INLINE void filterRows(const Args &p, int64_t chunk, int64_t chunks,
   int64_t lastRow = p.rows() * (chunk + 1) / chunks;
   int64_t lo, hi;
   insideColumns(p, lo, hi);
-  for (int64_t k = 0; k < p.kPad; k += kLanes) {
-    Vec acc[9 * C] = {}, bias = {};
+  for (int64_t k = 0; k < p.kPad; k += L) {
+    Vec<L> acc[9 * C] = {}, bias = {};
     int64_t valid = p.outChannels - k;
     for (int64_t row = firstRow; row < lastRow; ++row) {
       int64_t n = row / dy.height, oh = row % dy.height;
       int64_t ih = oh - p.top;
       bool rowInside = ih >= 0 && ih + 3 <= x.height;
       for (int64_t ow = 0; ow < dy.width; ++ow) {
-        Vec g;
+        Vec<L> g;
         loadFirst(g, dy.at(n, oh, ow) + k, valid);
         bias += g;
         filterPixel<C>(p, acc, g, n, oh, ow, rowInside && ow >= lo && ow < hi);
       }
     }
     for (int i = 0; i < 9 * C; ++i)
-      store(sums + ((k / kLanes) * 9 * C + i) * kLanes, acc[i]);
+      store(sums + tapIndex(C, i / C, i % C, k), acc[i]);
     store(sums + p.kPad * 9 * C + k, bias);
   }
 }
 
+template <int L>
 TFL_INLINE void forwardPartBody(const Args &p, int64_t firstRow,
                                 int64_t lastRow) {
   switch (p.x.channels) {
   case 1:
-    return forwardRows<1>(p, firstRow, lastRow);
+    return forwardRows<L, 1>(p, firstRow, lastRow);
   case 2:
-    return forwardRows<2>(p, firstRow, lastRow);
+    return forwardRows<L, 2>(p, firstRow, lastRow);
   case 3:
-    return forwardRows<3>(p, firstRow, lastRow);
+    return forwardRows<L, 3>(p, firstRow, lastRow);
   default:
-    return forwardRows<4>(p, firstRow, lastRow);
+    return forwardRows<L, 4>(p, firstRow, lastRow);
   }
 }
 
-TFL_ISA_VARIANTS(forwardPart,
-                 (const Args &p, int64_t firstRow, int64_t lastRow),
-                 (p, firstRow, lastRow))
+TFL_ISA_LANE_VARIANTS(forwardPart,
+                      (const Args &p, int64_t firstRow, int64_t lastRow),
+                      (p, firstRow, lastRow))
 
+template <int L>
 TFL_INLINE void filterPartBody(const Args &p, int64_t chunk, int64_t chunks,
                                float *sums) {
   switch (p.x.channels) {
   case 1:
-    return filterRows<1>(p, chunk, chunks, sums);
+    return filterRows<L, 1>(p, chunk, chunks, sums);
   case 2:
-    return filterRows<2>(p, chunk, chunks, sums);
+    return filterRows<L, 2>(p, chunk, chunks, sums);
   case 3:
-    return filterRows<3>(p, chunk, chunks, sums);
+    return filterRows<L, 3>(p, chunk, chunks, sums);
   default:
-    return filterRows<4>(p, chunk, chunks, sums);
+    return filterRows<L, 4>(p, chunk, chunks, sums);
   }
 }
 
-TFL_ISA_VARIANTS(filterPart,
-                 (const Args &p, int64_t chunk, int64_t chunks, float *sums),
-                 (p, chunk, chunks, sums))
+TFL_ISA_LANE_VARIANTS(filterPart,
+                      (const Args &p, int64_t chunk, int64_t chunks,
+                       float *sums),
+                      (p, chunk, chunks, sums))
 
 Args argsOf(const TensorView &x, const TensorView &y, const Window &window) {
   Args p{};
@@ -243,7 +270,7 @@ Args argsOf(const TensorView &x, const TensorView &y, const Window &window) {
   p.top = window.padding[0];
   p.left = window.padding[2];
   p.outChannels = y.shape[3];
-  p.kPad = roundUp(p.outChannels, kLanes);
+  p.kPad = roundUp(p.outChannels, kStepChannels);
   return p;
 }
 

@@ -4,6 +4,8 @@
 
 #include "Isa.h"
 
+#include <dnnl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,8 +42,10 @@ bool reporting() {
   return on;
 }
 
-/// The CPU's model name (/proc/cpuinfo), with the ISA of the kernels: the
-/// cache's scope.
+/// The cache's scope: the CPU's model name (/proc/cpuinfo), the ISA of
+/// the kernels, and the kernels themselves (a hash of TFL's sources, set
+/// by the build, and oneDNN's version), so that another build's choices
+/// are measured again.
 std::string machine() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line, model = "unknown CPU";
@@ -52,7 +56,11 @@ std::string machine() {
         model = line.substr(line.find_first_not_of(" \t", colon + 1));
       break;
     }
-  return model + " (" + isaName(kernelIsa()) + ")";
+  const dnnl_version_t *dnnl = dnnl_version();
+  return model + " (" + isaName(kernelIsa()) + ", TFL " +
+         TFL_CONV_KERNELS_HASH + ", oneDNN " + std::to_string(dnnl->major) +
+         "." + std::to_string(dnnl->minor) + "." + std::to_string(dnnl->patch) +
+         ")";
 }
 
 std::string cachePath() {
@@ -84,6 +92,10 @@ struct Choices {
     loaded = true;
     machine = tflrt::machine();
     path = cachePath();
+    if (reporting())
+      std::fprintf(stderr, "tfl: kernel choices for %s: %s%s\n",
+                   machine.c_str(), path.empty() ? "not cached" : "cached in ",
+                   path.c_str());
     if (path.empty())
       return;
     std::ifstream in(path);

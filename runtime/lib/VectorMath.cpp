@@ -1,9 +1,11 @@
 //===- VectorMath.cpp - exp and erf of f32 arrays, vectorized -------------===//
 //
-// Eight floats at a time as GCC/Clang vector extensions, widened to double:
-// one AVX-512 register of doubles, two AVX2 ones. Each entry point is built
-// for AVX-512, AVX2 and the baseline (Isa.h) and runs kernelIsa()'s build.
-// The tail of an array goes through one padded vector.
+// N floats at a time as GCC/Clang vector extensions, widened to double:
+// one register of doubles in each build, N = 8 on AVX-512, 4 on AVX2 and
+// 2 on the baseline's SSE2 (a vector wider than the build's registers goes
+// through the stack). Each entry point is built for AVX-512, AVX2 and the
+// baseline (Isa.h) and runs kernelIsa()'s build. The tail of an array goes
+// through one padded vector.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,25 +23,29 @@
 namespace tflrt {
 namespace {
 
-typedef float F8 __attribute__((vector_size(32)));
-typedef double D8 __attribute__((vector_size(64)));
-typedef int64_t L8 __attribute__((vector_size(64)));
-typedef uint64_t U8 __attribute__((vector_size(64)));
+/// N floats, and the N doubles (one register) they are computed in.
+template <int N> struct Wide {
+  typedef float F __attribute__((vector_size(N * sizeof(float))));
+  typedef double D __attribute__((vector_size(N * sizeof(double))));
+};
 
 #define TFL_VM_LAMBDA __attribute__((always_inline))
 
-TFL_INLINE D8 splat(double v) { return D8{} + v; }
+template <typename D> TFL_INLINE D splat(double v) { return D{} + v; }
 
 /// c[I] + x * (c[I + 1] + x * (...)), unrolled.
-template <size_t I = 0, size_t N>
-TFL_INLINE D8 horner(const double (&c)[N], D8 x) {
-  if constexpr (I + 1 == N)
-    return splat(c[I]);
+template <size_t I = 0, size_t K, typename D>
+TFL_INLINE D horner(const double (&c)[K], D x) {
+  if constexpr (I + 1 == K)
+    return splat<D>(c[I]);
   else
     return horner<I + 1>(c, x) * x + c[I];
 }
 
-TFL_INLINE D8 select(L8 mask, D8 a, D8 b) { return mask ? a : b; }
+/// a where `mask` (a comparison's lanes) is set, else b.
+template <typename M, typename D> TFL_INLINE D select(M mask, D a, D b) {
+  return mask ? a : b;
+}
 
 // scripts/fit_vector_math.py prints these.
 
@@ -74,18 +80,19 @@ constexpr double kErfLarge[] = {
 /// above 89 to +inf: x is clamped there, and the double result, whose
 /// exponent range holds 2^-150 to 2^129, rounds to f32 as the exact value
 /// would (subnormals included). NaN lanes are the caller's.
-TFL_INLINE D8 expOfF32(D8 x) {
-  x = select(x < -104.0, splat(-104.0), x);
-  x = select(x > 89.0, splat(89.0), x);
+template <typename D> TFL_INLINE D expOfF32(D x) {
+  x = select(x < -104.0, splat<D>(-104.0), x);
+  x = select(x > 89.0, splat<D>(89.0), x);
   // n = round(x / ln 2): adding 1.5 * 2^52 leaves n in the low mantissa
   // bits.
   const double magic = 0x1.8p52;
-  D8 t = x * 0x1.71547652b82fep0 + magic;
-  D8 n = t - magic;
-  D8 r = x - n * 0x1.62e42fefa39efp-1;
-  D8 p = horner(kExp, r);
+  D t = x * 0x1.71547652b82fep0 + magic;
+  D n = t - magic;
+  D r = x - n * 0x1.62e42fefa39efp-1;
+  D p = horner(kExp, r);
   // p * 2^n: n added to p's exponent field (p is in [0.7, 1.42]).
-  U8 bits, nbits;
+  typedef uint64_t U __attribute__((vector_size(sizeof(D))));
+  U bits, nbits;
   std::memcpy(&bits, &p, sizeof(bits));
   std::memcpy(&nbits, &t, sizeof(nbits));
   bits += nbits << 52;
@@ -93,71 +100,93 @@ TFL_INLINE D8 expOfF32(D8 x) {
   return p;
 }
 
-TFL_INLINE F8 load(const float *p) {
-  F8 v;
+template <typename F> TFL_INLINE F load(const float *p) {
+  F v;
   std::memcpy(&v, p, sizeof(v));
   return v;
 }
 
-TFL_INLINE void store(float *p, F8 v) { std::memcpy(p, &v, sizeof(v)); }
+template <typename F> TFL_INLINE void store(float *p, F v) {
+  std::memcpy(p, &v, sizeof(v));
+}
 
-/// Runs `fn` over x[0, n) into y, eight at a time; the tail through one
-/// padded vector. Four vectors an iteration: their polynomials are four
+/// Runs `fn` over x[0, n) into y, N at a time; the tail through one padded
+/// vector. Four vectors an iteration: their polynomials are four
 /// independent chains of dependent FMAs, which one alone would leave
 /// waiting on each FMA's latency.
-template <typename Fn>
+template <int N, typename Fn>
 TFL_INLINE void eachVector(const float *x, float *y, int64_t n, Fn fn) {
+  typedef typename Wide<N>::F F;
   int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    F8 a = fn(load(x + i)), b = fn(load(x + i + 8));
-    F8 c = fn(load(x + i + 16)), d = fn(load(x + i + 24));
+  for (; i + 4 * N <= n; i += 4 * N) {
+    F a = fn(load<F>(x + i)), b = fn(load<F>(x + i + N));
+    F c = fn(load<F>(x + i + 2 * N)), d = fn(load<F>(x + i + 3 * N));
     store(y + i, a);
-    store(y + i + 8, b);
-    store(y + i + 16, c);
-    store(y + i + 24, d);
+    store(y + i + N, b);
+    store(y + i + 2 * N, c);
+    store(y + i + 3 * N, d);
   }
-  for (; i + 8 <= n; i += 8)
-    store(y + i, fn(load(x + i)));
+  for (; i + N <= n; i += N)
+    store(y + i, fn(load<F>(x + i)));
   if (i < n) {
-    float in[8] = {}, out[8];
+    float in[N] = {}, out[N];
     std::memcpy(in, x + i, (n - i) * sizeof(float));
-    store(out, fn(load(in)));
+    store(out, fn(load<F>(in)));
     std::memcpy(y + i, out, (n - i) * sizeof(float));
   }
 }
 
-TFL_INLINE F8 expVector(F8 v) {
-  F8 e = __builtin_convertvector(expOfF32(__builtin_convertvector(v, D8)), F8);
+template <int N>
+TFL_INLINE typename Wide<N>::F expVector(typename Wide<N>::F v) {
+  typedef typename Wide<N>::D D;
+  typename Wide<N>::F e = __builtin_convertvector(
+      expOfF32(__builtin_convertvector(v, D)), typename Wide<N>::F);
   return v != v ? v : e; // NaN stays NaN
 }
 
-TFL_INLINE void expF32Body(const float *x, float *y, int64_t n) {
-  eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA { return expVector(v); });
-}
+// The bodies below are templates on L, the floats in one of the build's
+// registers (TFL_ISA_LANE_VARIANTS): their N = L / 2 floats are computed in
+// one register of doubles.
 
-TFL_INLINE void sigmoidF32Body(const float *x, float *y, int64_t n) {
-  eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA {
-    return F8{} + 1.0f / (1.0f + expVector(-v));
+template <int L>
+TFL_INLINE void expF32Body(const float *x, float *y, int64_t n) {
+  constexpr int N = L / 2;
+  eachVector<N>(x, y, n, [](typename Wide<N>::F v) TFL_VM_LAMBDA {
+    return expVector<N>(v);
   });
 }
 
+template <int L>
+TFL_INLINE void sigmoidF32Body(const float *x, float *y, int64_t n) {
+  constexpr int N = L / 2;
+  typedef typename Wide<N>::F F;
+  eachVector<N>(x, y, n, [](F v) TFL_VM_LAMBDA {
+    return F{} + 1.0f / (1.0f + expVector<N>(-v));
+  });
+}
+
+template <int L>
 TFL_INLINE void erfF32Body(const float *x, float *y, int64_t n) {
-  eachVector(x, y, n, [](F8 v) TFL_VM_LAMBDA {
-    D8 d = __builtin_convertvector(v, D8);
-    D8 a = select(d < 0.0, -d, d);
-    a = select(a > 4.0, splat(4.0), a);
-    D8 small = d * horner(kErfSmall, d * d);
-    D8 large = horner(kErfLarge, a * (2.0 / 3.0) - 5.0 / 3.0);
+  constexpr int N = L / 2;
+  typedef typename Wide<N>::F F;
+  typedef typename Wide<N>::D D;
+  eachVector<N>(x, y, n, [](F v) TFL_VM_LAMBDA {
+    D d = __builtin_convertvector(v, D);
+    D a = select(d < 0.0, -d, d);
+    a = select(a > 4.0, splat<D>(4.0), a);
+    D small = d * horner(kErfSmall, d * d);
+    D large = horner(kErfLarge, a * (2.0 / 3.0) - 5.0 / 3.0);
     large = select(d < 0.0, -large, large);
-    F8 e = __builtin_convertvector(select(a < 1.0, small, large), F8);
+    F e = __builtin_convertvector(select(a < 1.0, small, large), F);
     return v != v ? v : e;
   });
 }
 
 } // namespace
 
-TFL_ISA_VARIANTS(expF32, (const float *x, float *y, int64_t n), (x, y, n))
-TFL_ISA_VARIANTS(sigmoidF32, (const float *x, float *y, int64_t n), (x, y, n))
-TFL_ISA_VARIANTS(erfF32, (const float *x, float *y, int64_t n), (x, y, n))
+TFL_ISA_LANE_VARIANTS(expF32, (const float *x, float *y, int64_t n), (x, y, n))
+TFL_ISA_LANE_VARIANTS(sigmoidF32, (const float *x, float *y, int64_t n),
+                      (x, y, n))
+TFL_ISA_LANE_VARIANTS(erfF32, (const float *x, float *y, int64_t n), (x, y, n))
 
 } // namespace tflrt

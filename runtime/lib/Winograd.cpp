@@ -3,18 +3,21 @@
 // Every pass works on blocks of tiles, so that a block's transformed tiles
 // stay in cache between its three steps:
 //
-//   1. transform: each tile's 6x6 values, channels 16 at a time (one vector),
+//   1. transform: each tile's 6x6 values, a vector of channels at a time,
 //      become 36 transformed points;
 //   2. products: for each point, the block's tiles times the transformed
-//      filter, a [tiles x C] by [C x K] product, 8 tiles by 16 output
-//      channels per step held in registers;
+//      filter, a [tiles x C] by [C x K] product, 16 output channels by
+//      8 tiles (AVX-512), 4 (AVX2) or 2 (SSE2) per step held in registers;
 //   3. the output transform, bias included, straight into the result.
 //
 // The filter's gradient reverses the roles: the input and dy are both
 // transformed, and each point's product sums over all tiles into a
 // [C x K] accumulator per thread, transformed back once at the end.
 //
-// The vectors and their clones for each ISA are ConvVectors.h's.
+// The vectors and their builds for each ISA are ConvVectors.h's: the
+// kernels are templates on L, the floats in one of the build's vectors, and
+// their scratch and filters are laid out in steps of 16 channels whatever
+// the build.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,9 +43,15 @@ constexpr int kStep = 4;
 /// slower: 0.31 and 0.38 against 0.24 ms for the seed CNN's filter
 /// gradient).
 constexpr int64_t kBlock = 8;
-/// Rows of a product step held in registers (tiles in the forward
-/// passes, input channels in the filter's gradient).
+/// Rows a block's products are padded to (tiles in the forward passes,
+/// input channels in the filter's gradient).
 constexpr int64_t kRows = 8;
+/// The rows of a product step, each a step of 16 channels (kPerStep
+/// vectors), held in registers: 8 sums of one vector on AVX-512 (of 32
+/// registers), of 4 rows by 2 vectors on AVX2 and 2 by 4 on SSE2 (of 16),
+/// with room for the filter's vectors and a broadcast row value.
+template <int L> constexpr int kStepRows = L / 2;
+static_assert(kRows % kStepRows<16> == 0, "whole steps in a block");
 /// The channel counts these kernels take, where they beat oneDNN's direct
 /// kernels in every pass on an AVX-512 machine (measured; see
 /// docs/performance.md): with fewer than 16 input or output channels the
@@ -79,26 +88,28 @@ struct Tiling {
   }
 
   /// The first of tile `t`'s values from channel c on when the tile lies
-  /// inside the input with 16 channels from c, or null.
-  TFL_INLINE const float *inside(int64_t t, int64_t c, int size) const {
+  /// inside the input with `lanes` channels from c, or null.
+  TFL_INLINE const float *inside(int64_t t, int64_t c, int size,
+                                 int64_t lanes) const {
     int64_t n, h0, w0;
     locate(t, n, h0, w0);
     if (h0 >= 0 && h0 + size <= in.height && w0 >= 0 && w0 + size <= in.width &&
-        in.channels - c >= kLanes)
+        in.channels - c >= lanes)
       return in.at(n, h0, w0) + c;
     return nullptr;
   }
 
-  /// Channels [c, c + 16) of tile `t`, row-major into `d` (size^2 vectors);
+  /// Channels [c, c + L) of tile `t`, row-major into `d` (size^2 vectors);
   /// channels past the input's are zero.
-  TFL_INLINE void gather(int64_t t, int64_t c, int size, Vec *d) const {
-    if (const float *corner = inside(t, c, size)) {
+  template <int L>
+  TFL_INLINE void gather(int64_t t, int64_t c, int size, Vec<L> *d) const {
+    if (const float *corner = inside(t, c, size, L)) {
       for (int i = 0; i < size; ++i)
         for (int j = 0; j < size; ++j)
-          d[i * size + j] = load(corner + i * in.sh + j * in.sw);
+          d[i * size + j] = load<L>(corner + i * in.sh + j * in.sw);
       return;
     }
-    // At an edge, or with fewer than 16 channels left: the columns
+    // At an edge, or with fewer than L channels left: the columns
     // [jlo, jhi) are inside.
     int64_t n, h0, w0;
     locate(t, n, h0, w0);
@@ -106,15 +117,15 @@ struct Tiling {
     int64_t jlo = w0 < 0 ? -w0 : 0, jhi = lesser(size, in.width - w0);
     for (int i = 0; i < size; ++i) {
       int64_t h = h0 + i;
-      Vec *line = d + i * size;
+      Vec<L> *line = d + i * size;
       for (int j = 0; j < size; ++j)
-        line[j] = Vec{};
+        line[j] = Vec<L>{};
       if (h < 0 || h >= in.height)
         continue;
       const float *row = in.at(n, h, 0) + c;
-      if (channels >= kLanes)
+      if (channels >= L)
         for (int64_t j = jlo; j < jhi; ++j)
-          line[j] = load(row + (w0 + j) * in.sw);
+          line[j] = load<L>(row + (w0 + j) * in.sw);
       else
         for (int64_t j = jlo; j < jhi; ++j)
           loadFirst(line[j], row + (w0 + j) * in.sw, channels);
@@ -234,8 +245,9 @@ TFL_INLINE void separable(const T *in, T *out) {
 
 /// B^T d B of a 6x6 tile `d`, stored as its 36 points at `v`, point `xi`
 /// at v + xi * pointStride.
-TFL_INLINE void transformInput(const Vec *d, float *v, int64_t pointStride) {
-  separable<InputLine>(d, [v, pointStride](int i, const Vec *values)
+template <int L>
+TFL_INLINE void transformInput(const Vec<L> *d, float *v, int64_t pointStride) {
+  separable<InputLine>(d, [v, pointStride](int i, const Vec<L> *values)
                               __attribute__((always_inline)) {
                                 for (int j = 0; j < kSide; ++j)
                                   store(v + (i * kSide + j) * pointStride,
@@ -243,26 +255,27 @@ TFL_INLINE void transformInput(const Vec *d, float *v, int64_t pointStride) {
                               });
 }
 
-/// B^T d B of channels [c, c + 16) of tile `t` of `tiling` (6x6 values),
+/// B^T d B of channels [c, c + L) of tile `t` of `tiling` (6x6 values),
 /// stored as transformInput stores them. A tile inside the input is
 /// transformed as it is loaded, column by column, with no copy of it.
+template <int L>
 TFL_INLINE void transformTile(const Tiling &tiling, int64_t t, int64_t c,
                               float *v, int64_t pointStride) {
-  if (const float *corner = tiling.inside(t, c, kSide)) {
+  if (const float *corner = tiling.inside(t, c, kSide, L)) {
     const int64_t sh = tiling.in.sh, sw = tiling.in.sw;
-    separableOf<InputLine, Vec>(
-        [corner, sh, sw](int i, int j, Vec &value) __attribute__((
-            always_inline)) { value = load(corner + i * sh + j * sw); },
-        [v, pointStride](int i, const Vec *values)
+    separableOf<InputLine, Vec<L>>(
+        [corner, sh, sw](int i, int j, Vec<L> &value) __attribute__((
+            always_inline)) { value = load<L>(corner + i * sh + j * sw); },
+        [v, pointStride](int i, const Vec<L> *values)
             __attribute__((always_inline)) {
               for (int j = 0; j < kSide; ++j)
                 store(v + (i * kSide + j) * pointStride, values[j]);
             });
     return;
   }
-  Vec d[kPoints];
-  tiling.gather(t, c, kSide, d);
-  transformInput(d, v, pointStride);
+  Vec<L> d[kPoints];
+  tiling.gather<L>(t, c, kSide, d);
+  transformInput<L>(d, v, pointStride);
 }
 
 // ---- Forward (and the input's gradient): F(4x4, 3x3) ----------------------
@@ -288,21 +301,21 @@ struct ForwardPlan {
 
 /// G g G^T for each channel pair into `u` ([36][inChannels][kPad], zeros
 /// past outChannels), where g[kh][kw] is at filter + kh * sh + kw * sw +
-/// c * sc + k * sk: 16 output channels at a time, so that the transform's
-/// divisions are vector ones. g itself goes to `taps` ([9][inChannels]
-/// [kPad]), for the tiles computed directly.
-TFL_INLINE void transformFilterIntoBody(float *u, float *taps,
-                                        const float *filter, int64_t sh,
-                                        int64_t sw, int64_t sc, int64_t sk,
-                                        int64_t inChannels, int64_t outChannels,
-                                        int64_t kPad) {
+/// c * sc + k * sk: a vector of output channels at a time, so that the
+/// transform's divisions are vector ones. g itself goes to `taps` ([9]
+/// [inChannels][kPad]), for the tiles computed directly.
+template <int L>
+TFL_INLINE void
+transformFilterIntoBody(float *u, float *taps, const float *filter, int64_t sh,
+                        int64_t sw, int64_t sc, int64_t sk, int64_t inChannels,
+                        int64_t outChannels, int64_t kPad) {
   for (int64_t c = 0; c < inChannels; ++c)
-    for (int64_t k = 0; k < kPad; k += kLanes) {
-      int64_t lanes = lesser(kLanes, outChannels - k);
-      Vec g[9], points[kPoints];
+    for (int64_t k = 0; k < kPad; k += L) {
+      int64_t lanes = lesser(L, outChannels - k);
+      Vec<L> g[9], points[kPoints];
       for (int t = 0; t < 9; ++t) {
         const float *tap = filter + (t / 3) * sh + (t % 3) * sw + c * sc;
-        g[t] = Vec{};
+        g[t] = Vec<L>{};
         for (int64_t l = 0; l < lanes; ++l)
           g[t][l] = tap[(k + l) * sk];
       }
@@ -314,12 +327,12 @@ TFL_INLINE void transformFilterIntoBody(float *u, float *taps,
     }
 }
 
-TFL_ISA_VARIANTS(transformFilterInto,
-                 (float *u, float *taps, const float *filter, int64_t sh,
-                  int64_t sw, int64_t sc, int64_t sk, int64_t inChannels,
-                  int64_t outChannels, int64_t kPad),
-                 (u, taps, filter, sh, sw, sc, sk, inChannels, outChannels,
-                  kPad))
+TFL_ISA_LANE_VARIANTS(transformFilterInto,
+                      (float *u, float *taps, const float *filter, int64_t sh,
+                       int64_t sw, int64_t sc, int64_t sk, int64_t inChannels,
+                       int64_t outChannels, int64_t kPad),
+                      (u, taps, filter, sh, sw, sc, sk, inChannels, outChannels,
+                       kPad))
 
 /// The plan's transformed filter (see transformFilterInto).
 void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
@@ -338,31 +351,32 @@ void transformFilter(ForwardPlan &p, const float *filter, int64_t sh,
 /// NaN in a tile's input spreads over all of its transformed points, so
 /// that the transforms would make NaN of outputs whose windows do not
 /// hold it, and NaN where a direct convolution gives an infinity.
-TFL_INLINE void directTile(const ForwardArgs &p, int64_t t) {
+template <int L> TFL_INLINE void directTile(const ForwardArgs &p, int64_t t) {
   int64_t n, h0, w0;
   p.tiling.locate(t, n, h0, w0);
   const Image &out = p.out;
   int64_t oh = h0 + p.tiling.top, ow = w0 + p.tiling.left;
   int64_t outRows = lesser(kStep, out.height - oh);
   int64_t outCols = lesser(kStep, out.width - ow);
-  for (int64_t k = 0; k < p.kPad; k += kLanes) {
-    Vec acc[kStep][kStep] = {};
-    for (int64_t c0 = 0; c0 < p.inChannels; c0 += kLanes) {
-      Vec d[kPoints];
-      p.tiling.gather(t, c0, kSide, d);
-      for (int64_t l = 0; l < lesser(kLanes, p.inChannels - c0); ++l)
+  for (int64_t k = 0; k < p.kPad; k += L) {
+    Vec<L> acc[kStep][kStep] = {};
+    for (int64_t c0 = 0; c0 < p.inChannels; c0 += L) {
+      Vec<L> d[kPoints];
+      p.tiling.gather<L>(t, c0, kSide, d);
+      for (int64_t l = 0; l < lesser(L, p.inChannels - c0); ++l)
         for (int tap = 0; tap < 9; ++tap) {
-          Vec w = load(p.taps + (tap * p.inChannels + c0 + l) * p.kPad + k);
+          Vec<L> w =
+              load<L>(p.taps + (tap * p.inChannels + c0 + l) * p.kPad + k);
           for (int64_t a = 0; a < outRows; ++a)
             for (int64_t e = 0; e < outCols; ++e)
               acc[a][e] += d[(a + tap / 3) * kSide + e + tap % 3][l] * w;
         }
     }
-    Vec bias = load(p.bias + k);
+    Vec<L> bias = load<L>(p.bias + k);
     for (int64_t a = 0; a < outRows; ++a) {
       float *row = out.at(n, oh + a, ow) + k;
       for (int64_t e = 0; e < outCols; ++e) {
-        Vec result = acc[a][e] + bias;
+        Vec<L> result = acc[a][e] + bias;
         if (p.relu)
           relu(result);
         storeFirst(row + e * out.sw, result, p.outChannels - k);
@@ -375,70 +389,77 @@ TFL_INLINE void directTile(const ForwardArgs &p, int64_t t) {
 /// (36 x kBlock x cPad floats) and `m` (36 x kBlock x kPad). C and K, when
 /// not 0, are the input channels and kPad as compile-time constants (see
 /// forwardBlocks).
-template <int64_t C, int64_t K>
+template <int L, int64_t C, int64_t K>
 TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
                             int64_t lastBlock, float *v, float *m) {
   const int64_t tiles = p.tiling.count(), cPad = C ? C : p.cPad,
                 kPad = K ? K : p.kPad;
   const int64_t channels = C ? C : p.inChannels;
+  constexpr int R = kStepRows<L>, V = Lanes<L>::kPerStep;
   const Image &out = p.out;
   for (int64_t b = firstBlock; b < lastBlock; ++b) {
     int64_t first = b * kBlock, count = lesser(kBlock, tiles - first);
     int64_t rows = roundUp(count, kRows);
     // 1. The input's tiles.
     for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cPad; c += kLanes) {
+      for (int64_t c = 0; c < cPad; c += L) {
         float *dst = v + r * cPad + c;
         if (r >= count) {
           for (int xi = 0; xi < kPoints; ++xi)
-            store(dst + xi * kBlock * cPad, Vec{});
+            store(dst + xi * kBlock * cPad, Vec<L>{});
           continue;
         }
-        transformTile(p.tiling, first + r, c, dst, kBlock * cPad);
+        transformTile<L>(p.tiling, first + r, c, dst, kBlock * cPad);
       }
-    // 2. One product per point.
+    // 2. One product per point, a step of R rows by 16 channels at a time.
     for (int xi = 0; xi < kPoints; ++xi)
-      for (int64_t k = 0; k < kPad; k += kLanes)
-        for (int64_t r = 0; r < rows; r += kRows) {
-          Vec acc[kRows] = {};
+      for (int64_t k = 0; k < kPad; k += kStepChannels)
+        for (int64_t r = 0; r < rows; r += R) {
+          Vec<L> acc[R][V] = {};
           const float *vr = v + (xi * kBlock + r) * cPad;
           const float *ur = p.u + xi * channels * kPad + k;
           for (int64_t c = 0; c < channels; ++c) {
-            Vec w = load(ur + c * kPad);
-            for (int64_t i = 0; i < kRows; ++i)
-              acc[i] += vr[i * cPad + c] * w;
+            Vec<L> w[V];
+            for (int j = 0; j < V; ++j)
+              w[j] = load<L>(ur + c * kPad + j * L);
+            for (int i = 0; i < R; ++i) {
+              float x = vr[i * cPad + c];
+              for (int j = 0; j < V; ++j)
+                acc[i][j] += x * w[j];
+            }
           }
-          for (int64_t i = 0; i < kRows; ++i)
-            store(m + (xi * kBlock + r + i) * kPad + k, acc[i]);
+          for (int i = 0; i < R; ++i)
+            for (int j = 0; j < V; ++j)
+              store(m + (xi * kBlock + r + i) * kPad + k + j * L, acc[i][j]);
         }
     // 3. A^T M A, plus the bias, into the result. A block with a sum that
     // is not finite (before the bias) is computed again directly (see
     // directTile).
-    Bits nonFinite = {};
+    Bits<L> nonFinite = {};
     for (int64_t r = 0; r < count; ++r) {
       int64_t n, h0, w0;
       p.tiling.locate(first + r, n, h0, w0);
       int64_t oh = h0 + p.tiling.top, ow = w0 + p.tiling.left;
       int64_t outRows = lesser(kStep, out.height - oh);
       int64_t outCols = lesser(kStep, out.width - ow);
-      for (int64_t k = 0; k < kPad; k += kLanes) {
-        Vec s[kStep][kSide];
+      for (int64_t k = 0; k < kPad; k += L) {
+        Vec<L> s[kStep][kSide];
         for (int j = 0; j < kSide; ++j) {
-          Vec line[kSide], y[kStep];
+          Vec<L> line[kSide], y[kStep];
           for (int i = 0; i < kSide; ++i)
-            line[i] = load(m + ((i * kSide + j) * kBlock + r) * kPad + k);
+            line[i] = load<L>(m + ((i * kSide + j) * kBlock + r) * kPad + k);
           OutputLine{}(line, y);
           for (int a = 0; a < kStep; ++a)
             s[a][j] = y[a];
         }
-        Vec bias = load(p.bias + k);
+        Vec<L> bias = load<L>(p.bias + k);
         for (int64_t a = 0; a < outRows; ++a) {
-          Vec y[kStep];
+          Vec<L> y[kStep];
           OutputLine{}(s[a], y);
           float *row = out.at(n, oh + a, ow) + k;
           for (int64_t e = 0; e < outCols; ++e) {
             flagNonFinite(y[e], nonFinite);
-            Vec result = y[e] + bias;
+            Vec<L> result = y[e] + bias;
             if (p.relu)
               relu(result);
             storeFirst(row + e * out.sw, result, p.outChannels - k);
@@ -448,25 +469,27 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
     }
     if (anyFlagged(nonFinite))
       for (int64_t r = 0; r < count; ++r)
-        directTile(p, first + r);
+        directTile<L>(p, first + r);
   }
 }
 
-/// forwardBody, with one vector of input and output channels compiled in:
+/// forwardBody, with one step of input and output channels compiled in:
 /// its products' loops then unroll and its strides are constants (the seed
 /// CNN's second layer took 0.19 against 0.23 ms forward).
+template <int L>
 TFL_INLINE void forwardBlocksBody(const ForwardArgs &p, int64_t firstBlock,
                                   int64_t lastBlock, float *v, float *m) {
-  if (p.inChannels == kLanes && p.kPad == kLanes)
-    forwardBody<kLanes, kLanes>(p, firstBlock, lastBlock, v, m);
+  if (p.inChannels == kStepChannels && p.kPad == kStepChannels)
+    forwardBody<L, kStepChannels, kStepChannels>(p, firstBlock, lastBlock, v,
+                                                 m);
   else
-    forwardBody<0, 0>(p, firstBlock, lastBlock, v, m);
+    forwardBody<L, 0, 0>(p, firstBlock, lastBlock, v, m);
 }
 
-TFL_ISA_VARIANTS(forwardBlocks,
-                 (const ForwardArgs &p, int64_t firstBlock, int64_t lastBlock,
-                  float *v, float *m),
-                 (p, firstBlock, lastBlock, v, m))
+TFL_ISA_LANE_VARIANTS(forwardBlocks,
+                      (const ForwardArgs &p, int64_t firstBlock,
+                       int64_t lastBlock, float *v, float *m),
+                      (p, firstBlock, lastBlock, v, m))
 
 void runForward(const ForwardPlan &p) {
   const ForwardArgs &a = p.args;
@@ -489,8 +512,8 @@ ForwardPlan plan(const TensorView &in, const TensorView &out, int64_t top,
   a.inChannels = in.shape[3];
   a.outChannels = out.shape[3];
   a.relu = false;
-  a.cPad = roundUp(a.inChannels, kLanes);
-  a.kPad = roundUp(a.outChannels, kLanes);
+  a.cPad = roundUp(a.inChannels, kStepChannels);
+  a.kPad = roundUp(a.outChannels, kStepChannels);
   p.bias.assign(a.kPad, 0.0f);
   if (bias)
     for (int64_t k = 0; k < a.outChannels; ++k)
@@ -515,12 +538,13 @@ struct FilterArgs {
 /// with scratch `xs` (36 x kBlock x cPad floats) and `ds` (36 x kBlock x
 /// kPad). C and K, when not 0, are the input channels and kPad as
 /// compile-time constants (see forwardBlocks).
-template <int64_t C, int64_t K>
+template <int L, int64_t C, int64_t K>
 TFL_INLINE void filterBody(const FilterArgs &p, int64_t chunk, int64_t chunks,
                            float *acc, float *xs, float *ds) {
   const int64_t tiles = p.x.count(), cPad = C ? C : p.cPad,
                 kPad = K ? K : p.kPad;
   const int64_t cRows = C ? C : p.cRows;
+  constexpr int R = kStepRows<L>, V = Lanes<L>::kPerStep;
   float *biasSum = acc + kPoints * cRows * kPad;
   int64_t firstBlock = p.blocks * chunk / chunks;
   int64_t lastBlock = p.blocks * (chunk + 1) / chunks;
@@ -529,66 +553,78 @@ TFL_INLINE void filterBody(const FilterArgs &p, int64_t chunk, int64_t chunks,
     int64_t count = lesser(kBlock, tiles - first);
     // 1. The input's tiles (B^T d B) and dy's (A dy A^T).
     for (int64_t r = 0; r < count; ++r) {
-      for (int64_t c = 0; c < cPad; c += kLanes) {
-        transformTile(p.x, first + r, c, xs + r * cPad + c, kBlock * cPad);
+      for (int64_t c = 0; c < cPad; c += L) {
+        transformTile<L>(p.x, first + r, c, xs + r * cPad + c, kBlock * cPad);
       }
-      for (int64_t k = 0; k < kPad; k += kLanes) {
-        Vec g[kStep * kStep];
-        p.dy.gather(first + r, k, kStep, g);
-        Vec sum = load(biasSum + k);
+      for (int64_t k = 0; k < kPad; k += L) {
+        Vec<L> g[kStep * kStep];
+        p.dy.gather<L>(first + r, k, kStep, g);
+        Vec<L> sum = load<L>(biasSum + k);
         for (int64_t i = 0; i < kStep * kStep; ++i)
           sum += g[i];
         store(biasSum + k, sum);
-        separable<DyLine>(g, [&](int i, const Vec *values) __attribute__((
+        separable<DyLine>(g, [&](int i, const Vec<L> *values) __attribute__((
                                  always_inline)) {
           for (int j = 0; j < kSide; ++j)
             store(ds + ((i * kSide + j) * kBlock + r) * kPad + k, values[j]);
         });
       }
     }
-    // 2. Each point's product, summed over the block's tiles.
+    // 2. Each point's product, summed over the block's tiles: a step of R
+    // input channels by 16 output channels at a time.
     for (int xi = 0; xi < kPoints; ++xi)
-      for (int64_t c = 0; c < cRows; c += kRows)
-        for (int64_t k = 0; k < kPad; k += kLanes) {
+      for (int64_t c = 0; c < cRows; c += R)
+        for (int64_t k = 0; k < kPad; k += kStepChannels) {
           float *ar = acc + (xi * cRows + c) * kPad + k;
-          Vec a[kRows];
-          for (int64_t i = 0; i < kRows; ++i)
-            a[i] = load(ar + i * kPad);
+          Vec<L> a[R][V];
+          for (int i = 0; i < R; ++i)
+            for (int j = 0; j < V; ++j)
+              a[i][j] = load<L>(ar + i * kPad + j * L);
           for (int64_t r = 0; r < count; ++r) {
-            Vec dv = load(ds + (xi * kBlock + r) * kPad + k);
+            Vec<L> dv[V];
+            for (int j = 0; j < V; ++j)
+              dv[j] = load<L>(ds + (xi * kBlock + r) * kPad + k + j * L);
             const float *xr = xs + (xi * kBlock + r) * cPad + c;
-            for (int64_t i = 0; i < kRows; ++i)
-              a[i] += xr[i] * dv;
+            for (int i = 0; i < R; ++i) {
+              float x = xr[i];
+              for (int j = 0; j < V; ++j)
+                a[i][j] += x * dv[j];
+            }
           }
-          for (int64_t i = 0; i < kRows; ++i)
-            store(ar + i * kPad, a[i]);
+          for (int i = 0; i < R; ++i)
+            for (int j = 0; j < V; ++j)
+              store(ar + i * kPad + j * L, a[i][j]);
         }
   }
 }
 
-/// filterBody, with one vector of input and output channels compiled in
+/// filterBody, with one step of input and output channels compiled in
 /// (0.21 against 0.25 ms for the seed CNN's second layer).
+template <int L>
 TFL_INLINE void filterBlocksBody(const FilterArgs &p, int64_t chunk,
                                  int64_t chunks, float *acc, float *xs,
                                  float *ds) {
-  if (p.inChannels == kLanes && p.kPad == kLanes)
-    filterBody<kLanes, kLanes>(p, chunk, chunks, acc, xs, ds);
+  if (p.inChannels == kStepChannels && p.kPad == kStepChannels)
+    filterBody<L, kStepChannels, kStepChannels>(p, chunk, chunks, acc, xs, ds);
   else
-    filterBody<0, 0>(p, chunk, chunks, acc, xs, ds);
+    filterBody<L, 0, 0>(p, chunk, chunks, acc, xs, ds);
 }
 
-TFL_ISA_VARIANTS(filterBlocks,
-                 (const FilterArgs &p, int64_t chunk, int64_t chunks,
-                  float *acc, float *xs, float *ds),
-                 (p, chunk, chunks, acc, xs, ds))
+TFL_ISA_LANE_VARIANTS(filterBlocks,
+                      (const FilterArgs &p, int64_t chunk, int64_t chunks,
+                       float *acc, float *xs, float *ds),
+                      (p, chunk, chunks, acc, xs, ds))
 
 /// G^T M G of the sums `total` (FilterArgs::sumsSize) for each channel
 /// pair, into the filter's gradient `out` with the given strides: in double
-/// (once per filter element), 8 output channels at a time, so that the
-/// transform's divisions are vector ones.
+/// (once per filter element), a vector of L / 2 output channels at a time,
+/// so that the transform's divisions are vector ones.
+template <int L>
 TFL_INLINE void filterTapsBody(const float *total, const FilterArgs &p,
                                float *out, int64_t s0, int64_t s1, int64_t s2,
                                int64_t s3) {
+  typedef typename Lanes<L>::VecD VecD;
+  constexpr int64_t kDoubles = L / 2;
   for (int64_t c = 0; c < p.inChannels; ++c)
     for (int64_t k = 0; k < p.outChannels; k += kDoubles) {
       VecD points[kPoints], taps[9];
@@ -604,10 +640,10 @@ TFL_INLINE void filterTapsBody(const float *total, const FilterArgs &p,
     }
 }
 
-TFL_ISA_VARIANTS(filterTaps,
-                 (const float *total, const FilterArgs &p, float *out,
-                  int64_t s0, int64_t s1, int64_t s2, int64_t s3),
-                 (total, p, out, s0, s1, s2, s3))
+TFL_ISA_LANE_VARIANTS(filterTaps,
+                      (const float *total, const FilterArgs &p, float *out,
+                       int64_t s0, int64_t s1, int64_t s2, int64_t s3),
+                      (total, p, out, s0, s1, s2, s3))
 
 /// Of the outputs 0..outputs-1 of one dim of a 3x3 convolution whose
 /// input starts `pad` before them and has `inputs` values, the taps that
@@ -674,8 +710,8 @@ void backwardFilter(const TensorView &x, const TensorView &dy,
   p.dy = {Image::of(dy), tilesH, tilesW, 0, 0};
   p.inChannels = x.shape[3];
   p.outChannels = dy.shape[3];
-  p.cPad = roundUp(p.inChannels, kLanes);
-  p.kPad = roundUp(p.outChannels, kLanes);
+  p.cPad = roundUp(p.inChannels, kStepChannels);
+  p.kPad = roundUp(p.outChannels, kStepChannels);
   p.cRows = roundUp(p.inChannels, kRows);
   p.blocks = (p.x.count() + kBlock - 1) / kBlock;
   Scratch sums = sumInChunks(
