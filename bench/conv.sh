@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The passes of stride-1 3x3 convolutions on TFL's Winograd kernels against
-# oneDNN's direct kernels (TFL_CONV=onednn), the same libtflrt, alternating
-# runs, each the best of 7: what the kernels' channel bounds in
+# The passes of stride-1 3x3 convolutions on TFL's kernels (TFL_CONV=tfl:
+# Winograd's, or the few-channel ones) against oneDNN's direct kernels
+# (TFL_CONV=onednn), the same libtflrt, alternating runs, each the best of 7: what the kernels' channel bounds in
 # runtime/lib/Winograd.cpp come from (docs/performance.md). Needs a build
 # (./dev.sh main). Shapes: "N H C K" (batch, input size, in and out
 # channels), the seed CNN's second layer and others by default.
@@ -19,7 +19,7 @@ shapes=("$@")
 printf "%-14s %-8s %9s %9s %9s\n" "N H C K" kernels forward input filter
 for s in "${shapes[@]}"; do
   # shellcheck disable=SC2086
-  read -r wf wi wl < <("$out/conv_passes" $s | awk '{print $2, $4, $6}')
+  read -r wf wi wl < <(TFL_CONV=tfl "$out/conv_passes" $s | awk '{print $2, $4, $6}')
   # shellcheck disable=SC2086
   read -r df di dl < <(TFL_CONV=onednn "$out/conv_passes" $s |
     awk '{print $2, $4, $6}')
