@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The passes of stride-1 3x3 convolutions on TFL's kernels (TFL_CONV=tfl:
 # Winograd's, or the few-channel ones) against oneDNN's direct kernels
-# (TFL_CONV=onednn), the same libtflrt, alternating runs, each the best of 7: what the kernels' channel bounds in
-# runtime/lib/Winograd.cpp come from (docs/performance.md). Needs a build
+# (TFL_CONV=onednn), the same libtflrt, alternating runs, each the best of
+# 7: what the kernels' channel bounds in runtime/lib/Winograd.cpp come from
+# (docs/performance.md). Needs a build
 # (./dev.sh main). Shapes: "N H C K" (batch, input size, in and out
 # channels), the seed CNN's second layer and others by default.
 set -euo pipefail
