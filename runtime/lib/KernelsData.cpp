@@ -23,21 +23,27 @@ void moveStrided(const void *src, const Shape &srcStrides, int64_t srcBase,
   Walk<2> walk(shape, {&srcStrides, &dstStrides});
   int64_t is = walk.step(0), os = walk.step(1);
   byWord(elem, [&](auto word) {
-    constexpr int64_t w = sizeof(word); // signed: steps may be negative
-    const char *from = static_cast<const char *>(src) + srcBase * w;
-    char *to = static_cast<char *>(dst) + dstBase * w;
+    // The elements' bits, as any type may alias them.
+    typedef decltype(word) Word __attribute__((may_alias));
+    const Word *from = static_cast<const Word *>(src) + srcBase;
+    Word *to = static_cast<Word *>(dst) + dstBase;
+    // Runs along the innermost dim: copies, fills (a broadcast source) and
+    // strided moves (transposes), each its own loop so that the compiler
+    // vectorizes the first two.
     parallelFor(numElements(shape), kParallelGrain,
                 [&](int64_t begin, int64_t end) {
                   walk.run(begin, end,
                            [&](const std::array<int64_t, 2> &off, int64_t,
                                int64_t len) {
-                             const char *x = from + off[0] * w;
-                             char *z = to + off[1] * w;
+                             const Word *x = from + off[0];
+                             Word *z = to + off[1];
                              if (is == 1 && os == 1)
-                               std::memcpy(z, x, len * w);
+                               std::memcpy(z, x, len * sizeof(Word));
+                             else if (is == 0 && os == 1)
+                               std::fill(z, z + len, *x);
                              else
                                for (int64_t i = 0; i < len; ++i)
-                                 std::memcpy(z + i * os * w, x + i * is * w, w);
+                                 z[i * os] = x[i * is];
                            });
                 });
   });

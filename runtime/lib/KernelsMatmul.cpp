@@ -125,19 +125,22 @@ void matmulF64(const double *a, const double *b, double *c, int64_t m,
 
 namespace {
 
-/// c = a b for row-major, contiguous M x K and K x N operands of `dtype`,
-/// into a zero-filled c.
+/// c = op(a) op(b) for row-major, contiguous operands of `dtype`: op(a) is
+/// a (M x K), or with `transA` the transpose of a (K x M); op(b) likewise
+/// (K x N, or N x K with `transB`). c (M x N) is overwritten; integers
+/// sum into it, so it must be zero-filled for them.
 void productInto(DType dtype, const void *a, const void *b, void *c, int64_t m,
-                 int64_t n, int64_t k) {
+                 int64_t n, int64_t k, bool transA, bool transB) {
+  int64_t lda = transA ? m : k, ldb = transB ? k : n;
   switch (dtype) {
   case DType::F32:
     return matmulF32(static_cast<const float *>(a),
                      static_cast<const float *>(b), static_cast<float *>(c), m,
-                     n, k, k, n, n, false);
+                     n, k, lda, ldb, n, false, transA, transB);
   case DType::F64:
     return matmulF64(static_cast<const double *>(a),
                      static_cast<const double *>(b), static_cast<double *>(c),
-                     m, n, k, k, n, n, false);
+                     m, n, k, lda, ldb, n, false, transA, transB);
   default:
     break;
   }
@@ -146,24 +149,41 @@ void productInto(DType dtype, const void *a, const void *b, void *c, int64_t m,
     const T *pa = static_cast<const T *>(a), *pb = static_cast<const T *>(b);
     T *pc = static_cast<T *>(c);
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p)
+      for (int64_t p = 0; p < k; ++p) {
+        T x = transA ? pa[p * lda + i] : pa[i * lda + p];
         for (int64_t j = 0; j < n; ++j)
-          pc[i * n + j] = T(pc[i * n + j] + pa[i * k + p] * pb[p * n + j]);
+          pc[i * n + j] = T(pc[i * n + j] +
+                            x * (transB ? pb[j * ldb + p] : pb[p * ldb + j]));
+      }
   });
 }
 
 } // namespace
 
-Tensor matmul(const Tensor &a, const Tensor &b) {
+Tensor matmul(const Tensor &a, const Tensor &b, bool transA, bool transB) {
   bool batched = a.rank() == 3 && b.rank() == 3 && a.shape()[0] == b.shape()[0];
   size_t r = batched ? 1 : 0;
+  // op(a) is M x K and op(b) K x N (transposed operands are stored as
+  // their transposes).
+  auto rows = [&](const Tensor &t, bool trans) {
+    return t.shape()[trans ? r + 1 : r];
+  };
+  auto cols = [&](const Tensor &t, bool trans) {
+    return t.shape()[trans ? r : r + 1];
+  };
   if ((!batched && (a.rank() != 2 || b.rank() != 2)) ||
-      a.shape()[r + 1] != b.shape()[r])
+      cols(a, transA) != rows(b, transB))
     throw std::runtime_error("matmul of shapes " + shapeToString(a.shape()) +
-                             " and " + shapeToString(b.shape()));
+                             (transA ? " (transposed)" : "") + " and " +
+                             shapeToString(b.shape()) +
+                             (transB ? " (transposed)" : ""));
   int64_t batch = batched ? a.shape()[0] : 1;
-  int64_t m = a.shape()[r], k = a.shape()[r + 1], n = b.shape()[r + 1];
-  Tensor c(a.dtype(), batched ? Shape{batch, m, n} : Shape{m, n});
+  int64_t m = rows(a, transA), k = cols(a, transA), n = cols(b, transB);
+  Shape shape = batched ? Shape{batch, m, n} : Shape{m, n};
+  // Floats overwrite c (no zero fill); integers sum into it.
+  bool floats = a.dtype() == DType::F32 || a.dtype() == DType::F64;
+  Tensor c = floats ? Tensor::uninitialized(a.dtype(), shape)
+                    : Tensor(a.dtype(), shape);
   size_t elem = dtypeSize(a.dtype());
   auto *pa = static_cast<const char *>(a.data());
   auto *pb = static_cast<const char *>(b.data());
@@ -172,7 +192,7 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   // batch shares out evenly among them.
   forEachProduct(batch, [&](int64_t i) {
     productInto(a.dtype(), pa + i * m * k * elem, pb + i * k * n * elem,
-                pc + i * m * n * elem, m, n, k);
+                pc + i * m * n * elem, m, n, k, transA, transB);
   });
   return c;
 }

@@ -276,6 +276,47 @@ TEST(KernelsTest, BatchedMatmulMatchesALoopPerProduct) {
                std::runtime_error);
 }
 
+TEST(KernelsTest, MatmulReadsTransposedOperandsInPlace) {
+  // op(A) @ op(B) with each operand stored as its transpose or not, 2-D
+  // and batched, f32, f64 and integers, above and below the size that
+  // goes to the library, against the product of materialized transposes.
+  for (int64_t batch : {0, 3})
+    for (int64_t size : {3, 40}) {
+      int64_t m = size, k = size + 1, n = size + 2;
+      auto operand = [&](int64_t rows, int64_t cols, int64_t seed) {
+        Shape shape = batch ? Shape{batch, rows, cols} : Shape{rows, cols};
+        Tensor t(DType::F32, shape);
+        for (int64_t i = 0; i < t.numElements(); ++i)
+          t.data<float>()[i] = static_cast<float>((i * seed) % 11) - 5;
+        return t;
+      };
+      std::vector<int64_t> swap =
+          batch ? std::vector<int64_t>{0, 2, 1} : std::vector<int64_t>{1, 0};
+      for (bool transA : {false, true})
+        for (bool transB : {false, true}) {
+          Tensor a = transA ? operand(k, m, 7) : operand(m, k, 7);
+          Tensor b = transB ? operand(n, k, 5) : operand(k, n, 5);
+          for (DType dtype : {DType::F32, DType::F64, DType::I64}) {
+            Tensor ta = cast(a, dtype), tb = cast(b, dtype);
+            Tensor want = cast(matmul(transA ? transpose(ta, swap) : ta,
+                                      transB ? transpose(tb, swap) : tb),
+                               DType::F32);
+            Tensor got = cast(matmul(ta, tb, transA, transB), DType::F32);
+            ASSERT_EQ(got.shape(), want.shape());
+            for (int64_t i = 0; i < got.numElements(); ++i)
+              ASSERT_EQ(got.data<float>()[i], want.data<float>()[i])
+                  << "transA " << transA << ", transB " << transB << ", size "
+                  << size << ", batch " << batch;
+          }
+        }
+    }
+  // The inner dims of op(A) and op(B) must agree.
+  Tensor a(DType::F32, {2, 3}), b(DType::F32, {2, 3});
+  EXPECT_THROW(matmul(a, b), std::runtime_error);
+  EXPECT_NO_THROW(matmul(a, b, true, false));
+  EXPECT_NO_THROW(matmul(a, b, false, true));
+}
+
 TEST(KernelsTest, CastFollowsAstype) {
   Tensor a(DType::F32, {3});
   a.data<float>()[0] = -1.7f;

@@ -156,9 +156,13 @@ void scatterAdd(const TensorView &dy, const TensorView &indices,
 /// NumPy's concatenate along `axis`.
 Tensor concat(const std::vector<Tensor> &inputs, int64_t axis);
 
-/// C = A @ B for row-major 2-D operands (A: MxK, B: KxN). Float types go to
-/// BLAS; integer types use a plain loop.
-Tensor matmul(const Tensor &a, const Tensor &b);
+/// C = op(A) @ op(B) for row-major 2-D operands, or 3-D ones of the same
+/// batch (a product per leading index): op(A) is A (MxK), or with `transA`
+/// the transpose of A, which is then stored KxM; op(B) likewise (KxN, or
+/// NxK with `transB`), so that a transposed operand is read in place, as a
+/// GEMM's flag. Float types go to BLAS; integer types use a plain loop.
+Tensor matmul(const Tensor &a, const Tensor &b, bool transA = false,
+              bool transB = false);
 
 /// C[MxN] (+)= op(A) @ op(B) on raw row-major buffers with leading
 /// dimensions (row strides); `accumulate` adds into C instead of

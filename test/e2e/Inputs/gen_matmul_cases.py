@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes a TFL program of matmuls in NumPy's forms (1-D operands, batch
 dims broadcast, integers), and of transposed operands (which compiled
-code hands to GEMM with transpose flags), and NumPy's output for each.
+code hands to GEMM with transpose flags, and eager mode reads in place),
+and NumPy's output for each.
 
 Usage: gen_matmul_cases.py OUT.tfl OUT.expected
 """
@@ -73,6 +74,19 @@ def main():
         b = rng.integers(-5, 5, (3, 2))
         tfl.write(f"print({literal(a)} @ {literal(b)})\n")
         out.write(str(a @ b) + "\n")
+        # Integer products of transposed operands (which eager mode reads in
+        # place, as it does floats'), 2-D and batched.
+        ai = rng.integers(-5, 5, (4, 3))
+        bi = rng.integers(-5, 5, (2, 5, 4))
+        tfl.write(f"ai = {literal(ai)}\nbi = {literal(bi)}\n")
+        for expr, value in [("transpose(ai) @ ai", ai.T @ ai),
+                            ("ai @ transpose(ai)", ai @ ai.T),
+                            ("transpose(bi, (0, 2, 1)) @ bi",
+                             bi.transpose(0, 2, 1) @ bi),
+                            ("bi @ transpose(bi, (0, 2, 1))",
+                             bi @ bi.transpose(0, 2, 1))]:
+            tfl.write(f"print({expr})\n")
+            out.write(str(value) + "\n")
 
 
 main()
