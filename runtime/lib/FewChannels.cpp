@@ -164,6 +164,13 @@ TFL_INLINE void forwardRows(const Args &p, int64_t firstRow, int64_t lastRow) {
           forwardEdge<L, C>(p, taps, bias, n, oh, ow, k);
         for (; ow + P <= hi; ow += P)
           forwardInside<L, C, P>(p, taps, bias, n, oh, ow, k);
+        // The inside pixels left over, without a window's bounds checks.
+        if (P > 2 && ow + 2 <= hi) {
+          forwardInside<L, C, 2>(p, taps, bias, n, oh, ow, k);
+          ow += 2;
+        }
+        for (; ow < hi; ++ow)
+          forwardInside<L, C, 1>(p, taps, bias, n, oh, ow, k);
       }
       for (; ow < y.width; ++ow)
         forwardEdge<L, C>(p, taps, bias, n, oh, ow, k);
