@@ -51,6 +51,7 @@ main)
 test)
   build_all
   scripts/check-format.sh
+  scripts/check-sizes.py
   cd "$build"
   ctest --output-on-failure -j "${TFL_JOBS:-2}"
   ;;

@@ -6,7 +6,7 @@ from lit.llvm import llvm_config
 
 config.name = "TFL"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir", ".tfl"]
+config.suffixes = [".mlir", ".tfl", ".test"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "unit", "fuzz", "CMakeLists.txt",
                    "Inputs"]
 config.test_source_root = os.path.dirname(__file__)

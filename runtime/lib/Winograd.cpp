@@ -385,6 +385,37 @@ template <int L> TFL_INLINE void directTile(const ForwardArgs &p, int64_t t) {
   }
 }
 
+/// Step 2 of forwardBody: for each of the 36 points, the block's `rows`
+/// transformed tiles in `v` times the transformed filter into `m`, a step
+/// of R rows by 16 output channels at a time (C and K as forwardBody's).
+template <int L, int64_t C, int64_t K>
+TFL_INLINE void forwardProducts(const ForwardArgs &p, int64_t rows,
+                                const float *v, float *m) {
+  constexpr int R = kStepRows<L>, V = Lanes<L>::kPerStep;
+  const int64_t cPad = C ? C : p.cPad, kPad = K ? K : p.kPad;
+  const int64_t channels = C ? C : p.inChannels;
+  for (int xi = 0; xi < kPoints; ++xi)
+    for (int64_t k = 0; k < kPad; k += kStepChannels)
+      for (int64_t r = 0; r < rows; r += R) {
+        Vec<L> acc[R][V] = {};
+        const float *vr = v + (xi * kBlock + r) * cPad;
+        const float *ur = p.u + xi * channels * kPad + k;
+        for (int64_t c = 0; c < channels; ++c) {
+          Vec<L> w[V];
+          for (int j = 0; j < V; ++j)
+            w[j] = load<L>(ur + c * kPad + j * L);
+          for (int i = 0; i < R; ++i) {
+            float x = vr[i * cPad + c];
+            for (int j = 0; j < V; ++j)
+              acc[i][j] += x * w[j];
+          }
+        }
+        for (int i = 0; i < R; ++i)
+          for (int j = 0; j < V; ++j)
+            store(m + (xi * kBlock + r + i) * kPad + k + j * L, acc[i][j]);
+      }
+}
+
 /// Blocks [firstBlock, lastBlock) of a forward pass, with scratch `v`
 /// (36 x kBlock x cPad floats) and `m` (36 x kBlock x kPad). C and K, when
 /// not 0, are the input channels and kPad as compile-time constants (see
@@ -394,8 +425,6 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
                             int64_t lastBlock, float *v, float *m) {
   const int64_t tiles = p.tiling.count(), cPad = C ? C : p.cPad,
                 kPad = K ? K : p.kPad;
-  const int64_t channels = C ? C : p.inChannels;
-  constexpr int R = kStepRows<L>, V = Lanes<L>::kPerStep;
   const Image &out = p.out;
   for (int64_t b = firstBlock; b < lastBlock; ++b) {
     int64_t first = b * kBlock, count = lesser(kBlock, tiles - first);
@@ -411,27 +440,8 @@ TFL_INLINE void forwardBody(const ForwardArgs &p, int64_t firstBlock,
         }
         transformTile<L>(p.tiling, first + r, c, dst, kBlock * cPad);
       }
-    // 2. One product per point, a step of R rows by 16 channels at a time.
-    for (int xi = 0; xi < kPoints; ++xi)
-      for (int64_t k = 0; k < kPad; k += kStepChannels)
-        for (int64_t r = 0; r < rows; r += R) {
-          Vec<L> acc[R][V] = {};
-          const float *vr = v + (xi * kBlock + r) * cPad;
-          const float *ur = p.u + xi * channels * kPad + k;
-          for (int64_t c = 0; c < channels; ++c) {
-            Vec<L> w[V];
-            for (int j = 0; j < V; ++j)
-              w[j] = load<L>(ur + c * kPad + j * L);
-            for (int i = 0; i < R; ++i) {
-              float x = vr[i * cPad + c];
-              for (int j = 0; j < V; ++j)
-                acc[i][j] += x * w[j];
-            }
-          }
-          for (int i = 0; i < R; ++i)
-            for (int j = 0; j < V; ++j)
-              store(m + (xi * kBlock + r + i) * kPad + k + j * L, acc[i][j]);
-        }
+    // 2. One product per point.
+    forwardProducts<L, C, K>(p, rows, v, m);
     // 3. A^T M A, plus the bias, into the result. A block with a sum that
     // is not finite (before the bias) is computed again directly (see
     // directTile).
