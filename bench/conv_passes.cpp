@@ -1,3 +1,5 @@
+//===- conv_passes.cpp - A convolution's three passes, timed --------------===//
+//
 // The three passes of a stride-1 3x3 "valid" convolution (forward, the
 // input's gradient, the filter's with the bias's), timed through libtflrt's
 // public entry points: bench/conv.sh runs it with TFL's kernels (Winograd's

@@ -11,4 +11,15 @@ if [ "$bad" != "0" ]; then
   echo "check-format: the files above need clang-format-22" >&2
   exit 1
 fi
+# Each begins with its one-line banner, "//===- Name - What it is ---===//"
+# (or the C headers' "/*===- ... ===*\"), which a reflowed comment breaks.
+broken=$(for f in $files; do
+  head -1 "$f" | grep -Eq '^(//===- .*===//|/\*===- .*===\*\\)$' ||
+    echo "$f"
+done)
+if [ -n "$broken" ]; then
+  echo "$broken" >&2
+  echo "check-format: the files above need a one-line banner (80 columns)" >&2
+  exit 1
+fi
 echo "check-format: ok"

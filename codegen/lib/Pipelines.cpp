@@ -133,7 +133,10 @@ void buildLLVMStage(OpPassManager &pm) {
 const PipelineStage kCpuStages[] = {
     {"autodiff", "build the gradient functions tfl.grad asks for",
      buildAutodiffStage},
-    {"simplify", "canonicalize and CSE the tfl program", buildSimplifyStage},
+    {"simplify",
+     "place devices, cast for mixed precision, inline each vjp, "
+     "canonicalize and CSE (the IR eager mode runs)",
+     buildSimplifyStage},
     {"linalg",
      "inline, CSE, bucket collectives, lower tfl to linalg and fuse "
      "elementwise ops",

@@ -1,5 +1,4 @@
-//===- MLIRGenBuiltins.cpp - Built-in calls to tfl ops
-//----------------------===//
+//===- MLIRGenBuiltins.cpp - Built-in calls to tfl ops --------------------===//
 //
 // Each built-in Sema resolved: math, reductions, shape and creation ops,
 // nn functions, convolution and pooling, random draws and files.

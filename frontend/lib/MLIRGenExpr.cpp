@@ -1,5 +1,4 @@
-//===- MLIRGenExpr.cpp - Expressions to tfl ops
-//-----------------------------===//
+//===- MLIRGenExpr.cpp - Expressions to tfl ops ---------------------------===//
 //
 // Constants, names, operators (with NumPy matmul), comparisons, subscripts,
 // attributes, calls of user functions and record constructions, and print.

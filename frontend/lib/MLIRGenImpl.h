@@ -1,5 +1,4 @@
-//===- MLIRGenImpl.h - The emitter behind MLIRGen, shared by its files -*- C++
-//-*-===//
+//===- MLIRGenImpl.h - The emitter behind MLIRGen ---------------*- C++ -*-===//
 //
 // MLIRGen's state and methods, split by concept over MLIRGen.cpp (functions,
 // statements and control flow), MLIRGenExpr.cpp (expressions, calls and

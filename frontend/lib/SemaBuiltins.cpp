@@ -1,5 +1,4 @@
-//===- SemaBuiltins.cpp - Types of built-in calls
-//---------------------------===//
+//===- SemaBuiltins.cpp - Types of built-in calls -------------------------===//
 //
 // The argument checks and result types of LANGUAGE.md section 6 built-ins:
 // elementwise math, reductions, shape and creation ops, nn ops, flags.

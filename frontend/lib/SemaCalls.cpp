@@ -1,5 +1,4 @@
-//===- SemaCalls.cpp - Calls, annotations, specializations
-//------------------===//
+//===- SemaCalls.cpp - Calls, annotations, specializations ----------------===//
 //
 // Resolving a call to its callee, matching arguments to parameters,
 // checking annotations, and analyzing one specialization per tuple of

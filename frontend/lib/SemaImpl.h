@@ -1,5 +1,4 @@
-//===- SemaImpl.h - The analyzer behind Sema, shared by its files -*- C++
-//-*-===//
+//===- SemaImpl.h - The analyzer behind Sema --------------------*- C++ -*-===//
 //
 // Sema's state and methods, split by concept over Sema.cpp (the module,
 // statements and closures), SemaExpr.cpp (expressions), SemaBuiltins.cpp

@@ -1,5 +1,4 @@
-//===- SemaSequences.cpp - Strings and tuples as Python has them
-//-----------===//
+//===- SemaSequences.cpp - Strings and tuples, as Python's ----------------===//
 //
 // Strings are values known at compile time (their text is part of their
 // type), tuples are trees: both concatenate with `+`, repeat with `*` by an

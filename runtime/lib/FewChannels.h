@@ -1,5 +1,4 @@
-//===- FewChannels.h - 3x3 convolutions of inputs with few channels -*- C++
-//-*-===//
+//===- FewChannels.h - 3x3 convolutions of few channels ---------*- C++ -*-===//
 //
 // A network's first layer reads an image of one to four channels (grey,
 // RGB, RGBA). oneDNN's direct kernels block the input channels by 16 and

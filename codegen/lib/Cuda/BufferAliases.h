@@ -1,5 +1,4 @@
-//===- BufferAliases.h - Which memref values name the same buffer -*- C++
-//-*-===//
+//===- BufferAliases.h - Memref values naming one buffer --------*- C++ -*-===//
 //
 // Internal to the CUDA wing. In a host function on buffers, the memref values
 // that may name one buffer fall into one class: a view and its source, the

@@ -1,5 +1,4 @@
-//===- Launch.cuh - What libtflrt_cuda's kernels share ----------*- CUDA
-//-*-===//
+//===- Launch.cuh - What libtflrt_cuda's kernels share ---------*- CUDA -*-===//
 //
 // Strided views of memref descriptors, their element offsets on the
 // device, and launches through libtflrt_cuda (so that a loop step records

@@ -1,5 +1,4 @@
-//===- Libraries.h - The NVIDIA libraries, loaded when first needed -*- C++
-//-*-===//
+//===- Libraries.h - NVIDIA's libraries, loaded on use ----------*- C++ -*-===//
 //
 // Internal to libtflrt_cuda. Executables built with --device cuda link only
 // the CUDA runtime (statically); the NVIDIA driver (libcuda), cuBLAS, cuDNN

@@ -1,5 +1,4 @@
-/*===- CApi.h - The C ABI compiled TFL code calls ------------------*- C
--*-===*\
+/*===- CApi.h - The C ABI compiled TFL code calls -----------------*- C -*-===*\
 |*                                                                            *|
 |* Compiled programs reach libtflrt only through these functions. Tensors    *|
 |* cross as MLIR unranked memrefs, which the LLVM lowering passes as a rank  *|
