@@ -794,13 +794,7 @@ bool mlir::tfl::isHalfFloat(Type elementType) {
 }
 
 bool mlir::tfl::runsOnHalfFloats(Operation *op) {
-  return isa<ConstantOp, CastOp, AddOp, SubOp, MulOp, DivOp, FloorDivOp, ModOp,
-             PowOp, NegOp, CompareOp, NotOp, ExpOp, LogOp, Log1pOp, Expm1Op,
-             ErfOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, SinOp, CosOp, FloorOp,
-             RoundOp, AbsOp, SignOp, SquareOp, ReluOp, MaximumOp, MinimumOp,
-             WhereOp, BroadcastToOp, ReshapeOp, TransposeOp, SliceOp,
-             EmbedSliceOp, GatherOp, ConcatOp, StopGradientOp, CheckNumericsOp,
-             PrintOp, AssertOp>(op);
+  return op->hasTrait<OpTrait::RunsOnHalfFloats>();
 }
 
 #include "tfl/IR/TflInterfaces.cpp.inc"

@@ -1,9 +1,10 @@
-//===- TflInterfaces.td - Interfaces of tfl ops ------------*- tablegen -*-===//
+//===- TflInterfaces.td - Interfaces and traits of tfl ops -*- tablegen -*-===//
 //
 // Tfl_ReverseOpInterface: an op's reverse-mode rule (its pullback), used by
 // the autodiff pass, which knows no op by name. Simple ops state their rule
 // in one line in TflOps.td (`pullback`); the others implement it in
-// ir/lib/ReverseRules.cpp.
+// ir/lib/ReverseRules.cpp. Tfl_RunsOnHalfFloats: the ops that take bf16
+// and f16 values as they are (tfl-widen-half).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,16 @@ def Tfl_ReverseOpInterface : OpInterface<"ReverseOpInterface"> {
            "::mlir::ValueRange":$resultCotangents,
            "::llvm::SmallVectorImpl<::mlir::Value> &":$operandCotangents)>
   ];
+}
+
+/// An op that works on bf16/f16 values as they are: elementwise arithmetic
+/// (each op computes in f32 and rounds its result), comparisons, selection,
+/// data movement, casts, constants, prints and numeric checks.
+/// `tfl-widen-half` gives every other op with 16-bit float operands or
+/// results (reductions, matmul, convolutions, pooling, scatter_add, tapes,
+/// I/O) f32 copies, its results rounded back.
+def Tfl_RunsOnHalfFloats : NativeOpTrait<"RunsOnHalfFloats"> {
+  let cppNamespace = "::mlir::tfl::OpTrait";
 }
 
 #endif // TFL_INTERFACES_TD

@@ -30,6 +30,15 @@ struct CommunicatorResource
     : public SideEffects::Resource::Base<CommunicatorResource> {
   llvm::StringRef getName() final { return "tfl.communicator"; }
 };
+
+namespace OpTrait {
+/// The ODS trait Tfl_RunsOnHalfFloats (TflOps.td): an op that works on
+/// bf16/f16 values as they are; `tfl-widen-half` gives every other op f32
+/// copies of them.
+template <typename ConcreteType>
+class RunsOnHalfFloats
+    : public mlir::OpTrait::TraitBase<ConcreteType, RunsOnHalfFloats> {};
+} // namespace OpTrait
 } // namespace mlir::tfl
 
 #include <optional>
@@ -55,12 +64,10 @@ llvm::SmallVector<int64_t> reducedShape(llvm::ArrayRef<int64_t> shape,
 /// True for the 16-bit floats, bf16 and f16.
 bool isHalfFloat(Type elementType);
 
-/// True for the ops that work on bf16/f16 values as they are: elementwise
-/// arithmetic (each op computes in f32 and rounds its result), comparisons,
-/// selection, data movement, casts, constants, prints and numeric checks.
-/// Every other op with 16-bit float operands or results (reductions,
-/// matmul, convolutions, pooling, scatter_add, tapes, I/O) is rewritten by
-/// `tfl-widen-half` to run on f32 copies, its results rounded back.
+/// True for the ops that work on bf16/f16 values as they are: those with
+/// the Tfl_RunsOnHalfFloats trait (TflOps.td). Every other op with 16-bit
+/// float operands or results is rewritten by `tfl-widen-half` to run on f32
+/// copies, its results rounded back.
 bool runsOnHalfFloats(Operation *op);
 
 /// The attribute naming the device ("cpu" or "cuda") an op runs on, and

@@ -20,7 +20,7 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 //===----------------------------------------------------------------------===//
 
 def Tfl_ConstantOp : Tfl_Op<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    [Tfl_RunsOnHalfFloats, ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
   let summary = "a constant tensor";
   let description = [{
     A tensor known at compile time: a literal, a nested list literal, or a
@@ -52,7 +52,7 @@ def Tfl_ConstantOp : Tfl_Op<"constant",
 class Tfl_BroadcastingBinaryOp<string mnemonic, Type operandType,
                                list<Trait> traits = [],
                                code lhsPullback = "", code rhsPullback = "">
-    : Tfl_Op<mnemonic, !listconcat(traits, [Pure],
+    : Tfl_Op<mnemonic, !listconcat(traits, [Pure, Tfl_RunsOnHalfFloats],
           !if(!empty(lhsPullback), [],
               [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]))> {
   let extraClassDefinition = !if(!empty(lhsPullback), "", [{
@@ -175,7 +175,7 @@ def Tfl_PowOp : Tfl_BroadcastingBinaryOp<"pow", Tfl_Tensor, [],
   }];
 }
 
-def Tfl_NegOp : Tfl_Op<"neg", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure, SameOperandsAndResultType]> {
+def Tfl_NegOp : Tfl_Op<"neg", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise negation";
   let description = [{
     `-x`, elementwise.
@@ -189,7 +189,7 @@ def Tfl_NegOp : Tfl_Op<"neg", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Tfl_CastOp : Tfl_Op<"cast", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_CastOp : Tfl_Op<"cast", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts each element to the result's element type, as NumPy's
@@ -214,7 +214,7 @@ def Tfl_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let cppNamespace = "::mlir::tfl";
 }
 
-def Tfl_CompareOp : Tfl_Op<"compare", [Pure]> {
+def Tfl_CompareOp : Tfl_Op<"compare", [Tfl_RunsOnHalfFloats, Pure]> {
   let summary = "elementwise comparison with broadcasting, giving bool";
   let description = [{
     `lhs < rhs` (and `<= > >= == !=`), elementwise, after NumPy
@@ -237,7 +237,7 @@ def Tfl_CompareOp : Tfl_Op<"compare", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tfl_NotOp : Tfl_Op<"not", [Pure, SameOperandsAndResultType]> {
+def Tfl_NotOp : Tfl_Op<"not", [Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise logical not";
   let description = [{
     `not x` on booleans.
@@ -260,7 +260,7 @@ def Tfl_NotOp : Tfl_Op<"not", [Pure, SameOperandsAndResultType]> {
 // `r`, the input `x`, the result `y` and its cotangent `dy`.
 class Tfl_UnaryOp<string mnemonic, Type type, string what,
                   code pullback = "">
-    : Tfl_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType],
+    : Tfl_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, Tfl_RunsOnHalfFloats],
           !if(!empty(pullback), [],
               [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]))> {
   let extraClassDefinition = !if(!empty(pullback), "", [{
@@ -346,7 +346,7 @@ def Tfl_MinimumOp : Tfl_BroadcastingBinaryOp<"minimum", Tfl_Tensor,
   }];
 }
 
-def Tfl_WhereOp : Tfl_Op<"where", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_WhereOp : Tfl_Op<"where", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "elementwise choice between two tensors, with broadcasting";
   let description = [{
     `where(cond, a, b)`: `a` where `cond` is true, `b` elsewhere. The three
@@ -444,7 +444,7 @@ def Tfl_DimOp : Tfl_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "broadcast a tensor to a shape";
   let description = [{
     NumPy's `broadcast_to(x, shape)`: the result's shape, with `x`'s dims
@@ -460,7 +460,7 @@ def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [DeclareOpInterfaceMethods<Tfl_Re
   let hasVerifier = 1;
 }
 
-def Tfl_ReshapeOp : Tfl_Op<"reshape", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_ReshapeOp : Tfl_Op<"reshape", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "the same elements, in row-major order, in another shape";
   let description = [{
     NumPy's `reshape`: the result has the input's elements in row-major
@@ -476,7 +476,7 @@ def Tfl_ReshapeOp : Tfl_Op<"reshape", [DeclareOpInterfaceMethods<Tfl_ReverseOpIn
   let hasVerifier = 1;
 }
 
-def Tfl_TransposeOp : Tfl_Op<"transpose", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_TransposeOp : Tfl_Op<"transpose", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "permute the dims of a tensor";
   let description = [{
     NumPy's `transpose(x, perm)`: result dim `i` is input dim `perm[i]`.
@@ -492,7 +492,7 @@ def Tfl_TransposeOp : Tfl_Op<"transpose", [DeclareOpInterfaceMethods<Tfl_Reverse
 }
 
 def Tfl_SliceOp : Tfl_Op<"slice",
-    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "a strided window of a tensor, of static size";
   let description = [{
     Result element `[i0, i1, ...]` is `input[s0 + i0 * t0, s1 + i1 * t1,
@@ -519,7 +519,7 @@ def Tfl_SliceOp : Tfl_Op<"slice",
 }
 
 def Tfl_EmbedSliceOp : Tfl_Op<"embed_slice",
-    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "zeros with a tensor written into a strided window";
   let description = [{
     The adjoint of `tfl.slice`: a tensor of the result's shape, zero
@@ -563,7 +563,7 @@ def Tfl_ScatterAddOp : Tfl_Op<"scatter_add",
 }
 
 def Tfl_GatherOp : Tfl_Op<"gather",
-    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "take slices of a tensor at integer indices along an axis";
   let description = [{
     TensorFlow's `gather(x, indices, axis)`: the result's shape is
@@ -585,7 +585,7 @@ def Tfl_GatherOp : Tfl_Op<"gather",
   let hasVerifier = 1;
 }
 
-def Tfl_ConcatOp : Tfl_Op<"concat", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_ConcatOp : Tfl_Op<"concat", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "join tensors along an axis";
   let description = [{
     NumPy's `concatenate(inputs, axis)`: inputs of one rank and element type
@@ -822,7 +822,7 @@ def Tfl_TapeAccumulatedOp : Tfl_Op<"tape_accumulated",
 }
 
 def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
-    [Pure, SameOperandsAndResultType,
+    [Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "the identity, through which no gradient flows";
   let description = [{
@@ -1414,7 +1414,7 @@ def Tfl_NowOp : Tfl_Op<"now", [MemoryEffects<[MemWrite]>]> {
 }
 
 def Tfl_CheckNumericsOp : Tfl_Op<"check_numerics",
-    [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, MemoryEffects<[MemWrite]>, AllTypesMatch<["input", "result"]>]> {
+    [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, MemoryEffects<[MemWrite]>, AllTypesMatch<["input", "result"]>]> {
   let summary = "stop the program when a tensor holds a NaN or an Inf";
   let description = [{
     `check_numerics(x, "message")`: the result is `x`; when `x` holds a NaN
@@ -1431,7 +1431,7 @@ def Tfl_CheckNumericsOp : Tfl_Op<"check_numerics",
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Tfl_AssertOp : Tfl_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+def Tfl_AssertOp : Tfl_Op<"assert", [Tfl_RunsOnHalfFloats, MemoryEffects<[MemWrite]>]> {
   let summary = "stop the program when a condition is false";
   let description = [{
     `assert cond, "message"`: when `cond` (a bool scalar) is false, the
@@ -1446,7 +1446,7 @@ def Tfl_AssertOp : Tfl_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let hasCanonicalizeMethod = 1;
 }
 
-def Tfl_PrintOp : Tfl_Op<"print", [MemoryEffects<[MemWrite]>]> {
+def Tfl_PrintOp : Tfl_Op<"print", [Tfl_RunsOnHalfFloats, MemoryEffects<[MemWrite]>]> {
   let summary = "writes text and tensors to standard output";
   let description = [{
     Writes `format` with each `{}` replaced by the next input, shown as

@@ -102,7 +102,8 @@ def TflWidenHalf : Pass<"tfl-widen-half", "mlir::ModuleOp"> {
   let summary = "Run the ops without 16-bit kernels on f32 copies";
   let description = [{
     bf16 and f16 are storage types. Elementwise ops and data movement work
-    on them directly (`runsOnHalfFloats`); every other op with such
+    on them directly (the ops with the `Tfl_RunsOnHalfFloats` trait in
+    `TflOps.td`); every other op with such
     operands or results (reductions, matmul, convolutions, pooling,
     scatter_add, tapes, I/O) is rewritten to cast its 16-bit operands to
     f32, compute in f32, and cast its 16-bit results back: reductions
