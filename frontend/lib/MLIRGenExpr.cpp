@@ -821,7 +821,7 @@ static void formatTree(const Type &t, const Values &values, size_t &next,
     // dtype as TFL names it, None, a function or a class by name.
     next += t.leafCount();
     if (t.kind == Type::Kind::DType)
-      format += dtypeName(t.dtype).str();
+      format += dtypeName(t.dtype);
     else if (t.kind == Type::Kind::None)
       format += "None";
     else if (t.kind == Type::Kind::RuntimeString) {

@@ -198,29 +198,6 @@ FailureOr<Type> SemaImpl::analyzeRandom(const CallExpr *expr,
   return result;
 }
 
-/// The frontend's name of a runtime dtype.
-static DType fromRuntime(tflrt::DType dtype) {
-  switch (dtype) {
-  case tflrt::DType::F32:
-    return DType::F32;
-  case tflrt::DType::F64:
-    return DType::F64;
-  case tflrt::DType::I32:
-    return DType::I32;
-  case tflrt::DType::I64:
-    return DType::I64;
-  case tflrt::DType::U8:
-    return DType::U8;
-  case tflrt::DType::Bool:
-    return DType::Bool;
-  case tflrt::DType::BF16:
-    return DType::BF16;
-  case tflrt::DType::F16:
-    return DType::F16;
-  }
-  return DType::F32;
-}
-
 FailureOr<std::string>
 SemaImpl::stringArgument(const Expr *e, llvm::StringRef what, bool path) {
   FailureOr<Type> t = analyzeExpr(e);
@@ -301,7 +278,7 @@ FailureOr<Type> SemaImpl::analyzeLoadData(const CallExpr *expr,
         << "what shape= and dtype= leave open: " << e.what();
     return failure();
   }
-  DType fileDType = fromRuntime(header.dtype);
+  DType fileDType = header.dtype;
   auto fileType = [&] {
     std::vector<int64_t> s(header.shape.begin(), header.shape.end());
     return Type::tensor(fileDType, s).str();

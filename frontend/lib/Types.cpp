@@ -9,34 +9,6 @@
 
 namespace tfl {
 
-llvm::StringRef dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return "f32";
-  case DType::F64:
-    return "f64";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::U8:
-    return "u8";
-  case DType::Bool:
-    return "bool";
-  case DType::BF16:
-    return "bf16";
-  case DType::F16:
-    return "f16";
-  }
-  return "?";
-}
-
-bool isFloat(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64 || isHalf(dtype);
-}
-
-bool isHalf(DType dtype) { return dtype == DType::BF16 || dtype == DType::F16; }
-
 bool isInteger(DType dtype) {
   return dtype == DType::I32 || dtype == DType::I64 || dtype == DType::U8;
 }
@@ -171,7 +143,7 @@ std::string Type::str() const {
   case Kind::None:
     return "None";
   case Kind::Tensor: {
-    std::string s = dtypeName(dtype).str();
+    std::string s = std::string(dtypeName(dtype));
     if (shape.empty())
       return s;
     s += "[";
@@ -193,7 +165,7 @@ std::string Type::str() const {
   case Kind::Builtin:
     return "built-in function '" + name + "'";
   case Kind::DType:
-    return "dtype " + dtypeName(dtype).str();
+    return "dtype " + std::string(dtypeName(dtype));
   case Kind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < elements.size(); ++i)
@@ -223,7 +195,7 @@ std::string Type::str() const {
 std::string Type::mangle() const {
   switch (kind) {
   case Kind::Tensor: {
-    std::string s = dtypeName(dtype).str();
+    std::string s = std::string(dtypeName(dtype));
     for (int64_t d : shape)
       s += "x" + (d == kDynamicDim ? std::string("d") : std::to_string(d));
     if (known) {

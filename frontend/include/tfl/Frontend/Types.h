@@ -16,6 +16,8 @@
 #ifndef TFL_FRONTEND_TYPES_H
 #define TFL_FRONTEND_TYPES_H
 
+#include "tflrt/Tensor.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -31,11 +33,12 @@ struct FuncDef;
 struct Module;
 } // namespace ast
 
-enum class DType { F32, F64, I32, I64, U8, Bool, BF16, F16 };
-
-llvm::StringRef dtypeName(DType dtype);
-bool isFloat(DType dtype);   // f32, f64, bf16, f16
-bool isHalf(DType dtype);    // bf16, f16
+/// The element types: libtflrt's, so that the frontend and the runtime
+/// share one list (and its names: dtypeName, isFloat, isHalf).
+using tflrt::DType;
+using tflrt::dtypeName;
+using tflrt::isFloat;        // f32, f64, bf16, f16
+using tflrt::isHalf;         // bf16, f16
 bool isInteger(DType dtype); // i32, i64, u8 (not bool)
 
 /// A dim known only at run time.
