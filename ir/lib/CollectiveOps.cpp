@@ -1,6 +1,6 @@
 //===- CollectiveOps.cpp - Collectives across processes -------------------===//
 //
-// The collective ops (TflOps.td, "Collectives across processes"): their
+// The collective ops (Ops/Collectives.td): their
 // result types (each result has its input's type), verifiers, and reverse
 // rules. The rules follow from each rank's result depending on every
 // rank's input, so a pullback on one rank needs the others' cotangents:

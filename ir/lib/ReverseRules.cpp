@@ -3,8 +3,8 @@
 // The pullbacks of the ops whose rule is more than one expression: data
 // movement (reshape, transpose, broadcast, concat), reductions, matmul,
 // choice, casts, and the identities (stop_gradient, check_numerics). The
-// elementwise math rules are declared in TflOps.td. Each reads the op's own
-// operands and results and emits tfl ops (see TflInterfaces.td).
+// elementwise math rules are declared in Ops/Elementwise.td. Each reads the
+// op's own operands and results and emits tfl ops (see TflInterfaces.td).
 //
 //===----------------------------------------------------------------------===//
 

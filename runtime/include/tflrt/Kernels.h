@@ -115,10 +115,10 @@ Tensor embedSlice(const Tensor &a, const Shape &shape,
                   const std::vector<int64_t> &strides);
 /// A contiguous copy of a (possibly strided) view.
 Tensor materialize(const TensorView &v);
-/// The autodiff tapes shared by eager kernels and compiled code (TflOps.td,
-/// "The tapes"): a stack of frames, one per running function that uses
-/// tapes, each holding tapes named by number: growable arrays of tensors
-/// with a cursor, and an accumulator per entry. The others act on the
+/// The autodiff tapes shared by eager kernels and compiled code
+/// (Ops/Autodiff.td, "The tapes"): a stack of frames, one per running function
+/// that uses tapes, each holding tapes named by number: growable arrays of
+/// tensors with a cursor, and an accumulator per entry. The others act on the
 /// innermost frame.
 void tapeEnter();
 void tapeExit();

@@ -1,0 +1,248 @@
+//===- Autodiff.td - Flags and autodiff's ops --------------*- tablegen -*-===//
+//
+// Command-line flags, and what reverse mode builds on: grad, the tapes,
+// stop_gradient and the copies between devices. Included by TflOps.td, which
+// includes what they use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_OPS_AUTODIFF_TD
+#define TFL_OPS_AUTODIFF_TD
+
+//===----------------------------------------------------------------------===//
+// Flags
+//===----------------------------------------------------------------------===//
+
+def Tfl_FlagOp : Tfl_Op<"flag", [Pure]> {
+  let summary = "the value of a command-line flag";
+  let description = [{
+    The value of `--name=value` on the program's command line, or the
+    flag's default. The module's `tfl.flags` attribute lists every flag
+    (name, dtype, default, help), declared before the program starts so that
+    `--help` can list them.
+
+    ```mlir
+    %0 = tfl.flag {name = "epochs"} : tensor<i64>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs RankedTensorOf<[I64, F32, F64, I1]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Autodiff
+//===----------------------------------------------------------------------===//
+
+def Tfl_GradOp : Tfl_Op<"grad"> {
+  let summary = "the gradient of a function, built by the autodiff pass";
+  let description = [{
+    `grad(f, argnums)(args)` and `value_and_grad(...)`: calls `callee` on
+    `operands` (its scalar float result, with `with_value`) and gives the
+    gradient with respect to the operands at `argnums`. The `tfl-autodiff`
+    pass replaces it by a call of a generated function (reverse mode, at
+    compile time); no later pass or the eager interpreter sees it.
+
+    ```mlir
+    %g = tfl.grad @loss(%w, %x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Tfl_Tensor>:$operands,
+                   DenseI64ArrayAttr:$argnums, BoolAttr:$with_value);
+  let results = (outs Variadic<Tfl_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+// The tapes: what the forward sweep of a differentiated loop keeps for the
+// reverse loop. A function that uses tapes opens a frame of them on entry
+// and closes it on return, so a call never sees its caller's. Each tape of
+// a frame (named by the `tape` attribute) is a growable array of tensors
+// with a cursor: `tape_push` writes at the cursor and advances it,
+// `tape_read` reads any entry without removing it, and `tape_rewind` moves
+// the cursor back (freeing the entries above with `release`), so loops of
+// any trip count (and while loops) are reversed in time and memory linear
+// in the iterations run. A tape also has an accumulator per entry
+// (`tape_add`, `tape_accumulated`): the reverse of a read adds its
+// cotangent there, and the reverse of the push takes the sum, which makes
+// the tape ops differentiable and second and higher derivatives go through
+// loops (docs/RationaleAutodiff.md).
+def Tfl_Tape : Resource<"::mlir::tfl::TapeResource">;
+
+def Tfl_TapeEnterOp : Tfl_Op<"tape_enter",
+    [MemoryEffects<[MemWrite<Tfl_Tape>]>]> {
+  let summary = "opens a frame of empty tapes for the function it starts";
+  let description = [{
+    ```mlir
+    tfl.tape_enter
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tfl_TapeExitOp : Tfl_Op<"tape_exit",
+    [MemoryEffects<[MemWrite<Tfl_Tape>]>]> {
+  let summary = "closes the frame the function's tape_enter opened";
+  let description = [{
+    ```mlir
+    tfl.tape_exit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tfl_TapePushOp : Tfl_Op<"tape_push",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "writes a copy of a tensor at a tape's cursor, advancing it";
+  let description = [{
+    Made by the autodiff pass in the forward sweep of a loop, for the
+    reverse loop to read. A `replay` push writes again an entry an earlier
+    push wrote (with the same value: a reverse sweep runs an iteration
+    again after a `tape_rewind`); differentiating it gives nothing, as the
+    reads' cotangents all go to the first push.
+
+    ```mlir
+    tfl.tape_push %0 {tape = 0} : tensor<2xf32>
+    tfl.tape_push %0 {replay, tape = 0} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, I64Attr:$tape, UnitAttr:$replay);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tfl_TapeSizeOp : Tfl_Op<"tape_size", [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
+  let summary = "a tape's cursor: the position the next push writes at";
+  let description = [{
+    ```mlir
+    %0 = tfl.tape_size {tape = 0} : i64
+    ```
+  }];
+  let arguments = (ins I64Attr:$tape);
+  let results = (outs I64:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tfl_TapeReadOp : Tfl_Op<"tape_read", [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
+  let summary = "the tensor at a position of a tape";
+  let description = [{
+    The result type must be the type that was pushed there; reading a
+    position nothing was written at gives zeros (what an accumulator's
+    reverse reads when no cotangent reached it).
+
+    ```mlir
+    %0 = tfl.tape_read %p {tape = 0} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins I64:$position, I64Attr:$tape);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$position attr-dict `:` type($result)";
+}
+
+def Tfl_TapeWriteOp : Tfl_Op<"tape_write",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "writes a copy of a tensor at a position of a tape";
+  let description = [{
+    The reverse of `tape_accumulated`; leaves the cursor where it is.
+
+    ```mlir
+    tfl.tape_write %p, %0 {tape = 1} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins I64:$position, Tfl_Tensor:$input, I64Attr:$tape);
+  let assemblyFormat = "$position `,` $input attr-dict `:` type($input)";
+}
+
+def Tfl_TapeRewindOp : Tfl_Op<"tape_rewind",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "moves a tape's cursor back to a position";
+  let description = [{
+    Before a reverse sweep runs an iteration or a branch again, so that it
+    pushes at the positions it pushed at the first time. With `release`,
+    the entries at and above the position are freed (and their
+    accumulators cleared): after a reverse loop, which read them last.
+
+    ```mlir
+    tfl.tape_rewind %p {tape = 0} : i64
+    tfl.tape_rewind %p {release, tape = 0} : i64
+    ```
+  }];
+  let arguments = (ins I64:$position, I64Attr:$tape, UnitAttr:$release);
+  let assemblyFormat = "$position attr-dict `:` type($position)";
+}
+
+def Tfl_TapeAddOp : Tfl_Op<"tape_add",
+    [MemoryEffects<[MemRead<Tfl_Tape>, MemWrite<Tfl_Tape>]>]> {
+  let summary = "adds a tensor into the accumulator of a tape position";
+  let description = [{
+    The reverse of `tape_read`: the read value's cotangent.
+
+    ```mlir
+    tfl.tape_add %p, %0 {tape = 1} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins I64:$position, Tfl_FloatTensor:$input, I64Attr:$tape);
+  let assemblyFormat = "$position `,` $input attr-dict `:` type($input)";
+}
+
+def Tfl_TapeAccumulatedOp : Tfl_Op<"tape_accumulated",
+    [MemoryEffects<[MemRead<Tfl_Tape>]>]> {
+  let summary = "the sum added into the accumulator of a tape position";
+  let description = [{
+    The reverse of `tape_push`: the pushed value's cotangent, zeros when
+    nothing was added. Reading it leaves it in place.
+
+    ```mlir
+    %0 = tfl.tape_accumulated %p {tape = 1} : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins I64:$position, I64Attr:$tape);
+  let results = (outs Tfl_FloatTensor:$result);
+  let assemblyFormat = "$position attr-dict `:` type($result)";
+}
+
+def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
+    [Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "the identity, through which no gradient flows";
+  let description = [{
+    `stop_gradient(x)`: `x`, with a zero derivative (its pullback gives its
+    operand no cotangent).
+
+    ```mlir
+    %1 = tfl.stop_gradient %0 : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tfl_ToDeviceOp : Tfl_Op<"to_device",
+    [Pure, SameOperandsAndResultType,
+     DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "a copy of a tensor on a device";
+  let description = [{
+    `to_device(x, "cpu")`, and the copies `tfl-place-devices` inserts where
+    a value computed on one device is used on another: the same value, on
+    `device` ("cpu" or "cuda"). Ops run on the device their `tfl.device`
+    attribute names (inherited from the enclosing op or function; the
+    program's target when none does).
+
+    Its pullback hands the cotangent back unchanged: the ops that consume
+    it (the pullbacks of the operand's producer) run on the operand's
+    device, where the placement copies it.
+
+    ```mlir
+    %1 = tfl.to_device %0 to "cpu" : tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_Tensor:$input, StrAttr:$device);
+  let results = (outs Tfl_Tensor:$result);
+  let assemblyFormat = "$input `to` $device attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
+}
+
+#endif // TFL_OPS_AUTODIFF_TD
