@@ -2,8 +2,9 @@
 //
 // The walk over an elementwise op's places with its dims merged, the
 // grain of parallel work, moves by machine word, and dispatch on a numeric
-// dtype: Kernels.cpp (elementwise, reductions), KernelsData.cpp (data
-// movement), KernelsTape.cpp and KernelsMatmul.cpp share them.
+// dtype: Kernels.cpp (elementwise), KernelsReduce.cpp (reductions),
+// KernelsData.cpp (data movement), KernelsTape.cpp and KernelsMatmul.cpp
+// share them.
 //
 //===----------------------------------------------------------------------===//
 
