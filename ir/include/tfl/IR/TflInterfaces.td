@@ -3,7 +3,7 @@
 // Tfl_ReverseOpInterface: an op's reverse-mode rule (its pullback), used by
 // the autodiff pass, which knows no op by name. Simple ops state their rule
 // in one line in Ops/Elementwise.td (`pullback`); the others implement it in
-// ir/lib/ReverseRules.cpp. Tfl_RunsOnHalfFloats: the ops that take bf16
+// ir/lib/Rules/<Family>Rules.cpp. Tfl_RunsOnHalfFloats: the ops that take bf16
 // and f16 values as they are (tfl-widen-half).
 //
 //===----------------------------------------------------------------------===//

@@ -1,10 +1,9 @@
-//===- ReverseRules.cpp - Reverse rules of structural tfl ops -------------===//
+//===- ArraysRules.cpp - Reverse rules of reductions, data movement -------===//
 //
-// The pullbacks of the ops whose rule is more than one expression: data
-// movement (reshape, transpose, broadcast, concat), reductions, matmul,
-// choice, casts, and the identities (stop_gradient, check_numerics). The
-// elementwise math rules are declared in Ops/Elementwise.td. Each reads the
-// op's own operands and results and emits tfl ops (see TflInterfaces.td).
+// The pullbacks of reductions (sum, product, max, min), data movement
+// (broadcast, reshape, transpose, concat, slices, gather, scatter_add) and
+// matmul (Ops/Arrays.td). Each reads the op's own operands and results and
+// emits tfl ops (see TflInterfaces.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,40 +11,6 @@
 #include "tfl/IR/TflOps.h"
 
 namespace mlir::tfl {
-
-static bool isFloatTensor(Value v) {
-  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
-}
-
-LogicalResult NegOp::reverse(OpBuilder &b, ValueRange dResults,
-                             SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(ReverseBuilder(b, getLoc()).neg(dResults[0]));
-  return success();
-}
-
-LogicalResult CastOp::reverse(OpBuilder &b, ValueRange dResults,
-                              SmallVectorImpl<Value> &dOperands) {
-  // Only float-to-float casts carry a gradient.
-  if (!isFloatTensor(getInput()) || !isFloatTensor(getResult())) {
-    dOperands.push_back(nullptr);
-    return success();
-  }
-  dOperands.push_back(
-      ReverseBuilder(b, getLoc()).castLike(dResults[0], getInput()));
-  return success();
-}
-
-LogicalResult WhereOp::reverse(OpBuilder &b, ValueRange dResults,
-                               SmallVectorImpl<Value> &dOperands) {
-  // The branch not taken gets a zero (never 0 * inf: the cotangent is
-  // selected, not multiplied by a mask).
-  ReverseBuilder r(b, getLoc());
-  Value dy = dResults[0], zero = r.scalar(dy, 0.0);
-  dOperands.push_back(nullptr);
-  dOperands.push_back(r.sumTo(r.select(getCond(), dy, zero), getLhs()));
-  dOperands.push_back(r.sumTo(r.select(getCond(), zero, dy), getRhs()));
-  return success();
-}
 
 LogicalResult BroadcastToOp::reverse(OpBuilder &b, ValueRange dResults,
                                      SmallVectorImpl<Value> &dOperands) {
@@ -236,98 +201,6 @@ LogicalResult EmbedSliceOp::reverse(OpBuilder &b, ValueRange dResults,
   return success();
 }
 
-LogicalResult Conv2DOp::reverse(OpBuilder &b, ValueRange dResults,
-                                SmallVectorImpl<Value> &dOperands) {
-  Value dy = dResults[0];
-  dOperands.push_back(Conv2DBackwardInputOp::create(
-      b, getLoc(), getInput().getType(), dy, getFilter(), getStridesAttr(),
-      getPaddingAttr()));
-  dOperands.push_back(Conv2DBackwardFilterOp::create(
-      b, getLoc(), getFilter().getType(), getInput(), dy, getStridesAttr(),
-      getPaddingAttr()));
-  return success();
-}
-
-LogicalResult MaxPool2DOp::reverse(OpBuilder &b, ValueRange dResults,
-                                   SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(MaxPool2DBackwardOp::create(
-      b, getLoc(), getInput().getType(), getInput(), dResults[0], getSizeAttr(),
-      getStridesAttr(), getPaddingAttr()));
-  return success();
-}
-
-LogicalResult AvgPool2DOp::reverse(OpBuilder &b, ValueRange dResults,
-                                   SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(AvgPool2DBackwardOp::create(
-      b, getLoc(), getInput().getType(), getInput(), dResults[0], getSizeAttr(),
-      getStridesAttr(), getPaddingAttr()));
-  return success();
-}
-
-// The adjoint ops are linear in the cotangent they carry, so their rules
-// are adjoints again; conv2d's two are bilinear (with the filter, with the
-// input), and pooling's do not depend on the input almost everywhere.
-
-LogicalResult
-Conv2DBackwardInputOp::reverse(OpBuilder &b, ValueRange dResults,
-                               SmallVectorImpl<Value> &dOperands) {
-  // dx = J(w)^T dy, J(w) the conv over the input: <g, dx> = <conv(g, w), dy>.
-  Value g = dResults[0];
-  dOperands.push_back(Conv2DOp::create(b, getLoc(), getDy().getType(), g,
-                                       getFilter(), getStridesAttr(),
-                                       getPaddingAttr()));
-  dOperands.push_back(Conv2DBackwardFilterOp::create(
-      b, getLoc(), getFilter().getType(), g, getDy(), getStridesAttr(),
-      getPaddingAttr()));
-  return success();
-}
-
-LogicalResult
-Conv2DBackwardFilterOp::reverse(OpBuilder &b, ValueRange dResults,
-                                SmallVectorImpl<Value> &dOperands) {
-  // <g, dw> = <conv(x, g), dy>.
-  Value g = dResults[0];
-  dOperands.push_back(
-      Conv2DBackwardInputOp::create(b, getLoc(), getInput().getType(), getDy(),
-                                    g, getStridesAttr(), getPaddingAttr()));
-  dOperands.push_back(Conv2DOp::create(b, getLoc(), getDy().getType(),
-                                       getInput(), g, getStridesAttr(),
-                                       getPaddingAttr()));
-  return success();
-}
-
-LogicalResult MaxPool2DBackwardOp::reverse(OpBuilder &b, ValueRange dResults,
-                                           SmallVectorImpl<Value> &dOperands) {
-  // Routing dy to the maxima is linear in dy; its adjoint reads the
-  // cotangent at the maxima. Which element is the maximum is piecewise
-  // constant in x: no cotangent for it.
-  dOperands.push_back(nullptr);
-  dOperands.push_back(MaxPool2DGatherOp::create(
-      b, getLoc(), getDy().getType(), getInput(), dResults[0], getSizeAttr(),
-      getStridesAttr(), getPaddingAttr()));
-  return success();
-}
-
-LogicalResult AvgPool2DBackwardOp::reverse(OpBuilder &b, ValueRange dResults,
-                                           SmallVectorImpl<Value> &dOperands) {
-  // Spreading dy evenly over each window's unpadded elements is the
-  // adjoint of averaging them.
-  dOperands.push_back(nullptr);
-  dOperands.push_back(AvgPool2DOp::create(b, getLoc(), getDy().getType(),
-                                          dResults[0], getSizeAttr(),
-                                          getStridesAttr(), getPaddingAttr()));
-  return success();
-}
-
-LogicalResult MaxPool2DGatherOp::reverse(OpBuilder &b, ValueRange dResults,
-                                         SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(nullptr);
-  dOperands.push_back(MaxPool2DBackwardOp::create(
-      b, getLoc(), getTangent().getType(), getInput(), dResults[0],
-      getSizeAttr(), getStridesAttr(), getPaddingAttr()));
-  return success();
-}
-
 LogicalResult GatherOp::reverse(OpBuilder &b, ValueRange dResults,
                                 SmallVectorImpl<Value> &dOperands) {
   Value indices = getIndices();
@@ -347,24 +220,6 @@ LogicalResult ScatterAddOp::reverse(OpBuilder &b, ValueRange dResults,
                                        dResults[0], getIndices(),
                                        getAxisAttr()));
   dOperands.push_back(nullptr);
-  return success();
-}
-
-LogicalResult CheckNumericsOp::reverse(OpBuilder &, ValueRange dResults,
-                                       SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(dResults[0]);
-  return success();
-}
-
-LogicalResult StopGradientOp::reverse(OpBuilder &, ValueRange,
-                                      SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(nullptr);
-  return success();
-}
-
-LogicalResult ToDeviceOp::reverse(OpBuilder &, ValueRange dResults,
-                                  SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(dResults[0]);
   return success();
 }
 
