@@ -23,20 +23,24 @@ LogicalResult Conv2DOp::reverse(OpBuilder &b, ValueRange dResults,
   return success();
 }
 
+/// A pooling op's pullback: its backward op, over the same windows.
+template <typename BackwardOp, typename PoolOp>
+static LogicalResult poolReverse(PoolOp op, OpBuilder &b, ValueRange dResults,
+                                 SmallVectorImpl<Value> &dOperands) {
+  dOperands.push_back(BackwardOp::create(
+      b, op.getLoc(), op.getInput().getType(), op.getInput(), dResults[0],
+      op.getSizeAttr(), op.getStridesAttr(), op.getPaddingAttr()));
+  return success();
+}
+
 LogicalResult MaxPool2DOp::reverse(OpBuilder &b, ValueRange dResults,
                                    SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(MaxPool2DBackwardOp::create(
-      b, getLoc(), getInput().getType(), getInput(), dResults[0], getSizeAttr(),
-      getStridesAttr(), getPaddingAttr()));
-  return success();
+  return poolReverse<MaxPool2DBackwardOp>(*this, b, dResults, dOperands);
 }
 
 LogicalResult AvgPool2DOp::reverse(OpBuilder &b, ValueRange dResults,
                                    SmallVectorImpl<Value> &dOperands) {
-  dOperands.push_back(AvgPool2DBackwardOp::create(
-      b, getLoc(), getInput().getType(), getInput(), dResults[0], getSizeAttr(),
-      getStridesAttr(), getPaddingAttr()));
-  return success();
+  return poolReverse<AvgPool2DBackwardOp>(*this, b, dResults, dOperands);
 }
 
 // The adjoint ops are linear in the cotangent they carry, so their rules
