@@ -7,8 +7,6 @@
 // the run with a diagnostic at its op. A value leaves the frame after the
 // last op of its block that uses it, so its tensor is freed then (if no
 // other value shares it), as a reference count in Python would free it.
-// A transpose of a matrix's two dims that only products use is not copied:
-// the products read its operand transposed (isProductTranspose).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,15 +91,6 @@ private:
 
   /// Traces and checks the results of `op` as the options ask.
   LogicalResult observe(Operation &op, ArrayRef<Tensor> results);
-
-  /// Whether `value` is a transpose of the last two dims of a 2-D or 3-D
-  /// tensor (the batch dim in place) that only products use: the frame
-  /// then holds the transpose's operand itself, and each product reads it
-  /// transposed in place (a GEMM flag, as compiled code's products take
-  /// transposes), with no copy. A reverse pass makes one such transpose
-  /// for each operand of each product. Not while tracing or checking
-  /// numerics, which look at every op's result as it is laid out.
-  bool isProductTranspose(Value value) const;
 
   /// For each op of `block`, the values of the block (its arguments and
   /// results of its ops) whose last use in the block it is (an op holding
@@ -227,24 +216,6 @@ FailureOr<SmallVector<Tensor>> Interpreter::runBlock(Block &block,
   return SmallVector<Tensor>();
 }
 
-bool Interpreter::isProductTranspose(Value value) const {
-  if (options.trace || options.checkNumerics)
-    return false;
-  auto transpose = value.getDefiningOp<mlir::tfl::TransposeOp>();
-  if (!transpose)
-    return false;
-  ArrayRef<int64_t> perm = transpose.getPerm();
-  int64_t rank = perm.size();
-  if (rank != 2 && !(rank == 3 && perm[0] == 0))
-    return false;
-  if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
-    return false;
-  return !value.use_empty() &&
-         llvm::all_of(value.getUsers(), [](Operation *user) {
-           return isa<mlir::tfl::MatmulOp>(user);
-         });
-}
-
 LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
   if (options.maxOps && ++opsRun > options.maxOps) {
     fail(&op, "stopped: the run's budget of " + Twine(options.maxOps) +
@@ -254,11 +225,6 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
   SmallVector<Tensor> operands;
   for (Value v : op.getOperands())
     operands.push_back(frame.lookup(v));
-
-  if (isa<mlir::tfl::TransposeOp>(op) && isProductTranspose(op.getResult(0))) {
-    frame[op.getResult(0)] = operands[0];
-    return success();
-  }
 
   SmallVector<Tensor> results;
   if (auto point = dyn_cast<mlir::tfl::DebugPointOp>(op))
@@ -300,16 +266,7 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
         for (Tensor &t : operands)
           if (isHalfTensor(t))
             t = tflrt::cast(t, tflrt::DType::F32);
-      bool transA = false, transB = false;
-      if (isa<mlir::tfl::MatmulOp>(op)) {
-        transA = isProductTranspose(op.getOperand(0));
-        transB = isProductTranspose(op.getOperand(1));
-      }
-      if (transA || transB)
-        results.push_back(
-            tflrt::matmul(operands[0], operands[1], transA, transB));
-      else
-        (*kernel)(&op, operands, results);
+      (*kernel)(&op, operands, results);
       if (widen)
         for (auto [t, type] : llvm::zip(results, op.getResultTypes()))
           if (isHalfType(type))
@@ -343,6 +300,19 @@ std::string locationText(Location loc) {
   return "<unknown>";
 }
 
+/// `op`'s results as they are laid out: a product's transpose holds its
+/// operand as it was (isProductTranspose), shown transposed.
+SmallVector<Tensor> laidOut(Operation &op, ArrayRef<Tensor> results) {
+  SmallVector<Tensor> shown(results);
+  if (auto transpose = dyn_cast<mlir::tfl::TransposeOp>(op);
+      transpose && isProductTranspose(transpose.getResult())) {
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    shown[0] = tflrt::transpose(results[0],
+                                std::vector<int64_t>(perm.begin(), perm.end()));
+  }
+  return shown;
+}
+
 LogicalResult Interpreter::observe(Operation &op, ArrayRef<Tensor> results) {
   // The program's own ops: tfl ops and calls (not loop bookkeeping).
   bool isProgramOp =
@@ -350,7 +320,8 @@ LogicalResult Interpreter::observe(Operation &op, ArrayRef<Tensor> results) {
       op.getName().getDialectNamespace() == "tfl";
   if (!isProgramOp)
     return success();
-  for (auto [i, t] : llvm::enumerate(results)) {
+  SmallVector<Tensor> shown = laidOut(op, results);
+  for (auto [i, t] : llvm::enumerate(shown)) {
     tflrt::TensorView v = t.view();
     int64_t n = t.numElements();
     double lo = 0, hi = 0, sum = 0;

@@ -238,6 +238,47 @@ void registerTapeKernels(KernelRegistry &registry) {
 }
 } // namespace
 
+bool isProductTranspose(Value value) {
+  auto transpose = value.getDefiningOp<mlir::tfl::TransposeOp>();
+  if (!transpose)
+    return false;
+  ArrayRef<int64_t> perm = transpose.getPerm();
+  int64_t rank = perm.size();
+  if (rank != 2 && !(rank == 3 && perm[0] == 0))
+    return false;
+  if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return false;
+  return !value.use_empty() &&
+         llvm::all_of(value.getUsers(), [](Operation *user) {
+           return isa<mlir::tfl::MatmulOp>(user);
+         });
+}
+
+namespace {
+
+/// A transpose: a product's (isProductTranspose) passes its operand on,
+/// for the product to read transposed.
+void transposeKernel(Operation *op, ArrayRef<Tensor> in,
+                     SmallVectorImpl<Tensor> &out) {
+  if (isProductTranspose(op->getResult(0))) {
+    out.push_back(in[0]);
+    return;
+  }
+  ArrayRef<int64_t> perm = cast<mlir::tfl::TransposeOp>(op).getPerm();
+  out.push_back(
+      tflrt::transpose(in[0], std::vector<int64_t>(perm.begin(), perm.end())));
+}
+
+/// A product, reading a product's transpose's operand transposed.
+void matmulKernel(Operation *op, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) {
+  out.push_back(tflrt::matmul(in[0], in[1],
+                              isProductTranspose(op->getOperand(0)),
+                              isProductTranspose(op->getOperand(1))));
+}
+
+} // namespace
+
 void registerTflKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::GatherOp::getOperationName(),
@@ -425,13 +466,7 @@ void registerTflKernels(KernelRegistry &registry) {
         out.push_back(in[0].reshaped(
             tflrt::Shape(type.getShape().begin(), type.getShape().end())));
       });
-  registry.add(
-      mlir::tfl::TransposeOp::getOperationName(),
-      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
-        ArrayRef<int64_t> perm = cast<mlir::tfl::TransposeOp>(op).getPerm();
-        out.push_back(tflrt::transpose(
-            in[0], std::vector<int64_t>(perm.begin(), perm.end())));
-      });
+  registry.add(mlir::tfl::TransposeOp::getOperationName(), transposeKernel);
   registry.add(
       mlir::tfl::SliceOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
@@ -545,11 +580,7 @@ void registerTflKernels(KernelRegistry &registry) {
       [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         out.push_back(tflrt::logicalNot(in[0]));
       });
-  registry.add(
-      mlir::tfl::MatmulOp::getOperationName(),
-      [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
-        out.push_back(tflrt::matmul(in[0], in[1]));
-      });
+  registry.add(mlir::tfl::MatmulOp::getOperationName(), matmulKernel);
   registry.add(mlir::tfl::PrintTemplateOp::getOperationName(),
                [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &) {
                  tflrt::writeText(tflrt::expandPath(

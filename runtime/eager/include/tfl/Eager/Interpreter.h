@@ -57,6 +57,14 @@ private:
 
 /// Registers the kernels of the tfl dialect.
 void registerTflKernels(KernelRegistry &registry);
+
+/// Whether `value` is a transpose of a matrix's two dims (a batch dim in
+/// place) that only products use. Its kernel then passes its operand on,
+/// uncopied, and each product's kernel reads that operand transposed (a
+/// GEMM flag), as compiled code's products take transposes; a reverse pass
+/// makes one such transpose for each operand of each product. Tracing and
+/// numeric checks show its result as it is laid out.
+bool isProductTranspose(mlir::Value value);
 /// Registers the kernels of the collectives (registerTflKernels calls it).
 void registerCollectiveKernels(KernelRegistry &registry);
 /// Registers the kernels of the upstream scalar ops MLIRGen emits around
