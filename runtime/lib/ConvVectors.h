@@ -9,9 +9,9 @@
 // each call runs kernelIsa()'s build.
 //
 // The layouts the kernels share between their steps (transformed tiles and
-// filters, the few-channel taps) pad channels to kStep channels, a
+// filters, the few-channel taps) pad channels to kStepChannels (16), a
 // multiple of every width, so that they do not depend on the ISA: a build
-// covers a step's channels with kStep / L vectors.
+// covers a step's channels with 16 / L vectors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,7 +135,7 @@ inline int64_t roundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 TFL_INLINE int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /// An NHWC tensor of f32 with a unit channel stride, as plain numbers: the
-/// kernels' inner functions are built three times (TFL_ISA_VARIANTS), and
+/// kernels' inner functions are built three times (TFL_ISA_LANE_VARIANTS), and
 /// Clang leaves out the library templates (std::vector's members) such
 /// clones would call, so they see no std:: types.
 struct Image {

@@ -38,16 +38,17 @@ const char *isaName(Isa isa);
 #define TFL_INLINE inline __attribute__((always_inline))
 
 /// Defines `void name params` running the AVX-512, AVX2 or baseline build
-/// of `avx512 args`, `avx2 args` or `baseline args` (always-inlined
-/// functions, compiled into each) as kernelIsa() says.
-#define TFL_ISA_BUILDS(name, params, args, avx512, avx2, baseline)             \
+/// of `nameBody<L> args` (an always-inlined template, compiled into each)
+/// as kernelIsa() says, L the floats in one of the build's vector
+/// registers (16, 8 and 4: SSE2's), so that its vectors stay in registers.
+#define TFL_ISA_LANE_VARIANTS(name, params, args)                              \
   __attribute__((target("arch=x86-64-v4"))) void name##Avx512 params {         \
-    avx512 args;                                                               \
+    name##Body<16> args;                                                       \
   }                                                                            \
   __attribute__((target("arch=x86-64-v3"))) void name##Avx2 params {           \
-    avx2 args;                                                                 \
+    name##Body<8> args;                                                        \
   }                                                                            \
-  void name##Baseline params { baseline args; }                                \
+  void name##Baseline params { name##Body<4> args; }                           \
   void name params {                                                           \
     switch (::tflrt::kernelIsa()) {                                            \
     case ::tflrt::Isa::Avx512:                                                 \
@@ -59,17 +60,5 @@ const char *isaName(Isa isa);
     }                                                                          \
     name##Baseline args;                                                       \
   }
-
-/// TFL_ISA_BUILDS of one always-inlined `nameBody`, the same source in
-/// each build.
-#define TFL_ISA_VARIANTS(name, params, args)                                   \
-  TFL_ISA_BUILDS(name, params, args, name##Body, name##Body, name##Body)
-
-/// TFL_ISA_BUILDS of `nameBody<L>`, a template on the floats in a vector:
-/// each build's registers, 16 on AVX-512, 8 on AVX2 and 4 on the baseline
-/// (SSE2), so that its vectors stay in registers.
-#define TFL_ISA_LANE_VARIANTS(name, params, args)                              \
-  TFL_ISA_BUILDS(name, params, args, name##Body<16>, name##Body<8>,            \
-                 name##Body<4>)
 
 #endif // TFLRT_ISA_H

@@ -51,7 +51,9 @@ constexpr int64_t kRows = 8;
 /// registers), of 4 rows by 2 vectors on AVX2 and 2 by 4 on SSE2 (of 16),
 /// with room for the filter's vectors and a broadcast row value.
 template <int L> constexpr int kStepRows = L / 2;
-static_assert(kRows % kStepRows<16> == 0, "whole steps in a block");
+static_assert(kRows % kStepRows<16> == 0 && kRows % kStepRows<8> == 0 &&
+                  kRows % kStepRows<4> == 0,
+              "whole steps in a block's rows");
 /// The channel counts these kernels take, where they beat oneDNN's direct
 /// kernels in every pass on an AVX-512 machine (measured; see
 /// docs/performance.md): with fewer than 16 input or output channels the
