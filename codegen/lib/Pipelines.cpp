@@ -114,6 +114,7 @@ void buildSharedBufferizeStage(OpPassManager &pm) {
 void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createConvBias());
   addHalfFloatLowering(pm);
+  pm.addNestedPass<func::FuncOp>(createFuseRows());
   pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
   pm.addPass(createApproximateMath());
   pm.addPass(createErrorLocations()); // before loops move to other threads

@@ -38,6 +38,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfl/Codegen/BufferRoots.h"
 #include "tfl/Codegen/CollapseLoops.h"
 #include "tfl/Codegen/Passes.h"
 
@@ -76,6 +77,16 @@ constexpr StringLiteral kTileAttr = "tfl.vector_tile";
 /// parallel region costs about a microsecond, 2^15 float operations take
 /// several.
 constexpr int64_t kParallelIterations = int64_t{1} << 15;
+
+/// Whether `op` is inside a loop already marked for tfl-parallelize-loops
+/// (a tfl-fuse-rows chain's): its own loops stay on the thread it runs on.
+bool insideParallelLoop(Operation *op) {
+  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>())
+    if (loop->hasAttr(kParallelLoopAttr))
+      return true;
+  return false;
+}
 
 /// Whether loops over `ranges` (a dynamic one counting as long) have
 /// kParallelIterations or more iterations in all.
@@ -184,7 +195,8 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
   unsigned outerDim =
       llvm::find_if(tileSizes, [](int64_t s) { return s != 0; }) -
       tileSizes.begin();
-  if (linalg::isParallelIterator(iterators[outerDim]) && worthThreads(ranges))
+  if (linalg::isParallelIterator(iterators[outerDim]) && worthThreads(ranges) &&
+      !insideParallelLoop(outermost))
     outermost->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
 }
 
@@ -209,33 +221,6 @@ void vectorizeTiles(RewriterBase &rewriter, Operation *root) {
     if (succeeded(result))
       rewriter.eraseOp(op);
   }
-}
-
-/// The buffer `memref` views: the alloc, argument or global under its
-/// chain of view ops.
-Value rootBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
-
-/// Whether buffers with roots `a` and `b` (see rootBuffer) are distinct: two
-/// allocations, or an allocation and a function argument or global.
-bool distinctBuffers(Value a, Value b) {
-  if (a == b)
-    return false;
-  auto isAlloc = [](Value v) {
-    return v.getDefiningOp<memref::AllocOp>() ||
-           v.getDefiningOp<memref::AllocaOp>();
-  };
-  auto isEntryArgOrGlobal = [](Value v) {
-    if (v.getDefiningOp<memref::GetGlobalOp>())
-      return true;
-    auto arg = dyn_cast<BlockArgument>(v);
-    return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
-  };
-  return (isAlloc(a) && (isAlloc(b) || isEntryArgOrGlobal(b))) ||
-         (isAlloc(b) && isEntryArgOrGlobal(a));
 }
 
 /// Whether `loop` runs at least once (constant bounds).
@@ -576,7 +561,7 @@ void gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
                   bb.clone(inner, map);
             });
       });
-  if (worthThreads(ranges))
+  if (worthThreads(ranges) && !insideParallelLoop(nest.loops.front()))
     nest.loops.front()->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
   rewriter.eraseOp(op);
 }
@@ -659,8 +644,7 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
     func.walk([&](linalg::GenericOp op) {
       if (isCandidate(op))
         candidates.push_back(op);
-      else if (!op->getParentOfType<scf::ForOp>() ||
-               !op->getParentOfType<scf::ForOp>()->hasAttr(kParallelLoopAttr))
+      else if (!insideParallelLoop(op))
         scalar.push_back(op);
     });
     for (linalg::GenericOp op : scalar)

@@ -132,6 +132,44 @@ def ConvBias : Pass<"tfl-conv-bias", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect"];
 }
 
+def FuseRows : Pass<"tfl-fuse-rows", "mlir::func::FuncOp"> {
+  let summary = "Run chains of row-wise linalg ops in one loop over row tiles";
+  let description = [{
+    A chain of linalg ops on static buffers (generics whose bodies read no
+    memory, and fills) in one block that share their leading parallel loop
+    dims (one or two: the rows), with at least one reduction among them (a
+    softmax's max and sum, a layer norm's mean and variance, their
+    gradients), becomes one `scf.for` over tiles of rows with the unit
+    attribute `tfl.parallel`: each iteration runs every op of the chain, in
+    order, on `memref.subview`s of its tile's rows. Every operand that may
+    share memory with a buffer the chain writes is a whole buffer of the
+    identity layout indexed by the rows as its leading dims, so each tile
+    touches only its own rows; operands without the rows (a weight, a
+    broadcast) are read whole. Allocations, views and pure ops between the
+    chain's ops stay before the loop, deallocations move after it. Tiles
+    hold about 4096 elements of each op; chains with fewer than 2^15
+    iterations or 4 tiles stay as they are.
+
+    ```mlir
+    linalg.fill ins(%zero : f32) outs(%sum : memref<1024x1xf32>)
+    linalg.generic {...["parallel", "parallel", "reduction"]}
+        ins(%x3 : memref<1024x1x128xf32>) outs(%sum : memref<1024x1xf32>)
+    linalg.generic {...["parallel", "parallel"]}
+        ins(%x, %sum : ...) outs(%y : memref<1024x128xf32>)
+    // becomes
+    scf.for %i = %c0 to %c32 step %c1 {
+      %rows = arith.muli %i, %c32 : index
+      %s = memref.subview %sum[%rows, 0] [32, 1] [1, 1] ...
+      linalg.fill ins(%zero : f32) outs(%s : ...)
+      ...
+    } {tfl.parallel}
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
   let summary = "Turn linalg.generic ops on buffers into vector loops";
   let description = [{

@@ -1,0 +1,391 @@
+//===- FuseRows.cpp - Chains of row-wise ops in one loop over row tiles ---===//
+//
+// A softmax, a layer norm and their gradients reach the buffers as a chain
+// of linalg ops over the same rows: a reduction of each row (its max, its
+// mean) into a buffer filled first, an elementwise op reading the row and
+// its reduction (x - max, its exp), another reduction, and so on. Each op
+// of the chain ran as its own loop over every row, split among the cores:
+// a fork and a join per op, and every intermediate written to memory and
+// read back by the next op after all rows were done.
+//
+// This pass, before tfl-vectorize-loops, puts each such chain in one loop
+// over tiles of rows, marked for tfl-parallelize-loops: an iteration runs
+// every op of the chain on its tile (subviews of the tile's rows), so each
+// row is read from memory once and its intermediates stay in the core's
+// cache between the ops, and the chain forks once. The ops themselves are
+// unchanged (the vectorizer then makes each a vector loop over its tile),
+// so each computes what it did, in the same order.
+//
+// The rows are the chain's leading loop dims d0..dk-1 (k <= 2), parallel in
+// every op. Fusing is legal when each op touches, of any buffer the chain
+// writes, only the rows of its own iteration:
+//  - every operand an op indexes by a row dim takes d0..dk-1 as its own
+//    leading dims, with their extents, and no other dim from them;
+//  - an operand that may share memory with a buffer the chain writes is
+//    indexed that way and is a whole buffer of the identity layout, so
+//    that its tiles are the same bytes as every other view's of it;
+//  - operands indexed by no row dim (a layer norm's weight, a broadcast)
+//    are read whole by every tile, and so must not be written by the chain;
+//  - bodies read no other memory, and `linalg.index` of a row dim is
+//    offset by the tile's first row.
+// Between the chain's ops, allocations, views and pure ops stay before the
+// loop and deallocations move after it; any other op ends the chain. A
+// chain of one generic (a reduction and its fill) stays as it is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/Codegen/BufferRoots.h"
+#include "tfl/Codegen/Passes.h"
+
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::tfl {
+
+#define GEN_PASS_DEF_FUSEROWS
+#include "tfl/Codegen/Passes.h.inc"
+
+namespace {
+
+/// Elements of one op's tile at most: with the few buffers a chain reads
+/// and writes, a tile stays in a core's first- or second-level cache.
+constexpr int64_t kTileElements = 4096;
+/// Tiles at least, so that every thread gets some.
+constexpr int64_t kMinTiles = 4;
+/// A chain whose largest op has fewer iterations stays as it is, as
+/// tfl-vectorize-loops leaves such an op on one thread.
+constexpr int64_t kMinIterations = int64_t{1} << 15;
+/// Row dims at most (tiles over one or two leading dims).
+constexpr unsigned kMaxRowDims = 2;
+
+/// Whether `e` reads any of the dims below `k`.
+bool usesRows(AffineExpr e, unsigned k) {
+  for (unsigned d = 0; d < k; ++d)
+    if (e.isFunctionOfDim(d))
+      return true;
+  return false;
+}
+
+/// Whether `map` reads any row dim (below `k`).
+bool usesRows(AffineMap map, unsigned k) {
+  return llvm::any_of(map.getResults(),
+                      [&](AffineExpr e) { return usesRows(e, k); });
+}
+
+/// A linalg op the chain can hold: a generic or fill on static buffers
+/// whose body reads no memory.
+bool isCandidate(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !isa<linalg::GenericOp, linalg::FillOp>(op) ||
+      !linalgOp.hasPureBufferSemantics() || linalgOp.getNumLoops() == 0)
+    return false;
+  for (Value v : op->getOperands())
+    if (auto type = dyn_cast<MemRefType>(v.getType());
+        type && !type.hasStaticShape())
+      return false;
+  WalkResult inner = op->getRegion(0).walk([](Operation *o) {
+    return isMemoryEffectFree(o) ? WalkResult::advance()
+                                 : WalkResult::interrupt();
+  });
+  return !inner.wasInterrupted();
+}
+
+/// Whether `op`'s first `k` loop dims can be row dims: parallel, and each
+/// operand either takes them as its leading dims (and no other dim from
+/// them) or reads none of them; a value is never both.
+bool rowsFit(linalg::LinalgOp op, unsigned k) {
+  if (k > op.getNumLoops())
+    return false;
+  auto iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned d = 0; d < k; ++d)
+    if (!linalg::isParallelIterator(iterators[d]))
+      return false;
+  DenseMap<Value, bool> tiled;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool rows = usesRows(map, k);
+    auto [it, inserted] = tiled.try_emplace(operand.get(), rows);
+    if (!inserted && it->second != rows)
+      return false;
+    if (!rows)
+      continue;
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || map.getNumResults() < k)
+      return false;
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      AffineExpr e = map.getResult(r);
+      if (r < k ? e != getAffineDimExpr(r, op.getContext()) ||
+                      type.getDimSize(r) != ranges[r]
+                : usesRows(e, k))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The most row dims `op` can have.
+unsigned rowDimsOf(linalg::LinalgOp op) {
+  unsigned k = 0;
+  while (k < kMaxRowDims && rowsFit(op, k + 1))
+    ++k;
+  return k;
+}
+
+/// A chain: its ops, in order, and the extents of its row dims.
+struct Chain {
+  SmallVector<linalg::LinalgOp> ops;
+  SmallVector<int64_t> rows;
+};
+
+/// Whether `type` is a whole buffer of `root`'s elements in the identity
+/// layout.
+bool isWholeBuffer(MemRefType type, Value root) {
+  auto rootType = dyn_cast<MemRefType>(root.getType());
+  return type.getLayout().isIdentity() && rootType &&
+         rootType.hasStaticShape() &&
+         rootType.getNumElements() == type.getNumElements();
+}
+
+/// Whether the ops of `chain`, with `k` row dims, touch only their own rows
+/// of the buffers the chain writes (the file comment's rules).
+bool touchesOwnRows(ArrayRef<linalg::LinalgOp> ops, unsigned k) {
+  SmallVector<Value> written;
+  for (linalg::LinalgOp op : ops)
+    for (Value init : op.getDpsInits())
+      written.push_back(rootBuffer(init));
+  for (linalg::LinalgOp op : ops) {
+    if (!rowsFit(op, k))
+      return false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type)
+        continue;
+      Value root = rootBuffer(operand.get());
+      if (llvm::all_of(written,
+                       [&](Value w) { return distinctBuffers(root, w); }))
+        continue;
+      if (!usesRows(op.getMatchingIndexingMap(&operand), k) ||
+          !isWholeBuffer(type, root))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Whether `op`, between two ops of a chain, can stay before the chain's
+/// loop (an allocation, a view, a pure op) or move after it (a dealloc).
+bool staysOutside(Operation *op) {
+  if (isa<memref::DeallocOp, memref::AllocOp>(op))
+    return true;
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
+/// The largest divisor of `n` that is at most `limit` (at least 1).
+int64_t largestDivisor(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, std::max<int64_t>(limit, 1)); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/// The tile of the row dims for `chain`: rows of each dim per tile, or
+/// empty when the chain is not worth a loop.
+SmallVector<int64_t> tileOf(const Chain &chain) {
+  bool reduces = false;
+  int64_t perRow = 1, iterations = 0, generics = 0;
+  unsigned k = chain.rows.size();
+  for (linalg::LinalgOp op : chain.ops) {
+    reduces |= op.getNumReductionLoops() != 0;
+    generics += isa<linalg::GenericOp>(op);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t inner = 1, all = 1;
+    for (unsigned d = 0; d < ranges.size(); ++d) {
+      all *= ranges[d];
+      if (d >= k)
+        inner *= ranges[d];
+    }
+    perRow = std::max(perRow, inner);
+    iterations = std::max(iterations, all);
+  }
+  if (generics < 2 || !reduces || iterations < kMinIterations)
+    return {};
+  SmallVector<int64_t> tile(chain.rows);
+  int64_t budget = std::max<int64_t>(kTileElements / perRow, 1);
+  // With two row dims: whole runs of the second when they fit, else a cut
+  // of one run.
+  if (k == 1) {
+    tile[0] = largestDivisor(chain.rows[0], budget);
+  } else if (chain.rows[1] <= budget) {
+    tile[0] = largestDivisor(chain.rows[0], budget / chain.rows[1]);
+  } else {
+    tile[0] = 1;
+    tile[1] = largestDivisor(chain.rows[1], budget);
+  }
+  // Too few tiles: smaller ones, down to a row.
+  auto count = [&] {
+    int64_t tiles = 1;
+    for (unsigned d = 0; d < k; ++d)
+      tiles *= chain.rows[d] / tile[d];
+    return tiles;
+  };
+  for (unsigned d = 0; d < k; ++d)
+    while (count() < kMinTiles && tile[d] > 1)
+      tile[d] = largestDivisor(chain.rows[d], tile[d] - 1);
+  if (count() < kMinTiles)
+    return {};
+  return tile;
+}
+
+/// Replaces the ops of `chain` by one loop over tiles of `tile` rows, right
+/// after its last op; the deallocs in `frees` move after the loop.
+void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
+          ArrayRef<Operation *> frees) {
+  unsigned k = chain.rows.size();
+  Operation *last = chain.ops.back();
+  Location loc = last->getLoc();
+  rewriter.setInsertionPointAfter(last);
+  auto c = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  int64_t tiles = 1;
+  for (unsigned d = 0; d < k; ++d)
+    tiles *= chain.rows[d] / tile[d];
+  auto loop = scf::ForOp::create(rewriter, loc, c(0), c(tiles), c(1));
+  loop->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+  Operation *after = loop;
+  for (Operation *free : frees) {
+    rewriter.moveOpAfter(free, after);
+    after = free;
+  }
+
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value index = loop.getInductionVar();
+  // The tile's first row in each row dim.
+  SmallVector<Value> first;
+  if (k == 1) {
+    first.push_back(arith::MulIOp::create(rewriter, loc, index, c(tile[0])));
+  } else {
+    Value across = c(chain.rows[1] / tile[1]);
+    Value outer = arith::DivUIOp::create(rewriter, loc, index, across);
+    Value inner = arith::RemUIOp::create(rewriter, loc, index, across);
+    first.push_back(arith::MulIOp::create(rewriter, loc, outer, c(tile[0])));
+    first.push_back(arith::MulIOp::create(rewriter, loc, inner, c(tile[1])));
+  }
+  for (linalg::LinalgOp op : chain.ops) {
+    IRMapping map;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      if (map.contains(v) || !usesRows(op.getMatchingIndexingMap(&operand), k))
+        continue;
+      auto type = cast<MemRefType>(v.getType());
+      SmallVector<OpFoldResult> offsets, sizes,
+          strides(type.getRank(), rewriter.getIndexAttr(1));
+      for (int64_t r = 0; r < type.getRank(); ++r) {
+        offsets.push_back(r < k ? OpFoldResult(first[r])
+                                : OpFoldResult(rewriter.getIndexAttr(0)));
+        sizes.push_back(
+            rewriter.getIndexAttr(r < k ? tile[r] : type.getDimSize(r)));
+      }
+      map.map(v, memref::SubViewOp::create(rewriter, loc, v, offsets, sizes,
+                                           strides)
+                     .getResult());
+    }
+    Operation *clone = rewriter.clone(*op, map);
+    // linalg.index of a row dim counts from the tile's first row.
+    clone->walk([&](linalg::IndexOp indexOp) {
+      if (indexOp.getDim() >= k)
+        return;
+      rewriter.setInsertionPointAfter(indexOp);
+      auto add = arith::AddIOp::create(rewriter, indexOp.getLoc(), indexOp,
+                                       first[indexOp.getDim()]);
+      rewriter.replaceAllUsesExcept(indexOp, add, add);
+    });
+    rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+  }
+  for (linalg::LinalgOp op : chain.ops)
+    rewriter.eraseOp(op);
+}
+
+/// Fuses the chains of `block` (not of the blocks nested in its ops).
+void fuseChains(RewriterBase &rewriter, Block &block) {
+  Chain chain;
+  SmallVector<Operation *> frees, pendingFrees;
+  auto close = [&] {
+    if (!chain.ops.empty()) {
+      SmallVector<int64_t> tile = tileOf(chain);
+      if (!tile.empty())
+        fuse(rewriter, chain, tile, frees);
+    }
+    chain = Chain();
+    frees.clear();
+    pendingFrees.clear();
+  };
+  auto start = [&](linalg::LinalgOp op) {
+    unsigned k = rowDimsOf(op);
+    if (k == 0)
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    chain.ops.push_back(op);
+    chain.rows.assign(ranges.begin(), ranges.begin() + k);
+  };
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (!isCandidate(&op)) {
+      if (!chain.ops.empty() && staysOutside(&op)) {
+        if (isa<memref::DeallocOp>(op))
+          pendingFrees.push_back(&op);
+        continue;
+      }
+      close();
+      continue;
+    }
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (chain.ops.empty()) {
+      start(linalgOp);
+      continue;
+    }
+    // The row dims the chain and this op share.
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    unsigned k = 0;
+    while (k < chain.rows.size() && k < ranges.size() &&
+           ranges[k] == chain.rows[k])
+      ++k;
+    SmallVector<linalg::LinalgOp> ops(chain.ops);
+    ops.push_back(linalgOp);
+    while (k > 0 && !touchesOwnRows(ops, k))
+      --k;
+    if (k == 0) {
+      close();
+      start(linalgOp);
+      continue;
+    }
+    chain.ops = std::move(ops);
+    chain.rows.resize(k);
+    frees.append(pendingFrees);
+    pendingFrees.clear();
+  }
+  close();
+}
+
+struct FuseRowsPass : impl::FuseRowsBase<FuseRowsPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // The blocks outside linalg ops (whose bodies hold no chains, and go
+    // with the ops fused).
+    SmallVector<Block *> blocks;
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<linalg::LinalgOp>(op))
+        return WalkResult::skip();
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          blocks.push_back(&block);
+      return WalkResult::advance();
+    });
+    for (Block *block : blocks)
+      fuseChains(rewriter, *block);
+  }
+};
+
+} // namespace
+} // namespace mlir::tfl
