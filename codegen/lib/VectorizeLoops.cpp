@@ -111,6 +111,53 @@ bool isVectorElement(Type type) {
   return false;
 }
 
+/// Before the steps: the i1 buffers `op` reads and writes (masks, the
+/// results of comparisons) as the bytes they are in memory. Each becomes
+/// a view of i8s of the same buffer (an unrealized cast, which the LLVM
+/// lowering folds: a memref's descriptor does not hold its element type),
+/// its values truncated to i1 where the body reads them and widened where
+/// it yields them, so that the generic's elements are vector elements.
+void boolsAsBytes(RewriterBase &rewriter, linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics())
+    return;
+  Type i1 = rewriter.getI1Type(), i8 = rewriter.getI8Type();
+  auto isBoolBuffer = [&](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    return type && type.getElementType() == i1;
+  };
+  if (llvm::none_of(op->getOperands(), isBoolBuffer))
+    return;
+  Block *body = op.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  unsigned numInputs = op.getNumDpsInputs();
+  rewriter.modifyOpInPlace(op, [&] {
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isBoolBuffer(operand.get()))
+        continue;
+      auto type = cast<MemRefType>(operand.get().getType());
+      rewriter.setInsertionPoint(op);
+      Value bytes =
+          UnrealizedConversionCastOp::create(
+              rewriter, op.getLoc(),
+              MemRefType::Builder(type).setElementType(i8), operand.get())
+              .getResult(0);
+      operand.set(bytes);
+      unsigned n = operand.getOperandNumber();
+      BlockArgument arg = body->getArgument(n);
+      arg.setType(i8);
+      rewriter.setInsertionPointToStart(body);
+      Value bit = arith::TruncIOp::create(rewriter, op.getLoc(), i1, arg);
+      rewriter.replaceAllUsesExcept(arg, bit, bit.getDefiningOp());
+      if (n < numInputs)
+        continue;
+      OpOperand &yielded = yield->getOpOperand(n - numInputs);
+      rewriter.setInsertionPoint(yield);
+      yielded.set(
+          arith::ExtUIOp::create(rewriter, op.getLoc(), i8, yielded.get()));
+    }
+  });
+}
+
 /// Whether `op` can be vectorized along its innermost loop dim: buffers
 /// of vector elements (static, or with a batch size given when the
 /// program runs), and that dim (if an operand indexes it) the operand's
@@ -633,6 +680,7 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
     MLIRContext *ctx = &getContext();
     func::FuncOp func = getOperation();
     IRRewriter rewriter(ctx);
+    func.walk([&](linalg::GenericOp op) { boolsAsBytes(rewriter, op); });
     SmallVector<linalg::GenericOp> gathers;
     func.walk([&](linalg::GenericOp op) {
       if (!isCandidate(op))

@@ -169,12 +169,19 @@ func.func @transpose_stays(%a: memref<4x8xf32>, %out: memref<8x4xf32>) {
   return
 }
 
-// Booleans are bytes in memory but bits in vectors: left alone.
-// CHECK-LABEL: func.func @booleans_stay
-// CHECK-NOT: vector.
-// CHECK: linalg.generic
+// Booleans are bytes in memory but bits in vectors: an i1 buffer is read
+// and written as its bytes (a view of i8s), truncated where the body reads
+// them and widened where it yields them, and the generic vectorizes.
+// CHECK-LABEL: func.func @booleans_as_bytes
+// CHECK-SAME: (%{{.*}}: memref<4x8xf32>, %[[OUT:.*]]: memref<4x8xi1>)
+// CHECK: %[[BYTES:.*]] = builtin.unrealized_conversion_cast %[[OUT]] : memref<4x8xi1> to memref<4x8xi8>
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[BYTES]]
+// CHECK: %[[P:.*]] = arith.cmpf ogt, %{{.*}} : vector<32xf32>
+// CHECK: %[[B:.*]] = arith.extui %[[P]] : vector<32xi1> to vector<32xi8>
+// CHECK: vector.transfer_write %[[B]], %[[FLAT]]
+// CHECK-NOT: linalg.generic
 
-func.func @booleans_stay(%a: memref<4x8xf32>, %out: memref<4x8xi1>) {
+func.func @booleans_as_bytes(%a: memref<4x8xf32>, %out: memref<4x8xi1>) {
   linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%a : memref<4x8xf32>) outs(%out : memref<4x8xi1>) {
   ^bb0(%x: f32, %o: i1):
     %zero = arith.constant 0.0 : f32
@@ -385,8 +392,9 @@ func.func @row_of_output_stays(%idx: memref<8xi64>) -> memref<8x16xf32> {
 // What no vector step takes stays scalar, but a large one runs on every
 // thread: its outermost parallel dim becomes a loop marked for
 // tfl-parallelize-loops around the generic on each slice (a transpose of
-// attention heads; a causal mask of i1, its dims merged first). Small ones and those whose
-// outermost dim reduces stay whole.
+// attention heads). Small ones and those whose outermost dim reduces stay
+// whole. A causal mask of i1 (read as bytes) vectorizes, its dims merged
+// and its outermost loop marked.
 // CHECK-LABEL: func.func @large_transpose
 // CHECK-NOT: vector.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step
@@ -395,8 +403,9 @@ func.func @row_of_output_stays(%idx: memref<8xi64>) -> memref<8x16xf32> {
 // CHECK: } {tfl.parallel}
 // CHECK-LABEL: func.func @large_mask
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step
-// CHECK: linalg.generic
-// CHECK-SAME: memref<4096xi1>, memref<1x4096xf32
+// CHECK: vector.transfer_read %{{.*}} : memref<4096xi8>, vector<32xi8>
+// CHECK: arith.trunci %{{.*}} : vector<32xi8> to vector<32xi1>
+// CHECK: arith.select %{{.*}} : vector<32xi1>, vector<32xf32>
 // CHECK: } {tfl.parallel}
 // CHECK-LABEL: func.func @small_transpose_stays
 // CHECK-NOT: scf.for
