@@ -4,9 +4,10 @@
 // vectorizer, which cannot prove that a generic's buffers do not overlap,
 // then either leaves the loops scalar or vectorizes an outer loop with
 // gathers and scatters. This pass vectorizes them itself, for each
-// `linalg.generic` on static buffers of 8- to 64-bit elements (not i1, a
-// byte in memory but a bit in a vector) whose innermost loop dim is
-// contiguous in every operand that indexes it:
+// `linalg.generic` on static buffers of 8- to 64-bit elements whose
+// innermost loop dim is contiguous in every operand that indexes it (i1
+// buffers, a byte in memory but a bit in a vector, are first viewed as
+// the bytes they are: `boolsAsBytes`):
 //
 //  1. Adjacent loop dims that every operand indexes together, in order, and
 //     that are alike (both parallel or both reduction) merge into one
@@ -33,7 +34,7 @@
 // Generics it cannot handle stay for convert-linalg-to-loops: scalar
 // loops, but a large one's outermost parallel dim becomes a loop marked
 // for tfl-parallelize-loops around the generic on each slice
-// (`parallelizeScalar`: transposes of attention heads, i1 masks), so no
+// (`parallelizeScalar`: transposes of attention heads), so no
 // large loop nest runs on one thread, nor stays in the function around it.
 //
 //===----------------------------------------------------------------------===//
@@ -101,7 +102,7 @@ bool worthThreads(ArrayRef<int64_t> ranges) {
 
 /// Elements a vector holds as they lie in memory: 32- and 64-bit floats,
 /// integers of 8 bits or more (u8 images), not i1 (a byte in memory, a bit
-/// in a vector).
+/// in a vector: boolsAsBytes views such buffers as bytes first).
 bool isVectorElement(Type type) {
   if (auto f = dyn_cast<FloatType>(type))
     return f.getWidth() == 32 || f.getWidth() == 64;
@@ -614,7 +615,7 @@ void gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
 }
 
 /// Generics no step above takes (a transpose, whose innermost dim is
-/// strided in one operand; i1 masks) stay scalar loops, but not serial
+/// strided in one operand) stay scalar loops, but not serial
 /// ones: a large one's outermost parallel dim (after step 1's merging)
 /// becomes a loop marked for tfl-parallelize-loops around the generic on
 /// each slice, so it runs on every thread and its loops leave the

@@ -173,9 +173,11 @@ def FuseRows : Pass<"tfl-fuse-rows", "mlir::func::FuncOp"> {
 def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
   let summary = "Turn linalg.generic ops on buffers into vector loops";
   let description = [{
-    For each `linalg.generic` on static buffers of 32- or 64-bit elements
-    whose innermost loop dim is the last, contiguous dim of every operand
-    that indexes it: adjacent dims that every operand indexes together
+    For each `linalg.generic` on static buffers of 8- to 64-bit elements
+    (i1 buffers read and written as their bytes, through an
+    `builtin.unrealized_conversion_cast` to i8 that the LLVM lowering
+    folds) whose innermost loop dim is the last, contiguous dim of every
+    operand that indexes it: adjacent dims that every operand indexes together
     merge into one, the innermost dim is tiled into vectors (whole when it
     has at most 64 elements, else 1024 bits at a time with the remainder
     peeled off and masked), the other dims into loops of one, and each tile
