@@ -242,7 +242,11 @@ if $peers; then
   {
     echo "# bench/run.sh --peers, $(date +%F), REPEATS=${REPEATS:-3}, commit $(git rev-parse --short HEAD 2>/dev/null || echo -)"
     isa=$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo "AVX2, no AVX-512")
-    echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') ($isa), $(nproc) cores; every side on 2 threads"
+    # A model name such as "AMD EPYC" covers several generations: the
+    # family and model numbers tell them apart.
+    family=$(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //')
+    model=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | sed 's/.*: //')
+    echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') (family $family, model $model; $isa), $(nproc) cores; every side on 2 threads"
     cat "$out/table"
   } >"$file"
   echo "written to bench/$file"
