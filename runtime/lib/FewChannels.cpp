@@ -59,9 +59,24 @@ TFL_INLINE int64_t tapIndex(int64_t channels, int64_t t, int64_t c, int64_t k) {
 template <int L, int C>
 constexpr int kPixels = L == 16 ? (C <= 2 ? 8 : 4) : 8 / Lanes<L>::kPerStep;
 
+/// Vector j of output pixel (n, oh, ow)'s step k, with relu if asked.
+template <int L>
+TFL_INLINE void storeSum(const Args &p, Vec<L> &sum, int64_t n, int64_t oh,
+                         int64_t ow, int64_t k, int j) {
+  if (p.relu)
+    relu(sum);
+  storeFirst(p.y.at(n, oh, ow) + k + j * L, sum, p.outChannels - k - j * L);
+}
+
 /// Output pixels [ow, ow + P) of row (n, oh), whose windows are inside the
 /// input: no bounds to check. `taps` holds the step's 9 C x kPerStep
 /// vectors, `bias` its kPerStep.
+///
+/// Where a step is several vectors (AVX2, SSE2), every loop over the sums
+/// is unrolled: GCC left those builds' loops rolled, their sums on the
+/// stack (1.6x slower with one input channel), while the same unrolling of
+/// the AVX-512 build's made it 1.7x slower (bench/conv.sh,
+/// docs/performance.md).
 template <int L, int C, int P>
 TFL_INLINE void forwardInside(const Args &p, const Vec<L> *taps,
                               const Vec<L> *bias, int64_t n, int64_t oh,
@@ -69,28 +84,45 @@ TFL_INLINE void forwardInside(const Args &p, const Vec<L> *taps,
   constexpr int V = Lanes<L>::kPerStep;
   const Image &x = p.x;
   Vec<L> acc[P][V];
-  for (int i = 0; i < P; ++i)
-    for (int j = 0; j < V; ++j)
-      acc[i][j] = bias[j];
   const float *corner = x.at(n, oh - p.top, ow - p.left);
-  for (int kh = 0; kh < 3; ++kh)
-    for (int kw = 0; kw < 3; ++kw)
-      for (int c = 0; c < C; ++c) {
-        const float *first = corner + kh * x.sh + kw * x.sw + c;
-        const Vec<L> *tap = taps + ((kh * 3 + kw) * C + c) * V;
-        for (int i = 0; i < P; ++i) {
-          float value = first[i * x.sw];
-          for (int j = 0; j < V; ++j)
-            acc[i][j] += value * tap[j];
+  if constexpr (V == 1) {
+    for (int i = 0; i < P; ++i)
+      acc[i][0] = bias[0];
+    for (int kh = 0; kh < 3; ++kh)
+      for (int kw = 0; kw < 3; ++kw)
+        for (int c = 0; c < C; ++c) {
+          const float *first = corner + kh * x.sh + kw * x.sw + c;
+          const Vec<L> &tap = taps[(kh * 3 + kw) * C + c];
+          for (int i = 0; i < P; ++i)
+            acc[i][0] += first[i * x.sw] * tap;
         }
-      }
-  for (int i = 0; i < P; ++i)
-    for (int j = 0; j < V; ++j) {
-      if (p.relu)
-        relu(acc[i][j]);
-      storeFirst(p.y.at(n, oh, ow + i) + k + j * L, acc[i][j],
-                 p.outChannels - k - j * L);
-    }
+    for (int i = 0; i < P; ++i)
+      storeSum<L>(p, acc[i][0], n, oh, ow + i, k, 0);
+  } else {
+#pragma GCC unroll 8
+    for (int i = 0; i < P; ++i)
+#pragma GCC unroll 4
+      for (int j = 0; j < V; ++j)
+        acc[i][j] = bias[j];
+    for (int kh = 0; kh < 3; ++kh)
+      for (int kw = 0; kw < 3; ++kw)
+        for (int c = 0; c < C; ++c) {
+          const float *first = corner + kh * x.sh + kw * x.sw + c;
+          const Vec<L> *tap = taps + ((kh * 3 + kw) * C + c) * V;
+#pragma GCC unroll 8
+          for (int i = 0; i < P; ++i) {
+            float value = first[i * x.sw];
+#pragma GCC unroll 4
+            for (int j = 0; j < V; ++j)
+              acc[i][j] += value * tap[j];
+          }
+        }
+#pragma GCC unroll 8
+    for (int i = 0; i < P; ++i)
+#pragma GCC unroll 4
+      for (int j = 0; j < V; ++j)
+        storeSum<L>(p, acc[i][j], n, oh, ow + i, k, j);
+  }
 }
 
 /// The 9 C input values of the window of output pixel (n, oh, ow), zeros
