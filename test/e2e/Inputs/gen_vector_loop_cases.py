@@ -72,6 +72,16 @@ def main():
     show("r", r, rows=False)
     show("m", m, rows=False)
 
+    # Booleans, bytes in memory (compiled code reads and writes them as
+    # such): a large mask stored once and read by two ops, and a mask of a
+    # mask.
+    lines += ["keep = h > 0.2", "kept = where(keep, h, -1.0)",
+              "both = keep == (g > 0.0)"]
+    keep = h > f32(0.2)
+    show("kept", np.where(keep, h, f32(-1)), rows=False)
+    show("cast(keep, f32)", keep.astype(f32), rows=False)
+    show("cast(both, f32)", (keep == (g > 0)).astype(f32), rows=False)
+
     # Reductions: over every dim but channels, over H and W, along rows.
     lines.append("print(sum(r, axis=(0, 1, 2)))")
     expected.append(str(np.sum(r, axis=(0, 1, 2), dtype=f32)))
