@@ -51,11 +51,9 @@ namespace {
 /// Elements of one op's tile at most: with the few buffers a chain reads
 /// and writes, a tile stays in a core's first- or second-level cache.
 constexpr int64_t kTileElements = 4096;
-/// Tiles at least, so that every thread gets some.
+/// Tiles at least, so that every thread gets some. (A chain whose largest
+/// op has fewer than kParallelIterations iterations stays as it is.)
 constexpr int64_t kMinTiles = 4;
-/// A chain whose largest op has fewer iterations stays as it is, as
-/// tfl-vectorize-loops leaves such an op on one thread.
-constexpr int64_t kMinIterations = int64_t{1} << 15;
 /// Row dims at most (tiles over one or two leading dims).
 constexpr unsigned kMaxRowDims = 2;
 
@@ -190,6 +188,14 @@ int64_t largestDivisor(int64_t n, int64_t limit) {
   return 1;
 }
 
+/// How many tiles of `tile` rows the row dims `rows` hold.
+int64_t tileCount(ArrayRef<int64_t> rows, ArrayRef<int64_t> tile) {
+  int64_t tiles = 1;
+  for (auto [extent, size] : llvm::zip(rows, tile))
+    tiles *= extent / size;
+  return tiles;
+}
+
 /// The tile of the row dims for `chain`: rows of each dim per tile, or
 /// empty when the chain is not worth a loop.
 SmallVector<int64_t> tileOf(const Chain &chain) {
@@ -209,7 +215,7 @@ SmallVector<int64_t> tileOf(const Chain &chain) {
     perRow = std::max(perRow, inner);
     iterations = std::max(iterations, all);
   }
-  if (generics < 2 || !reduces || iterations < kMinIterations)
+  if (generics < 2 || !reduces || iterations < kParallelIterations)
     return {};
   SmallVector<int64_t> tile(chain.rows);
   int64_t budget = std::max<int64_t>(kTileElements / perRow, 1);
@@ -224,16 +230,10 @@ SmallVector<int64_t> tileOf(const Chain &chain) {
     tile[1] = largestDivisor(chain.rows[1], budget);
   }
   // Too few tiles: smaller ones, down to a row.
-  auto count = [&] {
-    int64_t tiles = 1;
-    for (unsigned d = 0; d < k; ++d)
-      tiles *= chain.rows[d] / tile[d];
-    return tiles;
-  };
   for (unsigned d = 0; d < k; ++d)
-    while (count() < kMinTiles && tile[d] > 1)
+    while (tileCount(chain.rows, tile) < kMinTiles && tile[d] > 1)
       tile[d] = largestDivisor(chain.rows[d], tile[d] - 1);
-  if (count() < kMinTiles)
+  if (tileCount(chain.rows, tile) < kMinTiles)
     return {};
   return tile;
 }
@@ -249,10 +249,8 @@ void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
-  int64_t tiles = 1;
-  for (unsigned d = 0; d < k; ++d)
-    tiles *= chain.rows[d] / tile[d];
-  auto loop = scf::ForOp::create(rewriter, loc, c(0), c(tiles), c(1));
+  auto loop = scf::ForOp::create(rewriter, loc, c(0),
+                                 c(tileCount(chain.rows, tile)), c(1));
   loop->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
   Operation *after = loop;
   for (Operation *free : frees) {

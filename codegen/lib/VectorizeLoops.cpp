@@ -73,11 +73,9 @@ constexpr int64_t kVectorBits = 1024;
 /// Marks a tile for step 3 with the vector sizes of its loop dims.
 constexpr StringLiteral kTileAttr = "tfl.vector_tile";
 
-/// Generics with at least this many iterations get their outermost loop
-/// (when it runs over a parallel dim) marked for tfl-parallelize-loops: a
-/// parallel region costs about a microsecond, 2^15 float operations take
-/// several.
-constexpr int64_t kParallelIterations = int64_t{1} << 15;
+/// Generics with at least kParallelIterations iterations (Passes.h) get
+/// their outermost loop, when it runs over a parallel dim, marked for
+/// tfl-parallelize-loops.
 
 /// Whether `op` is inside a loop already marked for tfl-parallelize-loops
 /// (a tfl-fuse-rows chain's): its own loops stay on the thread it runs on.

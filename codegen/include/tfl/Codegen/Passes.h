@@ -30,6 +30,12 @@ namespace mlir::tfl {
 /// for tfl-parallelize-loops.
 constexpr StringLiteral kParallelLoopAttr = "tfl.parallel";
 
+/// Loops with at least this many iterations in all are worth several
+/// threads (tfl-vectorize-loops marks them; tfl-fuse-rows fuses no smaller
+/// chain): a parallel region costs about a microsecond, 2^15 float
+/// operations take several.
+constexpr int64_t kParallelIterations = int64_t{1} << 15;
+
 /// Patterns of tfl-to-linalg, one function per op family.
 void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);
