@@ -194,7 +194,28 @@ private:
   Value extract(Value tensor, mlir::Location l);
   Value fromScalar(Value scalar, mlir::Location l);
   Values genCall(const CallExpr *expr);
-  Value genBuiltin(const CallExpr *expr, llvm::StringRef name);
+  /// A built-in call, by its family (Builtins.def;
+  /// MLIRGenBuiltinCalls.cpp).
+  Values genBuiltinCall(const CallExpr *expr, Builtin b);
+  Values genShapeFamily(const CallExpr *expr, ShapeBuiltin op);
+  Value genNNFamily(const CallExpr *expr, NNBuiltin op);
+  Values genRandomIOFamily(const CallExpr *expr, RandomIOBuiltin op);
+  Values genTransformFamily(const CallExpr *expr, TransformBuiltin op);
+  Values genSequenceFamily(const CallExpr *expr, SequenceBuiltin op);
+  Values genParallelFamily(const CallExpr *expr, ParallelBuiltin op);
+  /// Elementwise built-ins and matmul, in the result's dtype.
+  Value genMath(const CallExpr *expr, MathBuiltin op);
+  /// The op of a one-operand elementwise built-in.
+  Value genUnaryMath(MathBuiltin op, Value x, mlir::Location l);
+  /// zip and enumerate: tuples of the arguments' elements.
+  Values genZip(const CallExpr *expr, bool counted);
+  /// encode: a string's bytes; decode: text of the run.
+  Values genEncodeDecode(const CallExpr *expr, bool encode);
+  Value genGather(const CallExpr *expr);
+  /// conv2d and the pools.
+  Value genWindowed(const CallExpr *expr, NNBuiltin op);
+  /// tril (`lower`) and triu.
+  Value genTriangle(const CallExpr *expr, bool lower);
   Value genReduction(const CallExpr *expr, llvm::StringRef name);
   Value genNN(const CallExpr *expr, llvm::StringRef name);
   /// seed, shuffle_indices, and random_normal/uniform as a standard draw

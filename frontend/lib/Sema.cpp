@@ -35,116 +35,6 @@ using namespace tfl::sema;
 
 namespace tfl::sema {
 
-/// The built-in functions this compiler knows.
-const llvm::StringSet<> &floatMathBuiltins() {
-  static const llvm::StringSet<> names = {
-      "exp",  "log",     "log1p", "expm1", "erf",   "sqrt", "rsqrt",
-      "tanh", "sigmoid", "sin",   "cos",   "floor", "round"};
-  return names;
-}
-
-const llvm::StringSet<> &numericMathBuiltins() {
-  static const llvm::StringSet<> names = {"abs", "sign", "square", "relu"};
-  return names;
-}
-
-const llvm::StringSet<> &builtinNames() {
-  static const llvm::StringSet<> names = [] {
-    llvm::StringSet<> all = {"print",
-                             "breakpoint",
-                             "export",
-                             "maximum",
-                             "minimum",
-                             "pow",
-                             "where",
-                             "clip",
-                             "cast",
-                             "float",
-                             "int",
-                             "sum",
-                             "mean",
-                             "max",
-                             "min",
-                             "prod",
-                             "argmax",
-                             "argmin",
-                             "logsumexp",
-                             "var",
-                             "std",
-                             "zeros",
-                             "ones",
-                             "full",
-                             "zeros_like",
-                             "ones_like",
-                             "arange",
-                             "linspace",
-                             "eye",
-                             "tril",
-                             "triu",
-                             "split",
-                             "chunk",
-                             "broadcast_to",
-                             "reshape",
-                             "transpose",
-                             "expand_dims",
-                             "squeeze",
-                             "concat",
-                             "stack",
-                             "shape",
-                             "size",
-                             "softmax",
-                             "log_softmax",
-                             "one_hot",
-                             "matmul",
-                             "flag",
-                             "set_precision",
-                             "now",
-                             "gather",
-                             "seed",
-                             "random_normal",
-                             "random_uniform",
-                             "shuffle_indices",
-                             "get_rng_state",
-                             "set_rng_state",
-                             "check_numerics",
-                             "tile",
-                             "load_idx",
-                             "load_npy",
-                             "load_bytes",
-                             "encode",
-                             "decode",
-                             "save_npy",
-                             "save",
-                             "load",
-                             "log_scalar",
-                             "conv2d",
-                             "max_pool2d",
-                             "avg_pool2d",
-                             "grad",
-                             "value_and_grad",
-                             "stop_gradient",
-                             "tree_map",
-                             "tree_leaves",
-                             "device",
-                             "to_device",
-                             "rank",
-                             "world_size",
-                             "all_reduce",
-                             "broadcast",
-                             "all_gather",
-                             "len",
-                             "str",
-                             "zip",
-                             "enumerate"};
-    for (const auto &n : floatMathBuiltins())
-      all.insert(n.getKey());
-    for (const auto &n : numericMathBuiltins())
-      all.insert(n.getKey());
-    return all;
-  }();
-  return names;
-}
-
 /// The dtype a name like `f32` denotes, if any.
 std::optional<DType> dtypeNamed(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<DType>>(name)
@@ -693,7 +583,7 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
     auto builtin = call ? frame->spec->builtinCalls.find(call)
                         : frame->spec->builtinCalls.end();
     if (builtin == frame->spec->builtinCalls.end() ||
-        builtin->second != "device") {
+        !builtin->second.is(ParallelBuiltin::Device)) {
       error(w->context->getBegin())
           << "a 'with' statement takes device(\"cpu\") or "
              "device(\"cuda\"), the device its block runs on";

@@ -986,274 +986,169 @@ FailureOr<Type> SemaImpl::analyzePlacement(const CallExpr *expr,
   return x->strong();
 }
 
-FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
-                                         llvm::StringRef name) {
-  if (name == "flag")
-    return analyzeFlag(expr);
-  if (name == "len" || name == "str")
-    return analyzeLenStr(expr, name);
-  if (name == "encode" || name == "decode")
-    return analyzeEncodeDecode(expr, name);
-  if (name == "zip" || name == "enumerate")
-    return analyzeZip(expr, name);
-  if (name == "set_precision")
-    return analyzeSetPrecision(expr);
-  if (llvm::is_contained({"load_idx", "load_npy", "load_bytes", "save_npy",
-                          "save", "load", "log_scalar"},
-                         name))
-    return analyzeIO(expr, name);
-  if (name == "grad" || name == "value_and_grad" || name == "stop_gradient")
-    return analyzeGradBuiltin(expr, name);
-  if (name == "tree_map")
-    return analyzeTreeMap(expr);
-  if (name == "tree_leaves")
-    return analyzeTreeLeaves(expr);
-  if (name == "device" || name == "to_device")
-    return analyzePlacement(expr, name);
-  if (name == "conv2d" || name == "max_pool2d" || name == "avg_pool2d")
-    return analyzeConv(expr, name);
-  if (llvm::is_contained(
-          {"rank", "world_size", "all_reduce", "broadcast", "all_gather"},
-          name))
-    return analyzeCollective(expr, name);
-  if (name == "check_numerics") {
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"x", "message"}, 1);
-    if (failed(args))
-      return failure();
-    FailureOr<Type> x = analyzeExpr((*args)[0]);
-    if (failed(x))
-      return failure();
-    if (!x->isTensor() || !isFloat(x->dtype)) {
-      error((*args)[0]->getBegin())
-          << "check_numerics() checks a float tensor, got " << x->str();
-      return failure();
+FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr, Builtin b) {
+  switch (b.family()) {
+  case BuiltinFamily::Statement:
+    break; // analyzeCall's
+  case BuiltinFamily::Math:
+    return analyzeMath(expr, b.as<MathBuiltin>());
+  case BuiltinFamily::Reduction:
+    return analyzeReduction(expr, b.name());
+  case BuiltinFamily::Shape:
+    return analyzeShapeFamily(expr, b.as<ShapeBuiltin>());
+  case BuiltinFamily::NN:
+    return analyzeNNFamily(expr, b.as<NNBuiltin>());
+  case BuiltinFamily::RandomIO:
+    return analyzeRandomIOFamily(expr, b.as<RandomIOBuiltin>());
+  case BuiltinFamily::Transform:
+    return analyzeTransformFamily(expr, b.as<TransformBuiltin>());
+  case BuiltinFamily::Sequence:
+    switch (b.as<SequenceBuiltin>()) {
+    case SequenceBuiltin::Len:
+    case SequenceBuiltin::Str:
+      return analyzeLenStr(expr, b.name());
+    case SequenceBuiltin::Zip:
+    case SequenceBuiltin::Enumerate:
+      return analyzeZip(expr, b.name());
     }
-    if (const Expr *m = (*args)[1]) {
-      FailureOr<Type> t = analyzeExpr(m);
-      if (failed(t))
-        return failure();
-      if (t->kind != Type::Kind::String) {
-        error(m->getBegin())
-            << "check_numerics()'s message must be a string, got " << t->str();
-        return failure();
-      }
+    break;
+  case BuiltinFamily::Parallel:
+    switch (b.as<ParallelBuiltin>()) {
+    case ParallelBuiltin::Device:
+    case ParallelBuiltin::ToDevice:
+      return analyzePlacement(expr, b.name());
+    case ParallelBuiltin::Rank:
+    case ParallelBuiltin::WorldSize:
+    case ParallelBuiltin::AllReduce:
+    case ParallelBuiltin::Broadcast:
+    case ParallelBuiltin::AllGather:
+      return analyzeCollective(expr, b.name());
     }
-    coerce((*args)[0], x->dtype);
-    return x->strong();
+    break;
   }
-  if (llvm::is_contained({"seed", "random_normal", "random_uniform",
-                          "shuffle_indices", "get_rng_state", "set_rng_state"},
-                         name))
-    return analyzeRandom(expr, name);
-  if (name == "gather") {
-    const Expr *xArg = argument(expr, 0, "x");
-    const Expr *idxArg = argument(expr, 1, "indices");
-    const Expr *axisArg = argument(expr, 2, "axis");
-    if (!xArg || !idxArg || expr->args.size() > 3) {
-      error(expr->getBegin()) << "gather() takes (x, indices, axis=0)";
-      return failure();
-    }
-    FailureOr<Type> x = analyzeExpr(xArg);
-    if (failed(x))
-      return failure();
-    FailureOr<Type> idx = analyzeExpr(idxArg);
-    if (failed(idx))
-      return failure();
-    if (!x->isTensor() || x->rank() == 0) {
-      error(xArg->getBegin()) << "gather() takes a tensor of at least 1 dim, "
-                                 "got "
-                              << x->str();
-      return failure();
-    }
-    if (!idx->isTensor() ||
-        (idx->dtype != DType::I64 && idx->dtype != DType::I32)) {
-      error(idxArg->getBegin())
-          << "gather() takes i64 or i32 indices, got " << idx->str();
-      return failure();
-    }
-    coerce(idxArg, idx->dtype);
-    std::optional<int64_t> axis = axisArg ? knownInt(axisArg) : 0;
-    int64_t a = axis && *axis < 0 ? *axis + x->rank() : axis.value_or(-1);
-    if (!axis || a < 0 || a >= x->rank()) {
-      error(axisArg ? axisArg->getBegin() : expr->getBegin())
-          << "gather()'s axis must be an integer known at compile time within "
-             "the rank of "
-          << x->str();
-      return failure();
-    }
-    if (x->shape[a] == kDynamicDim) {
-      error(xArg->getBegin()) << "gather() picks along a static axis, not the "
-                                 "batch (a '?' dim) of "
-                              << x->str();
-      return failure();
-    }
-    if (llvm::is_contained(x->shape, kDynamicDim) &&
-        llvm::is_contained(idx->shape, kDynamicDim)) {
-      error(idxArg->getBegin()) << "gather() of a batch takes indices of "
-                                   "static shape, got "
-                                << idx->str();
-      return failure();
-    }
-    frame->spec->reductions[expr] = {{a}, false, false};
-    std::vector<int64_t> shape(x->shape.begin(), x->shape.begin() + a);
-    shape.insert(shape.end(), idx->shape.begin(), idx->shape.end());
-    shape.insert(shape.end(), x->shape.begin() + a + 1, x->shape.end());
-    return Type::tensor(x->dtype, shape, x->weak);
-  }
-  if (name == "now") {
-    if (!expr->args.empty() || !expr->keywords.empty()) {
-      error(expr->getBegin()) << "now() takes no arguments";
-      return failure();
-    }
-    return Type::tensor(DType::F64, {});
-  }
-  if (name == "softmax" || name == "log_softmax" || name == "one_hot")
-    return analyzeNN(expr, name);
-  if (name == "split" || name == "chunk") {
-    // PyTorch's: split(x, size, axis=0) into pieces of `size` along the
-    // axis (the last one smaller), or of each size of a tuple;
-    // chunk(x, n, axis=0) into n pieces of ceil(dim / n) (fewer where
-    // that covers the axis sooner). The axis keyword is also `dim`. A
-    // tuple of tensors, sizes known when compiling.
-    const char *second = name == "split" ? "size" : "chunks";
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"x", second, "axis|dim"}, 2);
-    if (failed(args))
-      return failure();
-    const Expr *x = (*args)[0], *by = (*args)[1], *axisExpr = (*args)[2];
-    FailureOr<Type> t = analyzeExpr(x);
-    if (failed(t))
-      return failure();
-    if (!t->isTensor() || t->rank() == 0) {
-      error(x->getBegin()) << name
-                           << "() takes a tensor of 1 or more dims, got "
-                           << t->str();
-      return failure();
-    }
-    int64_t rank = t->rank();
-    std::optional<int64_t> axis = axisExpr ? knownInt(axisExpr) : 0;
-    if (!axis || *axis < -rank || *axis >= rank) {
-      error(axisExpr ? axisExpr->getBegin() : expr->getBegin())
-          << name << "()'s axis must be an integer known at compile time, "
-          << "within " << t->str();
-      return failure();
-    }
-    int64_t a = *axis < 0 ? *axis + rank : *axis;
-    int64_t dim = t->shape[a];
-    if (llvm::is_contained(t->shape, kDynamicDim)) {
-      error(x->getBegin()) << name
-                           << "() needs the shape known when compiling (its "
-                              "pieces are static slices), got "
-                           << t->str();
-      return failure();
-    }
-    std::vector<int64_t> sizes;
-    std::optional<std::vector<int64_t>> given = constInts(by, false);
-    bool tuple = isa<TupleExpr, ListExpr>(by);
-    if (!given || (name == "chunk" && tuple)) {
-      error(by->getBegin())
-          << name << "()'s " << second
-          << (name == "split" ? " must be an integer or a tuple of them"
-                              : " must be an integer")
-          << ", known at compile time";
-      return failure();
-    }
-    if (tuple) {
-      int64_t total = 0;
-      for (int64_t s : *given) {
-        if (s < 0) {
-          error(by->getBegin()) << "split() got a negative size";
-          return failure();
-        }
-        total += s;
-      }
-      if (total != dim) {
-        error(by->getBegin())
-            << "split()'s sizes add up to " << total << ", not to the axis's "
-            << dim << " (" << t->str() << ", axis " << a << ")";
-        return failure();
-      }
-      sizes = *given;
-    } else {
-      int64_t n = given->front();
-      if (n <= 0) {
-        error(by->getBegin())
-            << name << "()'s " << second << " must be positive, got " << n;
-        return failure();
-      }
-      int64_t size = name == "split" ? n : (dim + n - 1) / n;
-      for (int64_t start = 0; start < dim; start += size)
-        sizes.push_back(std::min(size, dim - start));
-      if (sizes.empty())
-        sizes.push_back(0);
-    }
-    std::vector<int64_t> piece = {a};
-    std::vector<Type> parts;
-    for (int64_t s : sizes) {
-      std::vector<int64_t> shape = t->shape;
-      shape[a] = s;
-      parts.push_back(Type::tensor(t->dtype, shape, t->weak));
-      piece.push_back(s);
-    }
-    frame->spec->pieces[expr] = piece;
-    return Type::tuple(std::move(parts));
-  }
-  if (name == "tril" || name == "triu") {
-    // NumPy's tril(x, k=0) / triu(x, k=0) (PyTorch names k `diagonal`):
-    // the last two dims' lower (upper) triangle from diagonal k, zeros
-    // elsewhere; k an integer known at compile time.
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"x", "k|diagonal"}, 1);
-    if (failed(args))
-      return failure();
-    const Expr *x = (*args)[0], *k = (*args)[1];
-    FailureOr<Type> t = analyzeExpr(x);
-    if (failed(t))
-      return failure();
-    if (!t->isTensor() || t->rank() < 2) {
-      error(x->getBegin()) << name
-                           << "() takes a tensor of 2 or more dims, got "
-                           << t->str();
-      return failure();
-    }
-    int64_t rows = t->shape[t->rank() - 2], cols = t->shape.back();
-    if (rows == kDynamicDim || cols == kDynamicDim) {
-      error(x->getBegin()) << name
-                           << "() needs the last two dims known when "
-                              "compiling, got "
-                           << t->str();
-      return failure();
-    }
-    std::optional<int64_t> diagonal = 0;
-    if (k) {
-      if (failed(analyzeExpr(k)))
-        return failure();
-      diagonal = knownInt(k);
-      if (!diagonal) {
-        error(k->getBegin())
-            << name << "()'s k must be an integer known at compile time";
-        return failure();
-      }
-    }
-    frame->spec->diagonals[expr] = *diagonal;
-    return *t;
-  }
-  if (llvm::is_contained({"zeros", "ones", "full", "zeros_like", "ones_like",
-                          "arange", "linspace", "eye", "broadcast_to",
-                          "reshape", "transpose", "expand_dims", "squeeze",
-                          "concat", "stack", "shape", "size", "tile"},
-                         name))
-    return analyzeShapeBuiltin(expr, name);
-  if (llvm::is_contained({"sum", "mean", "max", "min", "prod", "argmax",
-                          "argmin", "logsumexp", "var", "std"},
-                         name))
-    return analyzeReduction(expr, name);
+  llvm_unreachable("a statement built-in is analyzeCall's");
+}
 
-  size_t arity = llvm::StringSwitch<size_t>(name)
-                     .Cases({"maximum", "minimum", "pow", "cast", "matmul"}, 2)
-                     .Cases({"where", "clip"}, 3)
-                     .Default(1);
+FailureOr<Type> SemaImpl::analyzeShapeFamily(const CallExpr *expr,
+                                             ShapeBuiltin op) {
+  llvm::StringRef name = Builtin(op).name();
+  switch (op) {
+  case ShapeBuiltin::Split:
+  case ShapeBuiltin::Chunk:
+    return analyzePieces(expr, name);
+  case ShapeBuiltin::Tril:
+  case ShapeBuiltin::Triu:
+    return analyzeTriangle(expr, name);
+  case ShapeBuiltin::Gather:
+    return analyzeGather(expr);
+  case ShapeBuiltin::Zeros:
+  case ShapeBuiltin::Ones:
+  case ShapeBuiltin::Full:
+  case ShapeBuiltin::ZerosLike:
+  case ShapeBuiltin::OnesLike:
+  case ShapeBuiltin::Arange:
+  case ShapeBuiltin::Linspace:
+  case ShapeBuiltin::Eye:
+  case ShapeBuiltin::BroadcastTo:
+  case ShapeBuiltin::Reshape:
+  case ShapeBuiltin::Transpose:
+  case ShapeBuiltin::ExpandDims:
+  case ShapeBuiltin::Squeeze:
+  case ShapeBuiltin::Concat:
+  case ShapeBuiltin::Stack:
+  case ShapeBuiltin::ShapeOf:
+  case ShapeBuiltin::Size:
+  case ShapeBuiltin::Tile:
+    return analyzeShapeBuiltin(expr, name);
+  }
+  llvm_unreachable("a shape built-in");
+}
+
+FailureOr<Type> SemaImpl::analyzeNNFamily(const CallExpr *expr, NNBuiltin op) {
+  llvm::StringRef name = Builtin(op).name();
+  switch (op) {
+  case NNBuiltin::Softmax:
+  case NNBuiltin::LogSoftmax:
+  case NNBuiltin::OneHot:
+    return analyzeNN(expr, name);
+  case NNBuiltin::Conv2D:
+  case NNBuiltin::MaxPool2D:
+  case NNBuiltin::AvgPool2D:
+    return analyzeConv(expr, name);
+  }
+  llvm_unreachable("an nn built-in");
+}
+
+FailureOr<Type> SemaImpl::analyzeRandomIOFamily(const CallExpr *expr,
+                                                RandomIOBuiltin op) {
+  llvm::StringRef name = Builtin(op).name();
+  switch (op) {
+  case RandomIOBuiltin::Seed:
+  case RandomIOBuiltin::RandomNormal:
+  case RandomIOBuiltin::RandomUniform:
+  case RandomIOBuiltin::ShuffleIndices:
+  case RandomIOBuiltin::GetRngState:
+  case RandomIOBuiltin::SetRngState:
+    return analyzeRandom(expr, name);
+  case RandomIOBuiltin::LoadIdx:
+  case RandomIOBuiltin::LoadNpy:
+  case RandomIOBuiltin::LoadBytes:
+  case RandomIOBuiltin::SaveNpy:
+  case RandomIOBuiltin::Save:
+  case RandomIOBuiltin::Load:
+  case RandomIOBuiltin::LogScalar:
+    return analyzeIO(expr, name);
+  case RandomIOBuiltin::Flag:
+    return analyzeFlag(expr);
+  case RandomIOBuiltin::Now:
+    return analyzeNow(expr);
+  case RandomIOBuiltin::Encode:
+  case RandomIOBuiltin::Decode:
+    return analyzeEncodeDecode(expr, name);
+  case RandomIOBuiltin::SetPrecision:
+    return analyzeSetPrecision(expr);
+  case RandomIOBuiltin::CheckNumerics:
+    return analyzeCheckNumerics(expr);
+  }
+  llvm_unreachable("a random or I/O built-in");
+}
+
+FailureOr<Type> SemaImpl::analyzeTransformFamily(const CallExpr *expr,
+                                                 TransformBuiltin op) {
+  switch (op) {
+  case TransformBuiltin::Grad:
+  case TransformBuiltin::ValueAndGrad:
+  case TransformBuiltin::StopGradient:
+    return analyzeGradBuiltin(expr, Builtin(op).name());
+  case TransformBuiltin::TreeMap:
+    return analyzeTreeMap(expr);
+  case TransformBuiltin::TreeLeaves:
+    return analyzeTreeLeaves(expr);
+  }
+  llvm_unreachable("a transform built-in");
+}
+
+/// The positional arguments of an elementwise built-in, analyzed: `arity`
+/// of them and no keywords.
+FailureOr<std::vector<Type>> SemaImpl::mathOperands(const CallExpr *expr,
+                                                    MathBuiltin op) {
+  llvm::StringRef name = Builtin(op).name();
+  size_t arity = 1;
+  switch (op) {
+  case MathBuiltin::Maximum:
+  case MathBuiltin::Minimum:
+  case MathBuiltin::Pow:
+  case MathBuiltin::Cast:
+  case MathBuiltin::Matmul:
+    arity = 2;
+    break;
+  case MathBuiltin::Where:
+  case MathBuiltin::Clip:
+    arity = 3;
+    break;
+  default:
+    break;
+  }
   if (expr->args.size() != arity || !expr->keywords.empty()) {
     error(expr->getBegin())
         << name << "() takes " << arity << " positional argument"
@@ -1268,71 +1163,86 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr,
       return failure();
     types.push_back(*t);
   }
-  auto requireTensor = [&](size_t i) -> LogicalResult {
-    if (types[i].isTensor())
-      return success();
-    error(expr->args[i]->getBegin())
-        << name << "() takes tensors, got " << types[i].str();
-    return failure();
-  };
-
-  if (name == "cast" || name == "float" || name == "int") {
-    if (failed(requireTensor(0)))
-      return failure();
-    DType to = name == "float" ? DType::F32 : DType::I64;
-    if (name == "cast") {
-      if (types[1].kind != Type::Kind::DType) {
-        error(expr->args[1]->getBegin())
-            << "cast() takes a dtype (f32, f64, bf16, f16, i32, i64, u8, "
-               "bool), got "
-            << types[1].str();
-        return failure();
-      }
-      to = types[1].dtype;
-    }
-    if (types[0].weak)
-      coerce(expr->args[0].get(), types[0].dtype);
-    return Type::tensor(to, types[0].shape);
-  }
-  for (size_t i = 0; i < types.size(); ++i)
-    if (failed(requireTensor(i)))
-      return failure();
-
-  if (name == "where") {
-    if (types[0].dtype != DType::Bool) {
-      error(expr->args[0]->getBegin())
-          << "where() takes a bool condition, got " << types[0].str();
-      return failure();
-    }
-    FailureOr<Type> values =
-        elementwiseOperands(expr, name, {types[1], types[2]});
-    if (failed(values))
-      return failure();
-    std::optional<std::vector<int64_t>> s =
-        broadcast(types[0].shape, values->shape);
-    if (!s) {
-      error(expr->getBegin())
-          << "where() arguments do not broadcast: " << types[0].str() << ", "
-          << types[1].str() << " and " << types[2].str();
-      return failure();
-    }
-    return Type::tensor(values->dtype, *s, values->weak);
-  }
-  for (size_t i = 0; i < types.size(); ++i)
-    if (types[i].dtype == DType::Bool) {
+  for (size_t i = 0; i < (op == MathBuiltin::Cast ? 1 : types.size()); ++i)
+    if (!types[i].isTensor()) {
       error(expr->args[i]->getBegin())
-          << name << "() takes numbers, got " << types[i].str();
+          << name << "() takes tensors, got " << types[i].str();
       return failure();
     }
-  if (name == "pow" || name == "matmul")
-    return binaryType(name == "pow" ? BinaryOp::Pow : BinaryOp::MatMul,
-                      expr->args[0].get(), types[0], expr->args[1].get(),
-                      types[1], expr->getBegin());
-  if (arity > 1)
-    return elementwiseOperands(expr, name, types);
+  return types;
+}
 
-  Type t = types[0];
-  if (floatMathBuiltins().contains(name) && !isFloat(t.dtype)) {
+/// cast(x, dtype), float(x) and int(x).
+FailureOr<Type> SemaImpl::analyzeCast(const CallExpr *expr, MathBuiltin op,
+                                      llvm::ArrayRef<Type> types) {
+  DType to = op == MathBuiltin::Float ? DType::F32 : DType::I64;
+  if (op == MathBuiltin::Cast) {
+    if (types[1].kind != Type::Kind::DType) {
+      error(expr->args[1]->getBegin())
+          << "cast() takes a dtype (f32, f64, bf16, f16, i32, i64, u8, "
+             "bool), got "
+          << types[1].str();
+      return failure();
+    }
+    to = types[1].dtype;
+  }
+  if (types[0].weak)
+    coerce(expr->args[0].get(), types[0].dtype);
+  return Type::tensor(to, types[0].shape);
+}
+
+/// where(cond, x, y): a bool condition; x and y promote together.
+FailureOr<Type> SemaImpl::analyzeWhere(const CallExpr *expr,
+                                       llvm::ArrayRef<Type> types) {
+  if (types[0].dtype != DType::Bool) {
+    error(expr->args[0]->getBegin())
+        << "where() takes a bool condition, got " << types[0].str();
+    return failure();
+  }
+  FailureOr<Type> values =
+      elementwiseOperands(expr, "where", {types[1], types[2]});
+  if (failed(values))
+    return failure();
+  std::optional<std::vector<int64_t>> s =
+      broadcast(types[0].shape, values->shape);
+  if (!s) {
+    error(expr->getBegin())
+        << "where() arguments do not broadcast: " << types[0].str() << ", "
+        << types[1].str() << " and " << types[2].str();
+    return failure();
+  }
+  return Type::tensor(values->dtype, *s, values->weak);
+}
+
+FailureOr<Type> SemaImpl::analyzeMath(const CallExpr *expr, MathBuiltin op) {
+  llvm::StringRef name = Builtin(op).name();
+  FailureOr<std::vector<Type>> types = mathOperands(expr, op);
+  if (failed(types))
+    return failure();
+  switch (op) {
+  case MathBuiltin::Cast:
+  case MathBuiltin::Float:
+  case MathBuiltin::Int:
+    return analyzeCast(expr, op, *types);
+  case MathBuiltin::Where:
+    return analyzeWhere(expr, *types);
+  default:
+    break;
+  }
+  for (size_t i = 0; i < types->size(); ++i)
+    if ((*types)[i].dtype == DType::Bool) {
+      error(expr->args[i]->getBegin())
+          << name << "() takes numbers, got " << (*types)[i].str();
+      return failure();
+    }
+  if (op == MathBuiltin::Pow || op == MathBuiltin::Matmul)
+    return binaryType(op == MathBuiltin::Pow ? BinaryOp::Pow : BinaryOp::MatMul,
+                      expr->args[0].get(), (*types)[0], expr->args[1].get(),
+                      (*types)[1], expr->getBegin());
+  if (types->size() > 1)
+    return elementwiseOperands(expr, name, *types);
+  Type t = (*types)[0];
+  if (Builtin(op).takesFloats() && !isFloat(t.dtype)) {
     if (!t.weak) {
       error(expr->args[0]->getBegin())
           << name << "() takes a float tensor, got " << t.str()

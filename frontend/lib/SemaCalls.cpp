@@ -46,8 +46,9 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     return analyzeReplace(expr, typeOf(attr->value.get()));
   }
   if (callee->kind == Type::Kind::Builtin) {
-    frame->spec->builtinCalls[expr] = callee->name;
-    return analyzeBuiltin(expr, callee->name);
+    Builtin builtin = *Builtin::named(callee->name);
+    frame->spec->builtinCalls.insert_or_assign(expr, builtin);
+    return analyzeBuiltin(expr, builtin);
   }
   if (callee->kind == Type::Kind::Function || callee->kind == Type::Kind::Grad)
     return analyzeUserCall(expr, *callee);

@@ -147,9 +147,9 @@ Type SemaImpl::withKnownValue(const Expr *expr, Type t) {
   if (auto *call = dyn_cast<CallExpr>(expr)) {
     auto builtin = frame->spec->builtinCalls.find(call);
     if (builtin != frame->spec->builtinCalls.end() &&
-        (builtin->second == "shape" || builtin->second == "size" ||
-         builtin->second == "world_size" || builtin->second == "len" ||
-         builtin->second == "zip" || builtin->second == "enumerate"))
+        builtin->second.isAny(ShapeBuiltin::ShapeOf, ShapeBuiltin::Size,
+                              ParallelBuiltin::WorldSize, SequenceBuiltin::Len,
+                              SequenceBuiltin::Zip, SequenceBuiltin::Enumerate))
       return t;
   }
   std::function<void(Type &)> forget = [&](Type &x) {
@@ -217,7 +217,7 @@ FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
   if (std::optional<FailureOr<Type>> global =
           lookupGlobal(*frame->scope, expr->name, expr, !frame->isScript))
     return *global;
-  if (builtinNames().contains(expr->name))
+  if (Builtin::named(expr->name))
     return Type::builtin(expr->name);
   if (std::optional<DType> dtype = dtypeNamed(expr->name))
     return Type::dtypeValue(*dtype);

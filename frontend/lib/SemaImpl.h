@@ -59,10 +59,6 @@ using mlir::FailureOr;
 using mlir::LogicalResult;
 using mlir::success;
 
-/// Built-in functions by family, and all of them.
-const llvm::StringSet<> &floatMathBuiltins();
-const llvm::StringSet<> &numericMathBuiltins();
-const llvm::StringSet<> &builtinNames();
 /// True when `block` has a `continue` of its own loop.
 bool anyContinue(const Block &block);
 /// NumPy's methods of arrays that TFL's tensors have (`x.sum(axis=1)`),
@@ -277,7 +273,32 @@ private:
   std::set<std::pair<const Module *, std::pair<unsigned, unsigned>>>
       warnedBreakpoints;
   LogicalResult analyzeFString(const FStringExpr *expr);
-  FailureOr<Type> analyzeBuiltin(const CallExpr *expr, llvm::StringRef name);
+  /// A built-in call, by its family (Builtins.def).
+  FailureOr<Type> analyzeBuiltin(const CallExpr *expr, Builtin b);
+  FailureOr<Type> analyzeShapeFamily(const CallExpr *expr, ShapeBuiltin op);
+  FailureOr<Type> analyzeNNFamily(const CallExpr *expr, NNBuiltin op);
+  FailureOr<Type> analyzeRandomIOFamily(const CallExpr *expr,
+                                        RandomIOBuiltin op);
+  FailureOr<Type> analyzeTransformFamily(const CallExpr *expr,
+                                         TransformBuiltin op);
+  /// Elementwise built-ins (maximum, where, cast, exp, ...) and matmul.
+  FailureOr<Type> analyzeMath(const CallExpr *expr, MathBuiltin op);
+  FailureOr<std::vector<Type>> mathOperands(const CallExpr *expr,
+                                            MathBuiltin op);
+  FailureOr<Type> analyzeCast(const CallExpr *expr, MathBuiltin op,
+                              llvm::ArrayRef<Type> types);
+  FailureOr<Type> analyzeWhere(const CallExpr *expr,
+                               llvm::ArrayRef<Type> types);
+  /// split() and chunk() (SemaArrays.cpp).
+  FailureOr<Type> analyzePieces(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<std::vector<int64_t>> pieceSizes(const Expr *by,
+                                             llvm::StringRef name, int64_t dim,
+                                             const Type &t, int64_t a);
+  /// tril() and triu().
+  FailureOr<Type> analyzeTriangle(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeGather(const CallExpr *expr);
+  FailureOr<Type> analyzeNow(const CallExpr *expr);
+  FailureOr<Type> analyzeCheckNumerics(const CallExpr *expr);
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeNN(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeFlag(const CallExpr *expr);

@@ -409,3 +409,38 @@ FailureOr<Type> SemaImpl::analyzeIO(const CallExpr *expr,
     coerce((*args)[1], t->dtype);
   return isLoad ? t->strong() : Type::none();
 }
+
+FailureOr<Type> SemaImpl::analyzeNow(const CallExpr *expr) {
+  if (!expr->args.empty() || !expr->keywords.empty()) {
+    error(expr->getBegin()) << "now() takes no arguments";
+    return failure();
+  }
+  return Type::tensor(DType::F64, {});
+}
+
+FailureOr<Type> SemaImpl::analyzeCheckNumerics(const CallExpr *expr) {
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, "check_numerics", {"x", "message"}, 1);
+  if (failed(args))
+    return failure();
+  FailureOr<Type> x = analyzeExpr((*args)[0]);
+  if (failed(x))
+    return failure();
+  if (!x->isTensor() || !isFloat(x->dtype)) {
+    error((*args)[0]->getBegin())
+        << "check_numerics() checks a float tensor, got " << x->str();
+    return failure();
+  }
+  if (const Expr *m = (*args)[1]) {
+    FailureOr<Type> t = analyzeExpr(m);
+    if (failed(t))
+      return failure();
+    if (t->kind != Type::Kind::String) {
+      error(m->getBegin())
+          << "check_numerics()'s message must be a string, got " << t->str();
+      return failure();
+    }
+  }
+  coerce((*args)[0], x->dtype);
+  return x->strong();
+}

@@ -175,8 +175,9 @@ FailureOr<Type> SemaImpl::analyzeTensorMethod(const CallExpr *expr,
     call = program->borrowedCalls.back()->get();
   }
   frame->spec->methodCalls[expr] = call;
-  frame->spec->builtinCalls[call] = builtin.str();
-  FailureOr<Type> result = analyzeBuiltin(call, builtin);
+  Builtin named = *Builtin::named(builtin);
+  frame->spec->builtinCalls.insert_or_assign(call, named);
+  FailureOr<Type> result = analyzeBuiltin(call, named);
   if (failed(result))
     return failure();
   typeOf(call) = *result;

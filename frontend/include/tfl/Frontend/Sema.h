@@ -13,6 +13,7 @@
 #define TFL_FRONTEND_SEMA_H
 
 #include "tfl/Frontend/AST.h"
+#include "tfl/Frontend/Builtins.h"
 #include "tfl/Frontend/Modules.h"
 #include "tfl/Frontend/Types.h"
 
@@ -115,7 +116,7 @@ struct Specialization {
   /// variables it carries from one iteration to the next.
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> carried;
   /// The built-in function each built-in call resolves to.
-  llvm::DenseMap<const ast::CallExpr *, std::string> builtinCalls;
+  llvm::DenseMap<const ast::CallExpr *, Builtin> builtinCalls;
   /// Names in a function that read a module constant, with its literal.
   llvm::DenseMap<const ast::Expr *, const ast::Expr *> constantUses;
   /// How each tensor subscript reads its tensor.
