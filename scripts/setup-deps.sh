@@ -26,8 +26,8 @@ packages=(
 )
 if [ "$what" != main ]; then
   packages+=(
-    # the style gate
-    clang-format-22
+    # the style gate, and scripts/tidy.sh's clang-tidy
+    clang-format-22 clang-tidy-22
     # ./dev.sh sanitize: clang with its ASan, UBSan and libFuzzer runtimes
     clang-22 libclang-rt-22-dev
     # tests: GoogleTest, mpirun, and NumPy and PyTorch (for /usr/bin/python3)

@@ -113,6 +113,7 @@ TEST_F(OpCoverage, EveryOpHasALowering) {
   mlir::tfl::populateTflLinearToLinalgPatterns(patterns);
   mlir::tfl::populateTflReductionToLinalgPatterns(patterns);
   mlir::tfl::populateTflDataMovementToLinalgPatterns(patterns);
+  mlir::tfl::populateTflRuntimeOpsToLinalgPatterns(patterns);
   llvm::StringSet<> roots;
   for (const auto &pattern : patterns.getNativePatterns())
     if (std::optional<OperationName> root = pattern->getRootKind())

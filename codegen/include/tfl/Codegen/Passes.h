@@ -41,6 +41,8 @@ void populateTflElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflLinearToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns);
+/// The ops that are libtflrt calls on scalars (RuntimeOps.cpp).
+void populateTflRuntimeOpsToLinalgPatterns(RewritePatternSet &patterns);
 
 /// A dynamic dim in TFL is the batch size of an exported function, and
 /// every dynamic dim of a module has that one run-time size (Sema keeps it

@@ -20,11 +20,18 @@ struct PipelineStage {
   void (*build)(OpPassManager &pm);
 };
 
-/// The CPU pipeline's stages, in order: simplify, linalg, bufferize, llvm.
-llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
-/// The stages other targets share with it: all but its last, with library
-/// calls of the forms every runtime has (no transposed operands).
+/// The stages every target starts with (Common/Pipelines.cpp): autodiff,
+/// simplify, linalg, bufferize.
 llvm::ArrayRef<PipelineStage> getSharedPipelineStages();
+/// The CPU pipeline's stages (Cpu/Pipeline.cpp): the shared ones, its
+/// bufferize stage with the CPU's passes before bufferization, then llvm.
+llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
+
+/// The bufferize stage's two halves, for targets that add passes between
+/// them: products' operands in the forms the libraries take, then
+/// tensors to buffers, deallocation and library calls on buffers.
+void addProductOperands(OpPassManager &pm);
+void addBufferization(OpPassManager &pm);
 
 /// Adds the stages up to and including `lastStage` (all when empty).
 /// Fails when no stage has that name.

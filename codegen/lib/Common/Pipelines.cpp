@@ -1,4 +1,10 @@
-//===- Pipelines.cpp - The named stages from tfl to LLVM ------------------===//
+//===- Pipelines.cpp - The stages every target shares ---------------------===//
+//
+// autodiff, simplify, linalg and bufferize, free of any target's passes;
+// each target's pipeline file (Cpu/Pipeline.cpp, Cuda/Pipeline.cpp) adds
+// its own stages after them, and the helpers here that its stages share.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/Pipelines.h"
 #include "tfl/Codegen/Passes.h"
@@ -69,12 +75,33 @@ void buildLinalgStage(OpPassManager &pm) {
 /// Tensors -> buffers, deallocation, and library calls on buffers;
 /// products take transposed operands and overwrite their results
 /// (tflrt_gemm_*, on BLAS or cuBLAS) on both targets.
-void buildBufferizeStage(OpPassManager &pm, bool cpu) {
+void buildBufferizeStage(OpPassManager &pm) {
+  addProductOperands(pm);
+  addBufferization(pm);
+}
+
+const PipelineStage kSharedStages[] = {
+    {"autodiff", "build the gradient functions tfl.grad asks for",
+     buildAutodiffStage},
+    {"simplify",
+     "place devices, cast for mixed precision, inline each vjp, "
+     "canonicalize and CSE (the IR eager mode runs)",
+     buildSimplifyStage},
+    {"linalg",
+     "inline, CSE, bucket collectives, lower tfl to linalg and fuse "
+     "elementwise ops",
+     buildLinalgStage},
+    {"bufferize", "bufferize, deallocate, and call libraries on buffers",
+     buildBufferizeStage},
+};
+
+} // namespace
+
+void addProductOperands(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createMatmulOperands());
-  if (cpu) {
-    pm.addNestedPass<func::FuncOp>(createSplitReductions());
-    pm.addNestedPass<func::FuncOp>(createLocalEmptyTensors());
-  }
+}
+
+void addBufferization(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   // Loop bodies compute new tensors each iteration; their buffers are
@@ -102,62 +129,6 @@ void buildBufferizeStage(OpPassManager &pm, bool cpu) {
   pm.addPass(createCanonicalizer());
   pm.addPass(createEarlyDeallocs());
 }
-
-void buildCpuBufferizeStage(OpPassManager &pm) {
-  buildBufferizeStage(pm, true);
-}
-void buildSharedBufferizeStage(OpPassManager &pm) {
-  buildBufferizeStage(pm, false);
-}
-
-/// Loops and everything else -> the LLVM dialect.
-void buildLLVMStage(OpPassManager &pm) {
-  pm.addPass(createConvBias());
-  addHalfFloatLowering(pm);
-  pm.addNestedPass<func::FuncOp>(createFuseRows());
-  pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
-  pm.addPass(createApproximateMath());
-  pm.addPass(createErrorLocations()); // before loops move to other threads
-  pm.addPass(createParallelizeLoops());
-  pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createScfToCf());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  ConvertVectorToLLVMPassOptions vectorOptions;
-  vectorOptions.reassociateFPReductions = true;
-  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
-  addHostLLVMConversions(pm);
-  pm.addPass(createReconcileUnrealizedCastsPass());
-}
-
-const PipelineStage kCpuStages[] = {
-    {"autodiff", "build the gradient functions tfl.grad asks for",
-     buildAutodiffStage},
-    {"simplify",
-     "place devices, cast for mixed precision, inline each vjp, "
-     "canonicalize and CSE (the IR eager mode runs)",
-     buildSimplifyStage},
-    {"linalg",
-     "inline, CSE, bucket collectives, lower tfl to linalg and fuse "
-     "elementwise ops",
-     buildLinalgStage},
-    {"bufferize", "bufferize, deallocate, and call libraries on buffers",
-     buildCpuBufferizeStage},
-    {"llvm", "lower to the LLVM dialect", buildLLVMStage},
-};
-
-/// The stages before the target's own: the CPU's, but for their library
-/// calls.
-const PipelineStage kSharedStages[] = {
-    kCpuStages[0],
-    kCpuStages[1],
-    kCpuStages[2],
-    {"bufferize", "bufferize, deallocate, and call libraries on buffers",
-     buildSharedBufferizeStage},
-};
-
-} // namespace
 
 void addHalfFloatArithmetic(OpPassManager &pm) {
   pm.addPass(math::createMathExtendToSupportedTypes());
@@ -190,26 +161,6 @@ void addHostLLVMConversions(OpPassManager &pm) {
   pm.addPass(createUBToLLVMConversionPass()); // vector padding values
 }
 
-ArrayRef<PipelineStage> getCpuPipelineStages() { return kCpuStages; }
 ArrayRef<PipelineStage> getSharedPipelineStages() { return kSharedStages; }
-
-LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage) {
-  for (const PipelineStage &stage : kCpuStages) {
-    stage.build(pm);
-    if (stage.name == lastStage)
-      return success();
-  }
-  return success(lastStage.empty());
-}
-
-void registerTflPipelines() {
-  PassPipelineRegistration<>(
-      "tfl-cpu-pipeline",
-      "The whole CPU pipeline of `tflc build`, from tfl to the LLVM dialect",
-      [](OpPassManager &pm) { (void)buildCpuPipeline(pm); });
-  for (const PipelineStage &stage : kCpuStages)
-    PassPipelineRegistration<>(("tfl-stage-" + stage.name).str(), stage.summary,
-                               stage.build);
-}
 
 } // namespace mlir::tfl

@@ -61,6 +61,7 @@ struct ConvertTflToLinalgPass
     populateTflLinearToLinalgPatterns(patterns);
     populateTflReductionToLinalgPatterns(patterns);
     populateTflDataMovementToLinalgPatterns(patterns);
+    populateTflRuntimeOpsToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TflDialect>();
