@@ -56,19 +56,22 @@ Values MLIRGenImpl::genShapeFamily(const CallExpr *expr, ShapeBuiltin op) {
   case ShapeBuiltin::Full:
   case ShapeBuiltin::ZerosLike:
   case ShapeBuiltin::OnesLike:
+  case ShapeBuiltin::Size:
+  case ShapeBuiltin::Eye:
+    return {genFilled(expr, op)};
   case ShapeBuiltin::Arange:
   case ShapeBuiltin::Linspace:
-  case ShapeBuiltin::Eye:
+    return {genRange(expr)};
+  case ShapeBuiltin::Concat:
+  case ShapeBuiltin::Stack:
+    return {genJoin(expr, op == ShapeBuiltin::Stack)};
   case ShapeBuiltin::BroadcastTo:
   case ShapeBuiltin::Reshape:
   case ShapeBuiltin::Transpose:
   case ShapeBuiltin::ExpandDims:
   case ShapeBuiltin::Squeeze:
-  case ShapeBuiltin::Concat:
-  case ShapeBuiltin::Stack:
-  case ShapeBuiltin::Size:
   case ShapeBuiltin::Tile:
-    return {genShapeBuiltin(expr, Builtin(op).name())};
+    return {genLayout(expr, op)};
   }
   llvm_unreachable("a shape built-in");
 }

@@ -162,7 +162,8 @@ Value MLIRGenImpl::genRandom(const CallExpr *expr, llvm::StringRef name) {
   return r;
 }
 
-Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
+/// zeros, ones, their _like forms, full, size and eye: a shape filled.
+Value MLIRGenImpl::genFilled(const CallExpr *expr, ShapeBuiltin op) {
   using namespace mlir::tfl;
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
@@ -178,92 +179,119 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
                                       elem, static_cast<int64_t>(v)));
     return filled(builder, l, type, value); // (a batch: broadcast)
   };
-  if (name == "zeros" || name == "zeros_like")
+  if (op == ShapeBuiltin::Zeros || op == ShapeBuiltin::ZerosLike)
     return splat(0);
-  if (name == "ones" || name == "ones_like")
+  if (op == ShapeBuiltin::Ones || op == ShapeBuiltin::OnesLike)
     return splat(1);
-  if (name == "full") {
+  if (op == ShapeBuiltin::Full) {
     Value v = castTo(genExpr(arg(1, "value"))[0], elem, l);
     return BroadcastToOp::create(builder, l, type, v);
   }
-  if (name == "size")
+  if (op == ShapeBuiltin::Size)
     return ConstantOp::create(
         builder, l,
         mlir::DenseElementsAttr::get(
             type, builder.getI64IntegerAttr(mlir::ShapedType::getNumElements(
                       tensorType(typeOf(arg(0, "x"))).getShape()))));
-  if (name == "eye") {
-    int64_t n = t.shape[0], m = t.shape[1];
-    std::vector<float> values(n * m, 0.0f);
-    for (int64_t i = 0; i < std::min(n, m); ++i)
-      values[i * m + i] = 1.0f;
-    return ConstantOp::create(
-        builder, l,
-        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
-  }
-  if (name == "arange" || name == "linspace") {
-    // Sema's plan: start + i * step in f64 (exactly in i64 for integers).
-    const RangePlan &plan = spec->ranges.find(expr)->second;
-    int64_t n = t.shape[0];
-    if (t.dtype == DType::I64) {
-      std::vector<int64_t> values;
-      auto start = static_cast<int64_t>(plan.start);
-      auto step = static_cast<int64_t>(plan.step);
-      for (int64_t i = 0; i < n; ++i)
-        values.push_back(start + i * step);
-      return ConstantOp::create(
-          builder, l,
-          mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(values)));
-    }
-    std::vector<float> values;
+  assert(op == ShapeBuiltin::Eye && "a filled shape built-in");
+  int64_t n = t.shape[0], m = t.shape[1];
+  std::vector<float> values(n * m, 0.0f);
+  for (int64_t i = 0; i < std::min(n, m); ++i)
+    values[i * m + i] = 1.0f;
+  return ConstantOp::create(
+      builder, l,
+      mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
+}
+
+/// arange and linspace: constants of Sema's plan.
+Value MLIRGenImpl::genRange(const CallExpr *expr) {
+  using namespace mlir::tfl;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::RankedTensorType type = tensorType(t);
+  // Sema's plan: start + i * step in f64 (exactly in i64 for integers).
+  const RangePlan &plan = spec->ranges.find(expr)->second;
+  int64_t n = t.shape[0];
+  if (t.dtype == DType::I64) {
+    std::vector<int64_t> values;
+    auto start = static_cast<int64_t>(plan.start);
+    auto step = static_cast<int64_t>(plan.step);
     for (int64_t i = 0; i < n; ++i)
-      values.push_back(static_cast<float>(plan.start + double(i) * plan.step));
-    if (plan.lastGiven && n > 0)
-      values.back() = static_cast<float>(plan.last);
+      values.push_back(start + i * step);
     return ConstantOp::create(
         builder, l,
-        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(values)));
   }
-  if (name == "concat" || name == "stack") {
-    const Expr *seq = arg(0, "tensors");
-    // A tuple or list literal's items, or the leaves of a tuple value.
-    Values parts;
-    if (isa<TupleExpr, ListExpr>(seq)) {
-      const std::vector<ExprPtr> &items = isa<TupleExpr>(seq)
-                                              ? cast<TupleExpr>(seq)->elements
-                                              : cast<ListExpr>(seq)->elements;
-      for (const ExprPtr &item : items)
-        parts.push_back(genExpr(item.get())[0]);
-    } else {
-      parts = genExpr(seq);
-    }
-    int64_t rank = type.getRank();
-    int64_t axis = 0;
-    if (const Expr *a = arg(1, "axis")) {
-      // A literal (Sema does not record its type) or a known integer.
-      std::optional<int64_t> literal = intLiteral(a);
-      axis = literal ? *literal : *typeOf(a).known;
-      if (axis < 0)
-        axis += rank;
-    }
-    llvm::SmallVector<Value> inputs;
-    for (Value part : parts) {
-      Value v = castTo(part, elem, l);
-      if (name == "stack") {
-        auto vt = cast<mlir::RankedTensorType>(v.getType());
-        llvm::SmallVector<int64_t> shape(vt.getShape());
-        shape.insert(shape.begin() + axis, 1);
-        v = ReshapeOp::create(builder, l, vt.clone(shape), v);
-      }
-      inputs.push_back(v);
-    }
-    return ConcatOp::create(builder, l, type, inputs,
-                            builder.getI64IntegerAttr(axis));
+  std::vector<float> values;
+  for (int64_t i = 0; i < n; ++i)
+    values.push_back(static_cast<float>(plan.start + double(i) * plan.step));
+  if (plan.lastGiven && n > 0)
+    values.back() = static_cast<float>(plan.last);
+  return ConstantOp::create(
+      builder, l,
+      mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
+}
+
+/// concat and stack (`stack`).
+Value MLIRGenImpl::genJoin(const CallExpr *expr, bool stack) {
+  using namespace mlir::tfl;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::RankedTensorType type = tensorType(t);
+  mlir::Type elem = type.getElementType();
+  auto arg = [&](size_t i, llvm::StringRef kw) {
+    return argument(expr, i, kw);
+  };
+  const Expr *seq = arg(0, "tensors");
+  // A tuple or list literal's items, or the leaves of a tuple value.
+  Values parts;
+  if (isa<TupleExpr, ListExpr>(seq)) {
+    const std::vector<ExprPtr> &items = isa<TupleExpr>(seq)
+                                            ? cast<TupleExpr>(seq)->elements
+                                            : cast<ListExpr>(seq)->elements;
+    for (const ExprPtr &item : items)
+      parts.push_back(genExpr(item.get())[0]);
+  } else {
+    parts = genExpr(seq);
   }
+  int64_t rank = type.getRank();
+  int64_t axis = 0;
+  if (const Expr *a = arg(1, "axis")) {
+    // A literal (Sema does not record its type) or a known integer.
+    std::optional<int64_t> literal = intLiteral(a);
+    axis = literal ? *literal : *typeOf(a).known;
+    if (axis < 0)
+      axis += rank;
+  }
+  llvm::SmallVector<Value> inputs;
+  for (Value part : parts) {
+    Value v = castTo(part, elem, l);
+    if (stack) {
+      auto vt = cast<mlir::RankedTensorType>(v.getType());
+      llvm::SmallVector<int64_t> shape(vt.getShape());
+      shape.insert(shape.begin() + axis, 1);
+      v = ReshapeOp::create(builder, l, vt.clone(shape), v);
+    }
+    inputs.push_back(v);
+  }
+  return ConcatOp::create(builder, l, type, inputs,
+                          builder.getI64IntegerAttr(axis));
+}
+
+/// broadcast_to, tile, transpose, and reshape, expand_dims and squeeze
+/// (which move no data).
+Value MLIRGenImpl::genLayout(const CallExpr *expr, ShapeBuiltin op) {
+  using namespace mlir::tfl;
+  const Type &t = typeOf(expr);
+  mlir::Location l = loc(expr->getBegin());
+  mlir::RankedTensorType type = tensorType(t);
+  auto arg = [&](size_t i, llvm::StringRef kw) {
+    return argument(expr, i, kw);
+  };
   Value x = genExpr(arg(0, "x"))[0];
-  if (name == "broadcast_to")
+  if (op == ShapeBuiltin::BroadcastTo)
     return BroadcastToOp::create(builder, l, type, x);
-  if (name == "tile") {
+  if (op == ShapeBuiltin::Tile) {
     // x: (d0, d1, ...) -> (1, d0, 1, d1, ...) -> broadcast to
     // (r0, d0, r1, d1, ...) -> (r0*d0, r1*d1, ...): rep index outermost.
     auto in = cast<mlir::RankedTensorType>(x.getType());
@@ -281,7 +309,7 @@ Value MLIRGenImpl::genShapeBuiltin(const CallExpr *expr, llvm::StringRef name) {
     Value b = BroadcastToOp::create(builder, l, in.clone(tiled), s);
     return ReshapeOp::create(builder, l, type, b);
   }
-  if (name == "transpose")
+  if (op == ShapeBuiltin::Transpose)
     return TransposeOp::create(
         builder, l, type, x,
         builder.getDenseI64ArrayAttr(spec->permutations.find(expr)->second));

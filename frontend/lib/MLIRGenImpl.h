@@ -230,7 +230,10 @@ private:
   /// Stops the run unless the world's size `size` is `expected`, the
   /// number of processes the program was compiled for.
   void checkWorldSize(Value size, int64_t expected, mlir::Location l);
-  Value genShapeBuiltin(const CallExpr *expr, llvm::StringRef name);
+  Value genFilled(const CallExpr *expr, ShapeBuiltin op);
+  Value genRange(const CallExpr *expr);
+  Value genJoin(const CallExpr *expr, bool stack);
+  Value genLayout(const CallExpr *expr, ShapeBuiltin op);
   /// A reduction op of `x` over `axes`.
   template <typename OpTy>
   Value reduce(Value x, llvm::ArrayRef<int64_t> axes, bool keepdims,

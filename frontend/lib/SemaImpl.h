@@ -300,6 +300,13 @@ private:
   FailureOr<Type> analyzeNow(const CallExpr *expr);
   FailureOr<Type> analyzeCheckNumerics(const CallExpr *expr);
   FailureOr<Type> analyzeReduction(const CallExpr *expr, llvm::StringRef name);
+  LogicalResult reductionArguments(const CallExpr *expr, llvm::StringRef name,
+                                   const Expr *&axisExpr, const Expr *&keepExpr,
+                                   const Expr *&ddofExpr);
+  LogicalResult reductionFlags(llvm::StringRef name, const Expr *keepExpr,
+                               const Expr *ddofExpr, ReductionInfo &info);
+  LogicalResult reductionAxes(llvm::StringRef name, const Expr *axisExpr,
+                              const Type &x, ReductionInfo &info);
   FailureOr<Type> analyzeNN(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeFlag(const CallExpr *expr);
   FailureOr<Type> analyzeSetPrecision(const CallExpr *expr);
@@ -309,8 +316,41 @@ private:
   FailureOr<std::string> deviceArgument(const Expr *e, llvm::StringRef what);
   /// The call a `with` statement is analyzing as its context.
   const CallExpr *withContext = nullptr;
-  FailureOr<Type> analyzeShapeBuiltin(const CallExpr *expr,
-                                      llvm::StringRef name);
+  /// A shape built-in's arguments, by its parameter names (SemaShape.cpp).
+  struct ShapeArgs {
+    SemaImpl &sema;
+    const CallExpr *expr;
+    llvm::StringRef name;
+    const std::vector<std::string> &names;
+    /// Whether its shapes may hold a batch size (shape(x) of a `?` dim),
+    /// a `?` dim of the result.
+    bool batchSizes;
+
+    const Expr *arg(size_t i) const;
+    LogicalResult fail(const Expr *at, const llvm::Twine &msg) const;
+    /// Argument i, a tensor.
+    FailureOr<Type> tensor(size_t i) const;
+    /// Argument i, integers known at compile time.
+    FailureOr<std::vector<int64_t>> shape(size_t i) const;
+    /// Argument i, a dtype; `fallback` without it.
+    FailureOr<DType> dtype(size_t i, DType fallback) const;
+    LogicalResult checkDims(const std::vector<int64_t> &shape,
+                            const Expr *at) const;
+  };
+  FailureOr<ShapeArgs> shapeArgs(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeFilled(const ShapeArgs &args);
+  FailureOr<Type> analyzeFull(const ShapeArgs &args);
+  FailureOr<Type> analyzeLike(const ShapeArgs &args);
+  FailureOr<Type> analyzeShapeOf(const ShapeArgs &args);
+  FailureOr<Type> analyzeJoin(const ShapeArgs &args);
+  FailureOr<std::vector<Type>>
+  joinOperands(const ShapeArgs &args, const std::vector<ast::ExprPtr> *&items);
+  FailureOr<Type> analyzeTile(const ShapeArgs &args);
+  FailureOr<Type> analyzeBroadcastTo(const ShapeArgs &args);
+  FailureOr<Type> analyzeReshape(const ShapeArgs &args);
+  FailureOr<Type> analyzeTranspose(const ShapeArgs &args);
+  FailureOr<Type> analyzeExpandDims(const ShapeArgs &args);
+  FailureOr<Type> analyzeSqueeze(const ShapeArgs &args);
   /// arange, linspace and eye: constants made when compiling.
   FailureOr<Type> analyzeRange(const CallExpr *expr, llvm::StringRef name,
                                llvm::ArrayRef<std::string> names);

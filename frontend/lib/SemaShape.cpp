@@ -1,0 +1,508 @@
+//===- SemaShape.cpp - Types of the shape family's built-ins --------------===//
+//
+// Tensors made from shapes (zeros, ones, full, the _like ones; the ranges
+// are analyzeRange's), tensors' shapes (shape, size), joins (concat,
+// stack) and one tensor's new layout (tile, broadcast_to, reshape,
+// transpose, expand_dims, squeeze): each built-in's checks and result type
+// in a function of its own, over its arguments by parameter name
+// (ShapeArgs). The pieces, triangles and gathers are SemaArrays.cpp's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+
+const Expr *SemaImpl::ShapeArgs::arg(size_t i) const {
+  return argument(expr, i, names[i]);
+}
+
+LogicalResult SemaImpl::ShapeArgs::fail(const Expr *at,
+                                        const llvm::Twine &msg) const {
+  sema.error(at ? at->getBegin() : expr->getBegin()) << msg.str();
+  return failure();
+}
+
+FailureOr<Type> SemaImpl::ShapeArgs::tensor(size_t i) const {
+  const Expr *e = arg(i);
+  if (!e)
+    return fail(nullptr, name + "() missing argument '" + names[i] + "'");
+  FailureOr<Type> t = sema.analyzeExpr(e);
+  if (failed(t))
+    return failure();
+  if (!t->isTensor())
+    return fail(e, name + "() takes a tensor for '" + names[i] + "', got " +
+                       t->str());
+  return t;
+}
+
+FailureOr<std::vector<int64_t>> SemaImpl::ShapeArgs::shape(size_t i) const {
+  const Expr *e = arg(i);
+  if (!e)
+    return fail(nullptr, name + "() missing argument '" + names[i] + "'");
+  std::optional<std::vector<int64_t>> s = sema.constInts(e, batchSizes);
+  if (!s)
+    return fail(e, name + "()'s " + names[i] +
+                       " must be integers known at compile time (a "
+                       "tuple of them, or shape(x))");
+  if (llvm::count(*s, kBatchSizeInt) > 1)
+    return fail(e, name + "()'s " + names[i] +
+                       " has one batch size ('?') at most");
+  // (reshape tells the batch from its -1 itself; a transpose's axes and
+  // tile's counts hold no batch.)
+  if (!batchSizes || name == "reshape")
+    return *s;
+  for (int64_t &d : *s) {
+    if (d < 0 && d != kBatchSizeInt)
+      return fail(e, name + "() got a negative dimension");
+    if (d == kBatchSizeInt)
+      d = kDynamicDim;
+  }
+  return *s;
+}
+
+FailureOr<DType> SemaImpl::ShapeArgs::dtype(size_t i, DType fallback) const {
+  const Expr *e = arg(i);
+  if (!e)
+    return fallback;
+  FailureOr<Type> t = sema.analyzeExpr(e);
+  if (failed(t))
+    return failure();
+  if (t->kind != Type::Kind::DType)
+    return fail(e, name + "()'s dtype must be a dtype (f32, i64, ...), got " +
+                       t->str());
+  return t->dtype;
+}
+
+LogicalResult SemaImpl::ShapeArgs::checkDims(const std::vector<int64_t> &shape,
+                                             const Expr *at) const {
+  for (int64_t d : shape)
+    if (d < 0 && d != kDynamicDim)
+      return fail(at, name + "() got a negative dimension");
+  return success();
+}
+
+/// The arguments of shape built-in `name`, checked against its parameters.
+FailureOr<SemaImpl::ShapeArgs> SemaImpl::shapeArgs(const CallExpr *expr,
+                                                   llvm::StringRef name) {
+  static const llvm::StringMap<std::vector<std::string>> params = {
+      {"zeros", {"shape", "dtype"}},
+      {"ones", {"shape", "dtype"}},
+      {"full", {"shape", "value", "dtype"}},
+      {"zeros_like", {"x"}},
+      {"ones_like", {"x"}},
+      {"arange", {"start", "stop", "step"}},
+      {"linspace", {"start", "stop", "num", "endpoint"}},
+      {"eye", {"n", "m"}},
+      {"broadcast_to", {"x", "shape"}},
+      {"reshape", {"x", "shape"}},
+      {"transpose", {"x", "perm"}},
+      {"expand_dims", {"x", "axis"}},
+      {"squeeze", {"x", "axis"}},
+      {"concat", {"tensors", "axis"}},
+      {"stack", {"tensors", "axis"}},
+      {"shape", {"x"}},
+      {"tile", {"x", "reps"}},
+      {"size", {"x"}}};
+  const std::vector<std::string> &names = params.find(name)->second;
+  if (expr->args.size() > names.size()) {
+    error(expr->getBegin()) << name << "() takes at most " << names.size()
+                            << " arguments, got " << expr->args.size();
+    return failure();
+  }
+  for (const Keyword &kw : expr->keywords)
+    if (!llvm::is_contained(names, kw.name)) {
+      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
+                            << kw.name << "'";
+      return failure();
+    }
+  // A shape's batch size (from shape(x) of a `?` dim) is a `?` dim of
+  // the result, in the shapes of the builtins that allow one.
+  bool batchSizes = llvm::is_contained(
+      {"zeros", "ones", "full", "broadcast_to", "reshape"}, name);
+  return ShapeArgs{*this, expr, name, names, batchSizes};
+}
+
+FailureOr<Type> SemaImpl::analyzeShapeFamily(const CallExpr *expr,
+                                             ShapeBuiltin op) {
+  llvm::StringRef name = Builtin(op).name();
+  switch (op) {
+  case ShapeBuiltin::Split:
+  case ShapeBuiltin::Chunk:
+    return analyzePieces(expr, name);
+  case ShapeBuiltin::Tril:
+  case ShapeBuiltin::Triu:
+    return analyzeTriangle(expr, name);
+  case ShapeBuiltin::Gather:
+    return analyzeGather(expr);
+  default:
+    break;
+  }
+  FailureOr<ShapeArgs> args = shapeArgs(expr, name);
+  if (failed(args))
+    return failure();
+  switch (op) {
+  case ShapeBuiltin::Zeros:
+  case ShapeBuiltin::Ones:
+    return analyzeFilled(*args);
+  case ShapeBuiltin::Full:
+    return analyzeFull(*args);
+  case ShapeBuiltin::ZerosLike:
+  case ShapeBuiltin::OnesLike:
+    return analyzeLike(*args);
+  case ShapeBuiltin::Arange:
+  case ShapeBuiltin::Linspace:
+  case ShapeBuiltin::Eye:
+    return analyzeRange(expr, name, args->names);
+  case ShapeBuiltin::ShapeOf:
+  case ShapeBuiltin::Size:
+    return analyzeShapeOf(*args);
+  case ShapeBuiltin::Concat:
+  case ShapeBuiltin::Stack:
+    return analyzeJoin(*args);
+  case ShapeBuiltin::Tile:
+    return analyzeTile(*args);
+  case ShapeBuiltin::BroadcastTo:
+    return analyzeBroadcastTo(*args);
+  case ShapeBuiltin::Reshape:
+    return analyzeReshape(*args);
+  case ShapeBuiltin::Transpose:
+    return analyzeTranspose(*args);
+  case ShapeBuiltin::ExpandDims:
+    return analyzeExpandDims(*args);
+  case ShapeBuiltin::Squeeze:
+    return analyzeSqueeze(*args);
+  case ShapeBuiltin::Split:
+  case ShapeBuiltin::Chunk:
+  case ShapeBuiltin::Tril:
+  case ShapeBuiltin::Triu:
+  case ShapeBuiltin::Gather:
+    break;
+  }
+  llvm_unreachable("taken above");
+}
+
+/// zeros, ones and full: a shape's tensor of one value.
+FailureOr<Type> SemaImpl::analyzeFilled(const ShapeArgs &args) {
+  FailureOr<std::vector<int64_t>> shape = args.shape(0);
+  FailureOr<DType> dtype = args.dtype(1, DType::F32);
+  if (failed(shape) || failed(dtype) ||
+      failed(args.checkDims(*shape, args.arg(0))))
+    return failure();
+  return Type::tensor(*dtype, *shape);
+}
+
+/// full(shape, value, dtype).
+FailureOr<Type> SemaImpl::analyzeFull(const ShapeArgs &args) {
+  FailureOr<std::vector<int64_t>> shape = args.shape(0);
+  if (failed(shape) || failed(args.checkDims(*shape, args.arg(0))))
+    return failure();
+  FailureOr<Type> value = args.tensor(1);
+  if (failed(value))
+    return failure();
+  if (!value->isScalar())
+    return args.fail(args.arg(1),
+                     "full()'s value must be a scalar, got " + value->str());
+  FailureOr<DType> dtype = args.dtype(2, value->dtype);
+  if (failed(dtype))
+    return failure();
+  coerce(args.arg(1), value->dtype);
+  return Type::tensor(*dtype, *shape);
+}
+
+/// zeros_like and ones_like.
+FailureOr<Type> SemaImpl::analyzeLike(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  return x->strong();
+}
+
+/// shape (a tuple of sizes) and size (their product).
+FailureOr<Type> SemaImpl::analyzeShapeOf(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  // Static dims are known values: `n = shape(x)[0]` may size a shape; a
+  // `?` dim is a batch size, which may size a `?` dim.
+  if (args.name == "shape")
+    return Type::shapeOf(*x);
+  if (llvm::is_contained(x->shape, kDynamicDim))
+    return args.fail(args.arg(0), "size() of " + x->str() +
+                                      " is known only when the program runs");
+  int64_t count = 1;
+  for (int64_t d : x->shape)
+    count *= d;
+  return Type::knownInt(count, /*weak=*/false);
+}
+
+/// concat and stack: tensors joined along an axis.
+/// concat's and stack's tensors: the elements of the tuple or list written
+/// in the call (`items`), or of a tuple made elsewhere (`items` null).
+FailureOr<std::vector<Type>>
+SemaImpl::joinOperands(const ShapeArgs &args,
+                       const std::vector<ExprPtr> *&items) {
+  const Expr *seq = args.arg(0);
+  items = nullptr;
+  if (seq) {
+    if (auto *t = dyn_cast<TupleExpr>(seq))
+      items = &t->elements;
+    else if (auto *l = dyn_cast<ListExpr>(seq))
+      items = &l->elements;
+  }
+  std::vector<Type> types;
+  if (seq && !items) {
+    // A tuple made elsewhere: a name, a comprehension, a slice.
+    FailureOr<Type> t = analyzeExpr(seq);
+    if (failed(t))
+      return failure();
+    if (t->kind == Type::Kind::Tuple)
+      types = t->elements;
+  }
+  if (types.empty() && (!items || items->empty()))
+    return args.fail(seq, args.name +
+                              "() takes a non-empty tuple or list of tensors");
+  for (size_t i = 0; items && i < items->size(); ++i) {
+    FailureOr<Type> t = analyzeExpr((*items)[i].get());
+    if (failed(t))
+      return failure();
+    types.push_back(*t);
+  }
+  for (size_t i = 0; i < types.size(); ++i)
+    if (!types[i].isTensor())
+      return args.fail(items ? (*items)[i].get() : seq,
+                       args.name + "() takes tensors, got " + types[i].str());
+  return types;
+}
+
+FailureOr<Type> SemaImpl::analyzeJoin(const ShapeArgs &args) {
+  const Expr *seq = args.arg(0);
+  const std::vector<ExprPtr> *items;
+  FailureOr<std::vector<Type>> operands = joinOperands(args, items);
+  if (failed(operands))
+    return failure();
+  const std::vector<Type> &types = *operands;
+  std::optional<int64_t> axisValue = args.arg(1) ? knownInt(args.arg(1)) : 0;
+  if (!axisValue)
+    return args.fail(args.arg(1),
+                     args.name +
+                         "()'s axis must be an integer known at compile time");
+  Type first = types.front();
+  int64_t rank = first.rank() + (args.name == "stack" ? 1 : 0);
+  int64_t axis = *axisValue < 0 ? *axisValue + rank : *axisValue;
+  if (axis < 0 || axis >= rank)
+    return args.fail(args.arg(1), "axis " + llvm::Twine(*axisValue) +
+                                      " is out of range for " + args.name +
+                                      "()");
+  if (args.name == "concat" && first.shape[axis] == kDynamicDim)
+    return args.fail(args.arg(1) ? args.arg(1) : seq,
+                     "concat() along a batch (a '?' dim) would make a batch of "
+                     "another size: join batches along another axis");
+  // The inputs' one dtype: the first strong input's (literals adapt).
+  DType dtype = first.dtype;
+  for (const Type &t : types)
+    if (!t.weak) {
+      dtype = t.dtype;
+      break;
+    }
+  std::vector<int64_t> shape = first.shape;
+  if (args.name == "stack")
+    shape.insert(shape.begin() + axis, 0);
+  else
+    shape[axis] = 0;
+  for (size_t i = 0; i < types.size(); ++i) {
+    const Type &t = types[i];
+    bool sameDtype = t.dtype == dtype || t.weak;
+    bool sameShape = t.rank() == first.rank();
+    for (int64_t d = 0; sameShape && d < t.rank(); ++d) {
+      int64_t outDim = args.name == "stack" ? (d < axis ? d : d + 1) : d;
+      if (args.name == "concat" && d == axis)
+        continue;
+      sameShape = t.shape[d] == shape[outDim];
+    }
+    if (!sameDtype || !sameShape)
+      return args.fail(items ? (*items)[i].get() : seq,
+                       args.name +
+                           "() inputs must agree in dtype and in shape" +
+                           (args.name == "concat" ? " off the axis" : "") +
+                           ": " + first.str() + " and " + t.str());
+    if (items)
+      coerce((*items)[i].get(), dtype);
+    shape[axis] += args.name == "stack" ? 1 : t.shape[axis];
+  }
+  return Type::tensor(dtype, shape);
+}
+
+/// tile: NumPy's.
+FailureOr<Type> SemaImpl::analyzeTile(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  // NumPy's tile: reps and shape are padded with leading 1s to one rank.
+  FailureOr<std::vector<int64_t>> reps = args.shape(1);
+  if (failed(reps) || failed(args.checkDims(*reps, args.arg(1))))
+    return failure();
+  std::vector<int64_t> r = *reps, s = x->shape;
+  while (r.size() < s.size())
+    r.insert(r.begin(), 1);
+  while (s.size() < r.size())
+    s.insert(s.begin(), 1);
+  for (size_t i = 0; i < s.size(); ++i)
+    s[i] *= r[i];
+  return Type::tensor(x->dtype, s, x->weak);
+}
+
+/// broadcast_to.
+FailureOr<Type> SemaImpl::analyzeBroadcastTo(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::vector<int64_t>> shape = args.shape(1);
+  if (failed(shape))
+    return failure();
+  std::optional<std::vector<int64_t>> b = broadcast(x->shape, *shape);
+  if (!b || *b != *shape)
+    return args.fail(args.arg(1), "cannot broadcast " + x->str() + " to " +
+                                      Type::tensor(x->dtype, *shape).str());
+  return Type::tensor(x->dtype, *shape, x->weak);
+}
+
+/// reshape: one -1 inferred; a batch stays a batch.
+FailureOr<Type> SemaImpl::analyzeReshape(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  FailureOr<std::vector<int64_t>> shape = args.shape(1);
+  if (failed(shape))
+    return failure();
+  // A batch (a `?` dim) stays a batch: the other dims' elements agree,
+  // and the batch size sizes the result's `?`.
+  bool inBatch = llvm::is_contained(x->shape, kDynamicDim);
+  bool outBatch = llvm::is_contained(*shape, kBatchSizeInt);
+  if (inBatch != outBatch)
+    return args.fail(args.arg(1),
+                     "reshape() of " + x->str() +
+                         (inBatch ? " keeps its batch: give its size "
+                                    "(shape(x)[0]) as a dim"
+                                  : " has no batch to size a dim with"));
+  int64_t known = 1, inferred = -1, total = 1;
+  for (int64_t d : x->shape)
+    total *= d == kDynamicDim ? 1 : d;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    int64_t d = (*shape)[i];
+    if (d == kBatchSizeInt) {
+      (*shape)[i] = kDynamicDim;
+      continue;
+    }
+    if (d == -1 && inferred < 0)
+      inferred = i;
+    else if (d < 0)
+      return args.fail(args.arg(1),
+                       "reshape() takes one -1 at most, and no other "
+                       "negative dimension");
+    else
+      known *= d;
+  }
+  if (inferred >= 0 && known != 0 && total % known == 0)
+    (*shape)[inferred] = total / known;
+  int64_t count = 1;
+  for (size_t i = 0; i < shape->size(); ++i)
+    count *= outBatch && (*shape)[i] == kDynamicDim && i != size_t(inferred)
+                 ? 1
+                 : (*shape)[i];
+  if (count != total)
+    return args.fail(args.arg(1), "cannot reshape " + x->str() + " (" +
+                                      llvm::Twine(total) + " elements) to " +
+                                      Type::tensor(x->dtype, *shape).str());
+  return Type::tensor(x->dtype, *shape, x->weak);
+}
+
+/// transpose: a permutation of the axes (reversed when none is given).
+FailureOr<Type> SemaImpl::analyzeTranspose(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = x->rank();
+  std::vector<int64_t> perm;
+  if (args.arg(1)) {
+    FailureOr<std::vector<int64_t>> p = args.shape(1);
+    if (failed(p))
+      return failure();
+    perm = *p;
+  } else {
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  }
+  std::vector<bool> seen(rank, false);
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return args.fail(args.arg(1), "transpose()'s perm must list each of the " +
+                                      llvm::Twine(rank) + " axes once");
+  for (int64_t &p : perm) {
+    if (p < 0)
+      p += rank;
+    if (p < 0 || p >= rank || seen[p])
+      return args.fail(args.arg(1),
+                       "transpose()'s perm must list each of the " +
+                           llvm::Twine(rank) + " axes once");
+    seen[p] = true;
+  }
+  frame->spec->permutations[args.expr] = perm;
+  std::vector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(x->shape[p]);
+  return Type::tensor(x->dtype, shape, x->weak);
+}
+
+/// expand_dims.
+FailureOr<Type> SemaImpl::analyzeExpandDims(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = x->rank();
+  std::optional<int64_t> axis =
+      args.arg(1) ? knownInt(args.arg(1)) : std::nullopt;
+  if (!axis)
+    return args.fail(
+        args.arg(1),
+        "expand_dims()'s axis must be an integer known at compile time");
+  int64_t a = *axis < 0 ? *axis + rank + 1 : *axis;
+  if (a < 0 || a > rank)
+    return args.fail(args.arg(1), "axis " + llvm::Twine(*axis) +
+                                      " is out of range for expand_dims() of " +
+                                      x->str());
+  std::vector<int64_t> shape = x->shape;
+  shape.insert(shape.begin() + a, 1);
+  return Type::tensor(x->dtype, shape, x->weak);
+}
+
+/// squeeze: the axis given, or every axis of size 1.
+FailureOr<Type> SemaImpl::analyzeSqueeze(const ShapeArgs &args) {
+  FailureOr<Type> x = args.tensor(0);
+  if (failed(x))
+    return failure();
+  int64_t rank = x->rank();
+  std::vector<int64_t> shape;
+  std::optional<int64_t> axis;
+  if (args.arg(1)) {
+    axis = knownInt(args.arg(1));
+    if (!axis)
+      return args.fail(
+          args.arg(1),
+          "squeeze()'s axis must be an integer known at compile time");
+    if (*axis < 0)
+      *axis += rank;
+    if (*axis < 0 || *axis >= rank || x->shape[*axis] != 1)
+      return args.fail(args.arg(1),
+                       "squeeze() needs an axis of size 1 in " + x->str());
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (axis ? d != *axis : x->shape[d] != 1)
+      shape.push_back(x->shape[d]);
+  return Type::tensor(x->dtype, shape, x->weak);
+}
