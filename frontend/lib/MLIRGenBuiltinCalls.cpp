@@ -185,7 +185,7 @@ Values MLIRGenImpl::genParallelFamily(const CallExpr *expr,
   case ParallelBuiltin::ToDevice: {
     const Expr *x = spec->callArgs.find(expr)->second.front();
     mlir::StringAttr device =
-        builder.getStringAttr(spec->transfers.find(expr)->second);
+        builder.getStringAttr(spec->builtinCalls.find(expr)->second.device);
     Values moved;
     for (Value leaf : genExpr(x))
       moved.push_back(mlir::tfl::ToDeviceOp::create(builder, l, leaf, device));
@@ -261,7 +261,7 @@ Value MLIRGenImpl::genGather(const CallExpr *expr) {
   };
   Value x = genExpr(arg(0, "x"))[0];
   Value idx = genExpr(arg(1, "indices"))[0];
-  int64_t axis = spec->reductions.find(expr)->second.axes[0];
+  int64_t axis = spec->builtinCalls.find(expr)->second.reduction.axes[0];
   return mlir::tfl::GatherOp::create(builder, loc(expr->getBegin()),
                                      tensorType(typeOf(expr)), x, idx,
                                      builder.getI64IntegerAttr(axis));
@@ -271,7 +271,7 @@ Value MLIRGenImpl::genWindowed(const CallExpr *expr, NNBuiltin op) {
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
   const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
-  const WindowInfo &w = spec->windows.find(expr)->second;
+  const WindowInfo &w = spec->builtinCalls.find(expr)->second.window;
   Value x = genExpr(args[0])[0];
   auto strides = builder.getDenseI64ArrayAttr(w.strides);
   auto padding = builder.getDenseI64ArrayAttr(w.padding);
@@ -294,7 +294,7 @@ Value MLIRGenImpl::genTriangle(const CallExpr *expr, bool lower) {
   auto xType = cast<mlir::RankedTensorType>(x.getType());
   int64_t rank = xType.getRank();
   int64_t rows = xType.getDimSize(rank - 2), cols = xType.getDimSize(rank - 1);
-  int64_t k = spec->diagonals.find(expr)->second;
+  int64_t k = spec->builtinCalls.find(expr)->second.diagonal;
   llvm::SmallVector<bool> keep;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)

@@ -169,9 +169,6 @@ Value MLIRGenImpl::genFilled(const CallExpr *expr, ShapeBuiltin op) {
   mlir::Location l = loc(expr->getBegin());
   mlir::RankedTensorType type = tensorType(t);
   mlir::Type elem = type.getElementType();
-  auto arg = [&](size_t i, llvm::StringRef kw) {
-    return argument(expr, i, kw);
-  };
   auto splat = [&](double v) -> Value {
     mlir::TypedAttr value = isa<mlir::FloatType>(elem)
                                 ? mlir::TypedAttr(builder.getFloatAttr(elem, v))
@@ -184,7 +181,7 @@ Value MLIRGenImpl::genFilled(const CallExpr *expr, ShapeBuiltin op) {
   if (op == ShapeBuiltin::Ones || op == ShapeBuiltin::OnesLike)
     return splat(1);
   if (op == ShapeBuiltin::Full) {
-    Value v = castTo(genExpr(arg(1, "value"))[0], elem, l);
+    Value v = castTo(genExpr(argument(expr, 1, "value"))[0], elem, l);
     return BroadcastToOp::create(builder, l, type, v);
   }
   if (op == ShapeBuiltin::Size)
@@ -192,7 +189,7 @@ Value MLIRGenImpl::genFilled(const CallExpr *expr, ShapeBuiltin op) {
         builder, l,
         mlir::DenseElementsAttr::get(
             type, builder.getI64IntegerAttr(mlir::ShapedType::getNumElements(
-                      tensorType(typeOf(arg(0, "x"))).getShape()))));
+                      tensorType(typeOf(argument(expr, 0, "x"))).getShape()))));
   assert(op == ShapeBuiltin::Eye && "a filled shape built-in");
   int64_t n = t.shape[0], m = t.shape[1];
   std::vector<float> values(n * m, 0.0f);
@@ -210,7 +207,7 @@ Value MLIRGenImpl::genRange(const CallExpr *expr) {
   mlir::Location l = loc(expr->getBegin());
   mlir::RankedTensorType type = tensorType(t);
   // Sema's plan: start + i * step in f64 (exactly in i64 for integers).
-  const RangePlan &plan = spec->ranges.find(expr)->second;
+  const RangePlan &plan = spec->builtinCalls.find(expr)->second.range;
   int64_t n = t.shape[0];
   if (t.dtype == DType::I64) {
     std::vector<int64_t> values;
@@ -239,10 +236,7 @@ Value MLIRGenImpl::genJoin(const CallExpr *expr, bool stack) {
   mlir::Location l = loc(expr->getBegin());
   mlir::RankedTensorType type = tensorType(t);
   mlir::Type elem = type.getElementType();
-  auto arg = [&](size_t i, llvm::StringRef kw) {
-    return argument(expr, i, kw);
-  };
-  const Expr *seq = arg(0, "tensors");
+  const Expr *seq = argument(expr, 0, "tensors");
   // A tuple or list literal's items, or the leaves of a tuple value.
   Values parts;
   if (isa<TupleExpr, ListExpr>(seq)) {
@@ -256,7 +250,7 @@ Value MLIRGenImpl::genJoin(const CallExpr *expr, bool stack) {
   }
   int64_t rank = type.getRank();
   int64_t axis = 0;
-  if (const Expr *a = arg(1, "axis")) {
+  if (const Expr *a = argument(expr, 1, "axis")) {
     // A literal (Sema does not record its type) or a known integer.
     std::optional<int64_t> literal = intLiteral(a);
     axis = literal ? *literal : *typeOf(a).known;
@@ -285,10 +279,7 @@ Value MLIRGenImpl::genLayout(const CallExpr *expr, ShapeBuiltin op) {
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
   mlir::RankedTensorType type = tensorType(t);
-  auto arg = [&](size_t i, llvm::StringRef kw) {
-    return argument(expr, i, kw);
-  };
-  Value x = genExpr(arg(0, "x"))[0];
+  Value x = genExpr(argument(expr, 0, "x"))[0];
   if (op == ShapeBuiltin::BroadcastTo)
     return BroadcastToOp::create(builder, l, type, x);
   if (op == ShapeBuiltin::Tile) {
@@ -312,14 +303,15 @@ Value MLIRGenImpl::genLayout(const CallExpr *expr, ShapeBuiltin op) {
   if (op == ShapeBuiltin::Transpose)
     return TransposeOp::create(
         builder, l, type, x,
-        builder.getDenseI64ArrayAttr(spec->permutations.find(expr)->second));
+        builder.getDenseI64ArrayAttr(
+            spec->builtinCalls.find(expr)->second.permutation));
   // reshape, expand_dims and squeeze move no data.
   return ReshapeOp::create(builder, l, type, x);
 }
 
 Value MLIRGenImpl::genNN(const CallExpr *expr, llvm::StringRef name) {
   using namespace mlir::tfl;
-  const ReductionInfo &info = spec->reductions.find(expr)->second;
+  const ReductionInfo &info = spec->builtinCalls.find(expr)->second.reduction;
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
   Value x = genExpr(expr->args.empty() ? expr->keywords[0].value.get()
@@ -361,7 +353,7 @@ Value MLIRGenImpl::genNN(const CallExpr *expr, llvm::StringRef name) {
 }
 
 Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
-  const ReductionInfo &info = spec->reductions.find(expr)->second;
+  const ReductionInfo &info = spec->builtinCalls.find(expr)->second.reduction;
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
   mlir::Type elem = elementType(&ctx, t.dtype);
@@ -453,7 +445,8 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
 }
 
 Values MLIRGenImpl::genPieces(const CallExpr *expr) {
-  const std::vector<int64_t> &piece = spec->pieces.find(expr)->second;
+  const std::vector<int64_t> &piece =
+      spec->builtinCalls.find(expr)->second.pieces;
   mlir::Location l = loc(expr->getBegin());
   Value x = genExpr(spec->callArgs.find(expr)->second[0])[0];
   auto type = cast<mlir::RankedTensorType>(x.getType());

@@ -582,7 +582,7 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
 
   auto builtin = spec->builtinCalls.find(expr);
   if (builtin != spec->builtinCalls.end())
-    return genBuiltinCall(expr, builtin->second);
+    return genBuiltinCall(expr, builtin->second.builtin);
   auto construction = spec->constructions.find(expr);
   if (construction != spec->constructions.end()) {
     const Type &record = typeOf(expr);
@@ -657,7 +657,7 @@ Values MLIRGenImpl::emitUserCall(const Specialization *callee,
 
 Values MLIRGenImpl::genTreeMap(const CallExpr *expr) {
   const std::vector<Specialization *> &callees =
-      spec->treeMaps.find(expr)->second;
+      spec->builtinCalls.find(expr)->second.treeMap;
   const Type &fnType = typeOf(expr->args[0].get());
   Values fnLeaves = genExpr(expr->args[0].get());
   std::vector<Values> trees;

@@ -583,7 +583,7 @@ LogicalResult SemaImpl::analyzeStmt(const Stmt *stmt) {
     auto builtin = call ? frame->spec->builtinCalls.find(call)
                         : frame->spec->builtinCalls.end();
     if (builtin == frame->spec->builtinCalls.end() ||
-        !builtin->second.is(ParallelBuiltin::Device)) {
+        !builtin->second.builtin.is(ParallelBuiltin::Device)) {
       error(w->context->getBegin())
           << "a 'with' statement takes device(\"cpu\") or "
              "device(\"cuda\"), the device its block runs on";

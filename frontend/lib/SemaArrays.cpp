@@ -65,7 +65,7 @@ FailureOr<Type> SemaImpl::analyzePieces(const CallExpr *expr,
     parts.push_back(Type::tensor(t->dtype, shape, t->weak));
     piece.push_back(s);
   }
-  frame->spec->pieces[expr] = piece;
+  planOf(expr).pieces = piece;
   return Type::tuple(std::move(parts));
 }
 
@@ -156,7 +156,7 @@ FailureOr<Type> SemaImpl::analyzeTriangle(const CallExpr *expr,
       return failure();
     }
   }
-  frame->spec->diagonals[expr] = *diagonal;
+  planOf(expr).diagonal = *diagonal;
   return *t;
 }
 
@@ -209,7 +209,7 @@ FailureOr<Type> SemaImpl::analyzeGather(const CallExpr *expr) {
                               << idx->str();
     return failure();
   }
-  frame->spec->reductions[expr] = {{a}, false, false};
+  planOf(expr).reduction = {{a}, false, false};
   std::vector<int64_t> shape(x->shape.begin(), x->shape.begin() + a);
   shape.insert(shape.end(), idx->shape.begin(), idx->shape.end());
   shape.insert(shape.end(), x->shape.begin() + a + 1, x->shape.end());

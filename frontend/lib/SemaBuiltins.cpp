@@ -225,7 +225,7 @@ FailureOr<Type> SemaImpl::analyzeRange(const CallExpr *expr,
     plan.step = div > 0 ? (values[1] - values[0]) / double(div) : 0.0;
     plan.lastGiven = endpoint && count > 1;
     plan.last = values[1];
-    frame->spec->ranges[expr] = plan;
+    planOf(expr).range = plan;
     return Type::tensor(DType::F32, {count});
   }
   // arange: NumPy's count, ceil((stop - start) / step), and an i64 result
@@ -248,7 +248,7 @@ FailureOr<Type> SemaImpl::analyzeRange(const CallExpr *expr,
   }
   plan.start = start;
   plan.step = step;
-  frame->spec->ranges[expr] = plan;
+  planOf(expr).range = plan;
   return Type::tensor(floats ? DType::F32 : DType::I64, {count});
 }
 
@@ -295,7 +295,7 @@ FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
     coerce(x, t->dtype);
     std::vector<int64_t> shape = t->shape;
     shape.push_back(*value);
-    frame->spec->reductions[expr] = {{*value}, false, false};
+    planOf(expr).reduction = {{*value}, false, false};
     return Type::tensor(DType::F32, shape);
   }
   int64_t axis = *value < 0 ? *value + t->rank() : *value;
@@ -314,7 +314,7 @@ FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
     dtype = DType::F32;
   }
   coerce(x, dtype);
-  frame->spec->reductions[expr] = {{axis}, false, false};
+  planOf(expr).reduction = {{axis}, false, false};
   return Type::tensor(dtype, t->shape);
 }
 
@@ -481,7 +481,7 @@ FailureOr<Type> SemaImpl::analyzePlacement(const CallExpr *expr,
     return failure();
   if (x->isTensor())
     coerce((*args)[0], x->dtype);
-  frame->spec->transfers[expr] = *device;
+  planOf(expr).device = *device;
   return x->strong();
 }
 

@@ -47,7 +47,7 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
   }
   if (callee->kind == Type::Kind::Builtin) {
     Builtin builtin = *Builtin::named(callee->name);
-    frame->spec->builtinCalls.insert_or_assign(expr, builtin);
+    frame->spec->builtinCalls.insert_or_assign(expr, BuiltinPlan(builtin));
     return analyzeBuiltin(expr, builtin);
   }
   if (callee->kind == Type::Kind::Function || callee->kind == Type::Kind::Grad)
@@ -450,7 +450,7 @@ FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
     specs.push_back(*s);
     results.push_back((*s)->callType());
   }
-  frame->spec->treeMaps[expr] = std::move(specs);
+  planOf(expr).treeMap = std::move(specs);
   size_t next = 0;
   return rebuildTree(*first, results, next);
 }

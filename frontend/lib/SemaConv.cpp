@@ -127,6 +127,6 @@ FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
     info.padding[2 * d] = info.padding[2 * d + 1] = 0;
     shape[1 + d] = (in - k) / s + 1;
   }
-  frame->spec->windows[expr] = info;
+  planOf(expr).window = info;
   return Type::tensor(x->dtype, shape);
 }

@@ -145,11 +145,9 @@ Type SemaImpl::withKnownValue(const Expr *expr, Type t) {
   if (isa<BinaryExpr>(expr) && t.kind == Type::Kind::Tuple)
     return t;
   if (auto *call = dyn_cast<CallExpr>(expr)) {
-    auto builtin = frame->spec->builtinCalls.find(call);
-    if (builtin != frame->spec->builtinCalls.end() &&
-        builtin->second.isAny(ShapeBuiltin::ShapeOf, ShapeBuiltin::Size,
-                              ParallelBuiltin::WorldSize, SequenceBuiltin::Len,
-                              SequenceBuiltin::Zip, SequenceBuiltin::Enumerate))
+    auto plan = frame->spec->builtinCalls.find(call);
+    if (plan != frame->spec->builtinCalls.end() &&
+        plan->second.builtin.givesKnownValues())
       return t;
   }
   std::function<void(Type &)> forget = [&](Type &x) {

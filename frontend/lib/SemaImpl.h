@@ -273,6 +273,12 @@ private:
   std::set<std::pair<const Module *, std::pair<unsigned, unsigned>>>
       warnedBreakpoints;
   LogicalResult analyzeFString(const FStringExpr *expr);
+  /// The plan of built-in call `expr` (analyzeCall makes it first).
+  BuiltinPlan &planOf(const CallExpr *expr) {
+    auto it = frame->spec->builtinCalls.find(expr);
+    assert(it != frame->spec->builtinCalls.end() && "a built-in call");
+    return it->second;
+  }
   /// A built-in call, by its family (Builtins.def).
   FailureOr<Type> analyzeBuiltin(const CallExpr *expr, Builtin b);
   FailureOr<Type> analyzeShapeFamily(const CallExpr *expr, ShapeBuiltin op);

@@ -176,7 +176,7 @@ FailureOr<Type> SemaImpl::analyzeTensorMethod(const CallExpr *expr,
   }
   frame->spec->methodCalls[expr] = call;
   Builtin named = *Builtin::named(builtin);
-  frame->spec->builtinCalls.insert_or_assign(call, named);
+  frame->spec->builtinCalls.insert_or_assign(call, BuiltinPlan(named));
   FailureOr<Type> result = analyzeBuiltin(call, named);
   if (failed(result))
     return failure();

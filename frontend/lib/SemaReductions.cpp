@@ -194,6 +194,6 @@ FailureOr<Type> SemaImpl::analyzeReduction(const CallExpr *expr,
   }
   if (x->weak)
     coerce(expr->args[0].get(), isArg ? x->dtype : dtype);
-  frame->spec->reductions[expr] = std::move(info);
+  planOf(expr).reduction = std::move(info);
   return Type::tensor(dtype, shape);
 }

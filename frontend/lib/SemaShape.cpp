@@ -452,7 +452,7 @@ FailureOr<Type> SemaImpl::analyzeTranspose(const ShapeArgs &args) {
                            llvm::Twine(rank) + " axes once");
     seen[p] = true;
   }
-  frame->spec->permutations[args.expr] = perm;
+  planOf(args.expr).permutation = perm;
   std::vector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(x->shape[p]);

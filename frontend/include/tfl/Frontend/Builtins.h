@@ -65,6 +65,14 @@ public:
   llvm::StringRef name() const;
   /// Whether its argument must be a float (TFL_FLOAT_BUILTIN).
   bool takesFloats() const;
+  /// Whether its result holds values known when compiling, which a
+  /// variable bound to it keeps (shape, size, world_size, len, zip,
+  /// enumerate).
+  bool givesKnownValues() const {
+    return isAny(ShapeBuiltin::ShapeOf, ShapeBuiltin::Size,
+                 ParallelBuiltin::WorldSize, SequenceBuiltin::Len,
+                 SequenceBuiltin::Zip, SequenceBuiltin::Enumerate);
+  }
 
   bool operator==(const Builtin &o) const {
     return family_ == o.family_ && member_ == o.member_;

@@ -77,6 +77,32 @@ struct WindowInfo {
   std::array<int64_t, 4> padding;
 };
 
+struct Specialization;
+
+/// What Sema decided about one built-in call, for MLIRGen: the built-in,
+/// and the facts of its family (each left empty by the others).
+struct BuiltinPlan {
+  explicit BuiltinPlan(Builtin builtin) : builtin(builtin) {}
+  Builtin builtin;
+  /// A reduction's axes; gather's axis; one_hot's and softmax's axis.
+  ReductionInfo reduction;
+  /// arange and linspace: the values.
+  RangePlan range;
+  /// tril(x, k) and triu(x, k): the diagonal k.
+  int64_t diagonal = 0;
+  /// split and chunk: the axis, then each piece's size along it.
+  std::vector<int64_t> pieces;
+  /// transpose: the permutation.
+  std::vector<int64_t> permutation;
+  /// to_device: "cpu" or "cuda".
+  std::string device;
+  /// conv2d and the pools: the window.
+  WindowInfo window{};
+  /// tree_map(fn, tree, ...): the specialization of fn each leaf position
+  /// reaches (the trees' leaves are tensors, in flattened order).
+  std::vector<Specialization *> treeMap;
+};
+
 /// One function specialized to argument types, or the script body.
 struct Specialization {
   const ast::FuncDef *def = nullptr;   // null for the script body
@@ -115,8 +141,8 @@ struct Specialization {
   /// For each `if`, the variables it yields; for each `for`/`while`, the
   /// variables it carries from one iteration to the next.
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> carried;
-  /// The built-in function each built-in call resolves to.
-  llvm::DenseMap<const ast::CallExpr *, Builtin> builtinCalls;
+  /// Each built-in call's plan: the built-in, and what Sema decided of it.
+  llvm::DenseMap<const ast::CallExpr *, BuiltinPlan> builtinCalls;
   /// Names in a function that read a module constant, with its literal.
   llvm::DenseMap<const ast::Expr *, const ast::Expr *> constantUses;
   /// How each tensor subscript reads its tensor.
@@ -129,35 +155,18 @@ struct Specialization {
   /// NumPy's attributes of tensors (`x.shape`, `x.ndim`, `x.size`,
   /// `x.dtype`, `x.T`): the attribute each such expression reads.
   llvm::DenseMap<const ast::Expr *, std::string> tensorAttributes;
-  /// The values of each arange and linspace call.
-  llvm::DenseMap<const ast::CallExpr *, RangePlan> ranges;
-  /// tril(x, k) and triu(x, k): the diagonal k, known at compile time.
-  llvm::DenseMap<const ast::CallExpr *, int64_t> diagonals;
-  /// split and chunk: the axis, then each piece's size along it.
-  llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> pieces;
-  /// The permutation of each transpose call.
-  llvm::DenseMap<const ast::CallExpr *, std::vector<int64_t>> permutations;
-  /// The axes of each reduction call.
-  llvm::DenseMap<const ast::CallExpr *, ReductionInfo> reductions;
   /// For each statement after which a loop body may have exited (an `if`
   /// holding `break`/`continue`), the variables the guarded rest of the
   /// block rebinds.
   llvm::DenseMap<const ast::Stmt *, std::vector<CarriedVar>> guards;
-  /// The device of each `with device(...)` block and `to_device` call:
-  /// "cpu" or "cuda".
+  /// The device of each `with device(...)` block: "cpu" or "cuda".
   llvm::DenseMap<const ast::Stmt *, std::string> devices;
-  llvm::DenseMap<const ast::CallExpr *, std::string> transfers;
   /// The result type of each augmented assignment (`x += v`).
   llvm::DenseMap<const ast::Stmt *, Type> stmtTypes;
   /// Each record construction (`Params(w=..., b=...)`): the field values in
   /// field order (defaults filled in); its type is the call's.
   llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
       constructions;
-  /// The window of each conv2d and pooling call.
-  llvm::DenseMap<const ast::CallExpr *, WindowInfo> windows;
-  /// Each `tree_map(fn, tree, ...)`: the specialization of fn each leaf
-  /// position reaches (the trees' leaves are tensors, in flattened order).
-  llvm::DenseMap<const ast::CallExpr *, std::vector<Specialization *>> treeMaps;
   /// Each `p.replace(...)`: per field, its new value or null to keep it.
   llvm::DenseMap<const ast::CallExpr *, std::vector<const ast::Expr *>>
       replacements;
