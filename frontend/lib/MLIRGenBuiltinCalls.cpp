@@ -22,7 +22,7 @@ Values MLIRGenImpl::genBuiltinCall(const CallExpr *expr, Builtin b) {
   case BuiltinFamily::Math:
     return {genMath(expr, b.as<MathBuiltin>())};
   case BuiltinFamily::Reduction:
-    return {genReduction(expr, b.name())};
+    return {genReduction(expr, b.as<ReductionBuiltin>())};
   case BuiltinFamily::Shape:
     return genShapeFamily(expr, b.as<ShapeBuiltin>());
   case BuiltinFamily::NN:

@@ -352,39 +352,61 @@ Value MLIRGenImpl::genNN(const CallExpr *expr, llvm::StringRef name) {
   return broadcastingBinary<SubOp>(shifted, LogOp::create(builder, l, s), l);
 }
 
-Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
+Value MLIRGenImpl::genReduction(const CallExpr *expr, ReductionBuiltin op) {
+  using namespace mlir::tfl;
   const ReductionInfo &info = spec->builtinCalls.find(expr)->second.reduction;
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
-  mlir::Type elem = elementType(&ctx, t.dtype);
   Value x = genExpr(expr->args[0].get())[0];
   const std::vector<int64_t> &axes = info.axes;
   bool keep = info.keepdims;
-  using namespace mlir::tfl;
-  if (name == "argmax" || name == "argmin") {
+  if (op == ReductionBuiltin::Argmax || op == ReductionBuiltin::Argmin) {
     mlir::IntegerAttr axis =
         info.allAxes ? mlir::IntegerAttr() : builder.getI64IntegerAttr(axes[0]);
-    if (name == "argmax")
+    if (op == ReductionBuiltin::Argmax)
       return ArgmaxOp::create(builder, l, tensorType(t), x, axis,
                               builder.getBoolAttr(keep));
     return ArgminOp::create(builder, l, tensorType(t), x, axis,
                             builder.getBoolAttr(keep));
   }
-  x = castTo(x, elem, l);
-  if (name == "sum")
+  x = castTo(x, elementType(&ctx, t.dtype), l);
+  switch (op) {
+  case ReductionBuiltin::Sum:
     return reduce<ReduceSumOp>(x, axes, keep, l);
-  if (name == "prod")
+  case ReductionBuiltin::Prod:
     return reduce<ReduceProdOp>(x, axes, keep, l);
-  if (name == "max")
+  case ReductionBuiltin::Max:
     return reduce<ReduceMaxOp>(x, axes, keep, l);
-  if (name == "min")
+  case ReductionBuiltin::Min:
     return reduce<ReduceMinOp>(x, axes, keep, l);
-  auto scalar = [&](double v) -> Value {
-    auto type = mlir::RankedTensorType::get({}, elem);
-    return ConstantOp::create(
-        builder, l,
-        mlir::DenseElementsAttr::get(type, builder.getFloatAttr(elem, v)));
-  };
+  case ReductionBuiltin::Mean:
+  case ReductionBuiltin::Var:
+  case ReductionBuiltin::Std:
+    return genMoment(x, info, op, l);
+  case ReductionBuiltin::Logsumexp:
+    return genLogSumExp(x, axes, keep, l);
+  case ReductionBuiltin::Argmax:
+  case ReductionBuiltin::Argmin:
+    break;
+  }
+  llvm_unreachable("taken above");
+}
+
+Value MLIRGenImpl::scalarLike(Value x, double v, mlir::Location l) {
+  mlir::Type elem = cast<mlir::RankedTensorType>(x.getType()).getElementType();
+  return mlir::tfl::ConstantOp::create(
+      builder, l,
+      mlir::DenseElementsAttr::get(mlir::RankedTensorType::get({}, elem),
+                                   builder.getFloatAttr(elem, v)));
+}
+
+Value MLIRGenImpl::genMoment(Value x, const ReductionInfo &info,
+                             ReductionBuiltin op, mlir::Location l) {
+  using namespace mlir::tfl;
+  const std::vector<int64_t> &axes = info.axes;
+  bool keep = info.keepdims;
+  mlir::Type elem = cast<mlir::RankedTensorType>(x.getType()).getElementType();
+  auto scalar = [&](double v) { return scalarLike(x, v, l); };
   // The number of elements each output reduces: `count` for the static
   // axes, times `divisors` (one per `?` axis: a [?, ?] outer product of a
   // batch has two), each a batch given when the function is called, its
@@ -409,23 +431,27 @@ Value MLIRGenImpl::genReduction(const CallExpr *expr, llvm::StringRef name) {
       sum = broadcastingBinary<DivOp>(sum, d, l);
     return broadcastingBinary<DivOp>(sum, scalar(count), l);
   };
-  if (name == "mean")
+  if (op == ReductionBuiltin::Mean)
     return meanOf(x, keep);
-  if (name == "var" || name == "std") {
-    // NumPy's two passes: the sum of squares of x - mean(x), over the
-    // count less ddof (NaN or inf where that is 0 or less, as NumPy's).
-    Value centered = broadcastingBinary<SubOp>(x, meanOf(x, true), l);
-    Value squares = reduce<ReduceSumOp>(
-        broadcastingBinary<MulOp>(centered, centered, l), axes, keep, l);
-    Value n = scalar(count);
-    for (Value d : divisors)
-      n = broadcastingBinary<MulOp>(n, d, l);
-    Value var = broadcastingBinary<DivOp>(
-        squares, broadcastingBinary<SubOp>(n, scalar(info.ddof), l), l);
-    if (name == "var")
-      return var;
-    return SqrtOp::create(builder, l, var.getType(), var);
-  }
+  // NumPy's two passes: the sum of squares of x - mean(x), over the
+  // count less ddof (NaN or inf where that is 0 or less, as NumPy's).
+  Value centered = broadcastingBinary<SubOp>(x, meanOf(x, true), l);
+  Value squares = reduce<ReduceSumOp>(
+      broadcastingBinary<MulOp>(centered, centered, l), axes, keep, l);
+  Value n = scalar(count);
+  for (Value d : divisors)
+    n = broadcastingBinary<MulOp>(n, d, l);
+  Value var = broadcastingBinary<DivOp>(
+      squares, broadcastingBinary<SubOp>(n, scalar(info.ddof), l), l);
+  if (op == ReductionBuiltin::Var)
+    return var;
+  return SqrtOp::create(builder, l, var.getType(), var);
+}
+
+Value MLIRGenImpl::genLogSumExp(Value x, llvm::ArrayRef<int64_t> axes,
+                                bool keep, mlir::Location l) {
+  using namespace mlir::tfl;
+  auto scalar = [&](double v) { return scalarLike(x, v, l); };
   // logsumexp: m + log(sum(exp(x - m))), with m the maximum where it is
   // finite and 0 elsewhere (SciPy's guard: all -inf gives -inf).
   auto finiteOr0 = [&](Value m) -> Value {

@@ -216,7 +216,15 @@ private:
   Value genWindowed(const CallExpr *expr, NNBuiltin op);
   /// tril (`lower`) and triu.
   Value genTriangle(const CallExpr *expr, bool lower);
-  Value genReduction(const CallExpr *expr, llvm::StringRef name);
+  Value genReduction(const CallExpr *expr, ReductionBuiltin op);
+  /// mean, var and std of `x` over `info`'s axes (NumPy's two passes).
+  Value genMoment(Value x, const ReductionInfo &info, ReductionBuiltin op,
+                  mlir::Location l);
+  /// logsumexp: m + log(sum(exp(x - m))), m the maximum where finite.
+  Value genLogSumExp(Value x, llvm::ArrayRef<int64_t> axes, bool keep,
+                     mlir::Location l);
+  /// A 0-d constant `v` of `x`'s element type (a float type).
+  Value scalarLike(Value x, double v, mlir::Location l);
   Value genNN(const CallExpr *expr, llvm::StringRef name);
   /// seed, shuffle_indices, and random_normal/uniform as a standard draw
   /// scaled by tfl ops (which fuse with their users).

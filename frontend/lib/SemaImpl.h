@@ -358,8 +358,12 @@ private:
   FailureOr<Type> analyzeExpandDims(const ShapeArgs &args);
   FailureOr<Type> analyzeSqueeze(const ShapeArgs &args);
   /// arange, linspace and eye: constants made when compiling.
-  FailureOr<Type> analyzeRange(const CallExpr *expr, llvm::StringRef name,
-                               llvm::ArrayRef<std::string> names);
+  FailureOr<Type> analyzeRange(const ShapeArgs &args);
+  FailureOr<Type> analyzeLinspace(const ShapeArgs &args,
+                                  llvm::ArrayRef<double> values);
+  FailureOr<std::vector<double>> rangeNumbers(const ShapeArgs &args,
+                                              bool &floats);
+  LogicalResult checkRangeSize(const ShapeArgs &args, double n);
   /// The value of a number known at compile time: an integer knownInt
   /// knows, a float literal, a module constant's, or + - * / of these.
   std::optional<double> knownNumber(const Expr *e);

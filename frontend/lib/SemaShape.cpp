@@ -15,6 +15,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <cmath>
+#include <cstdio>
+
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
@@ -159,7 +162,7 @@ FailureOr<Type> SemaImpl::analyzeShapeFamily(const CallExpr *expr,
   case ShapeBuiltin::Arange:
   case ShapeBuiltin::Linspace:
   case ShapeBuiltin::Eye:
-    return analyzeRange(expr, name, args->names);
+    return analyzeRange(*args);
   case ShapeBuiltin::ShapeOf:
   case ShapeBuiltin::Size:
     return analyzeShapeOf(*args);
@@ -186,6 +189,118 @@ FailureOr<Type> SemaImpl::analyzeShapeFamily(const CallExpr *expr,
     break;
   }
   llvm_unreachable("taken above");
+}
+
+/// The numbers arange, linspace or eye takes: known at compile time
+/// (`floats` when any is not an integer).
+FailureOr<std::vector<double>> SemaImpl::rangeNumbers(const ShapeArgs &args,
+                                                      bool &floats) {
+  std::vector<double> values;
+  floats = false;
+  size_t numbers = args.name == "linspace" ? 3 : args.names.size();
+  for (size_t i = 0; i < numbers; ++i) {
+    const Expr *e = args.arg(i);
+    if (!e)
+      break;
+    std::optional<double> v = knownNumber(e);
+    if (!v)
+      return args.fail(e, args.name +
+                              "() takes numbers known at compile time: "
+                              "literals, integers known at compile time, "
+                              "module constants, and + - * / of these");
+    floats |= !knownInt(e);
+    values.push_back(*v);
+  }
+  if (values.empty() || (args.name == "linspace" && values.size() < 2))
+    return args.fail(nullptr, args.name + "() missing argument '" +
+                                  args.names[values.size()] + "'");
+  return values;
+}
+
+/// The ranges are constants made when compiling, so their size is bounded
+/// (a larger one would exhaust the compiler's memory before the program
+/// ran).
+LogicalResult SemaImpl::checkRangeSize(const ShapeArgs &args, double n) {
+  constexpr int64_t kMaxElements = int64_t(1) << 26;
+  if (n <= double(kMaxElements))
+    return success();
+  char count[32];
+  std::snprintf(count, sizeof count, "%.0f", n);
+  return args.fail(nullptr,
+                   args.name + "() makes its values when compiling, at most " +
+                       std::to_string(kMaxElements) + " of them, not " + count);
+}
+
+FailureOr<Type> SemaImpl::analyzeRange(const ShapeArgs &args) {
+  bool floats;
+  FailureOr<std::vector<double>> values = rangeNumbers(args, floats);
+  if (failed(values))
+    return failure();
+  if (args.name == "eye") {
+    if (floats)
+      return args.fail(nullptr, "eye() takes integers known at compile time");
+    int64_t n = int64_t((*values)[0]),
+            m = values->size() > 1 ? int64_t((*values)[1]) : n;
+    if (n < 0 || m < 0)
+      return args.fail(nullptr, "eye() got a negative dimension");
+    if (failed(checkRangeSize(args, double(n) * double(m))))
+      return failure();
+    return Type::tensor(DType::F32, {n, m});
+  }
+  if (args.name == "linspace")
+    return analyzeLinspace(args, *values);
+  // arange: NumPy's count, ceil((stop - start) / step), and an i64 result
+  // for integers, f32 (the type of float literals) when any is a float.
+  double start = values->size() > 1 ? (*values)[0] : 0;
+  double stop = values->size() > 1 ? (*values)[1] : (*values)[0];
+  double step = values->size() > 2 ? (*values)[2] : 1;
+  if (step == 0)
+    return args.fail(args.arg(2), "arange() step must not be zero");
+  double n = std::ceil((stop - start) / step);
+  if (!(n >= 0))
+    n = 0;
+  if (failed(checkRangeSize(args, n)))
+    return failure();
+  int64_t count = int64_t(n);
+  if (!floats) {
+    // Exactly, in integers (doubles lose integers past 2^53).
+    int64_t s = int64_t(start), e = int64_t(stop), d = int64_t(step);
+    count = std::max<int64_t>(0, (e - s + d - (d > 0 ? 1 : -1)) / d);
+  }
+  RangePlan plan;
+  plan.start = start;
+  plan.step = step;
+  planOf(args.expr).range = plan;
+  return Type::tensor(floats ? DType::F32 : DType::I64, {count});
+}
+
+/// linspace: NumPy's, num values from start to stop, stop included by
+/// default.
+FailureOr<Type> SemaImpl::analyzeLinspace(const ShapeArgs &args,
+                                          llvm::ArrayRef<double> values) {
+  const Expr *numArg = args.arg(2);
+  std::optional<int64_t> num = numArg ? knownInt(numArg) : 50;
+  if (!num || *num < 0)
+    return args.fail(numArg, "linspace()'s num must be an integer of 0 or "
+                             "more known at compile time");
+  bool endpoint = true;
+  if (const Expr *e = args.arg(3)) {
+    auto *b = dyn_cast<BoolExpr>(e);
+    if (!b)
+      return args.fail(e, "linspace()'s endpoint must be True or False");
+    endpoint = b->value;
+  }
+  int64_t count = *num;
+  if (failed(checkRangeSize(args, double(count))))
+    return failure();
+  int64_t div = endpoint ? count - 1 : count;
+  RangePlan plan;
+  plan.start = values[0];
+  plan.step = div > 0 ? (values[1] - values[0]) / double(div) : 0.0;
+  plan.lastGiven = endpoint && count > 1;
+  plan.last = values[1];
+  planOf(args.expr).range = plan;
+  return Type::tensor(DType::F32, {count});
 }
 
 /// zeros, ones and full: a shape's tensor of one value.
