@@ -261,7 +261,7 @@ Value MLIRGenImpl::genGather(const CallExpr *expr) {
   };
   Value x = genExpr(arg(0, "x"))[0];
   Value idx = genExpr(arg(1, "indices"))[0];
-  int64_t axis = spec->builtinCalls.find(expr)->second.reduction.axes[0];
+  int64_t axis = spec->builtinCalls.find(expr)->second.axis;
   return mlir::tfl::GatherOp::create(builder, loc(expr->getBegin()),
                                      tensorType(typeOf(expr)), x, idx,
                                      builder.getI64IntegerAttr(axis));

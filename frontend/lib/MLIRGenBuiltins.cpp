@@ -311,14 +311,14 @@ Value MLIRGenImpl::genLayout(const CallExpr *expr, ShapeBuiltin op) {
 
 Value MLIRGenImpl::genNN(const CallExpr *expr, llvm::StringRef name) {
   using namespace mlir::tfl;
-  const ReductionInfo &info = spec->builtinCalls.find(expr)->second.reduction;
+  const BuiltinPlan &plan = spec->builtinCalls.find(expr)->second;
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
   Value x = genExpr(expr->args.empty() ? expr->keywords[0].value.get()
                                        : expr->args[0].get())[0];
   if (name == "one_hot") {
     // labels[..., None] == arange(depth), as f32.
-    int64_t depth = info.axes[0];
+    int64_t depth = plan.depth;
     auto labelsType = cast<mlir::RankedTensorType>(x.getType());
     llvm::SmallVector<int64_t> expanded(labelsType.getShape());
     expanded.push_back(1);
@@ -342,7 +342,7 @@ Value MLIRGenImpl::genNN(const CallExpr *expr, llvm::StringRef name) {
   }
   x = castTo(x, elementType(&ctx, t.dtype), l);
   // Shifted by the maximum along the axis, for stability.
-  std::vector<int64_t> axes = info.axes;
+  const std::vector<int64_t> &axes = plan.reduction.axes;
   Value m = reduce<ReduceMaxOp>(x, axes, true, l);
   Value shifted = broadcastingBinary<SubOp>(x, m, l);
   Value e = ExpOp::create(builder, l, shifted);

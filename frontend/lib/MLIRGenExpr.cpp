@@ -570,13 +570,13 @@ Values MLIRGenImpl::genCall(const CallExpr *expr) {
     return genExpr(method->second);
   if (const Type *callee = spec->findType(expr->callee.get());
       callee && callee->kind == Type::Kind::Builtin) {
-    if (callee->name == "breakpoint") {
+    if (Builtin::named(callee->name) == Builtin(StatementBuiltin::Breakpoint)) {
       // A stop of the eager debugger; nothing without it.
       if (std::optional<size_t> scope = spec->findDebugScope(expr))
         genDebugPoint(*scope, /*stop=*/true, loc(expr->getBegin()));
       return {};
     }
-    if (callee->name == "export")
+    if (Builtin::named(callee->name) == Builtin(StatementBuiltin::Export))
       return {}; // what a library builds; a program's run does nothing
   }
 

@@ -209,7 +209,7 @@ FailureOr<Type> SemaImpl::analyzeGather(const CallExpr *expr) {
                               << idx->str();
     return failure();
   }
-  planOf(expr).reduction = {{a}, false, false};
+  planOf(expr).axis = a;
   std::vector<int64_t> shape(x->shape.begin(), x->shape.begin() + a);
   shape.insert(shape.end(), idx->shape.begin(), idx->shape.end());
   shape.insert(shape.end(), x->shape.begin() + a + 1, x->shape.end());

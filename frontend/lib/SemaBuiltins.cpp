@@ -194,7 +194,7 @@ FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
     coerce(x, t->dtype);
     std::vector<int64_t> shape = t->shape;
     shape.push_back(*value);
-    planOf(expr).reduction = {{*value}, false, false};
+    planOf(expr).depth = *value;
     return Type::tensor(DType::F32, shape);
   }
   int64_t axis = *value < 0 ? *value + t->rank() : *value;

@@ -31,11 +31,14 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
   FailureOr<Type> callee = analyzeExpr(expr->callee.get());
   if (failed(callee))
     return failure();
-  if (callee->kind == Type::Kind::Builtin && callee->name == "print")
+  std::optional<Builtin> builtin = callee->kind == Type::Kind::Builtin
+                                       ? Builtin::named(callee->name)
+                                       : std::nullopt;
+  if (builtin && builtin->is(StatementBuiltin::Print))
     return analyzePrint(expr);
-  if (callee->kind == Type::Kind::Builtin && callee->name == "breakpoint")
+  if (builtin && builtin->is(StatementBuiltin::Breakpoint))
     return analyzeBreakpoint(expr);
-  if (callee->kind == Type::Kind::Builtin && callee->name == "export")
+  if (builtin && builtin->is(StatementBuiltin::Export))
     return analyzeExportCall(expr);
   if (callee->kind == Type::Kind::Builtin && callee->name == "replace") {
     auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
@@ -45,10 +48,9 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     }
     return analyzeReplace(expr, typeOf(attr->value.get()));
   }
-  if (callee->kind == Type::Kind::Builtin) {
-    Builtin builtin = *Builtin::named(callee->name);
-    frame->spec->builtinCalls.insert_or_assign(expr, BuiltinPlan(builtin));
-    return analyzeBuiltin(expr, builtin);
+  if (builtin) {
+    frame->spec->builtinCalls.insert_or_assign(expr, BuiltinPlan(*builtin));
+    return analyzeBuiltin(expr, *builtin);
   }
   if (callee->kind == Type::Kind::Function || callee->kind == Type::Kind::Grad)
     return analyzeUserCall(expr, *callee);

@@ -109,11 +109,7 @@ TEST_F(OpCoverage, EveryOpHasAnEagerKernel) {
 
 TEST_F(OpCoverage, EveryOpHasALowering) {
   RewritePatternSet patterns(&ctx);
-  mlir::tfl::populateTflElementwiseToLinalgPatterns(patterns);
-  mlir::tfl::populateTflLinearToLinalgPatterns(patterns);
-  mlir::tfl::populateTflReductionToLinalgPatterns(patterns);
-  mlir::tfl::populateTflDataMovementToLinalgPatterns(patterns);
-  mlir::tfl::populateTflRuntimeOpsToLinalgPatterns(patterns);
+  mlir::tfl::populateTflToLinalgPatterns(patterns);
   llvm::StringSet<> roots;
   for (const auto &pattern : patterns.getNativePatterns())
     if (std::optional<OperationName> root = pattern->getRootKind())

@@ -43,6 +43,8 @@ void populateTflReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateTflDataMovementToLinalgPatterns(RewritePatternSet &patterns);
 /// The ops that are libtflrt calls on scalars (RuntimeOps.cpp).
 void populateTflRuntimeOpsToLinalgPatterns(RewritePatternSet &patterns);
+/// All of tfl-to-linalg's patterns: the families above.
+void populateTflToLinalgPatterns(RewritePatternSet &patterns);
 
 /// A dynamic dim in TFL is the batch size of an exported function, and
 /// every dynamic dim of a module has that one run-time size (Sema keeps it

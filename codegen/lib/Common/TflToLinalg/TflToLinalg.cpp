@@ -57,11 +57,7 @@ struct ConvertTflToLinalgPass
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    populateTflElementwiseToLinalgPatterns(patterns);
-    populateTflLinearToLinalgPatterns(patterns);
-    populateTflReductionToLinalgPatterns(patterns);
-    populateTflDataMovementToLinalgPatterns(patterns);
-    populateTflRuntimeOpsToLinalgPatterns(patterns);
+    populateTflToLinalgPatterns(patterns);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TflDialect>();
@@ -88,4 +84,13 @@ struct ConvertTflToLinalgPass
 };
 
 } // namespace
+
+void populateTflToLinalgPatterns(RewritePatternSet &patterns) {
+  populateTflElementwiseToLinalgPatterns(patterns);
+  populateTflLinearToLinalgPatterns(patterns);
+  populateTflReductionToLinalgPatterns(patterns);
+  populateTflDataMovementToLinalgPatterns(patterns);
+  populateTflRuntimeOpsToLinalgPatterns(patterns);
+}
+
 } // namespace mlir::tfl

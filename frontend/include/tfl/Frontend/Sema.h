@@ -84,8 +84,13 @@ struct Specialization;
 struct BuiltinPlan {
   explicit BuiltinPlan(Builtin builtin) : builtin(builtin) {}
   Builtin builtin;
-  /// A reduction's axes; gather's axis; one_hot's and softmax's axis.
+  /// A reduction's axes, keepdims and ddof; softmax's and log_softmax's
+  /// axis (they reduce along it).
   ReductionInfo reduction;
+  /// gather: the axis it picks along.
+  int64_t axis = 0;
+  /// one_hot: the depth.
+  int64_t depth = 0;
   /// arange and linspace: the values.
   RangePlan range;
   /// tril(x, k) and triu(x, k): the diagonal k.
