@@ -419,8 +419,9 @@ FailureOr<Type> SemaImpl::analyzeBuiltin(const CallExpr *expr, Builtin b) {
     case ParallelBuiltin::WorldSize:
     case ParallelBuiltin::AllReduce:
     case ParallelBuiltin::Broadcast:
-    case ParallelBuiltin::AllGather:
       return analyzeCollective(expr, b.name());
+    case ParallelBuiltin::AllGather:
+      return analyzeAllGather(expr);
     }
     break;
   }
@@ -447,20 +448,25 @@ FailureOr<Type> SemaImpl::analyzeRandomIOFamily(const CallExpr *expr,
   llvm::StringRef name = Builtin(op).name();
   switch (op) {
   case RandomIOBuiltin::Seed:
+  case RandomIOBuiltin::ShuffleIndices:
+    return analyzeSeed(expr, name);
   case RandomIOBuiltin::RandomNormal:
   case RandomIOBuiltin::RandomUniform:
-  case RandomIOBuiltin::ShuffleIndices:
+    return analyzeDraw(expr, name);
   case RandomIOBuiltin::GetRngState:
   case RandomIOBuiltin::SetRngState:
-    return analyzeRandom(expr, name);
+    return analyzeRngState(expr, name);
   case RandomIOBuiltin::LoadIdx:
   case RandomIOBuiltin::LoadNpy:
+    return analyzeLoadData(expr, name);
   case RandomIOBuiltin::LoadBytes:
+    return analyzeLoadBytes(expr);
   case RandomIOBuiltin::SaveNpy:
   case RandomIOBuiltin::Save:
   case RandomIOBuiltin::Load:
+    return analyzeSaveLoad(expr, name);
   case RandomIOBuiltin::LogScalar:
-    return analyzeIO(expr, name);
+    return analyzeLogScalar(expr);
   case RandomIOBuiltin::Flag:
     return analyzeFlag(expr);
   case RandomIOBuiltin::Now:

@@ -381,6 +381,37 @@ FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
     return failure();
   }
   std::vector<std::vector<Type>> leaves;
+  FailureOr<Type> first = treeMapLeaves(expr, leaves);
+  if (failed(first))
+    return failure();
+  const FuncDef *def = callee.func;
+  size_t self = callee.boundSelf ? 1 : 0;
+  size_t numTrees = leaves.size();
+  if (def->params.size() - self != numTrees) {
+    error(expr->args[0]->getBegin())
+        << "tree_map() calls " << def->name << "() with one leaf of each of "
+        << numTrees << " tree" << (numTrees == 1 ? "" : "s")
+        << ", but it takes " << def->params.size() - self << " argument"
+        << (def->params.size() - self == 1 ? "" : "s");
+    return failure();
+  }
+  std::vector<Specialization *> specs;
+  std::vector<Type> results;
+  for (size_t i = 0; i < leaves.front().size(); ++i) {
+    FailureOr<Specialization *> s = treeMapLeafCall(expr, callee, leaves, i);
+    if (failed(s))
+      return failure();
+    specs.push_back(*s);
+    results.push_back((*s)->callType());
+  }
+  planOf(expr).treeMap = std::move(specs);
+  size_t next = 0;
+  return rebuildTree(*first, results, next);
+}
+
+FailureOr<Type>
+SemaImpl::treeMapLeaves(const CallExpr *expr,
+                        std::vector<std::vector<Type>> &leaves) {
   std::optional<Type> first;
   for (size_t k = 1; k < expr->args.size(); ++k) {
     const Expr *arg = expr->args[k].get();
@@ -404,57 +435,47 @@ FailureOr<Type> SemaImpl::analyzeTreeMap(const CallExpr *expr) {
       return failure();
     }
   }
+  return *first;
+}
+
+FailureOr<Specialization *>
+SemaImpl::treeMapLeafCall(const CallExpr *expr, const Type &callee,
+                          const std::vector<std::vector<Type>> &leaves,
+                          size_t i) {
   const FuncDef *def = callee.func;
   size_t self = callee.boundSelf ? 1 : 0;
-  size_t numTrees = leaves.size();
-  if (def->params.size() - self != numTrees) {
+  std::vector<Type> argTypes;
+  DimBindings dims;
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    Type t = leaves[k][i];
+    if (const ExprPtr &ann = def->params[k + self].annotation) {
+      Type adjusted;
+      if (failed(checkAnnotation(
+              ann.get(), t, dims,
+              "argument '" + def->params[k + self].name + "' of " + def->name +
+                  "() (a leaf of tree_map()'s tree " + std::to_string(k + 1) +
+                  ")",
+              expr->args[k + 1]->getBegin(), adjusted, defScope.lookup(def))))
+        return failure();
+      t = adjusted;
+    }
+    argTypes.push_back(t);
+  }
+  if (callee.boundSelf)
+    argTypes.insert(argTypes.begin(), callee.elements.front());
+  Type target = callee.boundSelf ? Type::function(def) : callee;
+  FailureOr<Specialization *> s =
+      specialize(target, std::move(argTypes), expr->getBegin());
+  if (failed(s))
+    return failure();
+  if (!(*s)->callType().hasValues()) {
     error(expr->args[0]->getBegin())
-        << "tree_map() calls " << def->name << "() with one leaf of each of "
-        << numTrees << " tree" << (numTrees == 1 ? "" : "s")
-        << ", but it takes " << def->params.size() - self << " argument"
-        << (def->params.size() - self == 1 ? "" : "s");
+        << "tree_map() needs " << def->name
+        << "() to return a tensor or a tree, but it returns "
+        << (*s)->callType().str();
     return failure();
   }
-  Type target = callee.boundSelf ? Type::function(def) : callee;
-  std::vector<Specialization *> specs;
-  std::vector<Type> results;
-  for (size_t i = 0; i < leaves.front().size(); ++i) {
-    std::vector<Type> argTypes;
-    DimBindings dims;
-    for (size_t k = 0; k < numTrees; ++k) {
-      Type t = leaves[k][i];
-      if (const ExprPtr &ann = def->params[k + self].annotation) {
-        Type adjusted;
-        if (failed(checkAnnotation(
-                ann.get(), t, dims,
-                "argument '" + def->params[k + self].name + "' of " +
-                    def->name + "() (a leaf of tree_map()'s tree " +
-                    std::to_string(k + 1) + ")",
-                expr->args[k + 1]->getBegin(), adjusted, defScope.lookup(def))))
-          return failure();
-        t = adjusted;
-      }
-      argTypes.push_back(t);
-    }
-    if (callee.boundSelf)
-      argTypes.insert(argTypes.begin(), callee.elements.front());
-    FailureOr<Specialization *> s =
-        specialize(target, std::move(argTypes), expr->getBegin());
-    if (failed(s))
-      return failure();
-    if (!(*s)->callType().hasValues()) {
-      error(expr->args[0]->getBegin())
-          << "tree_map() needs " << def->name
-          << "() to return a tensor or a tree, but it returns "
-          << (*s)->callType().str();
-      return failure();
-    }
-    specs.push_back(*s);
-    results.push_back((*s)->callType());
-  }
-  planOf(expr).treeMap = std::move(specs);
-  size_t next = 0;
-  return rebuildTree(*first, results, next);
+  return s;
 }
 
 FailureOr<Specialization *>

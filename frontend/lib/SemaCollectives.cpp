@@ -44,33 +44,6 @@ FailureOr<Type> SemaImpl::analyzeCollective(const CallExpr *expr,
       return Type::knownInt(*options.worldSize, /*weak=*/false);
     return Type::tensor(DType::I64, {});
   }
-  if (name == "all_gather") {
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"x"}, 1);
-    if (failed(args))
-      return failure();
-    FailureOr<Type> x = analyzeExpr((*args)[0]);
-    if (failed(x))
-      return failure();
-    if (!x->isTensor() || !collectiveLeaves(*x, false)) {
-      error((*args)[0]->getBegin())
-          << "all_gather() takes an f32, f64, bf16, f16, i32 or i64 tensor, "
-             "got "
-          << x->str();
-      return failure();
-    }
-    if (!options.worldSize) {
-      error(expr->getBegin())
-          << "all_gather() stacks a tensor per process, so its shape needs "
-             "the number of processes when compiling: build with tflc "
-             "--world-size=N (tflc run knows it)";
-      return failure();
-    }
-    coerce((*args)[0], x->dtype);
-    std::vector<int64_t> shape = x->shape;
-    shape.insert(shape.begin(), *options.worldSize);
-    return Type::tensor(x->dtype, shape);
-  }
   bool isReduce = name == "all_reduce";
   FailureOr<std::vector<const Expr *>> args =
       matchBuiltinArgs(expr, name, {"tree", isReduce ? "op" : "root"}, 1);
@@ -79,40 +52,74 @@ FailureOr<Type> SemaImpl::analyzeCollective(const CallExpr *expr,
   FailureOr<Type> tree = analyzeExpr((*args)[0]);
   if (failed(tree))
     return failure();
-  bool mean = false;
-  if (const Expr *option = (*args)[1]) {
-    if (isReduce) {
-      FailureOr<std::string> op = stringArgument(option, "all_reduce()'s op");
-      if (failed(op))
-        return failure();
-      if (*op != "sum" && *op != "mean") {
-        error(option->getBegin())
-            << "all_reduce()'s op is \"sum\" or \"mean\", not \"" << *op
-            << "\"";
-        return failure();
-      }
-      mean = *op == "mean";
-    } else {
-      if (failed(analyzeExpr(option)))
-        return failure();
-      std::optional<int64_t> root = knownInt(option);
-      if (!root || *root < 0) {
-        error(option->getBegin())
-            << "broadcast()'s root must be a rank (an integer of 0 or more) "
-               "known at compile time";
-        return failure();
-      }
-    }
-  }
-  if (!collectiveLeaves(*tree, mean)) {
+  FailureOr<bool> mean = collectiveOption((*args)[1], isReduce);
+  if (failed(mean))
+    return failure();
+  if (!collectiveLeaves(*tree, *mean)) {
     error((*args)[0]->getBegin())
         << name << "() takes a tensor or a tree (tuples and records) of "
-        << (mean ? "float tensors (f32, f64, bf16, f16) for op=\"mean\""
-                 : "f32, f64, bf16, f16, i32 or i64 tensors")
+        << (*mean ? "float tensors (f32, f64, bf16, f16) for op=\"mean\""
+                  : "f32, f64, bf16, f16, i32 or i64 tensors")
         << ", got " << tree->str();
     return failure();
   }
   if (tree->isTensor())
     coerce((*args)[0], tree->dtype);
   return tree->strong();
+}
+
+/// all_reduce()'s op (whether it is "mean") or broadcast()'s root;
+/// `option` is null when not given.
+FailureOr<bool> SemaImpl::collectiveOption(const Expr *option, bool isReduce) {
+  if (!option)
+    return false;
+  if (isReduce) {
+    FailureOr<std::string> op = stringArgument(option, "all_reduce()'s op");
+    if (failed(op))
+      return failure();
+    if (*op != "sum" && *op != "mean") {
+      error(option->getBegin())
+          << "all_reduce()'s op is \"sum\" or \"mean\", not \"" << *op << "\"";
+      return failure();
+    }
+    return *op == "mean";
+  }
+  if (failed(analyzeExpr(option)))
+    return failure();
+  std::optional<int64_t> root = knownInt(option);
+  if (!root || *root < 0) {
+    error(option->getBegin())
+        << "broadcast()'s root must be a rank (an integer of 0 or more) "
+           "known at compile time";
+    return failure();
+  }
+  return false;
+}
+
+FailureOr<Type> SemaImpl::analyzeAllGather(const CallExpr *expr) {
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, "all_gather", {"x"}, 1);
+  if (failed(args))
+    return failure();
+  FailureOr<Type> x = analyzeExpr((*args)[0]);
+  if (failed(x))
+    return failure();
+  if (!x->isTensor() || !collectiveLeaves(*x, false)) {
+    error((*args)[0]->getBegin())
+        << "all_gather() takes an f32, f64, bf16, f16, i32 or i64 tensor, "
+           "got "
+        << x->str();
+    return failure();
+  }
+  if (!options.worldSize) {
+    error(expr->getBegin())
+        << "all_gather() stacks a tensor per process, so its shape needs "
+           "the number of processes when compiling: build with tflc "
+           "--world-size=N (tflc run knows it)";
+    return failure();
+  }
+  coerce((*args)[0], x->dtype);
+  std::vector<int64_t> shape = x->shape;
+  shape.insert(shape.begin(), *options.worldSize);
+  return Type::tensor(x->dtype, shape);
 }

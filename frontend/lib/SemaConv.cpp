@@ -30,6 +30,24 @@ FailureOr<std::array<int64_t, 2>> SemaImpl::pairArgument(const Expr *e,
   return std::array<int64_t, 2>{v->front(), v->back()};
 }
 
+/// conv2d()'s x or w, or a pooling's x: an f32, bf16 or f16 tensor of 4
+/// dims.
+FailureOr<Type> SemaImpl::windowTensor(const Expr *e, llvm::StringRef name,
+                                       llvm::StringRef what) {
+  FailureOr<Type> t = analyzeExpr(e);
+  if (failed(t))
+    return failure();
+  if (!t->isTensor() || t->rank() != 4 ||
+      !(t->dtype == DType::F32 || isHalf(t->dtype))) {
+    error(e->getBegin()) << name << "()'s " << what
+                         << " must be an f32, bf16 or f16 "
+                         << (what == "w" ? "HWIO" : "NHWC")
+                         << " tensor (4 dims), got " << t->str();
+    return failure();
+  }
+  return t;
+}
+
 FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
                                       llvm::StringRef name) {
   bool conv = name == "conv2d";
@@ -39,27 +57,13 @@ FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
                               2);
   if (failed(args))
     return failure();
-  auto tensor4 = [&](const Expr *e, llvm::StringRef what) -> FailureOr<Type> {
-    FailureOr<Type> t = analyzeExpr(e);
-    if (failed(t))
-      return failure();
-    if (!t->isTensor() || t->rank() != 4 ||
-        !(t->dtype == DType::F32 || isHalf(t->dtype))) {
-      error(e->getBegin()) << name << "()'s " << what
-                           << " must be an f32, bf16 or f16 "
-                           << (what == "w" ? "HWIO" : "NHWC")
-                           << " tensor (4 dims), got " << t->str();
-      return failure();
-    }
-    return t;
-  };
-  FailureOr<Type> x = tensor4((*args)[0], "x");
+  FailureOr<Type> x = windowTensor((*args)[0], name, "x");
   if (failed(x))
     return failure();
   WindowInfo info;
   int64_t channels = x->shape[3];
   if (conv) {
-    FailureOr<Type> w = tensor4((*args)[1], "w");
+    FailureOr<Type> w = windowTensor((*args)[1], name, "w");
     if (failed(w))
       return failure();
     if (w->dtype != x->dtype) {
@@ -92,41 +96,60 @@ FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
       return failure();
     info.strides = *strides;
   }
-  bool same = false;
-  if (const Expr *p = (*args)[3]) {
-    FailureOr<std::string> padding =
-        stringArgument(p, (name + "()'s padding").str());
-    if (failed(padding))
-      return failure();
-    std::string lower = llvm::StringRef(*padding).lower();
-    if (lower != "valid" && lower != "same") {
-      error(p->getBegin()) << name << "()'s padding is \"valid\" or \"same\", "
-                           << "got \"" << *padding << "\"";
-      return failure();
-    }
-    same = lower == "same";
-  }
+  FailureOr<bool> same = samePadding((*args)[3], name);
+  if (failed(same))
+    return failure();
   std::vector<int64_t> shape = {x->shape[0], 0, 0, channels};
   for (int d = 0; d < 2; ++d) {
-    int64_t in = x->shape[1 + d], k = info.size[d], s = info.strides[d];
-    if (same) {
-      int64_t out = (in + s - 1) / s;
-      int64_t total = std::max<int64_t>((out - 1) * s + k - in, 0);
-      info.padding[2 * d] = total / 2;
-      info.padding[2 * d + 1] = total - total / 2;
-      shape[1 + d] = out;
-      continue;
-    }
-    if (in < k) {
-      error(expr->getBegin())
-          << name << "()'s window of " << k << " is larger than the input's "
-          << (d == 0 ? "height" : "width") << " of " << in
-          << " (with padding=\"valid\")";
+    FailureOr<int64_t> out =
+        windowOutput(expr, name, d, x->shape[1 + d], *same, info);
+    if (failed(out))
       return failure();
-    }
-    info.padding[2 * d] = info.padding[2 * d + 1] = 0;
-    shape[1 + d] = (in - k) / s + 1;
+    shape[1 + d] = *out;
   }
   planOf(expr).window = info;
   return Type::tensor(x->dtype, shape);
+}
+
+/// Whether padding= (`p`, null when not given) is "same" rather than
+/// "valid".
+FailureOr<bool> SemaImpl::samePadding(const Expr *p, llvm::StringRef name) {
+  if (!p)
+    return false;
+  FailureOr<std::string> padding =
+      stringArgument(p, (name + "()'s padding").str());
+  if (failed(padding))
+    return failure();
+  std::string lower = llvm::StringRef(*padding).lower();
+  if (lower != "valid" && lower != "same") {
+    error(p->getBegin()) << name << "()'s padding is \"valid\" or \"same\", "
+                         << "got \"" << *padding << "\"";
+    return failure();
+  }
+  return lower == "same";
+}
+
+/// The output's size along spatial dim `d` (0 the height, 1 the width) of
+/// an input of `in`, and the padding before and after it in `info`.
+FailureOr<int64_t> SemaImpl::windowOutput(const CallExpr *expr,
+                                          llvm::StringRef name, int d,
+                                          int64_t in, bool same,
+                                          WindowInfo &info) {
+  int64_t k = info.size[d], s = info.strides[d];
+  if (same) {
+    int64_t out = (in + s - 1) / s;
+    int64_t total = std::max<int64_t>((out - 1) * s + k - in, 0);
+    info.padding[2 * d] = total / 2;
+    info.padding[2 * d + 1] = total - total / 2;
+    return out;
+  }
+  if (in < k) {
+    error(expr->getBegin())
+        << name << "()'s window of " << k << " is larger than the input's "
+        << (d == 0 ? "height" : "width") << " of " << in
+        << " (with padding=\"valid\")";
+    return failure();
+  }
+  info.padding[2 * d] = info.padding[2 * d + 1] = 0;
+  return (in - k) / s + 1;
 }

@@ -84,6 +84,40 @@ FailureOr<Type> SemaImpl::annotatedType(const Expr *ann, const Scope &scope) {
   return Type::tensor(*dtype, std::move(shape));
 }
 
+/// The types export(f, ...) exports `def` for: its arguments', a leading
+/// `?` of a parameter's annotation making that dim a batch of any size.
+FailureOr<std::vector<Type>> SemaImpl::exportArgTypes(const CallExpr *expr,
+                                                      const ast::FuncDef *def) {
+  std::vector<Type> types;
+  for (size_t i = 1; i < expr->args.size(); ++i) {
+    FailureOr<Type> t = analyzeExpr(expr->args[i].get());
+    if (failed(t))
+      return failure();
+    if (!tensorsOnly(*t)) {
+      error(expr->args[i]->getBegin())
+          << "an export's arguments are tensors (or tuples and records of "
+             "them), got "
+          << t->str();
+      return failure();
+    }
+    types.push_back(t->strong());
+    // A parameter annotated with a leading `?` (`images: u8[?, 28, 28, 1]`)
+    // takes a batch of any size: its value's leading dim becomes `?`.
+    const ast::Param &param = def->params[i - 1];
+    if (!param.annotation)
+      continue;
+    auto [dtypeName, dtype, dimExprs] =
+        tensorAnnotation(param.annotation.get());
+    if (!dimExprs || dimExprs->empty() ||
+        !isBatchDim(dimExprs->front().get()) || !types.back().isTensor() ||
+        types.back().rank() == 0)
+      continue;
+    types.back().shape[0] = kDynamicDim;
+    types.back().known.reset();
+  }
+  return types;
+}
+
 FailureOr<Type> SemaImpl::analyzeExportCall(const CallExpr *expr) {
   if (!frame->isScript || frame->controlDepth > 0 ||
       frame->scope->ast != &source.main()) {
@@ -128,37 +162,13 @@ FailureOr<Type> SemaImpl::analyzeExportCall(const CallExpr *expr) {
         << " arguments after it, got " << expr->args.size() - 1;
     return failure();
   }
-  std::vector<Type> argTypes;
-  for (size_t i = 1; i < expr->args.size(); ++i) {
-    FailureOr<Type> t = analyzeExpr(expr->args[i].get());
-    if (failed(t))
-      return failure();
-    if (!tensorsOnly(*t)) {
-      error(expr->args[i]->getBegin())
-          << "an export's arguments are tensors (or tuples and records of "
-             "them), got "
-          << t->str();
-      return failure();
-    }
-    argTypes.push_back(t->strong());
-    // A parameter annotated with a leading `?` (`images: u8[?, 28, 28, 1]`)
-    // takes a batch of any size: its value's leading dim becomes `?`.
-    const ast::Param &param = def->params[i - 1];
-    if (!param.annotation)
-      continue;
-    auto [dtypeName, dtype, dimExprs] =
-        tensorAnnotation(param.annotation.get());
-    if (!dimExprs || dimExprs->empty() ||
-        !isBatchDim(dimExprs->front().get()) || !argTypes.back().isTensor() ||
-        argTypes.back().rank() == 0)
-      continue;
-    argTypes.back().shape[0] = kDynamicDim;
-    argTypes.back().known.reset();
-  }
+  FailureOr<std::vector<Type>> argTypes = exportArgTypes(expr, def);
+  if (failed(argTypes))
+    return failure();
   if (!options.library)
     return Type::none(); // a program's run: nothing to do
   FailureOr<Specialization *> s =
-      specialize(*fn, std::move(argTypes), expr->getBegin());
+      specialize(*fn, std::move(*argTypes), expr->getBegin());
   if (failed(s))
     return failure();
   if (!tensorsOnly((*s)->callType())) {

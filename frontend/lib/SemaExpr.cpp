@@ -50,17 +50,9 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   case Expr::Kind::List:
     result = analyzeList(cast<ListExpr>(expr));
     break;
-  case Expr::Kind::Tuple: {
-    std::vector<Type> elements;
-    for (const ExprPtr &e : cast<TupleExpr>(expr)->elements) {
-      FailureOr<Type> t = analyzeExpr(e.get());
-      if (failed(t))
-        return failure();
-      elements.push_back(*t);
-    }
-    result = Type::tuple(std::move(elements));
+  case Expr::Kind::Tuple:
+    result = analyzeTuple(cast<TupleExpr>(expr));
     break;
-  }
   case Expr::Kind::Unary:
     result = analyzeUnary(cast<UnaryExpr>(expr));
     break;
@@ -79,21 +71,9 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
     result = analyzeCompare(cast<CompareExpr>(expr));
     break;
   case Expr::Kind::Not:
-    if (failed(requireBoolScalar(cast<NotExpr>(expr)->operand.get(),
-                                 "the operand of 'not'")))
-      return failure();
-    result = Type::tensor(DType::Bool, {});
+  case Expr::Kind::BoolOp:
+    result = analyzeLogical(expr);
     break;
-  case Expr::Kind::BoolOp: {
-    auto *b = cast<BoolOpExpr>(expr);
-    llvm::StringRef what =
-        b->isAnd ? "an operand of 'and'" : "an operand of 'or'";
-    if (failed(requireBoolScalar(b->lhs.get(), what)) ||
-        failed(requireBoolScalar(b->rhs.get(), what)))
-      return failure();
-    result = Type::tensor(DType::Bool, {});
-    break;
-  }
   case Expr::Kind::Cond:
     result = analyzeCond(cast<CondExpr>(expr));
     break;
@@ -121,6 +101,32 @@ FailureOr<Type> SemaImpl::analyzeExpr(const Expr *expr) {
   result = withKnownValue(expr, *result);
   typeOf(expr) = *result;
   return result;
+}
+
+FailureOr<Type> SemaImpl::analyzeTuple(const TupleExpr *expr) {
+  std::vector<Type> elements;
+  for (const ExprPtr &e : expr->elements) {
+    FailureOr<Type> t = analyzeExpr(e.get());
+    if (failed(t))
+      return failure();
+    elements.push_back(*t);
+  }
+  return Type::tuple(std::move(elements));
+}
+
+FailureOr<Type> SemaImpl::analyzeLogical(const Expr *expr) {
+  if (auto *n = dyn_cast<NotExpr>(expr)) {
+    if (failed(requireBoolScalar(n->operand.get(), "the operand of 'not'")))
+      return failure();
+    return Type::tensor(DType::Bool, {});
+  }
+  auto *b = cast<BoolOpExpr>(expr);
+  llvm::StringRef what =
+      b->isAnd ? "an operand of 'and'" : "an operand of 'or'";
+  if (failed(requireBoolScalar(b->lhs.get(), what)) ||
+      failed(requireBoolScalar(b->rhs.get(), what)))
+    return failure();
+  return Type::tensor(DType::Bool, {});
 }
 
 /// Python's floor division and modulo of ints (a zero divisor gives 0, as
@@ -512,30 +518,8 @@ FailureOr<Type> SemaImpl::analyzeCompare(const CompareExpr *expr) {
       llvm::is_contained(expr->ops, CompareOp::NotIn))
     return analyzeStringCompare(expr, types);
   if (llvm::any_of(types,
-                   [](const Type &t) { return t.kind == Type::Kind::DType; })) {
-    // Dtypes compare for equality, at compile time (`x.dtype == bf16`).
-    bool result = true;
-    for (size_t i = 0; i < expr->ops.size(); ++i) {
-      const Type &a = types[i], &b = types[i + 1];
-      CompareOp op = expr->ops[i];
-      if (a.kind != b.kind) {
-        const Type &other = a.kind == Type::Kind::DType ? b : a;
-        error(expr->operands[i]->getBegin())
-            << "cannot compare a dtype with " << other.str()
-            << " (a dtype compares with a dtype: x.dtype == bf16)";
-        return failure();
-      }
-      if (op != CompareOp::Eq && op != CompareOp::Ne) {
-        error(expr->operands[i]->getBegin())
-            << "cannot compare " << a.str() << " " << spelling(op) << " "
-            << b.str() << " (dtypes compare with == and !=)";
-        return failure();
-      }
-      result &= (a.dtype == b.dtype) == (op == CompareOp::Eq);
-    }
-    frame->spec->knownBools[expr] = result;
-    return Type::tensor(DType::Bool, {});
-  }
+                   [](const Type &t) { return t.kind == Type::Kind::DType; }))
+    return analyzeDTypeCompare(expr, types);
   types.clear();
   for (const ExprPtr &operand : expr->operands) {
     const Type &t = typeOf(operand.get());
@@ -580,6 +564,32 @@ FailureOr<Type> SemaImpl::analyzeCompare(const CompareExpr *expr) {
   return Type::tensor(DType::Bool, shape);
 }
 
+FailureOr<Type> SemaImpl::analyzeDTypeCompare(const CompareExpr *expr,
+                                              llvm::ArrayRef<Type> types) {
+  // Dtypes compare for equality, at compile time (`x.dtype == bf16`).
+  bool result = true;
+  for (size_t i = 0; i < expr->ops.size(); ++i) {
+    const Type &a = types[i], &b = types[i + 1];
+    CompareOp op = expr->ops[i];
+    if (a.kind != b.kind) {
+      const Type &other = a.kind == Type::Kind::DType ? b : a;
+      error(expr->operands[i]->getBegin())
+          << "cannot compare a dtype with " << other.str()
+          << " (a dtype compares with a dtype: x.dtype == bf16)";
+      return failure();
+    }
+    if (op != CompareOp::Eq && op != CompareOp::Ne) {
+      error(expr->operands[i]->getBegin())
+          << "cannot compare " << a.str() << " " << spelling(op) << " "
+          << b.str() << " (dtypes compare with == and !=)";
+      return failure();
+    }
+    result &= (a.dtype == b.dtype) == (op == CompareOp::Eq);
+  }
+  frame->spec->knownBools[expr] = result;
+  return Type::tensor(DType::Bool, {});
+}
+
 FailureOr<Type> SemaImpl::analyzeCond(const CondExpr *expr) {
   if (failed(requireBoolScalar(expr->cond.get(),
                                "the condition of a conditional expression")))
@@ -602,157 +612,6 @@ FailureOr<Type> SemaImpl::analyzeCond(const CondExpr *expr) {
   coerce(expr->thenExpr.get(), common->dtype);
   coerce(expr->elseExpr.get(), common->dtype);
   return Type::tensor(common->dtype, a->shape, a->weak && b->weak);
-}
-
-FailureOr<Type> SemaImpl::analyzeSubscript(const SubscriptExpr *expr) {
-  FailureOr<Type> value = analyzeExpr(expr->value.get());
-  if (failed(value))
-    return failure();
-  // A tuple's element (`shape(x)[0]`) or slice, a string's character or
-  // slice, by integers known at compile time.
-  if (value->kind == Type::Kind::Tuple || value->kind == Type::Kind::String)
-    return analyzeSequenceSubscript(expr, *value);
-  if (!value->isTensor() || value->rank() == 0) {
-    error(expr->getBegin()) << "cannot index " << value->str();
-    return failure();
-  }
-  int64_t rank = value->rank();
-  int64_t consuming = 0, ellipses = 0;
-  for (const ExprPtr &item : expr->indices) {
-    if (isa<EllipsisExpr>(item.get()))
-      ++ellipses;
-    else if (!isa<NoneExpr>(item.get()))
-      ++consuming;
-  }
-  if (ellipses > 1 || consuming > rank) {
-    error(expr->getBegin())
-        << (ellipses > 1 ? "an index can have one '...' only"
-                         : "too many indices for " + value->str());
-    return failure();
-  }
-  SubscriptPlan plan;
-  std::vector<int64_t> resultShape;
-  int64_t dim = 0;
-  auto fullSlice = [&] {
-    plan.dims.push_back(
-        {SubscriptPlan::Slice, 0, nullptr, false, value->shape[dim], 1});
-    resultShape.push_back(value->shape[dim]);
-    ++dim;
-  };
-  for (const ExprPtr &itemPtr : expr->indices) {
-    const Expr *item = itemPtr.get();
-    if (isa<EllipsisExpr>(item)) {
-      for (int64_t k = 0; k < rank - consuming; ++k)
-        fullSlice();
-      continue;
-    }
-    if (isa<NoneExpr>(item)) {
-      resultShape.push_back(1);
-      continue;
-    }
-    int64_t n = value->shape[dim];
-    if (n == kDynamicDim) { // a batch: taken whole
-      auto *s = dyn_cast<SliceExpr>(item);
-      if (s && !s->lo && !s->hi && !s->step) {
-        fullSlice();
-        continue;
-      }
-      error(item->getBegin())
-          << "axis " << dim << " of " << value->str()
-          << " is a batch whose size is given when the function is called: "
-             "it is taken whole (':'), not indexed or sliced";
-      return failure();
-    }
-    if (auto *s = dyn_cast<SliceExpr>(item)) {
-      // Bounds known at compile time (literals, module constants, `n // 2`
-      // of a known n) give a static slice.
-      std::optional<int64_t> step = s->step ? knownInt(s->step.get()) : 1;
-      if (!step || *step == 0) {
-        error(item->getBegin()) << "a slice step must be a nonzero integer "
-                                   "known at compile time";
-        return failure();
-      }
-      std::optional<int64_t> lo = s->lo ? knownInt(s->lo.get()) : std::nullopt;
-      std::optional<int64_t> hi = s->hi ? knownInt(s->hi.get()) : std::nullopt;
-      if ((!s->lo || lo) && (!s->hi || hi)) {
-        // Python's slice.indices(n).
-        auto clampIndex = [&](std::optional<int64_t> v, bool isLo) -> int64_t {
-          if (!v)
-            return *step > 0 ? (isLo ? 0 : n) : (isLo ? n - 1 : -1);
-          int64_t x = *v < 0 ? *v + n : *v;
-          if (*step > 0)
-            return std::clamp<int64_t>(x, 0, n);
-          return std::clamp<int64_t>(x, -1, n - 1);
-        };
-        int64_t start = clampIndex(lo, true), stop = clampIndex(hi, false);
-        int64_t size =
-            *step > 0
-                ? std::max<int64_t>(0, (stop - start + *step - 1) / *step)
-                : std::max<int64_t>(0, (start - stop - *step - 1) / -*step);
-        plan.dims.push_back({SubscriptPlan::Slice, size ? start : 0, nullptr,
-                             false, size, *step});
-        resultShape.push_back(size);
-        ++dim;
-        continue;
-      }
-      // x[s : s + K]: a dynamic start with a static length.
-      auto *sum = s->hi ? dyn_cast<BinaryExpr>(s->hi.get()) : nullptr;
-      auto *loName = s->lo ? dyn_cast<NameExpr>(s->lo.get()) : nullptr;
-      auto *sumName = sum ? dyn_cast<NameExpr>(sum->lhs.get()) : nullptr;
-      std::optional<int64_t> k = sum && sum->op == BinaryOp::Add
-                                     ? knownInt(sum->rhs.get())
-                                     : std::nullopt;
-      if (!loName || !sumName || loName->name != sumName->name || !k ||
-          *k < 0 || *step != 1) {
-        error(item->getBegin())
-            << "a slice with a computed bound needs a static length: write "
-               "x[s : s + K] with K an integer known at compile time (and no "
-               "step)";
-        return failure();
-      }
-      FailureOr<Type> st = analyzeExpr(s->lo.get());
-      if (failed(st))
-        return failure();
-      if (!st->isScalar() || !isInteger(st->dtype)) {
-        error(item->getBegin()) << "a slice start must be an integer scalar, "
-                                   "got "
-                                << st->str();
-        return failure();
-      }
-      (void)analyzeExpr(s->hi.get()); // records the bound's types
-      plan.dims.push_back({SubscriptPlan::Slice, 0, s->lo.get(), false, *k, 1});
-      resultShape.push_back(*k);
-      ++dim;
-      continue;
-    }
-    if (std::optional<int64_t> i = intLiteral(item)) {
-      int64_t x = *i < 0 ? *i + n : *i;
-      if (x < 0 || x >= n) {
-        error(item->getBegin()) << "index " << *i << " is out of range for "
-                                << "axis " << dim << " of " << value->str();
-        return failure();
-      }
-      plan.dims.push_back({SubscriptPlan::Index, x, nullptr, false, 1, 1});
-      ++dim;
-      continue;
-    }
-    FailureOr<Type> it = analyzeExpr(item);
-    if (failed(it))
-      return failure();
-    if (!it->isScalar() || !isInteger(it->dtype)) {
-      error(item->getBegin())
-          << "an index must be an integer scalar, a slice, None or '...', "
-             "got "
-          << it->str();
-      return failure();
-    }
-    plan.dims.push_back({SubscriptPlan::Index, 0, item, true, 1, 1});
-    ++dim;
-  }
-  while (dim < rank)
-    fullSlice();
-  frame->spec->subscripts[expr] = std::move(plan);
-  return Type::tensor(value->dtype, resultShape, value->weak);
 }
 
 LogicalResult SemaImpl::analyzeFString(const FStringExpr *expr) {

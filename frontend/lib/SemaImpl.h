@@ -30,7 +30,10 @@ namespace tfl::sema {
 /// (constInts): it sizes a `?` dim.
 constexpr int64_t kBatchSizeInt = std::numeric_limits<int64_t>::min();
 
+using ast::AnnAssignStmt;
+using ast::AssertStmt;
 using ast::AttributeExpr;
+using ast::AugAssignStmt;
 using ast::BinaryExpr;
 using ast::BinaryOp;
 using ast::Block;
@@ -40,6 +43,7 @@ using ast::CompareExpr;
 using ast::ComprehensionExpr;
 using ast::CondExpr;
 using ast::Expr;
+using ast::ExprStmt;
 using ast::ForStmt;
 using ast::FStringExpr;
 using ast::FuncDef;
@@ -48,9 +52,12 @@ using ast::ListExpr;
 using ast::Module;
 using ast::NameExpr;
 using ast::Position;
+using ast::ReturnStmt;
 using ast::Stmt;
 using ast::SubscriptExpr;
+using ast::TupleExpr;
 using ast::UnaryExpr;
+using ast::WithStmt;
 using llvm::cast;
 using llvm::dyn_cast;
 using llvm::isa;
@@ -198,7 +205,22 @@ private:
                               std::vector<Type> types);
   /// `p.replace(w=...)`: a copy of record `p` with some fields changed.
   FailureOr<Type> analyzeReplace(const CallExpr *expr, const Type &record);
+  /// What a path through the code has bound (SemaControl.cpp): each name's
+  /// type, where it was bound, and which names are bound on some paths only.
+  struct PathBindings {
+    llvm::StringMap<Type> vars;
+    llvm::StringMap<Position> bound;
+    llvm::StringSet<> conditional;
+  };
+  /// Moves the frame's bindings out (leaving them empty).
+  PathBindings takeBindings();
+  void setBindings(const PathBindings &b);
   LogicalResult analyzeIf(const IfStmt *stmt);
+  /// Merges `name` as the two branches of `stmt` bound it into the frame's
+  /// bindings; an scf.if result when both bound it.
+  LogicalResult mergeBranches(const IfStmt *stmt, const std::string &name,
+                              PathBindings &thenPath, PathBindings &elsePath,
+                              std::vector<CarriedVar> &yielded);
   /// A loop's body until its carried types settle; `target` (null for a
   /// while) is bound to `targetType` each iteration.
   LogicalResult analyzeLoop(const Stmt *stmt, const Block &body,
@@ -207,9 +229,24 @@ private:
                                                                   {}));
   /// `for i, row in enumerate(x)`, `for a, b in zip(x, y)` over tensors.
   std::optional<LogicalResult> analyzeRowLoop(const ForStmt *stmt);
+  /// After an analysis of a loop's body: the carried names' types settled
+  /// (a literal's weakness dropped, or its dtype the body's), whether one
+  /// changed (another round then); an error when one changes type.
+  FailureOr<bool> settleCarried(const Stmt *stmt,
+                                std::vector<CarriedVar> &carried,
+                                const PathBindings &before, int round);
   LogicalResult analyzeFor(const ForStmt *stmt);
   LogicalResult checkCondition(const Expr *cond, llvm::StringRef what);
   LogicalResult analyzeStmt(const Stmt *stmt);
+  LogicalResult analyzeExprStmt(const ExprStmt *stmt);
+  LogicalResult analyzeAugAssign(const AugAssignStmt *aug);
+  LogicalResult analyzeAnnAssign(const AnnAssignStmt *ann);
+  LogicalResult analyzeReturn(const ReturnStmt *ret);
+  LogicalResult analyzeAssert(const AssertStmt *a);
+  /// `with device("cuda"):`, its block on that device.
+  LogicalResult analyzeWith(const WithStmt *w);
+  /// A def, a class or an import.
+  LogicalResult analyzeDefinition(const Stmt *stmt);
   LogicalResult bindTarget(const Expr *target, const Type &type);
   FailureOr<Type> analyzeExpr(const Expr *expr);
   FailureOr<Type> analyzeName(const NameExpr *expr);
@@ -219,6 +256,12 @@ private:
   FailureOr<Type> binaryType(BinaryOp op, const Expr *lhsExpr, Type lhs,
                              const Expr *rhsExpr, Type rhs, Position opPos);
   FailureOr<Type> analyzeCompare(const CompareExpr *expr);
+  /// Dtypes compare for equality, at compile time (`x.dtype == bf16`).
+  FailureOr<Type> analyzeDTypeCompare(const CompareExpr *expr,
+                                      llvm::ArrayRef<Type> types);
+  FailureOr<Type> analyzeTuple(const TupleExpr *expr);
+  /// `not`, `and` and `or` of bool scalars.
+  FailureOr<Type> analyzeLogical(const Expr *expr);
   /// Strings and tuples (SemaSequences.cpp): `+` and `*` of them, string
   /// comparisons, indexing and slicing, len() and str(), and f-strings
   /// known at compile time.
@@ -244,7 +287,14 @@ private:
   /// (0 unless given), nullopt for zip.
   FailureOr<std::optional<int64_t>> zipStart(const CallExpr *expr,
                                              llvm::StringRef name);
+  /// A tensor's subscript (SemaSubscripts.cpp), its read plan recorded.
   FailureOr<Type> analyzeSubscript(const SubscriptExpr *expr);
+  /// A slice of an axis of `n`, known at compile time or x[s : s + K].
+  FailureOr<SubscriptPlan::Dim> subscriptSlice(const ast::SliceExpr *s,
+                                               int64_t n);
+  /// An integer index of axis `dim` of `value`.
+  FailureOr<SubscriptPlan::Dim> subscriptIndex(const Expr *item, int64_t dim,
+                                               const Type &value);
   FailureOr<Type> analyzeCond(const CondExpr *expr);
   FailureOr<Type> requireBoolScalar(const Expr *expr, llvm::StringRef what);
   FailureOr<Type> analyzeCall(const CallExpr *expr);
@@ -257,6 +307,8 @@ private:
   /// `export(f, *args, name=...)` at the top level: f is exported for the
   /// types of these arguments (a library's; nothing runs).
   FailureOr<Type> analyzeExportCall(const CallExpr *expr);
+  FailureOr<std::vector<Type>> exportArgTypes(const CallExpr *expr,
+                                              const ast::FuncDef *def);
   /// The type annotation `ann` (in `scope`) gives an exported function's
   /// parameter: a dtype with integer dims (or module constants), a record
   /// class (its fields' annotations), a tuple of these.
@@ -385,11 +437,27 @@ private:
   /// A dtype argument (`f32`); `fallback` when `e` is null.
   FailureOr<DType> dtypeArgument(const Expr *e, llvm::StringRef what,
                                  DType fallback);
-  FailureOr<Type> analyzeRandom(const CallExpr *expr, llvm::StringRef name);
+  /// get_rng_state() and set_rng_state(state).
+  FailureOr<Type> analyzeRngState(const CallExpr *expr, llvm::StringRef name);
+  /// seed(n) and shuffle_indices(n).
+  FailureOr<Type> analyzeSeed(const CallExpr *expr, llvm::StringRef name);
+  /// random_normal and random_uniform, and their two parameters.
+  FailureOr<Type> analyzeDraw(const CallExpr *expr, llvm::StringRef name);
+  LogicalResult drawParameter(llvm::StringRef name, llvm::StringRef what,
+                              const Expr *e, const Type &result);
   FailureOr<Type> analyzeEncodeDecode(const CallExpr *expr,
                                       llvm::StringRef name);
-  FailureOr<Type> analyzeIO(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeLoadBytes(const CallExpr *expr);
+  FailureOr<Type> analyzeLogScalar(const CallExpr *expr);
+  /// save_npy(path, x), save(path, tree) and load(path, like).
+  FailureOr<Type> analyzeSaveLoad(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeConv(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> windowTensor(const Expr *e, llvm::StringRef name,
+                               llvm::StringRef what);
+  FailureOr<bool> samePadding(const Expr *p, llvm::StringRef name);
+  FailureOr<int64_t> windowOutput(const CallExpr *expr, llvm::StringRef name,
+                                  int d, int64_t in, bool same,
+                                  WindowInfo &info);
   /// NumPy's tensor attributes: x.shape, x.ndim, x.size, x.dtype, x.T.
   /// `x.sum(axis=1)` on a tensor x: NumPy's method, the built-in
   /// `sum(x, axis=1)`.
@@ -400,9 +468,18 @@ private:
                                          const Type &x);
   /// rank(), world_size(), all_reduce(tree, op), broadcast(tree, root).
   FailureOr<Type> analyzeCollective(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<bool> collectiveOption(const Expr *option, bool isReduce);
+  /// all_gather(x).
+  FailureOr<Type> analyzeAllGather(const CallExpr *expr);
   FailureOr<std::array<int64_t, 2>> pairArgument(const Expr *e,
                                                  llvm::StringRef what);
+  /// load_idx and load_npy: what shape= and dtype= leave open comes from
+  /// the file's header.
   FailureOr<Type> analyzeLoadData(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> loadedFromHeader(const CallExpr *expr, llvm::StringRef name,
+                                   const std::string &path,
+                                   std::optional<std::vector<int64_t>> shape,
+                                   std::optional<DType> dtype);
   /// A string argument's value (strings are compile-time values).
   /// A string known at compile time; with `path`, a file's path, which may
   /// hold string flags' values (their defaults then).
@@ -427,6 +504,13 @@ private:
   /// each position of trees of one structure; the result has that
   /// structure with fn's results as leaves.
   FailureOr<Type> analyzeTreeMap(const CallExpr *expr);
+  /// The leaves of each of tree_map()'s trees, and the first tree.
+  FailureOr<Type> treeMapLeaves(const CallExpr *expr,
+                                std::vector<std::vector<Type>> &leaves);
+  /// The specialization tree_map() calls on the i-th leaves.
+  FailureOr<Specialization *>
+  treeMapLeafCall(const CallExpr *expr, const Type &callee,
+                  const std::vector<std::vector<Type>> &leaves, size_t i);
   /// `tree_leaves(tree)`, as JAX's: a tuple of the tree's tensors in order.
   FailureOr<Type> analyzeTreeLeaves(const CallExpr *expr);
   /// grad(f, argnums), value_and_grad(f, argnums) and stop_gradient(x).

@@ -96,8 +96,8 @@ FailureOr<DType> SemaImpl::dtypeArgument(const Expr *e, llvm::StringRef what,
   return t->dtype;
 }
 
-FailureOr<Type> SemaImpl::analyzeRandom(const CallExpr *expr,
-                                        llvm::StringRef name) {
+FailureOr<Type> SemaImpl::analyzeRngState(const CallExpr *expr,
+                                          llvm::StringRef name) {
   // The generator's state, as torch.get_rng_state/set_rng_state: its key
   // and draw count, an i64[2] a checkpoint holds.
   if (name == "get_rng_state") {
@@ -105,53 +105,55 @@ FailureOr<Type> SemaImpl::analyzeRandom(const CallExpr *expr,
       return failure();
     return Type::tensor(DType::I64, {2});
   }
-  if (name == "set_rng_state") {
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"state"}, 1);
-    if (failed(args))
-      return failure();
-    FailureOr<Type> t = analyzeExpr(args->front());
-    if (failed(t))
-      return failure();
-    if (!t->isTensor() || t->dtype != DType::I64 ||
-        t->shape != std::vector<int64_t>{2}) {
-      error(args->front()->getBegin())
-          << "set_rng_state() takes the i64[2] that get_rng_state() gives, "
-             "got "
-          << t->str();
-      return failure();
-    }
-    return Type::none();
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, name, {"state"}, 1);
+  if (failed(args))
+    return failure();
+  FailureOr<Type> t = analyzeExpr(args->front());
+  if (failed(t))
+    return failure();
+  if (!t->isTensor() || t->dtype != DType::I64 ||
+      t->shape != std::vector<int64_t>{2}) {
+    error(args->front()->getBegin())
+        << "set_rng_state() takes the i64[2] that get_rng_state() gives, "
+           "got "
+        << t->str();
+    return failure();
   }
-  if (name == "seed" || name == "shuffle_indices") {
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"n"}, 1);
-    if (failed(args))
-      return failure();
-    const Expr *n = args->front();
-    if (name == "shuffle_indices") {
-      FailureOr<std::vector<int64_t>> size =
-          shapeArgument(n, "shuffle_indices()'s n");
-      if (failed(size))
-        return failure();
-      if (size->size() != 1) {
-        error(n->getBegin()) << "shuffle_indices() takes one size";
-        return failure();
-      }
-      return Type::tensor(DType::I64, *size);
-    }
-    FailureOr<Type> t = analyzeExpr(n);
-    if (failed(t))
-      return failure();
-    if (!t->isScalar() || !isInteger(t->dtype)) {
-      error(n->getBegin()) << "seed() takes an integer scalar, got "
-                           << t->str();
-      return failure();
-    }
-    coerce(n, t->dtype);
-    return Type::none();
-  }
+  return Type::none();
+}
 
+FailureOr<Type> SemaImpl::analyzeSeed(const CallExpr *expr,
+                                      llvm::StringRef name) {
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, name, {"n"}, 1);
+  if (failed(args))
+    return failure();
+  const Expr *n = args->front();
+  if (name == "shuffle_indices") {
+    FailureOr<std::vector<int64_t>> size =
+        shapeArgument(n, "shuffle_indices()'s n");
+    if (failed(size))
+      return failure();
+    if (size->size() != 1) {
+      error(n->getBegin()) << "shuffle_indices() takes one size";
+      return failure();
+    }
+    return Type::tensor(DType::I64, *size);
+  }
+  FailureOr<Type> t = analyzeExpr(n);
+  if (failed(t))
+    return failure();
+  if (!t->isScalar() || !isInteger(t->dtype)) {
+    error(n->getBegin()) << "seed() takes an integer scalar, got " << t->str();
+    return failure();
+  }
+  coerce(n, t->dtype);
+  return Type::none();
+}
+
+FailureOr<Type> SemaImpl::analyzeDraw(const CallExpr *expr,
+                                      llvm::StringRef name) {
   // random_normal(shape, mean=0, stddev=1, dtype=f32) and
   // random_uniform(shape, lo=0, hi=1, dtype=f32).
   bool normal = name == "random_normal";
@@ -172,30 +174,34 @@ FailureOr<Type> SemaImpl::analyzeRandom(const CallExpr *expr,
     return failure();
   }
   Type result = Type::tensor(*dtype, *shape);
-  for (size_t i : {1, 2}) {
-    const Expr *e = (*args)[i];
-    if (!e)
-      continue;
-    FailureOr<Type> t = analyzeExpr(e);
-    if (failed(t))
+  for (size_t i : {1, 2})
+    if ((*args)[i] &&
+        failed(drawParameter(name, i == 1 ? a : b, (*args)[i], result)))
       return failure();
-    llvm::StringRef what = i == 1 ? a : b;
-    if (!t->isTensor() || (t->dtype != *dtype && !t->weak) ||
-        (t->weak && !isFloat(t->dtype) && !isInteger(t->dtype))) {
-      error(e->getBegin()) << name << "()'s " << what << " must be "
-                           << dtypeName(*dtype) << ", got " << t->str();
-      return failure();
-    }
-    std::optional<std::vector<int64_t>> fits = broadcast(*shape, t->shape);
-    if (!fits || *fits != *shape) {
-      error(e->getBegin()) << name << "()'s " << what << " is " << t->str()
-                           << ", which does not broadcast to the shape "
-                           << result.str();
-      return failure();
-    }
-    coerce(e, *dtype);
-  }
   return result;
+}
+
+LogicalResult SemaImpl::drawParameter(llvm::StringRef name,
+                                      llvm::StringRef what, const Expr *e,
+                                      const Type &result) {
+  FailureOr<Type> t = analyzeExpr(e);
+  if (failed(t))
+    return failure();
+  if (!t->isTensor() || (t->dtype != result.dtype && !t->weak) ||
+      (t->weak && !isFloat(t->dtype) && !isInteger(t->dtype))) {
+    error(e->getBegin()) << name << "()'s " << what << " must be "
+                         << dtypeName(result.dtype) << ", got " << t->str();
+    return failure();
+  }
+  std::optional<std::vector<int64_t>> fits = broadcast(result.shape, t->shape);
+  if (!fits || *fits != result.shape) {
+    error(e->getBegin()) << name << "()'s " << what << " is " << t->str()
+                         << ", which does not broadcast to the shape "
+                         << result.str();
+    return failure();
+  }
+  coerce(e, result.dtype);
+  return success();
 }
 
 FailureOr<std::string>
@@ -265,33 +271,36 @@ FailureOr<Type> SemaImpl::analyzeLoadData(const CallExpr *expr,
   }
   if (dtype && shape && !llvm::is_contained(*shape, -1))
     return Type::tensor(*dtype, *shape);
+  return loadedFromHeader(expr, name, *path, shape, dtype);
+}
 
-  // Otherwise the file's header, read now, gives what is left open; the
-  // program checks the file again when it runs.
+FailureOr<Type> SemaImpl::loadedFromHeader(
+    const CallExpr *expr, llvm::StringRef name, const std::string &path,
+    std::optional<std::vector<int64_t>> shape, std::optional<DType> dtype) {
+  // The file's header, read now, gives what shape= and dtype= leave open;
+  // the program checks the file again when it runs.
   bool idx = name == "load_idx";
   tflrt::ArrayHeader header;
   try {
-    header = idx ? tflrt::readIdxHeader(*path) : tflrt::readNpyHeader(*path);
+    header = idx ? tflrt::readIdxHeader(path) : tflrt::readNpyHeader(path);
   } catch (const tflrt::IoError &e) {
     error(expr->getBegin())
         << name << "() reads the file's header when compiling, to learn "
         << "what shape= and dtype= leave open: " << e.what();
     return failure();
   }
+  const std::vector<const Expr *> &args = frame->spec->callArgs[expr];
   DType fileDType = header.dtype;
-  auto fileType = [&] {
-    std::vector<int64_t> s(header.shape.begin(), header.shape.end());
-    return Type::tensor(fileDType, s).str();
-  };
+  std::vector<int64_t> fileShape(header.shape.begin(), header.shape.end());
+  std::string fileType = Type::tensor(fileDType, fileShape).str();
   if (dtype && *dtype != fileDType) {
-    error((*args)[2]->getBegin())
-        << *path << " holds " << fileType() << ", not " << dtypeName(*dtype);
+    error(args[2]->getBegin())
+        << path << " holds " << fileType << ", not " << dtypeName(*dtype);
     return failure();
   }
-  int64_t count = tflrt::numElements(header.shape);
   if (!shape)
-    return Type::tensor(fileDType, std::vector<int64_t>(header.shape.begin(),
-                                                        header.shape.end()));
+    return Type::tensor(fileDType, fileShape);
+  int64_t count = tflrt::numElements(header.shape);
   int64_t known = 1;
   for (int64_t d : *shape)
     if (d != -1)
@@ -302,10 +311,9 @@ FailureOr<Type> SemaImpl::analyzeLoadData(const CallExpr *expr,
   int64_t total = 1;
   for (int64_t d : *shape)
     total *= d;
-  std::vector<int64_t> fileShape(header.shape.begin(), header.shape.end());
   if (total != count || (!idx && *shape != fileShape)) {
-    error(shapeExpr->getBegin())
-        << *path << " holds " << fileType() << ", which "
+    error(args[1]->getBegin())
+        << path << " holds " << fileType << ", which "
         << (idx ? "has no" : "is not of the") << " shape "
         << Type::tensor(fileDType, *shape).str()
         << (idx ? " of as many elements" : "");
@@ -314,64 +322,63 @@ FailureOr<Type> SemaImpl::analyzeLoadData(const CallExpr *expr,
   return Type::tensor(fileDType, *shape);
 }
 
-FailureOr<Type> SemaImpl::analyzeIO(const CallExpr *expr,
-                                    llvm::StringRef name) {
-  if (name == "load_idx" || name == "load_npy")
-    return analyzeLoadData(expr, name);
-  if (name == "load_bytes") {
-    // A file's bytes: u8[size], the size given or read when compiling
-    // (the program checks it again when it runs).
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"path", "size"}, 1);
-    if (failed(args))
-      return failure();
-    FailureOr<std::string> path =
-        stringArgument((*args)[0], "load_bytes()'s path", /*path=*/true);
-    if (failed(path))
-      return failure();
-    if (const Expr *sizeExpr = (*args)[1]) {
-      std::optional<int64_t> size = knownInt(sizeExpr);
-      if (!size || *size < 0) {
-        error(sizeExpr->getBegin()) << "load_bytes()'s size must be an "
-                                       "integer of 0 or more known at "
-                                       "compile time";
-        return failure();
-      }
-      return Type::tensor(DType::U8, {*size});
-    }
-    try {
-      return Type::tensor(DType::U8, {tflrt::fileBytes(*path)});
-    } catch (const tflrt::IoError &e) {
-      error(expr->getBegin())
-          << "load_bytes() reads the file's size when compiling (or give "
-             "size=): "
-          << e.what();
+FailureOr<Type> SemaImpl::analyzeLoadBytes(const CallExpr *expr) {
+  // A file's bytes: u8[size], the size given or read when compiling (the
+  // program checks it again when it runs).
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, "load_bytes", {"path", "size"}, 1);
+  if (failed(args))
+    return failure();
+  FailureOr<std::string> path =
+      stringArgument((*args)[0], "load_bytes()'s path", /*path=*/true);
+  if (failed(path))
+    return failure();
+  if (const Expr *sizeExpr = (*args)[1]) {
+    std::optional<int64_t> size = knownInt(sizeExpr);
+    if (!size || *size < 0) {
+      error(sizeExpr->getBegin()) << "load_bytes()'s size must be an "
+                                     "integer of 0 or more known at "
+                                     "compile time";
       return failure();
     }
+    return Type::tensor(DType::U8, {*size});
   }
-  if (name == "log_scalar") {
-    FailureOr<std::vector<const Expr *>> args =
-        matchBuiltinArgs(expr, name, {"name", "value", "step"}, 3);
-    if (failed(args) ||
-        failed(stringArgument((*args)[0], "log_scalar()'s name")))
-      return failure();
-    for (size_t i : {1, 2}) {
-      FailureOr<Type> t = analyzeExpr((*args)[i]);
-      if (failed(t))
-        return failure();
-      bool ok = t->isScalar() && t->dtype != DType::Bool &&
-                (i == 1 || isInteger(t->dtype));
-      if (!ok) {
-        error((*args)[i]->getBegin())
-            << "log_scalar()'s " << (i == 1 ? "value" : "step") << " must be "
-            << (i == 1 ? "a number" : "an integer") << " scalar, got "
-            << t->str();
-        return failure();
-      }
-      coerce((*args)[i], i == 1 ? DType::F64 : DType::I64);
-    }
-    return Type::none();
+  try {
+    return Type::tensor(DType::U8, {tflrt::fileBytes(*path)});
+  } catch (const tflrt::IoError &e) {
+    error(expr->getBegin())
+        << "load_bytes() reads the file's size when compiling (or give "
+           "size=): "
+        << e.what();
+    return failure();
   }
+}
+
+FailureOr<Type> SemaImpl::analyzeLogScalar(const CallExpr *expr) {
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, "log_scalar", {"name", "value", "step"}, 3);
+  if (failed(args) || failed(stringArgument((*args)[0], "log_scalar()'s name")))
+    return failure();
+  for (size_t i : {1, 2}) {
+    FailureOr<Type> t = analyzeExpr((*args)[i]);
+    if (failed(t))
+      return failure();
+    bool ok = t->isScalar() && t->dtype != DType::Bool &&
+              (i == 1 || isInteger(t->dtype));
+    if (!ok) {
+      error((*args)[i]->getBegin())
+          << "log_scalar()'s " << (i == 1 ? "value" : "step") << " must be "
+          << (i == 1 ? "a number" : "an integer") << " scalar, got "
+          << t->str();
+      return failure();
+    }
+    coerce((*args)[i], i == 1 ? DType::F64 : DType::I64);
+  }
+  return Type::none();
+}
+
+FailureOr<Type> SemaImpl::analyzeSaveLoad(const CallExpr *expr,
+                                          llvm::StringRef name) {
   bool isLoad = name == "load";
   FailureOr<std::vector<const Expr *>> args =
       matchBuiltinArgs(expr, name,
