@@ -178,6 +178,37 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   }
   builder.setInsertionPointToStart(entry);
 
+  bindEntryArguments(s, entry, fnLoc);
+
+  const Block &body = s.def ? s.def->body : program.module->body;
+  nestedReturns = s.def && hasNestedReturn(body);
+  if (nestedReturns) {
+    mlir::Location l = loc(s.def->namePos);
+    bind("$returned", {boolConstant(false, l)});
+    Values zeros;
+    for (mlir::Type t : resultTypes)
+      zeros.push_back(mlir::tfl::ConstantOp::create(
+          builder, l,
+          mlir::DenseElementsAttr::get(
+              cast<mlir::RankedTensorType>(t),
+              builder.getZeroAttr(
+                  cast<mlir::RankedTensorType>(t).getElementType()))));
+    bind("$retval", zeros);
+    genBlock(body);
+    mlir::func::ReturnOp::create(builder, loc(s.def->getRange().end),
+                                 env.lookup("$retval"));
+    return;
+  }
+  bool returned = genBlock(body);
+  if (!s.def && program.session)
+    storeSessionVars(body);
+  if (!returned)
+    mlir::func::ReturnOp::create(builder, s.def ? loc(s.def->getRange().end)
+                                                : loc({1, 1}));
+}
+
+void MLIRGenImpl::bindEntryArguments(const Specialization &s,
+                                     mlir::Block *entry, mlir::Location fnLoc) {
   // Block arguments: the arguments' leaves, then the captures' leaves.
   size_t next = 0;
   auto bindLeaves = [&](const std::string &name, const Type &type) {
@@ -205,45 +236,22 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
       bind(v.name, values);
     }
   }
+}
 
-  const Block &body = s.def ? s.def->body : program.module->body;
-  nestedReturns = s.def && hasNestedReturn(body);
-  if (nestedReturns) {
-    mlir::Location l = loc(s.def->namePos);
-    bind("$returned", {boolConstant(false, l)});
-    Values zeros;
-    for (mlir::Type t : resultTypes)
-      zeros.push_back(mlir::tfl::ConstantOp::create(
-          builder, l,
-          mlir::DenseElementsAttr::get(
-              cast<mlir::RankedTensorType>(t),
-              builder.getZeroAttr(
-                  cast<mlir::RankedTensorType>(t).getElementType()))));
-    bind("$retval", zeros);
-    genBlock(body);
-    mlir::func::ReturnOp::create(builder, loc(s.def->getRange().end),
-                                 env.lookup("$retval"));
-    return;
+void MLIRGenImpl::storeSessionVars(const Block &body) {
+  // ... and keeps every variable it has at its end.
+  mlir::Location l =
+      loc(body.empty() ? Position{1, 1} : body.back()->getRange().end);
+  for (const CarriedVar &v : program.globals) {
+    llvm::SmallVector<mlir::Type> leaves;
+    flatTypes(v.type, leaves);
+    auto it = env.find(v.name);
+    if (leaves.empty() || it == env.end())
+      continue;
+    mlir::tfl::SessionStoreOp::create(builder, l,
+                                      castLeaves(it->second, v.type, l),
+                                      builder.getStringAttr(v.name));
   }
-  bool returned = genBlock(body);
-  if (!s.def && program.session) {
-    // ... and keeps every variable it has at its end.
-    mlir::Location l =
-        loc(body.empty() ? Position{1, 1} : body.back()->getRange().end);
-    for (const CarriedVar &v : program.globals) {
-      llvm::SmallVector<mlir::Type> leaves;
-      flatTypes(v.type, leaves);
-      auto it = env.find(v.name);
-      if (leaves.empty() || it == env.end())
-        continue;
-      mlir::tfl::SessionStoreOp::create(builder, l,
-                                        castLeaves(it->second, v.type, l),
-                                        builder.getStringAttr(v.name));
-    }
-  }
-  if (!returned)
-    mlir::func::ReturnOp::create(builder, s.def ? loc(s.def->getRange().end)
-                                                : loc({1, 1}));
 }
 
 bool MLIRGenImpl::genBlock(const Block &block, size_t from) {
@@ -261,77 +269,6 @@ bool MLIRGenImpl::genBlock(const Block &block, size_t from) {
     }
   }
   return false;
-}
-
-std::vector<CarriedVar> MLIRGenImpl::exitFlags() {
-  std::vector<CarriedVar> flags;
-  for (const char *name : {"$break", "$continue", "$returned"})
-    if (env.count(name))
-      flags.push_back({name, Type::tensor(DType::Bool, {})});
-  if (env.count("$retval"))
-    flags.push_back({"$retval", spec->resultType});
-  return flags;
-}
-
-Value MLIRGenImpl::boolValue(const std::string &name, mlir::Location l) {
-  return env.count(name) ? env.lookup(name)[0] : boolConstant(false, l);
-}
-
-void MLIRGenImpl::genGuard(const Block &block, size_t from,
-                           llvm::ArrayRef<CarriedVar> guardVars,
-                           mlir::Location l) {
-  std::vector<CarriedVar> vars(guardVars.begin(), guardVars.end());
-  std::vector<CarriedVar> flags = exitFlags();
-  vars.insert(vars.end(), flags.begin(), flags.end());
-  llvm::SmallVector<mlir::Type> resultTypes;
-  for (const CarriedVar &var : vars)
-    flatTypes(var.type, resultTypes);
-  Value brk = boolValue("$break", l), cont = boolValue("$continue", l);
-  Value returned = boolValue("$returned", l);
-  auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
-  Value exited =
-      genSelect(brk, boolType, l, [&] { return brk; }, [&] { return cont; });
-  exited = genSelect(
-      exited, boolType, l, [&] { return exited; }, [&] { return returned; });
-  Value go = extract(mlir::tfl::NotOp::create(builder, l, exited), l);
-  auto ifOp = mlir::scf::IfOp::create(builder, l, resultTypes, go,
-                                      /*addThenBlock=*/true,
-                                      /*addElseBlock=*/true);
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
-  {
-    mlir::OpBuilder::InsertionGuard insertion(builder);
-    builder.setInsertionPointToEnd(&ifOp.getThenRegion().front());
-    genBlock(block, from);
-    mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
-  }
-  {
-    // Not run: what existed keeps its value; what the rest would have bound
-    // first gets zeros, never observed (the loop is exiting or continuing).
-    mlir::OpBuilder::InsertionGuard insertion(builder);
-    builder.setInsertionPointToEnd(&ifOp.getElseRegion().front());
-    env = saved;
-    literalOf = savedLiterals;
-    for (const CarriedVar &var : vars) {
-      if (env.count(var.name))
-        continue;
-      llvm::SmallVector<mlir::Type> leaves;
-      flatTypes(var.type, leaves);
-      Values zeros;
-      for (mlir::Type leaf : leaves)
-        zeros.push_back(mlir::tfl::ConstantOp::create(
-            builder, l,
-            mlir::DenseElementsAttr::get(
-                cast<mlir::RankedTensorType>(leaf),
-                builder.getZeroAttr(
-                    cast<mlir::RankedTensorType>(leaf).getElementType()))));
-      bind(var.name, zeros);
-    }
-    mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
-  }
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
-  bindCarried(vars, ifOp.getResults());
 }
 
 void MLIRGenImpl::bindTarget(const Expr *target, const Type &type,
@@ -366,61 +303,12 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
     else if (!isa<StringExpr>(cast<ExprStmt>(stmt)->value.get()))
       genExpr(cast<ExprStmt>(stmt)->value.get());
     return false;
-  case Stmt::Kind::Assign: {
-    auto *assign = cast<AssignStmt>(stmt);
-    Values values = genExpr(assign->value.get());
-    for (const ExprPtr &target : assign->targets) {
-      bindTarget(target.get(), typeOf(assign->value.get()), values);
-      if (auto *name = dyn_cast<NameExpr>(target.get());
-          name && isNumberLiteral(assign->value.get()))
-        literalOf[name->name] = assign->value.get();
-    }
+  case Stmt::Kind::Assign:
+  case Stmt::Kind::AnnAssign:
+    genAssign(stmt);
     return false;
-  }
-  case Stmt::Kind::AnnAssign: {
-    auto *ann = cast<AnnAssignStmt>(stmt);
-    const Type &type = spec->types.find(ann->value.get())->second;
-    bindTarget(ann->target.get(), type,
-               castLeaves(genExpr(ann->value.get()), type.strong(),
-                          loc(ann->getBegin())));
-    return false;
-  }
-  case Stmt::Kind::Return: {
-    auto *ret = cast<ReturnStmt>(stmt);
-    if (nestedReturns) {
-      // Store the result and leave: flags carry it out of ifs and loops.
-      mlir::Location l = loc(stmt->getBegin());
-      Values values;
-      if (ret->value) {
-        values = genExpr(ret->value.get());
-        llvm::SmallVector<mlir::Type> expected;
-        flatTypes(spec->resultType, expected);
-        for (size_t i = 0; i < values.size(); ++i)
-          values[i] = castTo(
-              values[i],
-              cast<mlir::RankedTensorType>(expected[i]).getElementType(), l);
-      }
-      bind("$retval", values);
-      bind("$returned", {boolConstant(true, l)});
-      if (env.count("$break"))
-        bind("$break", {boolConstant(true, l)});
-      return false;
-    }
-    Values values;
-    if (ret->value) {
-      values = genExpr(ret->value.get());
-      // A weak literal's value may still need the declared result dtype.
-      llvm::SmallVector<mlir::Type> expected;
-      flatTypes(spec->resultType, expected);
-      for (size_t i = 0; i < values.size(); ++i)
-        values[i] =
-            castTo(values[i],
-                   cast<mlir::RankedTensorType>(expected[i]).getElementType(),
-                   loc(stmt->getBegin()));
-    }
-    mlir::func::ReturnOp::create(builder, loc(stmt->getBegin()), values);
-    return true;
-  }
+  case Stmt::Kind::Return:
+    return genReturn(cast<ReturnStmt>(stmt));
   case Stmt::Kind::AugAssign: {
     auto *aug = cast<AugAssignStmt>(stmt);
     Values lhs = genExpr(aug->target.get());
@@ -478,6 +366,59 @@ bool MLIRGenImpl::genStmt(const Stmt *stmt) {
   }
 }
 
+void MLIRGenImpl::genAssign(const Stmt *stmt) {
+  if (auto *ann = dyn_cast<AnnAssignStmt>(stmt)) {
+    const Type &type = spec->types.find(ann->value.get())->second;
+    bindTarget(ann->target.get(), type,
+               castLeaves(genExpr(ann->value.get()), type.strong(),
+                          loc(ann->getBegin())));
+    return;
+  }
+  auto *assign = cast<AssignStmt>(stmt);
+  Values values = genExpr(assign->value.get());
+  for (const ExprPtr &target : assign->targets) {
+    bindTarget(target.get(), typeOf(assign->value.get()), values);
+    if (auto *name = dyn_cast<NameExpr>(target.get());
+        name && isNumberLiteral(assign->value.get()))
+      literalOf[name->name] = assign->value.get();
+  }
+}
+
+bool MLIRGenImpl::genReturn(const ReturnStmt *ret) {
+  if (nestedReturns) {
+    // Store the result and leave: flags carry it out of ifs and loops.
+    mlir::Location l = loc(ret->getBegin());
+    Values values;
+    if (ret->value) {
+      values = genExpr(ret->value.get());
+      llvm::SmallVector<mlir::Type> expected;
+      flatTypes(spec->resultType, expected);
+      for (size_t i = 0; i < values.size(); ++i)
+        values[i] = castTo(
+            values[i],
+            cast<mlir::RankedTensorType>(expected[i]).getElementType(), l);
+    }
+    bind("$retval", values);
+    bind("$returned", {boolConstant(true, l)});
+    if (env.count("$break"))
+      bind("$break", {boolConstant(true, l)});
+    return false;
+  }
+  Values values;
+  if (ret->value) {
+    values = genExpr(ret->value.get());
+    // A weak literal's value may still need the declared result dtype.
+    llvm::SmallVector<mlir::Type> expected;
+    flatTypes(spec->resultType, expected);
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = castTo(
+          values[i], cast<mlir::RankedTensorType>(expected[i]).getElementType(),
+          loc(ret->getBegin()));
+  }
+  mlir::func::ReturnOp::create(builder, loc(ret->getBegin()), values);
+  return true;
+}
+
 Value MLIRGenImpl::extract(Value tensor, mlir::Location l) {
   return mlir::tensor::ExtractOp::create(builder, l, tensor,
                                          mlir::ValueRange{});
@@ -487,335 +428,6 @@ Value MLIRGenImpl::fromScalar(Value scalar, mlir::Location l) {
   auto type = mlir::RankedTensorType::get({}, scalar.getType());
   return mlir::tensor::FromElementsOp::create(builder, l, type,
                                               mlir::ValueRange{scalar});
-}
-
-Values MLIRGenImpl::carriedValues(llvm::ArrayRef<CarriedVar> vars,
-                                  mlir::Location l) {
-  Values values;
-  for (const CarriedVar &var : vars) {
-    llvm::SmallVector<mlir::Type> types;
-    flatTypes(var.type, types);
-    Values current = env.lookup(var.name);
-    for (size_t i = 0; i < types.size(); ++i)
-      values.push_back(
-          castTo(current[i],
-                 cast<mlir::RankedTensorType>(types[i]).getElementType(), l));
-  }
-  return values;
-}
-
-void MLIRGenImpl::bindCarried(llvm::ArrayRef<CarriedVar> vars,
-                              mlir::ValueRange values) {
-  size_t next = 0;
-  for (const CarriedVar &var : vars) {
-    llvm::SmallVector<mlir::Type> types;
-    flatTypes(var.type, types);
-    bind(var.name,
-         Values(values.begin() + next, values.begin() + next + types.size()));
-    next += types.size();
-  }
-}
-
-void MLIRGenImpl::genIf(const IfStmt *stmt) {
-  mlir::Location l = loc(stmt->getBegin());
-  std::vector<CarriedVar> vars = spec->carried.find(stmt)->second;
-  if (mayExitLoop(stmt) || (nestedReturns && mayReturn(stmt))) {
-    // The branches may break, continue or return: the flags flow out too.
-    std::vector<CarriedVar> flags = exitFlags();
-    vars.insert(vars.end(), flags.begin(), flags.end());
-  }
-  llvm::SmallVector<mlir::Type> resultTypes;
-  for (const CarriedVar &var : vars)
-    flatTypes(var.type, resultTypes);
-  Value cond = extract(genExpr(stmt->cond.get())[0], l);
-  auto ifOp = mlir::scf::IfOp::create(builder, l, resultTypes, cond,
-                                      /*addThenBlock=*/true,
-                                      /*addElseBlock=*/true);
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
-  auto genBranch = [&](mlir::Block &block, const Block &body) {
-    mlir::OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToEnd(&block);
-    env = saved;
-    literalOf = savedLiterals;
-    genBlock(body);
-    mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
-  };
-  genBranch(ifOp.getThenRegion().front(), stmt->body);
-  genBranch(ifOp.getElseRegion().front(), stmt->orelse);
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
-  bindCarried(vars, ifOp.getResults());
-}
-
-MLIRGenImpl::RangeBounds MLIRGenImpl::rangeBounds(const ForStmt *stmt,
-                                                  mlir::Location l) {
-  mlir::Type i64 = builder.getI64Type();
-  auto c = [&](int64_t v) -> Value {
-    return mlir::arith::ConstantOp::create(builder, l, i64,
-                                           builder.getI64IntegerAttr(v));
-  };
-  if (spec->rowLoops.count(stmt)) {
-    // enumerate(x) or zip(x, y, ...): the rows of the shortest.
-    int64_t rows = -1;
-    auto &values = iterValues[stmt];
-    for (const ExprPtr &arg : cast<CallExpr>(stmt->iter.get())->args) {
-      values.push_back(genExpr(arg.get())[0]);
-      int64_t n =
-          cast<mlir::RankedTensorType>(values.back().getType()).getShape()[0];
-      rows = rows < 0 ? n : std::min(rows, n);
-    }
-    return {c(0), c(1), c(rows)};
-  }
-  if (const Type *seq = iterType(stmt)) {
-    // The first axis of a tensor: iterations 0 .. n-1 over its rows.
-    iterValues[stmt] = {genExpr(stmt->iter.get())[0]};
-    return {c(0), c(1), c(seq->shape[0])};
-  }
-  auto *call = cast<CallExpr>(stmt->iter.get());
-  llvm::SmallVector<Value, 3> args;
-  for (const ExprPtr &arg : call->args)
-    args.push_back(extract(castTo(genExpr(arg.get())[0], i64, l), l));
-  auto constant = [&](int64_t v) -> Value {
-    return mlir::arith::ConstantOp::create(builder, l, i64,
-                                           builder.getI64IntegerAttr(v));
-  };
-  Value start = args.size() > 1 ? args[0] : constant(0);
-  Value stop = args.size() > 1 ? args[1] : args[0];
-  Value step = args.size() > 2 ? args[2] : constant(1);
-  // range(start, stop, step) has max(0, ceil((stop - start) / step)) items,
-  // for either sign of step; iteration k binds start + k * step.
-  Value span = mlir::arith::SubIOp::create(builder, l, stop, start);
-  Value count = mlir::arith::CeilDivSIOp::create(builder, l, span, step);
-  count = mlir::arith::MaxSIOp::create(builder, l, count, constant(0));
-  return {start, step, count};
-}
-
-Values MLIRGenImpl::loopValue(const ForStmt *stmt, Value k, mlir::Location l) {
-  auto seq = iterValues.find(stmt);
-  if (seq == iterValues.end()) {
-    // range(start, stop, step): start + k * step.
-    RangeBounds &b = rangeOf[stmt];
-    Value i = mlir::arith::AddIOp::create(
-        builder, l, b.start,
-        mlir::arith::MulIOp::create(builder, l, k, b.step));
-    return {fromScalar(i, l)};
-  }
-  // Row k of each tensor, after enumerate's count.
-  Values leaves;
-  auto counted = spec->rowLoops.find(stmt);
-  if (counted != spec->rowLoops.end() && counted->second) {
-    Value start = mlir::arith::ConstantOp::create(
-        builder, l, builder.getI64Type(),
-        builder.getI64IntegerAttr(*counted->second));
-    leaves.push_back(
-        fromScalar(mlir::arith::AddIOp::create(builder, l, start, k), l));
-  }
-  for (Value tensor : seq->second)
-    leaves.push_back(rowOf(tensor, k, l));
-  return leaves;
-}
-
-Value MLIRGenImpl::rowOf(Value tensor, Value k, mlir::Location l) {
-  auto type = cast<mlir::RankedTensorType>(tensor.getType());
-  llvm::SmallVector<int64_t> starts(type.getRank(), 0),
-      strides(type.getRank(), 1);
-  starts[0] = mlir::ShapedType::kDynamic;
-  llvm::SmallVector<int64_t> sizes(type.getShape());
-  sizes[0] = 1;
-  Value row = mlir::tfl::SliceOp::create(builder, l, type.clone(sizes), tensor,
-                                         mlir::ValueRange{fromScalar(k, l)},
-                                         builder.getDenseI64ArrayAttr(starts),
-                                         builder.getDenseI64ArrayAttr(strides));
-  return mlir::tfl::ReshapeOp::create(
-      builder, l, type.clone(type.getShape().drop_front()), row);
-}
-
-void MLIRGenImpl::genForTuple(const ForStmt *stmt) {
-  // Unrolled: the body once per element, each copy with its own facts.
-  const Type &seq = *iterType(stmt);
-  Values values = genExpr(stmt->iter.get());
-  const Specialization *parent = spec;
-  const auto &copies = parent->unrolled.find(stmt)->second;
-  for (size_t e = 0; e < seq.elements.size(); ++e) {
-    spec = copies[e].get();
-    bindTarget(stmt->target.get(), seq.elements[e], element(values, seq, e));
-    genBlock(stmt->body);
-    spec = parent;
-  }
-}
-
-void MLIRGenImpl::genFor(const ForStmt *stmt) {
-  const Type *seqType = iterType(stmt);
-  if (seqType && seqType->kind == Type::Kind::Tuple)
-    return genForTuple(stmt);
-  if (hasBreak(stmt->body))
-    return genLoopWithBreak(stmt, stmt->body, nullptr, stmt);
-  mlir::Location l = loc(stmt->getBegin());
-  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
-  mlir::Type i64 = builder.getI64Type();
-  RangeBounds bounds = rangeBounds(stmt, l);
-  rangeOf[stmt] = bounds;
-  Value count = bounds.count;
-  mlir::Type index = builder.getIndexType();
-  Value ub = mlir::arith::IndexCastOp::create(builder, l, index, count);
-  Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
-  Value one = mlir::arith::ConstantIndexOp::create(builder, l, 1);
-
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
-  auto forOp = mlir::scf::ForOp::create(
-      builder, l, zero, ub, one, carriedValues(vars, l),
-      [&](mlir::OpBuilder &b, mlir::Location, Value iv,
-          mlir::ValueRange iterArgs) {
-        mlir::OpBuilder::InsertionGuard guard(builder);
-        builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-        bindCarried(vars, iterArgs);
-        Value k = mlir::arith::IndexCastOp::create(builder, l, i64, iv);
-        bindTarget(stmt->target.get(), spec->loopTargetTypes.find(stmt)->second,
-                   loopValue(stmt, k, l));
-        env.erase("$break");
-        bind("$continue", {boolConstant(false, l)});
-        genBlock(stmt->body);
-        mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
-      });
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
-  bindCarried(vars, forOp.getResults());
-}
-
-void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
-                                   const Expr *cond, const ForStmt *forStmt) {
-  mlir::Location l = loc(stmt->getBegin());
-  std::vector<CarriedVar> vars = spec->carried.find(stmt)->second;
-  if (env.count("$returned")) {
-    // A return inside leaves the loop and the function: carry its flags.
-    vars.push_back({"$returned", Type::tensor(DType::Bool, {})});
-    vars.push_back({"$retval", spec->resultType});
-  }
-  auto i64Type = mlir::RankedTensorType::get({}, builder.getI64Type());
-  auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
-  auto i64Scalar = [&](int64_t v) { return i64Constant(v, l); };
-  Value count;
-  if (forStmt) {
-    RangeBounds bounds = rangeBounds(forStmt, l);
-    rangeOf[forStmt] = bounds;
-    count = fromScalar(bounds.count, l);
-  }
-  size_t n = 0;
-  for (const CarriedVar &var : vars) {
-    llvm::SmallVector<mlir::Type> leaves;
-    flatTypes(var.type, leaves);
-    n += leaves.size();
-  }
-  Values inits = carriedValues(vars, l);
-  inits.push_back(boolConstant(false, l));
-  if (forStmt)
-    inits.push_back(i64Scalar(0));
-  llvm::SmallVector<mlir::Type> types;
-  for (Value v : inits)
-    types.push_back(v.getType());
-
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
-  auto inRegion = [&](mlir::OpBuilder &b, auto &&fn) {
-    mlir::OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-    env = saved;
-    literalOf = savedLiterals;
-    fn();
-  };
-  auto whileOp = mlir::scf::WhileOp::create(
-      builder, l, types, inits,
-      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
-          bindCarried(vars, args.take_front(n));
-          // Go on unless a break happened; the condition (or the range's
-          // end) is evaluated only then.
-          Value stop = args[n];
-          if (env.count("$returned")) {
-            Value returned = env.lookup("$returned")[0];
-            stop = genSelect(
-                stop, boolType, l, [&] { return stop; },
-                [&] { return returned; });
-          }
-          Value go = genSelect(
-              stop, boolType, l, [&] { return boolConstant(false, l); },
-              [&]() -> Value {
-                if (forStmt)
-                  return mlir::tfl::CompareOp::create(
-                      builder, l, boolType, mlir::tfl::ComparePredicate::lt,
-                      args[n + 1], count);
-                return genExpr(cond)[0];
-              });
-          mlir::scf::ConditionOp::create(builder, l, extract(go, l), args);
-        });
-      },
-      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
-          bindCarried(vars, args.take_front(n));
-          bind("$break", {args[n]});
-          bind("$continue", {boolConstant(false, l)});
-          if (forStmt)
-            bindTarget(forStmt->target.get(),
-                       spec->loopTargetTypes.find(forStmt)->second,
-                       loopValue(forStmt, extract(args[n + 1], l), l));
-          genBlock(body);
-          Values yields = carriedValues(vars, l);
-          yields.push_back(env.lookup("$break")[0]);
-          if (forStmt)
-            yields.push_back(mlir::tfl::AddOp::create(
-                builder, l, i64Type, args[n + 1], i64Scalar(1)));
-          mlir::scf::YieldOp::create(builder, l, yields);
-        });
-      });
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
-  bindCarried(vars, whileOp.getResults().take_front(n));
-}
-
-void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
-  if (hasBreak(stmt->body))
-    return genLoopWithBreak(stmt, stmt->body, stmt->cond.get(), nullptr);
-  mlir::Location l = loc(stmt->getBegin());
-  const std::vector<CarriedVar> &vars = spec->carried.find(stmt)->second;
-  Values inits = carriedValues(vars, l);
-  llvm::SmallVector<mlir::Type> types;
-  for (Value v : inits)
-    types.push_back(v.getType());
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
-  auto inRegion = [&](mlir::OpBuilder &b, auto &&fn) {
-    mlir::OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-    fn();
-  };
-  auto whileOp = mlir::scf::WhileOp::create(
-      builder, l, types, inits,
-      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
-          env = saved;
-          literalOf = savedLiterals;
-          bindCarried(vars, args);
-          Value cond = extract(genExpr(stmt->cond.get())[0],
-                               loc(stmt->cond->getBegin()));
-          mlir::scf::ConditionOp::create(builder, l, cond, args);
-        });
-      },
-      [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
-          env = saved;
-          literalOf = savedLiterals;
-          bindCarried(vars, args);
-          env.erase("$break");
-          bind("$continue", {boolConstant(false, l)});
-          genBlock(stmt->body);
-          mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
-        });
-      });
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
-  bindCarried(vars, whileOp.getResults());
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> tfl::genModule(mlir::MLIRContext &context,

@@ -43,6 +43,7 @@ using ast::ForStmt;
 using ast::IfStmt;
 using ast::Module;
 using ast::Position;
+using ast::ReturnStmt;
 using ast::Stmt;
 using ast::SubscriptExpr;
 using ast::WhileStmt;
@@ -93,6 +94,12 @@ private:
   }
 
   void genFunction(const Specialization &s);
+  /// Binds the entry block's arguments (the arguments' leaves, then the
+  /// captures'), and at the prompt the session's variables.
+  void bindEntryArguments(const Specialization &s, mlir::Block *entry,
+                          mlir::Location fnLoc);
+  /// At the prompt, an input keeps every variable it has at its end.
+  void storeSessionVars(const Block &body);
   /// A library's entry point for export `e`: `tfl_export_NAME`, taking a
   /// buffer per leaf of the arguments, then one per leaf of the result to
   /// write it into (C interface: `_mlir_ciface_tfl_export_NAME`).
@@ -119,6 +126,10 @@ private:
   /// a `for`, the iteration count).
   void genLoopWithBreak(const Stmt *stmt, const Block &body, const Expr *cond,
                         const ForStmt *forStmt);
+  /// Whether such a loop goes on: not after a break (`stop`) or a return,
+  /// and then while `cond` holds (or a for's `counter` is below `count`).
+  Value loopGoesOn(Value stop, Value counter, Value count, const Expr *cond,
+                   mlir::Location l);
   struct RangeBounds {
     Value start, step, count; // i64 scalars
   };
@@ -126,9 +137,22 @@ private:
   /// The bounds of each range loop being generated.
   llvm::DenseMap<const ForStmt *, RangeBounds> rangeOf;
   bool genStmt(const Stmt *stmt);
+  /// A return: func.return, or (with returns nested in ifs and loops) the
+  /// result stored and the flags set; true for a func.return.
+  bool genReturn(const ReturnStmt *ret);
+  /// `a = b = value` and `a: T = value`.
+  void genAssign(const Stmt *stmt);
   void bindTarget(const Expr *target, const Type &type,
                   llvm::ArrayRef<Value> values);
   Values genExpr(const Expr *expr);
+  /// A name's values: a number literal it holds is emitted in the dtype
+  /// this use needs.
+  Values genName(const ast::NameExpr *expr, const Type &t, mlir::Location l);
+  /// `and` and `or`, short-circuit as Python's.
+  Value genBoolOp(const ast::BoolOpExpr *b, mlir::Location l);
+  /// An f-string outside print: text known when compiling (no values), or
+  /// a run-time string whose values are its fields'.
+  Values genTextValues(const Expr *expr, mlir::Location l);
   Value genConstant(const Expr *expr);
   /// The literal `expr` emitted directly as `type` (a literal keeps full
   /// precision when promotion gives it a wider dtype than it was first
