@@ -43,8 +43,8 @@ void MLIRGenImpl::genGuard(const Block &block, size_t from,
   Value brk = boolValue("$break", l), cont = boolValue("$continue", l);
   Value returned = boolValue("$returned", l);
   auto boolType = mlir::RankedTensorType::get({}, builder.getI1Type());
-  Value exited = genSelect(
-      brk, boolType, l, [&] { return brk; }, [&] { return cont; });
+  Value exited =
+      genSelect(brk, boolType, l, [&] { return brk; }, [&] { return cont; });
   exited = genSelect(
       exited, boolType, l, [&] { return exited; }, [&] { return returned; });
   Value go = extract(mlir::tfl::NotOp::create(builder, l, exited), l);

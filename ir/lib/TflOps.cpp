@@ -1,7 +1,9 @@
 //===- TflOps.cpp - Ops of the tfl dialect --------------------------------===//
 //
 // Verifiers and folders. Shape checks here repeat, for hand-written IR, what
-// the frontend's Sema already guarantees for IR generated from `.tfl`.
+// the frontend's Sema already guarantees for IR generated from `.tfl`. The
+// nn ops' are in NNOps.cpp, the I/O ops' in IOOps.cpp, the collectives' in
+// CollectiveOps.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -549,145 +551,6 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// PrintOp
-//===----------------------------------------------------------------------===//
-
-/// Splits a print format at its `{}` / `{:spec}` placeholders, unescaping
-/// `{{` and `}}`. Fails on a lone brace.
-static LogicalResult splitFormat(StringRef format,
-                                 SmallVectorImpl<std::string> &pieces,
-                                 SmallVectorImpl<std::string> &specs) {
-  pieces.assign(1, "");
-  for (size_t i = 0; i < format.size(); ++i) {
-    char c = format[i];
-    char next = i + 1 < format.size() ? format[i + 1] : '\0';
-    if ((c == '{' && next == '{') || (c == '}' && next == '}')) {
-      pieces.back() += c;
-      ++i;
-    } else if (c == '{') {
-      size_t close = format.find('}', i);
-      if (close == StringRef::npos || (next != '}' && next != ':'))
-        return failure();
-      StringRef spec = format.slice(i + 1, close);
-      if (spec.contains('{'))
-        return failure();
-      specs.push_back(spec.empty() ? "" : spec.drop_front().str());
-      pieces.emplace_back();
-      i = close;
-    } else if (c == '}') {
-      return failure();
-    } else {
-      pieces.back() += c;
-    }
-  }
-  return success();
-}
-
-SmallVector<std::string> PrintOp::getTextPieces() {
-  SmallVector<std::string> pieces, specs;
-  (void)splitFormat(getFormat(), pieces, specs);
-  return pieces;
-}
-
-SmallVector<std::string> PrintOp::getSpecs() {
-  SmallVector<std::string> pieces, specs;
-  (void)splitFormat(getFormat(), pieces, specs);
-  return specs;
-}
-
-LogicalResult PrintOp::verify() {
-  SmallVector<std::string> pieces, specs;
-  if (failed(splitFormat(getFormat(), pieces, specs)))
-    return emitOpError("format has a lone '{' or '}': \"")
-           << getFormat() << "\"";
-  if (specs.size() != getInputs().size())
-    return emitOpError("format has ") << specs.size() << " placeholders for "
-                                      << getInputs().size() << " inputs";
-  for (auto [spec, input] : llvm::zip(specs, getInputs())) {
-    auto type = cast<RankedTensorType>(input.getType());
-    // "s" writes a 1-D tensor of bytes as text (decode(x)).
-    if (spec == "s" && type.getRank() == 1 &&
-        type.getElementType().isInteger(8))
-      continue;
-    if (!spec.empty() && type.getRank() != 0)
-      return emitOpError("a format spec applies to scalars, or \"s\" to "
-                         "1-D bytes, not ")
-             << input.getType();
-  }
-  return success();
-}
-
-/// A random op fills a tensor of static shape (its size is the draw's).
-static LogicalResult verifyRandom(Operation *op) {
-  auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type.hasStaticShape())
-    return op->emitOpError("needs a static shape, got ") << type;
-  return success();
-}
-
-/// The output size of a window over `in` elements.
-static int64_t windowOutput(int64_t in, int64_t size, int64_t stride,
-                            int64_t padBefore, int64_t padAfter) {
-  return (in + padBefore + padAfter - size) / stride + 1;
-}
-
-/// Checks NHWC in/out shapes against a window of `size` (h, w).
-static LogicalResult verifyWindow(Operation *op, RankedTensorType in,
-                                  RankedTensorType out, ArrayRef<int64_t> size,
-                                  int64_t channels, ArrayRef<int64_t> strides,
-                                  ArrayRef<int64_t> padding) {
-  if (in.getRank() != 4 || out.getRank() != 4)
-    return op->emitOpError("takes and gives NHWC tensors (rank 4)");
-  // The batch (N) may be dynamic; the other dims are static.
-  for (int64_t d = 1; d < 4; ++d)
-    if (in.isDynamicDim(d) || out.isDynamicDim(d))
-      return op->emitOpError("needs static H, W and C dims");
-  if (size.size() != 2 || llvm::any_of(size, [](int64_t s) { return s < 1; }))
-    return op->emitOpError("needs a window of 2 positive sizes");
-  if (strides.size() != 2 || padding.size() != 4 ||
-      llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
-      llvm::any_of(padding, [](int64_t p) { return p < 0; }))
-    return op->emitOpError("needs 2 positive strides and 4 paddings");
-  SmallVector<int64_t> expected = {in.getDimSize(0), 0, 0, channels};
-  for (int d = 0; d < 2; ++d) {
-    if (in.getDimSize(1 + d) + padding[2 * d] + padding[2 * d + 1] < size[d])
-      return op->emitOpError("window is larger than the padded input");
-    expected[1 + d] = windowOutput(in.getDimSize(1 + d), size[d], strides[d],
-                                   padding[2 * d], padding[2 * d + 1]);
-  }
-  if (out.getShape() != ArrayRef<int64_t>(expected))
-    return op->emitOpError("result should be ")
-           << RankedTensorType::get(expected, out.getElementType());
-  return success();
-}
-
-LogicalResult Conv2DOp::verify() {
-  auto in = cast<RankedTensorType>(getInput().getType());
-  auto filter = cast<RankedTensorType>(getFilter().getType());
-  if (filter.getRank() != 4 || in.getRank() != 4 ||
-      filter.getDimSize(2) != in.getDimSize(3))
-    return emitOpError("filter ")
-           << filter << " is not HWIO over the input's channels of " << in;
-  return verifyWindow(*this, in, cast<RankedTensorType>(getType()),
-                      filter.getShape().take_front(2), filter.getDimSize(3),
-                      getStrides(), getPadding());
-}
-
-LogicalResult MaxPool2DOp::verify() {
-  auto in = cast<RankedTensorType>(getInput().getType());
-  return verifyWindow(*this, in, cast<RankedTensorType>(getType()), getSize(),
-                      in.getRank() == 4 ? in.getDimSize(3) : 0, getStrides(),
-                      getPadding());
-}
-
-LogicalResult AvgPool2DOp::verify() {
-  auto in = cast<RankedTensorType>(getInput().getType());
-  return verifyWindow(*this, in, cast<RankedTensorType>(getType()), getSize(),
-                      in.getRank() == 4 ? in.getDimSize(3) : 0, getStrides(),
-                      getPadding());
-}
-
 /// An embed_slice whose window is the whole result is its input.
 OpFoldResult EmbedSliceOp::fold(FoldAdaptor) {
   if (!getStarts().empty() || getInput().getType() != getType() ||
@@ -729,64 +592,6 @@ LogicalResult GradOp::verify() {
       return emitOpError("gradient ") << i << " does not have the type of "
                                       << "operand " << a;
   return success();
-}
-
-LogicalResult LoadDataOp::verify() {
-  if (getFormat() != "idx" && getFormat() != "npy" && getFormat() != "bytes")
-    return emitOpError("format must be \"idx\", \"npy\" or \"bytes\", got \"")
-           << getFormat() << "\"";
-  auto type = cast<RankedTensorType>(getResult().getType());
-  if (getFormat() == "bytes" &&
-      (type.getRank() != 1 || !type.getElementType().isInteger(8)))
-    return emitOpError("reads bytes into a 1-D u8 tensor, not ") << type;
-  if (!getResult().getType().hasStaticShape())
-    return emitOpError("needs a static shape");
-  return success();
-}
-
-LogicalResult EncodeTextOp::verify() {
-  auto type = cast<RankedTensorType>(getResult().getType());
-  if (type.getRank() != 1 || !type.getElementType().isInteger(8) ||
-      !type.hasStaticShape())
-    return emitOpError("gives a 1-D u8 tensor of a static size, not ") << type;
-  return success();
-}
-
-LogicalResult SaveOp::verify() {
-  if (getNames().size() != getInputs().size())
-    return emitOpError("has ") << getNames().size() << " names for "
-                               << getInputs().size() << " tensors";
-  return success();
-}
-
-LogicalResult LoadOp::verify() {
-  if (getNames().size() != getResults().size())
-    return emitOpError("has ") << getNames().size() << " names for "
-                               << getResults().size() << " tensors";
-  for (Type t : getResultTypes())
-    if (!cast<RankedTensorType>(t).hasStaticShape())
-      return emitOpError("needs static shapes");
-  return success();
-}
-
-LogicalResult RandomUniformOp::verify() { return verifyRandom(*this); }
-LogicalResult RandomNormalOp::verify() { return verifyRandom(*this); }
-LogicalResult ShuffleIndicesOp::verify() { return verifyRandom(*this); }
-
-/// A random generator state is a tensor<2xi64>: key, draw count.
-static LogicalResult verifyRandomState(Operation *op, Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || tensor.getShape() != ArrayRef<int64_t>{2})
-    return op->emitOpError("needs a tensor<2xi64> state, got ") << type;
-  return success();
-}
-
-LogicalResult RandomStateOp::verify() {
-  return verifyRandomState(*this, getType());
-}
-
-LogicalResult SetRandomStateOp::verify() {
-  return verifyRandomState(*this, getState().getType());
 }
 
 bool mlir::tfl::isHalfFloat(Type elementType) {

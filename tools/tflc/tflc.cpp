@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Build.h"
 #include "CheckGrad.h"
-#include "Export.h"
 #include "Repl.h"
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
@@ -270,6 +270,16 @@ private:
   /// with --python, its Python module.
   mlir::LogicalResult buildLibrary(mlir::ModuleOp module);
   int runNative(mlir::ModuleOp module);
+  /// check-grad: the program's definitions and a checking driver, as a new
+  /// buffer (bufferId); an exit code when that fails.
+  std::optional<int> checkGradProgram(unsigned &bufferId);
+  /// --precision, --bucket-mb and --device as the module's attributes;
+  /// false after an error.
+  bool setModuleOptions(mlir::ModuleOp module);
+  /// tflc run --eager and check-grad: whether the run succeeded.
+  bool runEager(mlir::ModuleOp module, unsigned bufferId);
+  /// tflc emit ptx and emit llvm, of a lowered module; whether it printed.
+  bool emitCode(mlir::ModuleOp module, EmitKind kind);
   std::optional<int64_t> compiledWorldSize() const;
 
   /// Whether the eager run stops in the debugger (breakpoint(), --pdb).
@@ -417,153 +427,18 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
 
 /// Makes the program's entry (in the LLVM dialect) call
 /// tflrt_report_memory first.
-void callMemoryReport(mlir::ModuleOp module) {
-  auto entry = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(tfl::kEntrySymbol);
-  if (!entry || entry.isExternal())
-    return;
-  mlir::OpBuilder builder = mlir::OpBuilder::atBlockBegin(module.getBody());
-  auto type = mlir::LLVM::LLVMFunctionType::get(
-      mlir::LLVM::LLVMVoidType::get(module.getContext()), {});
-  auto report =
-      module.lookupSymbol<mlir::LLVM::LLVMFuncOp>("tflrt_report_memory");
-  if (!report)
-    report = mlir::LLVM::LLVMFuncOp::create(builder, module.getLoc(),
-                                            "tflrt_report_memory", type);
-  builder.setInsertionPointToStart(&entry.getBody().front());
-  mlir::LLVM::CallOp::create(builder, entry.getLoc(), report,
-                             mlir::ValueRange{});
-}
-
-/// Temporary files, removed when it goes.
-struct TemporaryFiles {
-  llvm::SmallVector<std::string> paths;
-  TemporaryFiles() = default;
-  TemporaryFiles(const TemporaryFiles &) = delete;
-  TemporaryFiles &operator=(const TemporaryFiles &) = delete;
-  ~TemporaryFiles() {
-    for (const std::string &path : paths)
-      llvm::sys::fs::remove(path);
-  }
-  llvm::SmallVector<llvm::StringRef> refs() const {
-    return llvm::SmallVector<llvm::StringRef>(paths.begin(), paths.end());
-  }
-};
-
-/// Compiles `module` (in the LLVM dialect) into new temporary object files,
-/// `objects`.
-mlir::LogicalResult compileToObjects(mlir::ModuleOp module,
-                                     TemporaryFiles &objects,
-                                     mlir::TimingScope &timing) {
-  llvm::LLVMContext llvmContext;
-  mlir::TimingScope optimizing = timing.nest("LLVM IR, optimized (-O3)");
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext,
-                                            glueInstructions);
-  optimizing.stop();
-  if (!llvmModule)
-    return mlir::failure();
-  mlir::TimingScope codegen = timing.nest("code generation (object files)");
-  return mlir::tfl::emitObjectFiles(*llvmModule, objects.paths);
-}
-
 mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
                                             llvm::StringRef path) {
-  if (reportMemory)
-    callMemoryReport(module);
-  TemporaryFiles objects;
-  if (failed(compileToObjects(module, objects, timing)))
-    return mlir::failure();
-  std::string error;
-  mlir::LogicalResult linked = mlir::failure();
-  mlir::TimingScope linking = timing.nest("linking");
-#ifdef TFL_HAVE_CUDA
-  if (device == Device::Cuda)
-    linked = mlir::tfl::linkCudaExecutable(objects.refs(), path, error);
-  else
-#endif
-    linked = mlir::tfl::linkExecutable(objects.refs(), path, error);
-  if (failed(linked)) {
-    llvm::errs() << "error: linking " << path << " failed: " << error << "\n";
-    return mlir::failure();
-  }
-  return mlir::success();
+  tfl::build::Options options{glueInstructions, reportMemory,
+                              device == Device::Cuda};
+  return tfl::build::buildExecutable(module, path, options, timing);
 }
 
 mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
-  // -o libNAME.so, or -o NAME.py with --python: the library, its header
-  // and the module side by side.
-  llvm::StringRef out = outputFile;
-  std::string prefix = tfl::exports::prefixFor(out);
-  llvm::SmallString<256> dir(llvm::sys::path::parent_path(out));
-  auto sibling = [&](const std::string &name) {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, name);
-    return std::string(path);
-  };
-  bool pythonOutput = out.ends_with(".py");
-  std::string libraryPath =
-      pythonOutput ? sibling("lib" + prefix + ".so") : out.str();
-  std::string libraryName = llvm::sys::path::filename(libraryPath).str();
-  std::string sourceName = llvm::sys::path::filename(inputPath).str();
-  bool withPython = python || pythonOutput;
-  if (staticLibrary && withPython) {
-    llvm::errs() << "error: --python needs a shared library (--shared)\n";
-    return mlir::failure();
-  }
-
-  TemporaryFiles objects;
-  if (failed(compileToObjects(module, objects, timing)))
-    return mlir::failure();
-  llvm::SmallString<128> wrapperPath, wrapperObject, scriptPath;
-  if (llvm::sys::fs::createTemporaryFile("tfl-api", "c", wrapperPath) ||
-      llvm::sys::fs::createTemporaryFile("tfl-api", "o", wrapperObject) ||
-      llvm::sys::fs::createTemporaryFile("tfl-api", "map", scriptPath)) {
-    llvm::errs() << "error: cannot create temporary files\n";
-    return mlir::failure();
-  }
-  llvm::FileRemover removeWrapper(wrapperPath),
-      removeWrapperObject(wrapperObject), removeScript(scriptPath);
-  auto write = [](llvm::StringRef path, const std::string &text) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec) {
-      llvm::errs() << "error: cannot write " << path << ": " << ec.message()
-                   << "\n";
-      return false;
-    }
-    os << text;
-    return true;
-  };
-  if (!write(wrapperPath, tfl::exports::wrapperSource(*program, prefix)) ||
-      !write(scriptPath, tfl::exports::versionScript(prefix)))
-    return mlir::failure();
-  std::string error;
-  mlir::TimingScope linking = timing.nest("the C API's wrapper and linking");
-  llvm::SmallVector<llvm::StringRef> inputs = objects.refs();
-  inputs.push_back(wrapperObject);
-  if (failed(mlir::tfl::compileCSource(wrapperPath, wrapperObject, error)) ||
-      (staticLibrary
-           ? failed(mlir::tfl::archiveStaticLibrary(inputs, libraryPath, error))
-           : failed(mlir::tfl::linkSharedLibrary(inputs, libraryPath,
-                                                 scriptPath, error)))) {
-    llvm::errs() << "error: building " << libraryPath << " failed: " << error
-                 << "\n";
-    return mlir::failure();
-  }
-  std::string header = tfl::exports::header(*program, prefix, sourceName);
-  if (staticLibrary)
-    header = "/* Link a program with " + libraryName + " " +
-             mlir::tfl::staticLinkLine() +
-             "\n   (one static TFL library a program: for several, build "
-             "them with --shared). */\n" +
-             header;
-  if (!write(sibling(prefix + ".h"), header))
-    return mlir::failure();
-  if (withPython && !write(pythonOutput ? out.str() : sibling(prefix + ".py"),
-                           tfl::exports::pythonModule(*program, prefix,
-                                                      libraryName, sourceName)))
-    return mlir::failure();
-  return mlir::success();
+  tfl::build::Options options{glueInstructions, reportMemory, false};
+  tfl::build::LibraryOptions library{outputFile, inputPath, python,
+                                     staticLibrary};
+  return tfl::build::buildLibrary(module, *program, options, library, timing);
 }
 
 int Driver::runNative(mlir::ModuleOp module) {
@@ -588,6 +463,122 @@ int Driver::runNative(mlir::ModuleOp module) {
   return rc;
 }
 
+std::optional<int> Driver::checkGradProgram(unsigned &bufferId) {
+  // The program's definitions and a checking driver, as one new buffer
+  // named like the file (its lines keep their numbers).
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer =
+      std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr, &context);
+  std::unique_ptr<tfl::ast::Module> ast =
+      tfl::parseModule(sourceMgr, bufferId, &context);
+  if (!ast)
+    return 1;
+  if (programArgs.empty()) {
+    llvm::errs() << "error: check-grad needs a function name\n" << kUsage;
+    return 2;
+  }
+  llvm::Expected<std::string> text =
+      tfl::makeGradCheck(*ast, sourceMgr.getMemoryBuffer(bufferId)->getBuffer(),
+                         programArgs.front(), checkSeed, checkTolerance);
+  if (!text) {
+    llvm::errs() << inputPath << ": error: " << llvm::toString(text.takeError())
+                 << "\n";
+    return 1;
+  }
+  programArgs.clear();
+  bufferId = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(*text, inputPath), {});
+  eager = true;
+  return std::nullopt;
+}
+
+bool Driver::setModuleOptions(mlir::ModuleOp module) {
+  if (!precision.empty()) {
+    if (precision != "bf16" && precision != "f16" && precision != "f32") {
+      llvm::errs() << "error: --precision takes bf16, f16 or f32, not '"
+                   << precision << "'\n";
+      return false;
+    }
+    module->setAttr("tfl.precision",
+                    mlir::StringAttr::get(&context, precision));
+  }
+
+  if (bucketMb.getNumOccurrences()) {
+    if (!(bucketMb >= 0)) {
+      llvm::errs() << "error: --bucket-mb takes a size in MiB (0 or more)\n";
+      return false;
+    }
+    module->setAttr(
+        "tfl.bucket_bytes",
+        mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 64),
+                               static_cast<int64_t>(bucketMb * 1048576.0)));
+  }
+
+  // Where ops that name no device run, and which devices there are
+  // (tfl-place-devices).
+  if (device == Device::Cuda)
+    module->setAttr("tfl.target", mlir::StringAttr::get(&context, "cuda"));
+  return true;
+}
+
+bool Driver::runEager(mlir::ModuleOp module, unsigned bufferId) {
+  if (device == Device::Cuda) {
+    llvm::errs() << "error: eager mode runs on the CPU; --device cuda is "
+                    "for run, build and emit\n";
+    return false;
+  }
+  if (failed(lower(module, "simplify")))
+    return false;
+  tfl::eager::KernelRegistry kernels;
+  tfl::eager::registerTflKernels(kernels);
+  tfl::eager::registerUpstreamKernels(kernels);
+  // Flags: declared from the module's table, parsed from the program's
+  // arguments, as a native executable does.
+  tfl::eager::declareFlags(module);
+  int flagsRc = tflrt::parseFlags(inputPath, programArgs);
+  tflrt::shareCoresAmongLocalRanks(); // as a native executable does
+  if (flagsRc != 0)
+    return flagsRc == 2;
+  if (reportMemory)
+    tflrt_report_memory();
+  tfl::eager::RunOptions options;
+  options.trace = trace;
+  options.checkNumerics = checkNumerics || pdb;
+  options.maxOps = maxOps;
+  std::unique_ptr<tfl::repl::LineReader> reader;
+  if (debugging()) {
+    reader = std::make_unique<tfl::repl::LineReader>();
+    options.debugger = tfl::repl::makeDebugger(
+        *program, *source, context, sourceMgr, inputPath,
+        sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str(), *reader);
+    options.pdb = pdb;
+  }
+  return succeeded(
+      tfl::eager::run(module, tfl::kEntrySymbol, kernels, options));
+}
+
+bool Driver::emitCode(mlir::ModuleOp module, EmitKind kind) {
+  if (kind == EmitKind::Ptx) {
+#ifdef TFL_HAVE_CUDA
+    mlir::FailureOr<std::string> ptx = mlir::tfl::extractPtx(module);
+    if (failed(ptx))
+      return false;
+    llvm::outs() << *ptx;
+    return true;
+#endif
+  }
+  if (kind == EmitKind::Llvm) {
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule =
+        mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext,
+                                              glueInstructions);
+    if (!llvmModule)
+      return false;
+    llvmModule->print(llvm::outs(), nullptr);
+    return true;
+  }
+  return false;
+}
+
 int Driver::run(std::optional<EmitKind> emitKind) {
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> buffer =
@@ -598,32 +589,9 @@ int Driver::run(std::optional<EmitKind> emitKind) {
   }
   unsigned bufferId =
       sourceMgr.AddNewSourceBuffer(tfl::normalizeSource(std::move(buffer)), {});
-  if (command == Command::CheckGrad) {
-    // The program's definitions and a checking driver, as one new buffer
-    // named like the file (its lines keep their numbers).
-    std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer =
-        std::make_unique<mlir::SourceMgrDiagnosticHandler>(sourceMgr, &context);
-    std::unique_ptr<tfl::ast::Module> ast =
-        tfl::parseModule(sourceMgr, bufferId, &context);
-    if (!ast)
-      return 1;
-    if (programArgs.empty()) {
-      llvm::errs() << "error: check-grad needs a function name\n" << kUsage;
-      return 2;
-    }
-    llvm::Expected<std::string> text = tfl::makeGradCheck(
-        *ast, sourceMgr.getMemoryBuffer(bufferId)->getBuffer(),
-        programArgs.front(), checkSeed, checkTolerance);
-    if (!text) {
-      llvm::errs() << inputPath
-                   << ": error: " << llvm::toString(text.takeError()) << "\n";
-      return 1;
-    }
-    programArgs.clear();
-    bufferId = sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(*text, inputPath), {});
-    eager = true;
-  }
+  if (command == Command::CheckGrad)
+    if (std::optional<int> rc = checkGradProgram(bufferId))
+      return *rc;
 
   // Diagnostics: printed with source and caret, or checked against markers.
   std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer;
@@ -659,31 +627,8 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     return finish(true);
   if (!module)
     return finish(false);
-  if (!precision.empty()) {
-    if (precision != "bf16" && precision != "f16" && precision != "f32") {
-      llvm::errs() << "error: --precision takes bf16, f16 or f32, not '"
-                   << precision << "'\n";
-      return finish(false);
-    }
-    (*module)->setAttr("tfl.precision",
-                       mlir::StringAttr::get(&context, precision));
-  }
-
-  if (bucketMb.getNumOccurrences()) {
-    if (!(bucketMb >= 0)) {
-      llvm::errs() << "error: --bucket-mb takes a size in MiB (0 or more)\n";
-      return finish(false);
-    }
-    (*module)->setAttr(
-        "tfl.bucket_bytes",
-        mlir::IntegerAttr::get(mlir::IntegerType::get(&context, 64),
-                               static_cast<int64_t>(bucketMb * 1048576.0)));
-  }
-
-  // Where ops that name no device run, and which devices there are
-  // (tfl-place-devices).
-  if (device == Device::Cuda)
-    (*module)->setAttr("tfl.target", mlir::StringAttr::get(&context, "cuda"));
+  if (!setModuleOptions(*module))
+    return finish(false);
 
   if (emitKind == EmitKind::Mlir) {
     if (afterStage != "mlirgen" && failed(lower(*module, afterStage)))
@@ -692,62 +637,12 @@ int Driver::run(std::optional<EmitKind> emitKind) {
     llvm::outs() << "\n";
     return finish(true);
   }
-  if ((command == Command::Run && eager) || command == Command::CheckGrad) {
-    if (device == Device::Cuda) {
-      llvm::errs() << "error: eager mode runs on the CPU; --device cuda is "
-                      "for run, build and emit\n";
-      return finish(false);
-    }
-    if (failed(lower(*module, "simplify")))
-      return finish(false);
-    tfl::eager::KernelRegistry kernels;
-    tfl::eager::registerTflKernels(kernels);
-    tfl::eager::registerUpstreamKernels(kernels);
-    // Flags: declared from the module's table, parsed from the program's
-    // arguments, as a native executable does.
-    tfl::eager::declareFlags(*module);
-    int flagsRc = tflrt::parseFlags(inputPath, programArgs);
-    tflrt::shareCoresAmongLocalRanks(); // as a native executable does
-    if (flagsRc != 0)
-      return finish(flagsRc == 2);
-    if (reportMemory)
-      tflrt_report_memory();
-    tfl::eager::RunOptions options;
-    options.trace = trace;
-    options.checkNumerics = checkNumerics || pdb;
-    options.maxOps = maxOps;
-    std::unique_ptr<tfl::repl::LineReader> reader;
-    if (debugging()) {
-      reader = std::make_unique<tfl::repl::LineReader>();
-      options.debugger = tfl::repl::makeDebugger(
-          *program, *source, context, sourceMgr, inputPath,
-          sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str(), *reader);
-      options.pdb = pdb;
-    }
-    return finish(succeeded(
-        tfl::eager::run(*module, tfl::kEntrySymbol, kernels, options)));
-  }
+  if ((command == Command::Run && eager) || command == Command::CheckGrad)
+    return finish(runEager(*module, bufferId));
   if (failed(lower(*module, "", emitKind == EmitKind::Ptx)))
     return finish(false);
-  if (emitKind == EmitKind::Ptx) {
-#ifdef TFL_HAVE_CUDA
-    mlir::FailureOr<std::string> ptx = mlir::tfl::extractPtx(*module);
-    if (failed(ptx))
-      return finish(false);
-    llvm::outs() << *ptx;
-    return finish(true);
-#endif
-  }
-  if (emitKind == EmitKind::Llvm) {
-    llvm::LLVMContext llvmContext;
-    std::unique_ptr<llvm::Module> llvmModule =
-        mlir::tfl::translateToOptimizedLLVMIR(*module, llvmContext,
-                                              glueInstructions);
-    if (!llvmModule)
-      return finish(false);
-    llvmModule->print(llvm::outs(), nullptr);
-    return finish(true);
-  }
+  if (emitKind == EmitKind::Ptx || emitKind == EmitKind::Llvm)
+    return finish(emitCode(*module, *emitKind));
   if (command == Command::Build && program->library)
     return finish(succeeded(buildLibrary(*module)));
   if (command == Command::Build)

@@ -1,0 +1,105 @@
+//===- NNOps.cpp - Verifiers of the nn ops --------------------------------===//
+//
+// The ops of Ops/NN.td that need more than ODS checks: the random draws
+// (static shapes; a generator state is a tensor<2xi64>) and conv2d and
+// the poolings (their windows' output sizes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfl/IR/TflOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tfl;
+
+/// A random op fills a tensor of static shape (its size is the draw's).
+static LogicalResult verifyRandom(Operation *op) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type.hasStaticShape())
+    return op->emitOpError("needs a static shape, got ") << type;
+  return success();
+}
+
+/// The output size of a window over `in` elements.
+static int64_t windowOutput(int64_t in, int64_t size, int64_t stride,
+                            int64_t padBefore, int64_t padAfter) {
+  return (in + padBefore + padAfter - size) / stride + 1;
+}
+
+/// Checks NHWC in/out shapes against a window of `size` (h, w).
+static LogicalResult verifyWindow(Operation *op, RankedTensorType in,
+                                  RankedTensorType out, ArrayRef<int64_t> size,
+                                  int64_t channels, ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> padding) {
+  if (in.getRank() != 4 || out.getRank() != 4)
+    return op->emitOpError("takes and gives NHWC tensors (rank 4)");
+  // The batch (N) may be dynamic; the other dims are static.
+  for (int64_t d = 1; d < 4; ++d)
+    if (in.isDynamicDim(d) || out.isDynamicDim(d))
+      return op->emitOpError("needs static H, W and C dims");
+  if (size.size() != 2 || llvm::any_of(size, [](int64_t s) { return s < 1; }))
+    return op->emitOpError("needs a window of 2 positive sizes");
+  if (strides.size() != 2 || padding.size() != 4 ||
+      llvm::any_of(strides, [](int64_t s) { return s < 1; }) ||
+      llvm::any_of(padding, [](int64_t p) { return p < 0; }))
+    return op->emitOpError("needs 2 positive strides and 4 paddings");
+  SmallVector<int64_t> expected = {in.getDimSize(0), 0, 0, channels};
+  for (int d = 0; d < 2; ++d) {
+    if (in.getDimSize(1 + d) + padding[2 * d] + padding[2 * d + 1] < size[d])
+      return op->emitOpError("window is larger than the padded input");
+    expected[1 + d] = windowOutput(in.getDimSize(1 + d), size[d], strides[d],
+                                   padding[2 * d], padding[2 * d + 1]);
+  }
+  if (out.getShape() != ArrayRef<int64_t>(expected))
+    return op->emitOpError("result should be ")
+           << RankedTensorType::get(expected, out.getElementType());
+  return success();
+}
+
+LogicalResult Conv2DOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto filter = cast<RankedTensorType>(getFilter().getType());
+  if (filter.getRank() != 4 || in.getRank() != 4 ||
+      filter.getDimSize(2) != in.getDimSize(3))
+    return emitOpError("filter ")
+           << filter << " is not HWIO over the input's channels of " << in;
+  return verifyWindow(*this, in, cast<RankedTensorType>(getType()),
+                      filter.getShape().take_front(2), filter.getDimSize(3),
+                      getStrides(), getPadding());
+}
+
+LogicalResult MaxPool2DOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  return verifyWindow(*this, in, cast<RankedTensorType>(getType()), getSize(),
+                      in.getRank() == 4 ? in.getDimSize(3) : 0, getStrides(),
+                      getPadding());
+}
+
+LogicalResult AvgPool2DOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  return verifyWindow(*this, in, cast<RankedTensorType>(getType()), getSize(),
+                      in.getRank() == 4 ? in.getDimSize(3) : 0, getStrides(),
+                      getPadding());
+}
+
+LogicalResult RandomUniformOp::verify() { return verifyRandom(*this); }
+LogicalResult RandomNormalOp::verify() { return verifyRandom(*this); }
+LogicalResult ShuffleIndicesOp::verify() { return verifyRandom(*this); }
+
+/// A random generator state is a tensor<2xi64>: key, draw count.
+static LogicalResult verifyRandomState(Operation *op, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getShape() != ArrayRef<int64_t>{2})
+    return op->emitOpError("needs a tensor<2xi64> state, got ") << type;
+  return success();
+}
+
+LogicalResult RandomStateOp::verify() {
+  return verifyRandomState(*this, getType());
+}
+
+LogicalResult SetRandomStateOp::verify() {
+  return verifyRandomState(*this, getState().getType());
+}
