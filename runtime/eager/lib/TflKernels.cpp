@@ -279,46 +279,8 @@ void matmulKernel(Operation *op, ArrayRef<Tensor> in,
 
 } // namespace
 
-void registerTflKernels(KernelRegistry &registry) {
-  registry.add(
-      mlir::tfl::GatherOp::getOperationName(),
-      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
-        out.push_back(tflrt::gather(in[0], in[1],
-                                    cast<mlir::tfl::GatherOp>(op).getAxis()));
-      });
-  registry.add(mlir::tfl::NowOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
-                 Tensor t(tflrt::DType::F64, {});
-                 t.data<double>()[0] = tflrt::nowSeconds();
-                 out.push_back(t);
-               });
-  registry.add(
-      mlir::tfl::CheckNumericsOp::getOperationName(),
-      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
-        if (!tflrt::allFinite(in[0]))
-          throw RuntimeError(tflrt::checkNumericsMessage(
-              cast<mlir::tfl::CheckNumericsOp>(op).getMessage().str()));
-        out.push_back(in[0]);
-      });
-  registerFileKernels(registry);
-  registry.add(
-      mlir::tfl::ScatterAddOp::getOperationName(),
-      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
-        auto scatter = cast<mlir::tfl::ScatterAddOp>(op);
-        Tensor t = resultTensor(scatter.getType());
-        tflrt::scatterAdd(in[0].view(), in[1].view(), t.view(),
-                          scatter.getAxis());
-        out.push_back(t);
-      });
-  registerTapeKernels(registry);
-  registerCollectiveKernels(registry);
-  registry.add(mlir::tfl::StopGradientOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
-  // Eager mode runs on the CPU, where every device's tensors are.
-  registry.add(mlir::tfl::ToDeviceOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
+/// conv2d, pooling and their adjoints, on oneDNN or TFL's own kernels.
+static void registerConvKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::Conv2DOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
@@ -385,6 +347,10 @@ void registerTflKernels(KernelRegistry &registry) {
   registry.add(mlir::tfl::MaxPool2DGatherOp::getOperationName(), poolAdjoint);
   registry.add(mlir::tfl::MaxPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::AvgPool2DOp::getOperationName(), pool);
+}
+
+/// The generator's seed and state, and its draws.
+static void registerRandomKernels(KernelRegistry &registry) {
   registry.add(mlir::tfl::SeedOp::getOperationName(),
                [](Operation *, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
                  tflrt::seedRandom(in[0].data<int64_t>()[0]);
@@ -423,21 +389,10 @@ void registerTflKernels(KernelRegistry &registry) {
   registry.add(mlir::tfl::RandomUniformOp::getOperationName(), draw);
   registry.add(mlir::tfl::RandomNormalOp::getOperationName(), draw);
   registry.add(mlir::tfl::ShuffleIndicesOp::getOperationName(), draw);
-  registry.add(
-      mlir::tfl::FlagOp::getOperationName(),
-      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
-        out.push_back(
-            tflrt::flagValue(cast<mlir::tfl::FlagOp>(op).getName().str()));
-      });
-  registry.add(
-      mlir::tfl::AssertOp::getOperationName(),
-      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
-        if (in[0].data<uint8_t>()[0])
-          return;
-        std::string message = cast<mlir::tfl::AssertOp>(op).getMessage().str();
-        throw RuntimeError("assertion failed" +
-                           (message.empty() ? "" : ": " + message));
-      });
+}
+
+/// Reductions, shapes, transposes, slices and concatenations.
+static void registerArrayKernels(KernelRegistry &registry) {
   addReduction<mlir::tfl::ReduceSumOp, tflrt::ReduceKind::Sum>(registry);
   addReduction<mlir::tfl::ReduceProdOp, tflrt::ReduceKind::Prod>(registry);
   addReduction<mlir::tfl::ReduceMaxOp, tflrt::ReduceKind::Max>(registry);
@@ -509,6 +464,10 @@ void registerTflKernels(KernelRegistry &registry) {
                                     cast<mlir::tfl::ConcatOp>(op).getAxis()));
       });
   addArgReduction<mlir::tfl::ArgminOp>(registry, /*isMax=*/false);
+}
+
+/// Elementwise ops (broadcasting) and matmul.
+static void registerElementwiseKernels(KernelRegistry &registry) {
   addUnary<mlir::tfl::ExpOp, tflrt::UnaryKind::Exp>(registry);
   addUnary<mlir::tfl::LogOp, tflrt::UnaryKind::Log>(registry);
   addUnary<mlir::tfl::Log1pOp, tflrt::UnaryKind::Log1p>(registry);
@@ -581,6 +540,67 @@ void registerTflKernels(KernelRegistry &registry) {
         out.push_back(tflrt::logicalNot(in[0]));
       });
   registry.add(mlir::tfl::MatmulOp::getOperationName(), matmulKernel);
+}
+
+void registerTflKernels(KernelRegistry &registry) {
+  registry.add(
+      mlir::tfl::GatherOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        out.push_back(tflrt::gather(in[0], in[1],
+                                    cast<mlir::tfl::GatherOp>(op).getAxis()));
+      });
+  registry.add(mlir::tfl::NowOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+                 Tensor t(tflrt::DType::F64, {});
+                 t.data<double>()[0] = tflrt::nowSeconds();
+                 out.push_back(t);
+               });
+  registry.add(
+      mlir::tfl::CheckNumericsOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        if (!tflrt::allFinite(in[0]))
+          throw RuntimeError(tflrt::checkNumericsMessage(
+              cast<mlir::tfl::CheckNumericsOp>(op).getMessage().str()));
+        out.push_back(in[0]);
+      });
+  registerFileKernels(registry);
+  registry.add(
+      mlir::tfl::ScatterAddOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto scatter = cast<mlir::tfl::ScatterAddOp>(op);
+        Tensor t = resultTensor(scatter.getType());
+        tflrt::scatterAdd(in[0].view(), in[1].view(), t.view(),
+                          scatter.getAxis());
+        out.push_back(t);
+      });
+  registerTapeKernels(registry);
+  registerCollectiveKernels(registry);
+  registry.add(mlir::tfl::StopGradientOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
+  // Eager mode runs on the CPU, where every device's tensors are.
+  registry.add(mlir::tfl::ToDeviceOp::getOperationName(),
+               [](Operation *, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
+  registerConvKernels(registry);
+  registerRandomKernels(registry);
+  registry.add(
+      mlir::tfl::FlagOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &out) {
+        out.push_back(
+            tflrt::flagValue(cast<mlir::tfl::FlagOp>(op).getName().str()));
+      });
+  registry.add(
+      mlir::tfl::AssertOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &) {
+        if (in[0].data<uint8_t>()[0])
+          return;
+        std::string message = cast<mlir::tfl::AssertOp>(op).getMessage().str();
+        throw RuntimeError("assertion failed" +
+                           (message.empty() ? "" : ": " + message));
+      });
+  registerArrayKernels(registry);
+  registerElementwiseKernels(registry);
   registry.add(mlir::tfl::PrintTemplateOp::getOperationName(),
                [](Operation *op, ArrayRef<Tensor>, SmallVectorImpl<Tensor> &) {
                  tflrt::writeText(tflrt::expandPath(
