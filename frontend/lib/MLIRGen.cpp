@@ -385,25 +385,7 @@ void MLIRGenImpl::genAssign(const Stmt *stmt) {
 }
 
 bool MLIRGenImpl::genReturn(const ReturnStmt *ret) {
-  if (nestedReturns) {
-    // Store the result and leave: flags carry it out of ifs and loops.
-    mlir::Location l = loc(ret->getBegin());
-    Values values;
-    if (ret->value) {
-      values = genExpr(ret->value.get());
-      llvm::SmallVector<mlir::Type> expected;
-      flatTypes(spec->resultType, expected);
-      for (size_t i = 0; i < values.size(); ++i)
-        values[i] = castTo(
-            values[i],
-            cast<mlir::RankedTensorType>(expected[i]).getElementType(), l);
-    }
-    bind("$retval", values);
-    bind("$returned", {boolConstant(true, l)});
-    if (env.count("$break"))
-      bind("$break", {boolConstant(true, l)});
-    return false;
-  }
+  mlir::Location l = loc(ret->getBegin());
   Values values;
   if (ret->value) {
     values = genExpr(ret->value.get());
@@ -411,12 +393,20 @@ bool MLIRGenImpl::genReturn(const ReturnStmt *ret) {
     llvm::SmallVector<mlir::Type> expected;
     flatTypes(spec->resultType, expected);
     for (size_t i = 0; i < values.size(); ++i)
-      values[i] = castTo(
-          values[i], cast<mlir::RankedTensorType>(expected[i]).getElementType(),
-          loc(ret->getBegin()));
+      values[i] =
+          castTo(values[i],
+                 cast<mlir::RankedTensorType>(expected[i]).getElementType(), l);
   }
-  mlir::func::ReturnOp::create(builder, loc(ret->getBegin()), values);
-  return true;
+  if (!nestedReturns) {
+    mlir::func::ReturnOp::create(builder, l, values);
+    return true;
+  }
+  // Store the result and leave: flags carry it out of ifs and loops.
+  bind("$retval", values);
+  bind("$returned", {boolConstant(true, l)});
+  if (env.count("$break"))
+    bind("$break", {boolConstant(true, l)});
+  return false;
 }
 
 Value MLIRGenImpl::extract(Value tensor, mlir::Location l) {
