@@ -188,16 +188,9 @@ FailureOr<Type> SemaImpl::analyzeUserCall(const CallExpr *expr,
   return (*spec)->callType();
 }
 
-FailureOr<Specialization *>
-SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
-                          std::vector<const Expr *> &resolved) {
-  if (callee.kind == Type::Kind::Grad)
-    return resolveGradCall(expr, callee, resolved);
-  const FuncDef *def = callee.func;
-  // Match arguments to parameters (positional, keywords, defaults). A bound
-  // method's receiver is its first parameter.
-  size_t self = callee.boundSelf ? 1 : 0;
-  llvm::ArrayRef<Param> params = llvm::ArrayRef(def->params).drop_front(self);
+FailureOr<std::vector<const Expr *>>
+SemaImpl::matchUserArgs(const CallExpr *expr, const FuncDef *def,
+                        llvm::ArrayRef<Param> params) {
   size_t numParams = params.size();
   std::vector<const Expr *> args(numParams, nullptr);
   if (expr->args.size() > numParams) {
@@ -238,6 +231,25 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
                             << params[i].name << "'";
     return failure();
   }
+  return args;
+}
+
+FailureOr<Specialization *>
+SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
+                          std::vector<const Expr *> &resolved) {
+  if (callee.kind == Type::Kind::Grad)
+    return resolveGradCall(expr, callee, resolved);
+  const FuncDef *def = callee.func;
+  // Match arguments to parameters (positional, keywords, defaults). A bound
+  // method's receiver is its first parameter.
+  size_t self = callee.boundSelf ? 1 : 0;
+  llvm::ArrayRef<Param> params = llvm::ArrayRef(def->params).drop_front(self);
+  size_t numParams = params.size();
+  FailureOr<std::vector<const Expr *>> matched =
+      matchUserArgs(expr, def, params);
+  if (failed(matched))
+    return failure();
+  std::vector<const Expr *> &args = *matched;
 
   // A top-level function's (or method's) defaults read its own file's
   // names, as Python evaluates them where the def is; a nested def's read
@@ -555,6 +567,53 @@ SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
   return s;
 }
 
+std::string SemaImpl::symbolOf(const Specialization &sp) {
+  const Specialization *s = &sp;
+  const FuncDef *def = s->def;
+  const std::vector<Type> &argTypes = s->argTypes;
+  // Symbols are unique per file and class: `nn.Dense.__call___f32x3`.
+  std::string symbol = def->name == "<lambda>" ? "lambda" : def->name;
+  if (const ClassDef *cls = methodClass.lookup(def))
+    symbol = cls->name + "." + symbol;
+  if (!s->module->name.empty())
+    symbol = s->module->name + "." + symbol;
+  for (const Type &t : argTypes)
+    symbol += "_" + t.mangle();
+  if (!s->captureTypes.empty()) {
+    symbol += "_closure";
+    for (const Type &t : s->captureTypes)
+      symbol += "_" + t.mangle();
+  }
+  // Two lambdas, or nested defs of one name in different functions, may
+  // specialize on the same types: the later ones are told apart by where
+  // they are defined.
+  auto [owner, fresh] = symbolOwners.try_emplace(symbol, def);
+  if (!fresh && owner->second != def)
+    symbol += "_L" + std::to_string(def->namePos.line) + "C" +
+              std::to_string(def->namePos.col);
+  return symbol;
+}
+
+LogicalResult SemaImpl::checkResultAnnotation(const Specialization &s,
+                                              Position callPos,
+                                              const Scope *scope) {
+  const FuncDef *def = s.def;
+  DimBindings dims;
+  for (size_t i = 0; i < s.argTypes.size(); ++i)
+    if (def->params[i].annotation) {
+      Type ignored;
+      (void)checkAnnotation(def->params[i].annotation.get(), s.argTypes[i],
+                            dims, "", callPos, ignored, scope);
+    }
+  Type adjusted;
+  if (failed(checkAnnotation(def->returns.get(), s.resultType, dims,
+                             "the result of " + def->name + "()",
+                             def->returns->getBegin(), adjusted, scope,
+                             scope->ast)))
+    return failure();
+  return success();
+}
+
 FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
                                                  std::vector<Type> argTypes,
                                                  Position callPos) {
@@ -599,26 +658,7 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
   s->captureNames = calleeType.captureNames;
   s->captureTypes = calleeType.elements;
   s->module = defScope.lookup(def)->ast;
-  // Symbols are unique per file and class: `nn.Dense.__call___f32x3`.
-  s->symbol = def->name == "<lambda>" ? "lambda" : def->name;
-  if (const ClassDef *cls = methodClass.lookup(def))
-    s->symbol = cls->name + "." + s->symbol;
-  if (!s->module->name.empty())
-    s->symbol = s->module->name + "." + s->symbol;
-  for (const Type &t : argTypes)
-    s->symbol += "_" + t.mangle();
-  if (!s->captureTypes.empty()) {
-    s->symbol += "_closure";
-    for (const Type &t : s->captureTypes)
-      s->symbol += "_" + t.mangle();
-  }
-  // Two lambdas, or nested defs of one name in different functions, may
-  // specialize on the same types: the later ones are told apart by where
-  // they are defined.
-  auto [owner, fresh] = symbolOwners.try_emplace(s->symbol, def);
-  if (!fresh && owner->second != def)
-    s->symbol += "_L" + std::to_string(def->namePos.line) + "C" +
-                 std::to_string(def->namePos.col);
+  s->symbol = symbolOf(*s);
   program->specializations.push_back(std::move(spec));
   cache[{def, key}] = s;
 
@@ -646,21 +686,8 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
                    }) &&
       failed(analyzeCustomGradient(s, def->namePos)))
     return failure();
-  if (def->returns) {
-    DimBindings dims;
-    for (size_t i = 0; i < argTypes.size(); ++i)
-      if (def->params[i].annotation) {
-        Type ignored;
-        (void)checkAnnotation(def->params[i].annotation.get(), argTypes[i],
-                              dims, "", callPos, ignored, callee.scope);
-      }
-    Type adjusted;
-    if (failed(checkAnnotation(def->returns.get(), s->resultType, dims,
-                               "the result of " + def->name + "()",
-                               def->returns->getBegin(), adjusted, callee.scope,
-                               callee.scope->ast)))
-      return failure();
-  }
+  if (def->returns && failed(checkResultAnnotation(*s, callPos, callee.scope)))
+    return failure();
   return s;
 }
 

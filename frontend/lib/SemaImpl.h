@@ -495,6 +495,19 @@ private:
   FailureOr<Specialization *>
   resolveUserCall(const CallExpr *expr, const Type &callee,
                   std::vector<const Expr *> &resolved);
+  /// A new specialization's symbol, unique per file, class and types
+  /// (`nn.Dense.__call___f32x3`), and per definition site where two defs
+  /// share a name.
+  std::string symbolOf(const Specialization &s);
+  /// Checks a specialization's result against its def's annotation (named
+  /// dims bound by the parameters' annotations).
+  LogicalResult checkResultAnnotation(const Specialization &s, Position callPos,
+                                      const Scope *scope);
+  /// A call's arguments matched to `params` (positional, keywords, then
+  /// defaults), in parameter order.
+  FailureOr<std::vector<const Expr *>>
+  matchUserArgs(const CallExpr *expr, const FuncDef *def,
+                llvm::ArrayRef<ast::Param> params);
   /// A call of `grad(f)`'s value: a generated specialization whose body is
   /// the gradient of f's specialization for these arguments.
   FailureOr<Specialization *>
