@@ -185,15 +185,7 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   if (nestedReturns) {
     mlir::Location l = loc(s.def->namePos);
     bind("$returned", {boolConstant(false, l)});
-    Values zeros;
-    for (mlir::Type t : resultTypes)
-      zeros.push_back(mlir::tfl::ConstantOp::create(
-          builder, l,
-          mlir::DenseElementsAttr::get(
-              cast<mlir::RankedTensorType>(t),
-              builder.getZeroAttr(
-                  cast<mlir::RankedTensorType>(t).getElementType()))));
-    bind("$retval", zeros);
+    bind("$retval", zerosOf(resultTypes, l));
     genBlock(body);
     mlir::func::ReturnOp::create(builder, loc(s.def->getRange().end),
                                  env.lookup("$retval"));

@@ -304,11 +304,8 @@ Value MLIRGenImpl::genTriangle(const CallExpr *expr, bool lower) {
   Value mask = mlir::tfl::ConstantOp::create(
       builder, l,
       mlir::DenseElementsAttr::get(maskType, llvm::ArrayRef<bool>(keep)));
-  Value zero = mlir::tfl::ConstantOp::create(
-      builder, l,
-      mlir::DenseElementsAttr::get(
-          mlir::RankedTensorType::get({}, xType.getElementType()),
-          builder.getZeroAttr(xType.getElementType())));
+  Value zero =
+      zerosOf(mlir::RankedTensorType::get({}, xType.getElementType()), l);
   return mlir::tfl::WhereOp::create(builder, l, xType, mask, x, zero);
 }
 

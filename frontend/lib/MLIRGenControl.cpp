@@ -51,8 +51,7 @@ void MLIRGenImpl::genGuard(const Block &block, size_t from,
   auto ifOp = mlir::scf::IfOp::create(builder, l, resultTypes, go,
                                       /*addThenBlock=*/true,
                                       /*addElseBlock=*/true);
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
+  Bindings saved = bindings();
   {
     mlir::OpBuilder::InsertionGuard insertion(builder);
     builder.setInsertionPointToEnd(&ifOp.getThenRegion().front());
@@ -64,27 +63,17 @@ void MLIRGenImpl::genGuard(const Block &block, size_t from,
     // first gets zeros, never observed (the loop is exiting or continuing).
     mlir::OpBuilder::InsertionGuard insertion(builder);
     builder.setInsertionPointToEnd(&ifOp.getElseRegion().front());
-    env = saved;
-    literalOf = savedLiterals;
+    restore(saved);
     for (const CarriedVar &var : vars) {
       if (env.count(var.name))
         continue;
       llvm::SmallVector<mlir::Type> leaves;
       flatTypes(var.type, leaves);
-      Values zeros;
-      for (mlir::Type leaf : leaves)
-        zeros.push_back(mlir::tfl::ConstantOp::create(
-            builder, l,
-            mlir::DenseElementsAttr::get(
-                cast<mlir::RankedTensorType>(leaf),
-                builder.getZeroAttr(
-                    cast<mlir::RankedTensorType>(leaf).getElementType()))));
-      bind(var.name, zeros);
+      bind(var.name, zerosOf(leaves, l));
     }
     mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
   }
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
+  restore(std::move(saved));
   bindCarried(vars, ifOp.getResults());
 }
 
@@ -130,20 +119,17 @@ void MLIRGenImpl::genIf(const IfStmt *stmt) {
   auto ifOp = mlir::scf::IfOp::create(builder, l, resultTypes, cond,
                                       /*addThenBlock=*/true,
                                       /*addElseBlock=*/true);
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
+  Bindings saved = bindings();
   auto genBranch = [&](mlir::Block &block, const Block &body) {
     mlir::OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&block);
-    env = saved;
-    literalOf = savedLiterals;
+    restore(saved);
     genBlock(body);
     mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
   };
   genBranch(ifOp.getThenRegion().front(), stmt->body);
   genBranch(ifOp.getElseRegion().front(), stmt->orelse);
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
+  restore(std::move(saved));
   bindCarried(vars, ifOp.getResults());
 }
 
@@ -261,8 +247,7 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
   Value zero = mlir::arith::ConstantIndexOp::create(builder, l, 0);
   Value one = mlir::arith::ConstantIndexOp::create(builder, l, 1);
 
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
+  Bindings saved = bindings();
   auto forOp = mlir::scf::ForOp::create(
       builder, l, zero, ub, one, carriedValues(vars, l),
       [&](mlir::OpBuilder &b, mlir::Location, Value iv,
@@ -278,8 +263,7 @@ void MLIRGenImpl::genFor(const ForStmt *stmt) {
         genBlock(stmt->body);
         mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
       });
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
+  restore(std::move(saved));
   bindCarried(vars, forOp.getResults());
 }
 
@@ -314,19 +298,11 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
   for (Value v : inits)
     types.push_back(v.getType());
 
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
-  auto inRegion = [&](mlir::OpBuilder &b, auto &&fn) {
-    mlir::OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-    env = saved;
-    literalOf = savedLiterals;
-    fn();
-  };
+  Bindings saved = bindings();
   auto whileOp = mlir::scf::WhileOp::create(
       builder, l, types, inits,
       [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
+        inRegion(b, saved, [&] {
           bindCarried(vars, args.take_front(n));
           // Go on unless a break happened; the condition (or the range's
           // end) is evaluated only then.
@@ -336,7 +312,7 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
         });
       },
       [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
+        inRegion(b, saved, [&] {
           bindCarried(vars, args.take_front(n));
           bind("$break", {args[n]});
           bind("$continue", {boolConstant(false, l)});
@@ -353,8 +329,7 @@ void MLIRGenImpl::genLoopWithBreak(const Stmt *stmt, const Block &body,
           mlir::scf::YieldOp::create(builder, l, yields);
         });
       });
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
+  restore(std::move(saved));
   bindCarried(vars, whileOp.getResults().take_front(n));
 }
 
@@ -386,19 +361,11 @@ void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
   llvm::SmallVector<mlir::Type> types;
   for (Value v : inits)
     types.push_back(v.getType());
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
-  auto inRegion = [&](mlir::OpBuilder &b, auto &&fn) {
-    mlir::OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
-    fn();
-  };
+  Bindings saved = bindings();
   auto whileOp = mlir::scf::WhileOp::create(
       builder, l, types, inits,
       [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
-          env = saved;
-          literalOf = savedLiterals;
+        inRegion(b, saved, [&] {
           bindCarried(vars, args);
           Value cond = extract(genExpr(stmt->cond.get())[0],
                                loc(stmt->cond->getBegin()));
@@ -406,9 +373,7 @@ void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
         });
       },
       [&](mlir::OpBuilder &b, mlir::Location, mlir::ValueRange args) {
-        inRegion(b, [&] {
-          env = saved;
-          literalOf = savedLiterals;
+        inRegion(b, saved, [&] {
           bindCarried(vars, args);
           env.erase("$break");
           bind("$continue", {boolConstant(false, l)});
@@ -416,7 +381,6 @@ void MLIRGenImpl::genWhile(const WhileStmt *stmt) {
           mlir::scf::YieldOp::create(builder, l, carriedValues(vars, l));
         });
       });
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
+  restore(std::move(saved));
   bindCarried(vars, whileOp.getResults());
 }

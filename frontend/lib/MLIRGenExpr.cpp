@@ -231,8 +231,7 @@ Values MLIRGenImpl::genComprehension(const ComprehensionExpr *expr) {
     values = genExpr(expr->iter.get());
     seq = &typeOf(expr->iter.get());
   }
-  llvm::StringMap<Values> saved = env;
-  llvm::StringMap<const Expr *> savedLiterals = literalOf;
+  Bindings saved = bindings();
   Values leaves;
   for (size_t e = 0; e < copies.size(); ++e) {
     spec = copies[e].get();
@@ -249,8 +248,7 @@ Values MLIRGenImpl::genComprehension(const ComprehensionExpr *expr) {
                                           loc(expr->element->getBegin())));
     spec = parent;
   }
-  env = std::move(saved);
-  literalOf = std::move(savedLiterals);
+  restore(std::move(saved));
   return leaves;
 }
 

@@ -1,9 +1,10 @@
 //===- MLIRGenImpl.h - The emitter behind MLIRGen ---------------*- C++ -*-===//
 //
-// MLIRGen's state and methods, split by concept over MLIRGen.cpp (functions,
-// statements and control flow), MLIRGenExpr.cpp (expressions, calls and
-// print) and MLIRGenBuiltins.cpp (built-in functions). Private to the
-// frontend library.
+// MLIRGen's state and methods, split by concept over MLIRGen.cpp (functions
+// and statements), MLIRGenControl.cpp (if, the loops and their guards),
+// MLIRGenExpr.cpp (expressions), MLIRGenCalls.cpp (calls, print and the
+// debugger's points), MLIRGenBuiltinCalls.cpp and MLIRGenBuiltins.cpp
+// (built-in calls). Private to the frontend library.
 //
 //===----------------------------------------------------------------------===//
 
@@ -316,6 +317,47 @@ private:
                     value, builder.getI64IntegerAttr(d)))
               : i64Constant(t.shape[d], l));
     return sizes;
+  }
+
+  /// The names' values and the number literals they hold, as of a point:
+  /// each region of an if or a loop is generated from the bindings before
+  /// it, which hold again after it.
+  struct Bindings {
+    llvm::StringMap<Values> env;
+    llvm::StringMap<const Expr *> literals;
+  };
+  Bindings bindings() const { return {env, literalOf}; }
+  void restore(const Bindings &b) {
+    env = b.env;
+    literalOf = b.literals;
+  }
+  void restore(Bindings &&b) {
+    env = std::move(b.env);
+    literalOf = std::move(b.literals);
+  }
+  /// Runs `fn` at the point of `b` (a region being built) with the bindings
+  /// `from`.
+  template <typename Fn>
+  void inRegion(mlir::OpBuilder &b, const Bindings &from, Fn &&fn) {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+    restore(from);
+    fn();
+  }
+
+  /// A zero tensor of `type` (a ranked tensor type).
+  Value zerosOf(mlir::Type type, mlir::Location l) {
+    auto tensor = cast<mlir::RankedTensorType>(type);
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(
+            tensor, builder.getZeroAttr(tensor.getElementType())));
+  }
+  Values zerosOf(llvm::ArrayRef<mlir::Type> types, mlir::Location l) {
+    Values zeros;
+    for (mlir::Type t : types)
+      zeros.push_back(zerosOf(t, l));
+    return zeros;
   }
 
   Value boolConstant(bool v, mlir::Location l) {

@@ -1,9 +1,12 @@
 //===- SemaImpl.h - The analyzer behind Sema --------------------*- C++ -*-===//
 //
-// Sema's state and methods, split by concept over Sema.cpp (the module,
-// statements and closures), SemaExpr.cpp (expressions), SemaBuiltins.cpp
-// (built-in calls) and SemaCalls.cpp (user calls, annotations and
-// specializations). Private to the frontend library.
+// Sema's state and methods, split by concept over the Sema*.cpp files:
+// Sema.cpp (the walk over specializations and files), SemaStatements.cpp
+// and SemaControl.cpp (statements; if, for and while), SemaExpr.cpp and
+// SemaSubscripts.cpp (expressions), SemaCalls.cpp (user calls, annotations
+// and specializations), SemaBuiltins.cpp and a file per family of
+// built-ins (docs/architecture.md lists them). Private to the frontend
+// library.
 //
 //===----------------------------------------------------------------------===//
 

@@ -9,7 +9,9 @@
 // compiled after them, at the line numbers they first had, so functions
 // keep their types and errors in them point into the input that defined
 // them. The debugger's prompt (breakpoint(), --pdb) is such a session over
-// the running program's definitions, with a frame's variables.
+// the running program's definitions, with a frame's variables. Repl.cpp
+// holds the session, LineReader.cpp the reading of lines, Debugger.cpp the
+// debugger.
 //
 //===----------------------------------------------------------------------===//
 
