@@ -158,7 +158,7 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   builder.setInsertionPointToEnd(module.getBody());
   auto fn = mlir::func::FuncOp::create(
       builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
-  if (s.def || s.gradOf)
+  if (s.def || s.gradOf || s.jvpOf)
     fn.setPrivate();
   if (s.customPullback)
     markCustomGradient(fn, s);
@@ -177,6 +177,11 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
     return;
   }
   builder.setInsertionPointToStart(entry);
+  if (s.jvpOf) {
+    genJvpBody(s, entry, resultTypes,
+               s.jvpOf->def ? loc(s.jvpOf->def->namePos) : fnLoc);
+    return;
+  }
 
   bindEntryArguments(s, entry, fnLoc);
 

@@ -152,6 +152,8 @@ Values MLIRGenImpl::genTransformFamily(const CallExpr *expr,
   }
   case TransformBuiltin::TreeMap:
     return genTreeMap(expr);
+  case TransformBuiltin::Jvp:
+    return genJvp(expr);
   }
   llvm_unreachable("a transform built-in");
 }

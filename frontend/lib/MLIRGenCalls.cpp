@@ -106,6 +106,37 @@ Values MLIRGenImpl::emitUserCall(const Specialization *callee,
   return results;
 }
 
+Values MLIRGenImpl::genJvp(const CallExpr *expr) {
+  const Specialization *s = spec->builtinCalls.find(expr)->second.jvp;
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  // Python's order: the function value, the primals, the tangents.
+  Values fnLeaves = genExpr(args[0]);
+  std::vector<Values> operands;
+  operands.push_back(genExpr(args[1]));
+  operands.push_back(genExpr(args[2]));
+  return emitUserCall(s, typeOf(args[0]), fnLeaves, operands,
+                      loc(expr->getBegin()));
+}
+
+void MLIRGenImpl::genJvpBody(const Specialization &s, mlir::Block *entry,
+                             llvm::ArrayRef<mlir::Type> resultTypes,
+                             mlir::Location l) {
+  // The entry's arguments: the primals' leaves, the tangents', the
+  // captures'; f takes the primals', then the captures'.
+  size_t primals = s.argTypes[0].leafCount();
+  size_t captures = entry->getNumArguments() - 2 * primals;
+  auto args = entry->getArguments();
+  Values operands(args.begin(), args.begin() + primals);
+  llvm::append_range(operands, args.take_back(captures));
+  llvm::append_range(operands, args.slice(primals, primals));
+  for (mlir::BlockArgument capture : args.take_back(captures))
+    operands.push_back(zerosOf(capture.getType(), l));
+  auto jvp = mlir::tfl::JvpOp::create(
+      builder, l, resultTypes,
+      mlir::FlatSymbolRefAttr::get(&ctx, s.jvpOf->symbol), operands);
+  mlir::func::ReturnOp::create(builder, l, jvp.getResults());
+}
+
 Values MLIRGenImpl::genTreeMap(const CallExpr *expr) {
   const std::vector<Specialization *> &callees =
       spec->builtinCalls.find(expr)->second.treeMap;

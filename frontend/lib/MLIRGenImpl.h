@@ -177,6 +177,12 @@ private:
                       mlir::Location l);
   /// `tree_map(fn, trees...)`: one call of fn per leaf position.
   Values genTreeMap(const CallExpr *expr);
+  /// jvp(f, primals, tangents): a call of its generated specialization.
+  Values genJvp(const CallExpr *expr);
+  /// The body of a generated jvp specialization: tfl.jvp of f on the
+  /// primals and captures, then the tangents (zeros for the captures).
+  void genJvpBody(const Specialization &s, mlir::Block *entry,
+                  llvm::ArrayRef<mlir::Type> resultTypes, mlir::Location l);
   /// split and chunk: static slices along the axis Sema planned.
   Values genPieces(const CallExpr *expr);
   /// The values of captured names, flattened.

@@ -489,6 +489,8 @@ FailureOr<Type> SemaImpl::analyzeTransformFamily(const CallExpr *expr,
   case TransformBuiltin::ValueAndGrad:
   case TransformBuiltin::StopGradient:
     return analyzeGradBuiltin(expr, Builtin(op).name());
+  case TransformBuiltin::Jvp:
+    return analyzeJvp(expr);
   case TransformBuiltin::TreeMap:
     return analyzeTreeMap(expr);
   case TransformBuiltin::TreeLeaves:

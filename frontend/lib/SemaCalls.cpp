@@ -503,12 +503,18 @@ SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
       resolveUserCall(expr, inner, resolved);
   if (failed(innerSpec))
     return failure();
-  Specialization *f = *innerSpec;
+  return gradSpecOf(grad, *innerSpec, expr->getBegin(),
+                    [&](size_t a) { return resolved[a]->getBegin(); });
+}
+
+FailureOr<Specialization *>
+SemaImpl::gradSpecOf(const Type &grad, Specialization *f, Position at,
+                     llvm::function_ref<Position(size_t)> argAt) {
   const Type &value = f->callType();
   std::string name = grad.withValue ? "value_and_grad" : "grad";
   if (!value.isScalar() || !isFloat(value.dtype)) {
-    error(expr->getBegin()) << name << "() needs a function returning a float "
-                            << "scalar, but it returns " << value.str();
+    error(at) << name << "() needs a function returning a float "
+              << "scalar, but it returns " << value.str();
     return failure();
   }
   // The flattened operands of each argument.
@@ -522,14 +528,14 @@ SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
   std::vector<Type> grads;
   for (int64_t a : grad.argnums) {
     if (a < 0 || a >= static_cast<int64_t>(f->argTypes.size())) {
-      error(expr->getBegin())
-          << name << "()'s argnum " << a << " is out of range for a call with "
-          << f->argTypes.size() << " arguments";
+      error(at) << name << "()'s argnum " << a
+                << " is out of range for a call with " << f->argTypes.size()
+                << " arguments";
       return failure();
     }
     const Type &t = f->argTypes[a];
     if (!allFloat(t)) {
-      error(resolved[a]->getBegin())
+      error(argAt(static_cast<size_t>(a)))
           << name << "() with respect to an argument of type " << t.str()
           << ": gradients are taken with respect to float tensors only";
       return failure();

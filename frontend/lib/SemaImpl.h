@@ -516,6 +516,20 @@ private:
   FailureOr<Specialization *>
   resolveGradCall(const CallExpr *expr, const Type &grad,
                   std::vector<const Expr *> &resolved);
+  /// The gradient specialization of `grad` for `f`, f specialized for the
+  /// call (errors at `at`, or at argument `a`'s `argAt(a)`).
+  FailureOr<Specialization *>
+  gradSpecOf(const Type &grad, Specialization *f, Position at,
+             llvm::function_ref<Position(size_t)> argAt);
+  /// `callee` (a function or a grad of one) specialized on `argTypes`, as
+  /// a call with those arguments by position would reach (`what` names
+  /// the caller in errors at `at`).
+  FailureOr<Specialization *> specializeOn(const Type &callee,
+                                           std::vector<Type> argTypes,
+                                           Position at, llvm::StringRef what);
+  /// `jvp(f, primals, tangents)`, as JAX's: (f(*primals), the derivative
+  /// of f at the primals in the direction of the tangents).
+  FailureOr<Type> analyzeJvp(const CallExpr *expr);
   /// `tree_map(fn, tree, *rest)`, as JAX's: fn called on the leaves at
   /// each position of trees of one structure; the result has that
   /// structure with fn's results as leaves.

@@ -230,6 +230,29 @@ OpFoldResult CompareOp::fold(FoldAdaptor adaptor) {
 /// not of a constant is a constant (a function's "not returned yet" flag
 /// after an `if` that cannot return, which guards the rest of its body),
 /// and not of not is the value.
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  auto isIdentity = [](ArrayRef<int64_t> perm) {
+    for (auto [i, p] : llvm::enumerate(perm))
+      if (p != static_cast<int64_t>(i))
+        return false;
+    return true;
+  };
+  if (isIdentity(getPerm()) && getInput().getType() == getType())
+    return getInput();
+  auto inner = getInput().getDefiningOp<TransposeOp>();
+  if (!inner)
+    return {};
+  // Result dim i is the inner's input dim innerPerm[perm[i]].
+  SmallVector<int64_t> composed;
+  for (int64_t p : getPerm())
+    composed.push_back(inner.getPerm()[p]);
+  if (isIdentity(composed) && inner.getInput().getType() == getType())
+    return inner.getInput();
+  setPerm(composed);
+  getInputMutable().assign(inner.getInput());
+  return getResult();
+}
+
 OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   if (auto input = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput())) {
     if (input.isSplat())
@@ -591,6 +614,22 @@ LogicalResult GradOp::verify() {
         getOperand(a).getType())
       return emitOpError("gradient ") << i << " does not have the type of "
                                       << "operand " << a;
+  return success();
+}
+
+LogicalResult JvpOp::verify() {
+  size_t n = getOperands().size(), m = getResults().size();
+  if (n % 2 || m % 2)
+    return emitOpError("takes primals then their tangents and gives results "
+                       "then theirs: even counts, not ")
+           << n << " and " << m;
+  for (size_t i = 0; i < n / 2; ++i)
+    if (getOperand(i).getType() != getOperand(i + n / 2).getType())
+      return emitOpError("tangent ") << i << " does not have its primal's type";
+  for (size_t i = 0; i < m / 2; ++i)
+    if (getResult(i).getType() != getResult(i + m / 2).getType())
+      return emitOpError("result tangent ")
+             << i << " does not have its result's type";
   return success();
 }
 

@@ -434,7 +434,7 @@ Tensor cast(const Tensor &a, DType dtype) {
       using Out = decltype(outTag);
       Out *pc = out.data<Out>();
       for (int64_t i = 0; i < n; ++i)
-        pc[i] = static_cast<Out>(pa[i]);
+        pc[i] = convertNumber<Out>(pa[i]);
     });
   });
   return out;

@@ -214,12 +214,12 @@ int64_t TensorView::getAsInt(const int64_t *index) const {
   case DType::Bool:
     return static_cast<const uint8_t *>(data)[off] != 0;
   case DType::F32:
-    return static_cast<int64_t>(static_cast<const float *>(data)[off]);
+    return convertNumber<int64_t>(static_cast<const float *>(data)[off]);
   case DType::F64:
-    return static_cast<int64_t>(static_cast<const double *>(data)[off]);
+    return convertNumber<int64_t>(static_cast<const double *>(data)[off]);
   case DType::BF16:
   case DType::F16:
-    return static_cast<int64_t>(
+    return convertNumber<int64_t>(
         halfToFloat(dtype, static_cast<const uint16_t *>(data)[off]));
   }
   return 0;

@@ -57,14 +57,21 @@ func.func @neg_float(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // -----
 
 // Tests that casts follow astype: u8 (i8) and bool (i1) read unsigned,
-// anything to bool is x != 0, floats to ints truncate.
+// anything to bool is x != 0, floats to ints truncate and saturate (NaN
+// giving 0).
 // CHECK-LABEL: func.func @casts
 func.func @casts(%u: tensor<2xi8>, %f: tensor<2xf32>, %i: tensor<2xi64>) {
   // CHECK: arith.uitofp %{{.*}} : i8 to f32
   %0 = tfl.cast %u : tensor<2xi8> -> tensor<2xf32>
   // CHECK: arith.cmpf une
   %1 = tfl.cast %f : tensor<2xf32> -> tensor<2xi1>
-  // CHECK: arith.fptosi %{{.*}} : f32 to i64
+  // CHECK: %[[T:.*]] = arith.fptosi %[[X:.*]] : f32 to i64
+  // CHECK: %[[LO:.*]] = arith.cmpf ole, %[[X]], %{{.*}} : f32
+  // CHECK: %[[HI:.*]] = arith.cmpf oge, %[[X]], %{{.*}} : f32
+  // CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+  // CHECK: %[[R1:.*]] = arith.select %[[HI]], %{{.*}}, %[[T]] : i64
+  // CHECK: %[[R2:.*]] = arith.select %[[LO]], %{{.*}}, %[[R1]] : i64
+  // CHECK: arith.select %[[NAN]], %{{.*}}, %[[R2]] : i64
   %2 = tfl.cast %f : tensor<2xf32> -> tensor<2xi64>
   // CHECK: arith.extf %{{.*}} : f32 to f64
   %3 = tfl.cast %f : tensor<2xf32> -> tensor<2xf64>

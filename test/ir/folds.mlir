@@ -128,3 +128,20 @@ func.func @apart(%a: tensor<1x1xf32>, %b: tensor<1x1xf32>, %c: tensor<1x2xf32>) 
   %r3 = tfl.add %s, %t : tensor<3x4xf32>, tensor<3x4xf32> -> tensor<3x4xf32>
   return %r1, %r2, %r3 : tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x4xf32>
 }
+
+// -----
+
+// Tests the folds of transpose: the identity goes, a transpose of a
+// transpose becomes one transpose, or none when they undo each other.
+// CHECK-LABEL: func.func @transposes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[T:.*]] = tfl.transpose %[[X]] {perm = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NOT: tfl.transpose
+// CHECK: return %[[X]], %[[T]], %[[X]]
+func.func @transposes(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+  %0 = tfl.transpose %x {perm = array<i64: 0, 1, 2>} : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  %1 = tfl.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %2 = tfl.transpose %1 {perm = array<i64: 2, 1, 0>} : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
+  %3 = tfl.transpose %1 {perm = array<i64: 1, 0, 2>} : tensor<3x2x4xf32> -> tensor<2x3x4xf32>
+  return %0, %2, %3 : tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>
+}

@@ -474,3 +474,13 @@ func.func @conv_dynamic_width(%x: tensor<1x8x?x3xf32>, %w: tensor<3x3x3x4xf32>) 
   %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x?x3xf32>, tensor<3x3x3x4xf32> -> tensor<1x6x?x4xf32>
   return
 }
+
+// -----
+
+// Tests that a jvp's tangents have their primals' types.
+func.func private @jvp_callee(%x: tensor<3xf32>) -> tensor<f32>
+func.func @jvp_tangent_type(%x: tensor<3xf32>, %t: tensor<2xf32>) {
+  // expected-error @+1 {{tangent 0 does not have its primal's type}}
+  %0, %1 = tfl.jvp @jvp_callee(%x, %t) : (tensor<3xf32>, tensor<2xf32>) -> (tensor<f32>, tensor<f32>)
+  return
+}

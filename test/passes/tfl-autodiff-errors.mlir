@@ -11,3 +11,17 @@ func.func @use_no_rule(%x: tensor<f32>) -> tensor<f32> {
   %0 = tfl.grad @no_rule(%x) {argnums = array<i64: 0>, with_value = false} : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// Forward mode's rules are the reverse rules transposed: an op without a
+// reverse rule has no forward rule either, an error naming it.
+func.func private @no_forward_rule(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{no forward rule for 'arith.addf': its pullback is not linear in tfl ops}}
+  %0 = arith.addf %x, %x : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @use_no_forward_rule(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0, %1 = tfl.jvp @no_forward_rule(%x, %t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %0, %1 : tensor<f32>, tensor<f32>
+}

@@ -32,6 +32,7 @@ namespace {
 /// Ops with no eager kernel of registerTflKernels.
 const llvm::StringMap<const char *> kNoKernel = {
     {"tfl.grad", "the autodiff pass replaces it before any run"},
+    {"tfl.jvp", "the autodiff pass replaces it before any run"},
     {"tfl.debug_point", "the interpreter's own: its debugger's stops"},
     {"tfl.session_value", "the REPL's session runs it"},
     {"tfl.session_store", "the REPL's session runs it"},
@@ -40,6 +41,7 @@ const llvm::StringMap<const char *> kNoKernel = {
 /// Ops with no tfl-to-linalg pattern and no bufferization model.
 const llvm::StringMap<const char *> kNoLowering = {
     {"tfl.grad", "the autodiff pass replaces it"},
+    {"tfl.jvp", "the autodiff pass replaces it"},
     {"tfl.debug_point", "only eager programs have them (--debug)"},
     {"tfl.session_value", "only the REPL's eager sessions have them"},
     {"tfl.session_store", "only the REPL's eager sessions have them"},
@@ -61,9 +63,9 @@ const llvm::StringMap<const char *> kNoRule = [] {
        {"print", "print_template", "save", "save_npy", "log_scalar", "assert",
         "debug_point", "session_store"})
     ops[std::string("tfl.") + op] = "an effect, with no result";
-  for (const char *op :
-       {"tape_enter", "tape_exit", "tape_push", "tape_read", "tape_write",
-        "tape_add", "tape_size", "tape_rewind", "tape_accumulated", "grad"})
+  for (const char *op : {"tape_enter", "tape_exit", "tape_push", "tape_read",
+                         "tape_write", "tape_add", "tape_size", "tape_rewind",
+                         "tape_accumulated", "grad", "jvp"})
     ops[std::string("tfl.") + op] = "the reverse pass's own";
   for (const char *op : {"all_reduce_start", "all_reduce_wait"})
     ops[std::string("tfl.") + op] = "made after autodiff (overlapped "
@@ -152,7 +154,7 @@ TEST(Builtins, EachResolvesByItsName) {
 #include "tfl/Frontend/Builtins.def"
   EXPECT_GT(count, 100);
   EXPECT_FALSE(::tfl::Builtin::named("replace")); // a record's method
-  EXPECT_FALSE(::tfl::Builtin::named("jvp"));
+  EXPECT_FALSE(::tfl::Builtin::named("vmap"));    // not a built-in (yet)
   EXPECT_TRUE(::tfl::Builtin(::tfl::MathBuiltin::Exp).takesFloats());
   EXPECT_FALSE(::tfl::Builtin(::tfl::MathBuiltin::Abs).takesFloats());
 }

@@ -503,8 +503,9 @@ bool Driver::setModuleOptions(mlir::ModuleOp module) {
   }
 
   if (bucketMb.getNumOccurrences()) {
-    if (!(bucketMb >= 0)) {
-      llvm::errs() << "error: --bucket-mb takes a size in MiB (0 or more)\n";
+    // (at most 2^43 MiB, so that the size in bytes is an int64)
+    if (!(bucketMb >= 0 && bucketMb <= 8796093022208.0)) {
+      llvm::errs() << "error: --bucket-mb takes a size in MiB (0 to 2^43)\n";
       return false;
     }
     module->setAttr(

@@ -49,7 +49,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "VjpBuilder.h"
+#include "JvpBuilder.h"
 #include "tfl/Passes/Passes.h"
 
 namespace mlir::tfl {
@@ -303,14 +303,22 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
 
 namespace {
 
+using autodiff::JvpBuilder;
 using autodiff::VjpBuilder;
 
 struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     VjpBuilder builder(module);
+    JvpBuilder forward(module, builder);
     SymbolTable symbols(module);
-    // Expand grads whose callee reaches no grad, until none is left.
+    auto calleeOf = [&](Operation *op) {
+      auto callee = isa<GradOp>(op) ? cast<GradOp>(op).getCallee()
+                                    : cast<JvpOp>(op).getCallee();
+      return symbols.lookup<func::FuncOp>(callee);
+    };
+    // Expand grads and jvps whose callee reaches neither, until none is
+    // left.
     while (true) {
       DenseMap<Operation *, bool> reachesGrad;
       std::function<bool(func::FuncOp)> reaches = [&](func::FuncOp f) {
@@ -319,7 +327,7 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
           return it->second;
         bool found = false;
         f.walk([&](Operation *op) {
-          if (isa<GradOp>(op))
+          if (isa<GradOp, JvpOp>(op))
             found = true;
           else if (auto call = dyn_cast<func::CallOp>(op))
             if (auto g = symbols.lookup<func::FuncOp>(call.getCallee()))
@@ -327,22 +335,26 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
         });
         return reachesGrad[f] = found;
       };
-      SmallVector<GradOp> ready;
+      SmallVector<Operation *> ready;
       bool anyLeft = false;
-      module.walk([&](GradOp grad) {
+      module.walk([&](Operation *op) {
+        if (!isa<GradOp, JvpOp>(op))
+          return;
         anyLeft = true;
-        auto callee = symbols.lookup<func::FuncOp>(grad.getCallee());
+        func::FuncOp callee = calleeOf(op);
         if (!callee || !reaches(callee))
-          ready.push_back(grad);
+          ready.push_back(op);
       });
       if (!anyLeft)
         return;
       if (ready.empty()) {
-        module.emitError("tfl.grad ops reach each other in a cycle");
+        module.emitError("tfl.grad and tfl.jvp ops reach each other in a "
+                         "cycle");
         return signalPassFailure();
       }
-      for (GradOp grad : ready)
-        if (failed(builder.expand(grad)))
+      for (Operation *op : ready)
+        if (failed(isa<GradOp>(op) ? builder.expand(cast<GradOp>(op))
+                                   : forward.expand(cast<JvpOp>(op))))
           return signalPassFailure();
     }
   }

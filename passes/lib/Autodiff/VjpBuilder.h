@@ -98,6 +98,8 @@ public:
   LogicalResult expand(GradOp grad);
 
 private:
+  /// Forward mode shares the activity analysis.
+  friend class JvpBuilder;
   FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix,
                                 ArrayRef<bool> differentiated);
   /// An empty vjp function of `f` named with `suffix`, of signature (args,

@@ -11,8 +11,10 @@
 #define TFLRT_TENSOR_H
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tflrt {
@@ -47,6 +49,24 @@ uint16_t floatToF16(float x);
 /// Reads or writes one element of a 16-bit float dtype.
 float halfToFloat(DType dtype, uint16_t bits);
 uint16_t floatToHalf(DType dtype, float x);
+
+/// One number converted to another numeric type as compiled code converts
+/// it (`cast`): a float into an integer type rounds toward zero and
+/// saturates at the type's bounds, NaN giving 0 (as XLA, WebAssembly's
+/// trunc_sat and the GPU's cvt.rzi); every other conversion is C++'s.
+template <typename Out, typename In> Out convertNumber(In v) {
+  if constexpr (std::is_floating_point_v<In> && std::is_integral_v<Out>) {
+    if (v != v)
+      return Out(0);
+    // The bounds as the float type holds them: the minimum exactly (0 or a
+    // power of two), the maximum rounded up to one where it must be.
+    if (v <= static_cast<In>(std::numeric_limits<Out>::min()))
+      return std::numeric_limits<Out>::min();
+    if (v >= static_cast<In>(std::numeric_limits<Out>::max()))
+      return std::numeric_limits<Out>::max();
+  }
+  return static_cast<Out>(v);
+}
 
 using Shape = std::vector<int64_t>;
 

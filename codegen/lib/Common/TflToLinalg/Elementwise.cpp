@@ -368,7 +368,42 @@ Value scalarCompare(OpBuilder &b, Location l, ComparePredicate pred, Value x,
   return arith::CmpIOp::create(b, l, p, x, y);
 }
 
-/// One element converted as NumPy's astype (i8 and i1 read unsigned).
+/// A float converted to an integer type toward zero, saturating at the
+/// type's bounds and NaN giving 0 (as the eager interpreter's
+/// convertNumber, XLA and the GPU's cvt.rzi), where fptosi alone would be
+/// poison. Each bound is compared as the float type holds it: the minimum
+/// exactly, the maximum rounded up to a power of two where it must be.
+Value saturatingFloatToInt(OpBuilder &b, Location l, Value x, IntegerType to,
+                           bool isUnsigned) {
+  auto from = cast<FloatType>(x.getType());
+  unsigned width = to.getWidth();
+  APInt lo =
+      isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  APInt hi =
+      isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  auto bound = [&](const APInt &v) {
+    APFloat f(from.getFloatSemantics());
+    f.convertFromAPInt(v, !isUnsigned, APFloat::rmNearestTiesToEven);
+    return arith::ConstantOp::create(b, l, from, b.getFloatAttr(from, f));
+  };
+  auto intConst = [&](const APInt &v) -> Value {
+    return arith::ConstantOp::create(b, l, to, b.getIntegerAttr(to, v));
+  };
+  Value truncated = isUnsigned
+                        ? arith::FPToUIOp::create(b, l, to, x).getResult()
+                        : arith::FPToSIOp::create(b, l, to, x).getResult();
+  Value atMost =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x, bound(lo));
+  Value atLeast =
+      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, x, bound(hi));
+  Value isNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+  Value r = arith::SelectOp::create(b, l, atLeast, intConst(hi), truncated);
+  r = arith::SelectOp::create(b, l, atMost, intConst(lo), r);
+  return arith::SelectOp::create(b, l, isNan, intConst(APInt(width, 0)), r);
+}
+
+/// One element converted as NumPy's astype (i8 and i1 read unsigned), a
+/// float into an integer type saturating.
 Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
   Type from = x.getType();
   if (from == to)
@@ -400,11 +435,9 @@ Value scalarCast(OpBuilder &b, Location l, Value x, Type to) {
       return arith::UIToFPOp::create(b, l, to, x);
     return arith::SIToFPOp::create(b, l, to, x);
   }
-  if (fromFloat) {
-    if (to.isInteger(8))
-      return arith::FPToUIOp::create(b, l, to, x);
-    return arith::FPToSIOp::create(b, l, to, x);
-  }
+  if (fromFloat)
+    return saturatingFloatToInt(b, l, x, cast<IntegerType>(to),
+                                to.isInteger(8));
   if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
     return arith::TruncIOp::create(b, l, to, x);
   if (fromUnsigned)

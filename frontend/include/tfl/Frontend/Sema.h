@@ -106,6 +106,8 @@ struct BuiltinPlan {
   /// tree_map(fn, tree, ...): the specialization of fn each leaf position
   /// reaches (the trees' leaves are tensors, in flattened order).
   std::vector<Specialization *> treeMap;
+  /// jvp(f, primals, tangents): the generated specialization it calls.
+  Specialization *jvp = nullptr;
 };
 
 /// One function specialized to argument types, or the script body.
@@ -116,6 +118,11 @@ struct Specialization {
   /// differentiates, with respect to which of its flattened operands, and
   /// whether it also returns the value.
   const Specialization *gradOf = nullptr;
+  /// A generated jvp function (no `def`): the specialization whose
+  /// derivative it pushes the tangents through. It takes the primals (a
+  /// tuple), their tangents (a tuple of their types) and the captures, and
+  /// returns (value, tangent).
+  const Specialization *jvpOf = nullptr;
   /// A @custom_gradient function: its body returns (value, grad_fn), so its
   /// func.func returns the value's leaves then grad_fn's captured values
   /// (the residuals); `customPullback` is grad_fn specialized on the

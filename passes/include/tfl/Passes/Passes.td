@@ -6,7 +6,7 @@
 include "mlir/Pass/PassBase.td"
 
 def TflAutodiff : Pass<"tfl-autodiff", "mlir::ModuleOp"> {
-  let summary = "Build gradient functions for tfl.grad (reverse mode)";
+  let summary = "Build derivative functions for tfl.grad (reverse mode) and tfl.jvp (forward mode)";
   let description = [{
     Replaces each `tfl.grad @f(args)` by a call of a generated function
     `@f.vjp(args, dy) -> (results of f, cotangents of args)`, built once per
@@ -16,6 +16,14 @@ def TflAutodiff : Pass<"tfl-autodiff", "mlir::ModuleOp"> {
     plain tfl, so it can be differentiated again (`grad(grad(f))`): a
     `tfl.grad` is expanded once the functions it reaches hold none.
     An active op without a rule is an error at its `.tfl` location.
+
+    Replaces each `tfl.jvp @f(args, tangents)` by a call of
+    `@f.jvp(args, tangents) -> (results of f, their tangents)`: f's body in
+    order, each active op followed by its tangent, which is its pullback
+    transposed (reverse mode over the pullback's ops, which are linear in
+    the cotangent); ifs and loops carry the tangents as extra results.
+    Grads and jvps are expanded innermost first, so they compose both
+    ways (`jvp` of a `grad` is a Hessian-vector product).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
                            "mlir::tensor::TensorDialect",

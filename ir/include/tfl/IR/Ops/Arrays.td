@@ -132,6 +132,10 @@ def Tfl_TransposeOp : Tfl_Op<"transpose", [Tfl_RunsOnHalfFloats, DeclareOpInterf
   let results = (outs Tfl_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  // The identity folds away; a transpose of a transpose becomes one (the
+  // reverse rule of a product transposes twice in a second derivative or
+  // a forward rule).
+  let hasFolder = 1;
 }
 
 def Tfl_SliceOp : Tfl_Op<"slice",

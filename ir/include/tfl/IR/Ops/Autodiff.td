@@ -1,6 +1,6 @@
 //===- Autodiff.td - Flags and autodiff's ops --------------*- tablegen -*-===//
 //
-// Command-line flags, and what reverse mode builds on: grad, the tapes,
+// Command-line flags, and what autodiff builds on: grad, jvp, the tapes,
 // stop_gradient and the copies between devices. Included by TflOps.td, which
 // includes what they use.
 //
@@ -49,6 +49,30 @@ def Tfl_GradOp : Tfl_Op<"grad"> {
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Tfl_Tensor>:$operands,
                    DenseI64ArrayAttr:$argnums, BoolAttr:$with_value);
+  let results = (outs Variadic<Tfl_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_JvpOp : Tfl_Op<"jvp"> {
+  let summary = "a Jacobian-vector product, built by the autodiff pass";
+  let description = [{
+    `jvp(f, primals, tangents)`: calls `callee` on its first half of
+    operands (the primals) and gives its results, then their tangents:
+    the derivative of `callee` at the primals in the direction of the
+    second half (one tangent per primal, of its type; an integer primal's
+    is ignored, an integer result's tangent is zeros). The `tfl-autodiff`
+    pass replaces it by a call of a generated function (forward mode, at
+    compile time); no later pass or the eager interpreter sees it.
+
+    ```mlir
+    %y, %ty = tfl.jvp @f(%x, %t) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<f32>, tensor<f32>)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<Tfl_Tensor>:$operands);
   let results = (outs Variadic<Tfl_Tensor>:$results);
   let assemblyFormat = [{
     $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)

@@ -1,0 +1,135 @@
+//===- SemaForward.cpp - jvp(f, primals, tangents), as JAX's --------------===//
+//
+// A jvp call specializes f on its primals' types (f may be a def, a lambda,
+// a closure or a grad of one) and makes a generated specialization whose
+// body is `tfl.jvp` of f: it takes the primals, their tangents and f's
+// captures, and gives (f(*primals), tangent). The autodiff pass builds the
+// forward-mode function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SemaImpl.h"
+
+using namespace tfl;
+using namespace tfl::ast;
+using namespace tfl::sema;
+
+/// Whether `tangent` may be the tangent of `primal`: the same tree, each
+/// leaf of the same shape and of the same dtype (a literal takes the
+/// primal's, as a weak type does).
+static bool tangentFits(const Type &primal, const Type &tangent) {
+  if (primal.isTensor())
+    return tangent.isTensor() && tangent.shape == primal.shape &&
+           (tangent.dtype == primal.dtype ||
+            (tangent.weak && isFloat(primal.dtype)));
+  if (!primal.isTree() || primal.kind != tangent.kind ||
+      primal.cls != tangent.cls ||
+      primal.elements.size() != tangent.elements.size())
+    return false;
+  for (size_t i = 0; i < primal.elements.size(); ++i)
+    if (!tangentFits(primal.elements[i], tangent.elements[i]))
+      return false;
+  return true;
+}
+
+FailureOr<Specialization *> SemaImpl::specializeOn(const Type &callee,
+                                                   std::vector<Type> argTypes,
+                                                   Position at,
+                                                   llvm::StringRef what) {
+  if (callee.kind == Type::Kind::Grad) {
+    FailureOr<Specialization *> inner =
+        specializeOn(callee.elements.front(), argTypes, at, what);
+    if (failed(inner))
+      return failure();
+    return gradSpecOf(callee, *inner, at, [&](size_t) { return at; });
+  }
+  if (callee.kind != Type::Kind::Function || callee.boundSelf) {
+    error(at) << what << " differentiates a function (a def, a lambda or a "
+              << "grad of one), got " << callee.str();
+    return failure();
+  }
+  const FuncDef *def = callee.func;
+  if (def->params.size() != argTypes.size()) {
+    error(at) << what << " calls " << def->name << "() with " << argTypes.size()
+              << " argument" << (argTypes.size() == 1 ? "" : "s")
+              << ", but it takes " << def->params.size();
+    return failure();
+  }
+  DimBindings dims;
+  for (size_t i = 0; i < argTypes.size(); ++i)
+    if (const ExprPtr &ann = def->params[i].annotation) {
+      Type adjusted;
+      if (failed(checkAnnotation(ann.get(), argTypes[i], dims,
+                                 "argument '" + def->params[i].name + "' of " +
+                                     def->name + "()",
+                                 at, adjusted, defScope.lookup(def))))
+        return failure();
+      argTypes[i] = adjusted;
+    }
+  return specialize(callee, std::move(argTypes), at);
+}
+
+FailureOr<Type> SemaImpl::analyzeJvp(const CallExpr *expr) {
+  FailureOr<std::vector<const Expr *>> args =
+      matchBuiltinArgs(expr, "jvp", {"f", "primals", "tangents"}, 3);
+  if (failed(args))
+    return failure();
+  FailureOr<Type> f = analyzeExpr((*args)[0]);
+  FailureOr<Type> primals = analyzeExpr((*args)[1]);
+  FailureOr<Type> tangents = analyzeExpr((*args)[2]);
+  if (failed(f) || failed(primals) || failed(tangents))
+    return failure();
+  for (auto [k, t] : {std::make_pair(1, &*primals), {2, &*tangents}})
+    if (t->kind != Type::Kind::Tuple) {
+      error((*args)[k]->getBegin())
+          << "jvp()'s " << (k == 1 ? "primals" : "tangents")
+          << " are a tuple, one value per argument of the function (`(x,)` "
+             "for one), got "
+          << t->str();
+      return failure();
+    }
+  if (primals->elements.size() != tangents->elements.size()) {
+    error((*args)[2]->getBegin())
+        << "jvp() takes one tangent per primal: " << primals->elements.size()
+        << " primals, " << tangents->elements.size() << " tangents";
+    return failure();
+  }
+  for (size_t i = 0; i < primals->elements.size(); ++i)
+    if (!tangentFits(primals->elements[i], tangents->elements[i])) {
+      error((*args)[2]->getBegin())
+          << "jvp()'s tangent " << i << " is " << tangents->elements[i].str()
+          << ", but its primal is " << primals->elements[i].str()
+          << ": a tangent has its primal's type";
+      return failure();
+    }
+  FailureOr<Specialization *> inner =
+      specializeOn(*f, primals->elements, expr->getBegin(), "jvp()");
+  if (failed(inner))
+    return failure();
+  const Type &value = (*inner)->callType();
+  if (!value.hasValues()) {
+    error(expr->getBegin())
+        << "jvp() needs a function returning tensors, but it returns "
+        << value.str();
+    return failure();
+  }
+  // One generated specialization per specialization of f.
+  for (const std::unique_ptr<Specialization> &existing :
+       program->specializations)
+    if (existing->jvpOf == *inner) {
+      planOf(expr).jvp = existing.get();
+      return existing->resultType;
+    }
+  auto spec = std::make_unique<Specialization>();
+  Specialization *s = spec.get();
+  s->module = (*inner)->module;
+  s->symbol = (*inner)->symbol + ".jvp_call";
+  s->argTypes = {*primals, primals->strong()};
+  s->captureNames = (*inner)->captureNames;
+  s->captureTypes = (*inner)->captureTypes;
+  s->resultType = Type::tuple({value.strong(), value.strong()});
+  s->jvpOf = *inner;
+  program->specializations.push_back(std::move(spec));
+  planOf(expr).jvp = s;
+  return s->resultType;
+}
