@@ -168,6 +168,15 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
     // which the autodiff pass turns into generated code.
     builder.setInsertionPointToStart(entry);
     mlir::Location l = s.gradOf->def ? loc(s.gradOf->def->namePos) : fnLoc;
+    if (s.gradJacobian != Type::Jacobian::None) {
+      auto jacobian = mlir::tfl::JacobianOp::create(
+          builder, l, resultTypes,
+          mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),
+          entry->getArguments(), builder.getDenseI64ArrayAttr(s.gradArgnums),
+          builder.getBoolAttr(s.gradJacobian == Type::Jacobian::Forward));
+      mlir::func::ReturnOp::create(builder, l, jacobian.getResults());
+      return;
+    }
     auto grad = mlir::tfl::GradOp::create(
         builder, l, resultTypes,
         mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),

@@ -143,6 +143,9 @@ Values MLIRGenImpl::genTransformFamily(const CallExpr *expr,
   switch (op) {
   case TransformBuiltin::Grad: // a function value: f's captures
   case TransformBuiltin::ValueAndGrad:
+  case TransformBuiltin::Jacfwd:
+  case TransformBuiltin::Jacrev:
+  case TransformBuiltin::Hessian:
   case TransformBuiltin::TreeLeaves: // a tree's leaves, in order
     return genExpr(expr->args[0].get());
   case TransformBuiltin::StopGradient: {

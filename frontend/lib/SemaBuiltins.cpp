@@ -488,6 +488,9 @@ FailureOr<Type> SemaImpl::analyzeTransformFamily(const CallExpr *expr,
   case TransformBuiltin::Grad:
   case TransformBuiltin::ValueAndGrad:
   case TransformBuiltin::StopGradient:
+  case TransformBuiltin::Jacfwd:
+  case TransformBuiltin::Jacrev:
+  case TransformBuiltin::Hessian:
     return analyzeGradBuiltin(expr, Builtin(op).name());
   case TransformBuiltin::Jvp:
     return analyzeJvp(expr);

@@ -510,6 +510,8 @@ SemaImpl::resolveGradCall(const CallExpr *expr, const Type &grad,
 FailureOr<Specialization *>
 SemaImpl::gradSpecOf(const Type &grad, Specialization *f, Position at,
                      llvm::function_ref<Position(size_t)> argAt) {
+  if (grad.jacobian != Type::Jacobian::None)
+    return jacobianSpecOf(grad, f, at, argAt);
   const Type &value = f->callType();
   std::string name = grad.withValue ? "value_and_grad" : "grad";
   if (!value.isScalar() || !isFloat(value.dtype)) {
@@ -739,7 +741,14 @@ FailureOr<Type> SemaImpl::analyzeGradBuiltin(const CallExpr *expr,
     }
     argnums = *v;
   }
-  return Type::grad(*f, argnums, tuple, name == "value_and_grad");
+  using Jacobian = Type::Jacobian;
+  if (name == "hessian") // jacfwd(jacrev(f)), as JAX's
+    return Type::grad(Type::grad(*f, argnums, tuple, false, Jacobian::Reverse),
+                      argnums, tuple, false, Jacobian::Forward);
+  Jacobian jacobian = name == "jacfwd"   ? Jacobian::Forward
+                      : name == "jacrev" ? Jacobian::Reverse
+                                         : Jacobian::None;
+  return Type::grad(*f, argnums, tuple, name == "value_and_grad", jacobian);
 }
 
 LogicalResult SemaImpl::analyzeCustomGradient(Specialization *s,

@@ -133,3 +133,86 @@ FailureOr<Type> SemaImpl::analyzeJvp(const CallExpr *expr) {
   planOf(expr).jvp = s;
   return s->resultType;
 }
+
+/// `t` (a tensor or a tree of them) with each leaf's dims followed by
+/// `dims`; false when a leaf is not a float tensor.
+static bool jacobianOf(const Type &t, const std::vector<int64_t> &dims,
+                       Type &out) {
+  if (t.isTensor()) {
+    if (!isFloat(t.dtype))
+      return false;
+    std::vector<int64_t> shape = t.shape;
+    shape.insert(shape.end(), dims.begin(), dims.end());
+    out = Type::tensor(t.dtype, std::move(shape));
+    return true;
+  }
+  if (!t.isTree())
+    return false;
+  out = t.strong();
+  for (Type &e : out.elements)
+    if (!jacobianOf(Type(e), dims, e))
+      return false;
+  return true;
+}
+
+FailureOr<Specialization *>
+SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
+                         llvm::function_ref<Position(size_t)> argAt) {
+  bool forward = grad.jacobian == Type::Jacobian::Forward;
+  std::string name = forward ? "jacfwd" : "jacrev";
+  const Type &value = f->callType();
+  std::vector<Type> jacobians;
+  for (int64_t a : grad.argnums) {
+    if (a < 0 || a >= static_cast<int64_t>(f->argTypes.size())) {
+      error(at) << name << "()'s argnum " << a
+                << " is out of range for a call with " << f->argTypes.size()
+                << " arguments";
+      return failure();
+    }
+    const Type &t = f->argTypes[a];
+    if (!t.isTensor() || !isFloat(t.dtype)) {
+      error(argAt(static_cast<size_t>(a)))
+          << name << "() with respect to an argument of type " << t.str()
+          << ": Jacobians are taken with respect to float tensors";
+      return failure();
+    }
+    Type j;
+    if (!jacobianOf(value, t.shape, j)) {
+      error(at) << name << "() needs a function returning float tensors "
+                << "(or trees of them), but it returns " << value.str();
+      return failure();
+    }
+    jacobians.push_back(std::move(j));
+  }
+  std::string key =
+      "jacobian:" + name + ":" + f->symbol + (grad.argnumsTuple ? "t" : "");
+  std::string symbol = f->symbol + "." + name;
+  for (int64_t a : grad.argnums) {
+    key += "_" + std::to_string(a);
+    symbol += "_" + std::to_string(a);
+  }
+  auto cached = gradCache.find(key);
+  if (cached != gradCache.end())
+    return cached->second;
+  auto spec = std::make_unique<Specialization>();
+  Specialization *s = spec.get();
+  s->module = f->module;
+  s->symbol = symbol;
+  s->argTypes = f->argTypes;
+  s->captureNames = f->captureNames;
+  s->captureTypes = f->captureTypes;
+  s->resultType =
+      grad.argnumsTuple ? Type::tuple(jacobians) : jacobians.front();
+  s->gradOf = f;
+  // The flattened operand of each argument (each is one tensor).
+  for (int64_t a : grad.argnums) {
+    size_t leaf = 0;
+    for (int64_t i = 0; i < a; ++i)
+      leaf += f->argTypes[i].leafCount();
+    s->gradArgnums.push_back(static_cast<int64_t>(leaf));
+  }
+  s->gradJacobian = grad.jacobian;
+  program->specializations.push_back(std::move(spec));
+  gradCache[key] = s;
+  return s;
+}

@@ -521,6 +521,12 @@ private:
   FailureOr<Specialization *>
   gradSpecOf(const Type &grad, Specialization *f, Position at,
              llvm::function_ref<Position(size_t)> argAt);
+  /// The same for jacfwd(f) and jacrev(f): per argument in argnums (float
+  /// tensors), a tree of f's result's structure whose leaves have the
+  /// leaf's dims, then the argument's.
+  FailureOr<Specialization *>
+  jacobianSpecOf(const Type &grad, Specialization *f, Position at,
+                 llvm::function_ref<Position(size_t)> argAt);
   /// `callee` (a function or a grad of one) specialized on `argTypes`, as
   /// a call with those arguments by position would reach (`what` names
   /// the caller in errors at `at`).

@@ -104,13 +104,14 @@ Type Type::knownInt(int64_t value, bool weak) {
 }
 
 Type Type::grad(Type function, std::vector<int64_t> argnums, bool argnumsTuple,
-                bool withValue) {
+                bool withValue, Jacobian jacobian) {
   Type t;
   t.kind = Kind::Grad;
   t.elements = {std::move(function)};
   t.argnums = std::move(argnums);
   t.argnumsTuple = argnumsTuple;
   t.withValue = withValue;
+  t.jacobian = jacobian;
   return t;
 }
 
@@ -186,6 +187,9 @@ std::string Type::str() const {
   case Kind::Module:
     return "module '" + module->name + "'";
   case Kind::Grad:
+    if (jacobian != Jacobian::None)
+      return (jacobian == Jacobian::Forward ? "jacfwd of " : "jacrev of ") +
+             elements.front().str();
     return (withValue ? "value_and_grad of " : "grad of ") +
            elements.front().str();
   }
@@ -225,7 +229,10 @@ std::string Type::mangle() const {
     return s + "E";
   }
   case Kind::Grad: {
-    std::string s = withValue ? "VG" : "G";
+    std::string s = jacobian == Jacobian::Forward   ? "JF"
+                    : jacobian == Jacobian::Reverse ? "JR"
+                    : withValue                     ? "VG"
+                                                    : "G";
     for (int64_t a : argnums)
       s += std::to_string(a) + "_";
     return s + (argnumsTuple ? "t" : "") + elements.front().mangle() + "E";
@@ -273,7 +280,8 @@ bool Type::operator==(const Type &other) const {
          elements == other.elements && captureNames == other.captureNames &&
          boundSelf == other.boundSelf && cls == other.cls &&
          module == other.module && argnums == other.argnums &&
-         argnumsTuple == other.argnumsTuple && withValue == other.withValue;
+         argnumsTuple == other.argnumsTuple && withValue == other.withValue &&
+         jacobian == other.jacobian;
 }
 
 } // namespace tfl

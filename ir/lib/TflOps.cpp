@@ -617,6 +617,31 @@ LogicalResult GradOp::verify() {
   return success();
 }
 
+LogicalResult JacobianOp::verify() {
+  int64_t n = static_cast<int64_t>(getOperands().size());
+  if (getArgnums().empty() || getResults().size() % getArgnums().size())
+    return emitOpError("has ")
+           << getResults().size() << " results, not a multiple of its "
+           << getArgnums().size() << " argnums";
+  size_t perArg = getResults().size() / getArgnums().size();
+  for (auto [k, a] : llvm::enumerate(getArgnums())) {
+    if (a < 0 || a >= n)
+      return emitOpError("argnum ") << a << " is not an operand index";
+    ArrayRef<int64_t> in =
+        cast<RankedTensorType>(getOperand(a).getType()).getShape();
+    for (size_t j = 0; j < perArg; ++j) {
+      ArrayRef<int64_t> out =
+          cast<RankedTensorType>(getResult(k * perArg + j).getType())
+              .getShape();
+      if (out.size() < in.size() || out.take_back(in.size()) != in)
+        return emitOpError("result ")
+               << k * perArg + j << " does not end in operand " << a
+               << "'s dims";
+    }
+  }
+  return success();
+}
+
 LogicalResult JvpOp::verify() {
   size_t n = getOperands().size(), m = getResults().size();
   if (n % 2 || m % 2)

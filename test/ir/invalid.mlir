@@ -484,3 +484,13 @@ func.func @jvp_tangent_type(%x: tensor<3xf32>, %t: tensor<2xf32>) {
   %0, %1 = tfl.jvp @jvp_callee(%x, %t) : (tensor<3xf32>, tensor<2xf32>) -> (tensor<f32>, tensor<f32>)
   return
 }
+
+// -----
+
+// Tests that a Jacobian's results end in its argument's dims.
+func.func private @jacobian_callee(%x: tensor<3xf32>) -> tensor<2xf32>
+func.func @jacobian_dims(%x: tensor<3xf32>) {
+  // expected-error @+1 {{result 0 does not end in operand 0's dims}}
+  %0 = tfl.jacobian @jacobian_callee(%x) {argnums = array<i64: 0>, forward = false} : (tensor<3xf32>) -> tensor<2x2xf32>
+  return
+}

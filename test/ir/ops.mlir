@@ -267,13 +267,16 @@ func.func @windows(%x: tensor<2x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) {
 
 // -----
 
-// Tests the autodiff ops: grad, jvp, stop_gradient, the tape, embed_slice.
+// Tests the autodiff ops: grad, jvp, jacobian, stop_gradient, the tape,
+// embed_slice.
 // CHECK-LABEL: func.func @autodiff_ops
 func.func @autodiff_ops(%x: tensor<3xf32>, %i: tensor<i64>) -> tensor<3xf32> {
   // CHECK: tfl.grad @autodiff_ops(%{{.*}}, %{{.*}}) {argnums = array<i64: 0>, with_value = false}
   %g = tfl.grad @autodiff_ops(%x, %i) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<i64>) -> tensor<3xf32>
   // CHECK: tfl.jvp @autodiff_ops(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (tensor<3xf32>, tensor<i64>, tensor<3xf32>, tensor<i64>) -> (tensor<3xf32>, tensor<3xf32>)
   %y, %ty = tfl.jvp @autodiff_ops(%x, %i, %g, %i) : (tensor<3xf32>, tensor<i64>, tensor<3xf32>, tensor<i64>) -> (tensor<3xf32>, tensor<3xf32>)
+  // CHECK: tfl.jacobian @autodiff_ops(%{{.*}}, %{{.*}}) {argnums = array<i64: 0>, forward = true} : (tensor<3xf32>, tensor<i64>) -> tensor<3x3xf32>
+  %j = tfl.jacobian @autodiff_ops(%x, %i) {argnums = array<i64: 0>, forward = true} : (tensor<3xf32>, tensor<i64>) -> tensor<3x3xf32>
   // CHECK: tfl.stop_gradient %{{.*}} : tensor<3xf32>
   %0 = tfl.stop_gradient %x : tensor<3xf32>
   // CHECK: tfl.tape_push %{{.*}} {tape = 0 : i64} : tensor<3xf32>

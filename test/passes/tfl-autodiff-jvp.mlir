@@ -176,3 +176,33 @@ func.func @main_taped(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<
   %y, %ty = tfl.jvp @taped(%x, %t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %y, %ty : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// Tests tfl.jacobian: jacfwd is a loop over the argument's elements calling
+// the jvp on each basis tangent (the element's index == a range, cast),
+// adding the column into an [outputs, inputs] matrix as an outer product;
+// jacrev a loop over the result's elements calling the vjp on each basis
+// cotangent. Both reshape the matrix to the result's dims then the
+// argument's.
+// CHECK-LABEL: func.func @main_jacobians
+// CHECK: %[[F:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<4x4xf32>)
+// CHECK: tfl.compare eq
+// CHECK: call @sq.jvp(
+// CHECK: tfl.mul %{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<1x4xf32> -> tensor<4x4xf32>
+// CHECK: tfl.reshape %[[F]] : tensor<4x4xf32> -> tensor<2x2x4xf32>
+// CHECK: %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<4x4xf32>)
+// CHECK: call @sq.vjp(
+// CHECK: tfl.mul %{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<1x4xf32> -> tensor<4x4xf32>
+// CHECK: tfl.reshape %[[R]] : tensor<4x4xf32> -> tensor<2x2x4xf32>
+// CHECK-NOT: tfl.jacobian
+func.func private @sq(%x: tensor<4xf32>) -> tensor<2x2xf32> {
+  %0 = tfl.mul %x, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %1 = tfl.reshape %0 : tensor<4xf32> -> tensor<2x2xf32>
+  return %1 : tensor<2x2xf32>
+}
+func.func @main_jacobians(%x: tensor<4xf32>) -> (tensor<2x2x4xf32>, tensor<2x2x4xf32>) {
+  %f = tfl.jacobian @sq(%x) {argnums = array<i64: 0>, forward = true} : (tensor<4xf32>) -> tensor<2x2x4xf32>
+  %r = tfl.jacobian @sq(%x) {argnums = array<i64: 0>, forward = false} : (tensor<4xf32>) -> tensor<2x2x4xf32>
+  return %f, %r : tensor<2x2x4xf32>, tensor<2x2x4xf32>
+}

@@ -33,6 +33,7 @@ namespace {
 const llvm::StringMap<const char *> kNoKernel = {
     {"tfl.grad", "the autodiff pass replaces it before any run"},
     {"tfl.jvp", "the autodiff pass replaces it before any run"},
+    {"tfl.jacobian", "the autodiff pass replaces it before any run"},
     {"tfl.debug_point", "the interpreter's own: its debugger's stops"},
     {"tfl.session_value", "the REPL's session runs it"},
     {"tfl.session_store", "the REPL's session runs it"},
@@ -42,6 +43,7 @@ const llvm::StringMap<const char *> kNoKernel = {
 const llvm::StringMap<const char *> kNoLowering = {
     {"tfl.grad", "the autodiff pass replaces it"},
     {"tfl.jvp", "the autodiff pass replaces it"},
+    {"tfl.jacobian", "the autodiff pass replaces it"},
     {"tfl.debug_point", "only eager programs have them (--debug)"},
     {"tfl.session_value", "only the REPL's eager sessions have them"},
     {"tfl.session_store", "only the REPL's eager sessions have them"},
@@ -65,7 +67,7 @@ const llvm::StringMap<const char *> kNoRule = [] {
     ops[std::string("tfl.") + op] = "an effect, with no result";
   for (const char *op : {"tape_enter", "tape_exit", "tape_push", "tape_read",
                          "tape_write", "tape_add", "tape_size", "tape_rewind",
-                         "tape_accumulated", "grad", "jvp"})
+                         "tape_accumulated", "grad", "jvp", "jacobian"})
     ops[std::string("tfl.") + op] = "the reverse pass's own";
   for (const char *op : {"all_reduce_start", "all_reduce_wait"})
     ops[std::string("tfl.") + op] = "made after autodiff (overlapped "

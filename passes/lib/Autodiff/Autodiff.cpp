@@ -313,11 +313,10 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
     JvpBuilder forward(module, builder);
     SymbolTable symbols(module);
     auto calleeOf = [&](Operation *op) {
-      auto callee = isa<GradOp>(op) ? cast<GradOp>(op).getCallee()
-                                    : cast<JvpOp>(op).getCallee();
-      return symbols.lookup<func::FuncOp>(callee);
+      auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee");
+      return symbols.lookup<func::FuncOp>(callee.getValue());
     };
-    // Expand grads and jvps whose callee reaches neither, until none is
+    // Expand grads, jvps and jacobians whose callee reaches none, until none is
     // left.
     while (true) {
       DenseMap<Operation *, bool> reachesGrad;
@@ -327,7 +326,7 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
           return it->second;
         bool found = false;
         f.walk([&](Operation *op) {
-          if (isa<GradOp, JvpOp>(op))
+          if (isa<GradOp, JvpOp, JacobianOp>(op))
             found = true;
           else if (auto call = dyn_cast<func::CallOp>(op))
             if (auto g = symbols.lookup<func::FuncOp>(call.getCallee()))
@@ -338,7 +337,7 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
       SmallVector<Operation *> ready;
       bool anyLeft = false;
       module.walk([&](Operation *op) {
-        if (!isa<GradOp, JvpOp>(op))
+        if (!isa<GradOp, JvpOp, JacobianOp>(op))
           return;
         anyLeft = true;
         func::FuncOp callee = calleeOf(op);
@@ -348,14 +347,18 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
       if (!anyLeft)
         return;
       if (ready.empty()) {
-        module.emitError("tfl.grad and tfl.jvp ops reach each other in a "
-                         "cycle");
+        module.emitError("tfl.grad, tfl.jvp and tfl.jacobian ops reach each "
+                         "other in a cycle");
         return signalPassFailure();
       }
-      for (Operation *op : ready)
-        if (failed(isa<GradOp>(op) ? builder.expand(cast<GradOp>(op))
-                                   : forward.expand(cast<JvpOp>(op))))
+      for (Operation *op : ready) {
+        LogicalResult expanded =
+            isa<GradOp>(op)  ? builder.expand(cast<GradOp>(op))
+            : isa<JvpOp>(op) ? forward.expand(cast<JvpOp>(op))
+                             : forward.expand(cast<JacobianOp>(op));
+        if (failed(expanded))
           return signalPassFailure();
+      }
     }
   }
 };

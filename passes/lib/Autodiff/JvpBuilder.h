@@ -33,6 +33,19 @@ public:
 
   /// Replaces `jvp` by a call of its callee's jvp function.
   LogicalResult expand(JvpOp jvp);
+  /// Replaces `jacobian` by loops of calls of its callee's jvp (jacfwd) or
+  /// vjp (jacrev), one per basis vector (Jacobians.cpp).
+  LogicalResult expand(JacobianOp jacobian);
+
+private:
+  /// The Jacobian's [result elements, operand elements] matrices, per
+  /// differentiated operand then result: by a loop of jvps over the
+  /// operand's basis tangents, or of vjps over the result's basis
+  /// cotangents.
+  FailureOr<SmallVector<Value>> jacobianColumns(OpBuilder &b, JacobianOp op,
+                                                func::FuncOp callee);
+  FailureOr<SmallVector<Value>> jacobianRows(OpBuilder &b, JacobianOp op,
+                                             func::FuncOp callee);
 
 private:
   FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix,

@@ -131,6 +131,8 @@ struct Specialization {
   Type valueType;
   std::vector<int64_t> gradArgnums;
   bool gradWithValue = false;
+  /// A generated Jacobian function instead (jacfwd or jacrev of gradOf).
+  Type::Jacobian gradJacobian = Type::Jacobian::None;
   std::string symbol; // the func.func's name
   std::vector<Type> argTypes;
   /// A closure's captured variables, passed after the arguments.

@@ -91,6 +91,10 @@ struct Type {
   std::vector<int64_t> argnums;
   bool argnumsTuple = false;
   bool withValue = false;
+  /// Grad: a Jacobian instead (jacfwd, by forward mode, or jacrev), with
+  /// the output's dims first, then the input's.
+  enum class Jacobian { None, Forward, Reverse };
+  Jacobian jacobian = Jacobian::None;
   /// A function value's captured variables (a nested def or a lambda
   /// closing over its enclosing values); their types are `elements`.
   std::vector<std::string> captureNames;
@@ -121,7 +125,8 @@ struct Type {
   static Type moduleValue(const ast::Module *module);
   static Type boundMethod(const ast::FuncDef *def, Type self);
   static Type grad(Type function, std::vector<int64_t> argnums,
-                   bool argnumsTuple, bool withValue);
+                   bool argnumsTuple, bool withValue,
+                   Jacobian jacobian = Jacobian::None);
 
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isScalar() const { return isTensor() && shape.empty(); }

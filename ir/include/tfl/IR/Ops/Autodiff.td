@@ -1,8 +1,8 @@
 //===- Autodiff.td - Flags and autodiff's ops --------------*- tablegen -*-===//
 //
-// Command-line flags, and what autodiff builds on: grad, jvp, the tapes,
-// stop_gradient and the copies between devices. Included by TflOps.td, which
-// includes what they use.
+// Command-line flags, and what autodiff builds on: grad, jvp, jacobian, the
+// tapes, stop_gradient and the copies between devices. Included by
+// TflOps.td, which includes what they use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +73,31 @@ def Tfl_JvpOp : Tfl_Op<"jvp"> {
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee,
                        Variadic<Tfl_Tensor>:$operands);
+  let results = (outs Variadic<Tfl_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_JacobianOp : Tfl_Op<"jacobian"> {
+  let summary = "a Jacobian, built by the autodiff pass";
+  let description = [{
+    `jacfwd(f, argnums)(args)` (`forward`) and `jacrev(f, argnums)(args)`:
+    the Jacobian of `callee` at `operands` with respect to the operands at
+    `argnums`: for each of them in order, one result per result of the
+    callee, of that result's dims then the operand's (JAX's layout). The
+    `tfl-autodiff` pass replaces it by a loop over the operand's elements
+    calling the callee's jvp (forward) or over the result's elements
+    calling its vjp; no later pass or the eager interpreter sees it.
+
+    ```mlir
+    %j = tfl.jacobian @f(%x) {argnums = array<i64: 0>, forward = true} : (tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<Tfl_Tensor>:$operands,
+                       DenseI64ArrayAttr:$argnums, BoolAttr:$forward);
   let results = (outs Variadic<Tfl_Tensor>:$results);
   let assemblyFormat = [{
     $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
