@@ -206,3 +206,19 @@ func.func @main_jacobians(%x: tensor<4xf32>) -> (tensor<2x2x4xf32>, tensor<2x2x4
   %r = tfl.jacobian @sq(%x) {argnums = array<i64: 0>, forward = false} : (tensor<4xf32>) -> tensor<2x2x4xf32>
   return %f, %r : tensor<2x2x4xf32>, tensor<2x2x4xf32>
 }
+
+// -----
+
+// Tests that an argument whose tangent is a constant zero (a closure's
+// capture) is inactive: the jvp built has no tangent work for it.
+// CHECK-LABEL: func.func @main_zero_tangent
+// CHECK: call @scale.jvp.10(
+func.func private @scale(%x: tensor<3xf32>, %s: tensor<f32>) -> tensor<3xf32> {
+  %0 = tfl.mul %x, %s : tensor<3xf32>, tensor<f32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func @main_zero_tangent(%x: tensor<3xf32>, %s: tensor<f32>, %t: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %zero = tfl.constant dense<0.0> : tensor<f32>
+  %y, %ty = tfl.jvp @scale(%x, %s, %t, %zero) : (tensor<3xf32>, tensor<f32>, tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return %y, %ty : tensor<3xf32>, tensor<3xf32>
+}

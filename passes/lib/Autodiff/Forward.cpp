@@ -32,6 +32,7 @@
 
 #include "JvpBuilder.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tfl::autodiff {
@@ -230,7 +231,18 @@ LogicalResult JvpBuilder::expand(JvpOp op) {
     return op.emitError("jvp of @")
            << op.getCallee() << " takes its arguments then their tangents "
            << "and gives its results then theirs";
-  FailureOr<func::FuncOp> jvp = jvpOf(callee);
+  // An argument whose tangent is a constant zero (a closure's capture, a
+  // direction with no component along it) is inactive: no tangent work.
+  SmallVector<bool> differentiated;
+  size_t n = type.getNumInputs();
+  for (size_t i = 0; i < n; ++i) {
+    DenseElementsAttr zeros;
+    bool zero = matchPattern(op.getOperand(n + i), m_Constant(&zeros)) &&
+                zeros.isSplat() && isFloatTensor(zeros.getType()) &&
+                zeros.getSplatValue<APFloat>().isZero();
+    differentiated.push_back(!zero);
+  }
+  FailureOr<func::FuncOp> jvp = jvpOf(callee, differentiated);
   if (failed(jvp))
     return failure();
   OpBuilder b(op);
