@@ -529,12 +529,8 @@ SemaImpl::gradSpecOf(const Type &grad, Specialization *f, Position at,
   std::vector<int64_t> flat;
   std::vector<Type> grads;
   for (int64_t a : grad.argnums) {
-    if (a < 0 || a >= static_cast<int64_t>(f->argTypes.size())) {
-      error(at) << name << "()'s argnum " << a
-                << " is out of range for a call with " << f->argTypes.size()
-                << " arguments";
+    if (failed(checkArgnum(name, a, *f, at)))
       return failure();
-    }
     const Type &t = f->argTypes[a];
     if (!allFloat(t)) {
       error(argAt(static_cast<size_t>(a)))
@@ -557,21 +553,14 @@ SemaImpl::gradSpecOf(const Type &grad, Specialization *f, Position at,
   auto cached = gradCache.find(key);
   if (cached != gradCache.end())
     return cached->second;
-  auto spec = std::make_unique<Specialization>();
-  Specialization *s = spec.get();
-  s->module = f->module;
-  s->symbol = f->symbol + (grad.withValue ? ".value_and_grad" : ".grad");
+  std::string symbol =
+      f->symbol + (grad.withValue ? ".value_and_grad" : ".grad");
   for (int64_t a : grad.argnums)
-    s->symbol += "_" + std::to_string(a);
-  s->argTypes = f->argTypes;
-  s->captureNames = f->captureNames;
-  s->captureTypes = f->captureTypes;
+    symbol += "_" + std::to_string(a);
+  Specialization *s = generatedSpec(*f, key, std::move(symbol));
   s->resultType = result;
-  s->gradOf = f;
   s->gradArgnums = std::move(flat);
   s->gradWithValue = grad.withValue;
-  program->specializations.push_back(std::move(spec));
-  gradCache[key] = s;
   return s;
 }
 

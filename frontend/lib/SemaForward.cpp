@@ -155,6 +155,16 @@ static bool jacobianOf(const Type &t, const std::vector<int64_t> &dims,
   return true;
 }
 
+LogicalResult SemaImpl::checkArgnum(llvm::StringRef name, int64_t a,
+                                    const Specialization &f, Position at) {
+  if (a >= 0 && a < static_cast<int64_t>(f.argTypes.size()))
+    return success();
+  error(at) << name << "()'s argnum " << a
+            << " is out of range for a call with " << f.argTypes.size()
+            << " arguments";
+  return failure();
+}
+
 FailureOr<Specialization *>
 SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
                          llvm::function_ref<Position(size_t)> argAt) {
@@ -163,12 +173,8 @@ SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
   const Type &value = f->callType();
   std::vector<Type> jacobians;
   for (int64_t a : grad.argnums) {
-    if (a < 0 || a >= static_cast<int64_t>(f->argTypes.size())) {
-      error(at) << name << "()'s argnum " << a
-                << " is out of range for a call with " << f->argTypes.size()
-                << " arguments";
+    if (failed(checkArgnum(name, a, *f, at)))
       return failure();
-    }
     const Type &t = f->argTypes[a];
     if (!t.isTensor() || !isFloat(t.dtype)) {
       error(argAt(static_cast<size_t>(a)))
@@ -194,16 +200,9 @@ SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
   auto cached = gradCache.find(key);
   if (cached != gradCache.end())
     return cached->second;
-  auto spec = std::make_unique<Specialization>();
-  Specialization *s = spec.get();
-  s->module = f->module;
-  s->symbol = symbol;
-  s->argTypes = f->argTypes;
-  s->captureNames = f->captureNames;
-  s->captureTypes = f->captureTypes;
+  Specialization *s = generatedSpec(*f, key, symbol);
   s->resultType =
       grad.argnumsTuple ? Type::tuple(jacobians) : jacobians.front();
-  s->gradOf = f;
   // The flattened operand of each argument (each is one tensor).
   for (int64_t a : grad.argnums) {
     size_t leaf = 0;
@@ -212,6 +211,20 @@ SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
     s->gradArgnums.push_back(static_cast<int64_t>(leaf));
   }
   s->gradJacobian = grad.jacobian;
+  return s;
+}
+
+Specialization *SemaImpl::generatedSpec(Specialization &f,
+                                        const std::string &key,
+                                        std::string symbol) {
+  auto spec = std::make_unique<Specialization>();
+  Specialization *s = spec.get();
+  s->module = f.module;
+  s->symbol = std::move(symbol);
+  s->argTypes = f.argTypes;
+  s->captureNames = f.captureNames;
+  s->captureTypes = f.captureTypes;
+  s->gradOf = &f;
   program->specializations.push_back(std::move(spec));
   gradCache[key] = s;
   return s;

@@ -521,6 +521,13 @@ private:
   FailureOr<Specialization *>
   gradSpecOf(const Type &grad, Specialization *f, Position at,
              llvm::function_ref<Position(size_t)> argAt);
+  /// A new generated specialization differentiating `f` (its arguments
+  /// and captures), cached as `key` in gradCache.
+  Specialization *generatedSpec(Specialization &f, const std::string &key,
+                                std::string symbol);
+  /// An error at `at` unless `a` names one of f's arguments.
+  LogicalResult checkArgnum(llvm::StringRef name, int64_t a,
+                            const Specialization &f, Position at);
   /// The same for jacfwd(f) and jacrev(f): per argument in argnums (float
   /// tensors), a tree of f's result's structure whose leaves have the
   /// leaf's dims, then the argument's.

@@ -279,11 +279,7 @@ LogicalResult JvpBuilder::forwardOp(OpBuilder &b, Operation &op, IRMapping &map,
   }
   // The tangent runs where the op runs (tfl-place-devices copies what
   // crosses).
-  DeviceMarker marker(op.getAttrOfType<StringAttr>(kDeviceAttrName));
-  OpBuilder::Listener *outer = b.getListener();
-  if (marker.device)
-    b.setListener(&marker);
-  llvm::scope_exit restore([&] { b.setListener(outer); });
+  OnDeviceOf onDevice(b, op);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return forwardIf(b, ifOp, map, tangent);
   if (auto forOp = dyn_cast<scf::ForOp>(op))
@@ -442,6 +438,31 @@ void JvpBuilder::withTangents(OpBuilder &b, Location loc, ValueRange values,
     into.push_back(tangentOrZeros(b, loc, tangent, values[i]));
 }
 
+LogicalResult JvpBuilder::forwardAndYield(OpBuilder &b, Block &from, Block *to,
+                                          ArrayRef<unsigned> indices,
+                                          IRMapping &map,
+                                          DenseMap<Value, Value> &tangent) {
+  OpBuilder ib = OpBuilder::atBlockEnd(to, b.getListener());
+  if (failed(forwardBlock(ib, from, map, tangent)))
+    return failure();
+  Operation *yield = from.getTerminator();
+  SmallVector<Value> yielded;
+  withTangents(ib, yield->getLoc(), yield->getOperands(), indices, map, tangent,
+               yielded);
+  scf::YieldOp::create(ib, yield->getLoc(), yielded);
+  return success();
+}
+
+void JvpBuilder::mapResults(Operation *op, Operation *copy,
+                            ArrayRef<unsigned> indices, IRMapping &map,
+                            DenseMap<Value, Value> &tangent) {
+  size_t n = op->getNumResults();
+  for (auto [i, r] : llvm::enumerate(op->getResults()))
+    map.map(r, copy->getResult(i));
+  for (auto [j, i] : llvm::enumerate(indices))
+    tangent[op->getResult(i)] = copy->getResult(n + j);
+}
+
 SmallVector<unsigned> JvpBuilder::activeIndices(ValueRange values) const {
   SmallVector<unsigned> indices;
   for (auto [i, v] : llvm::enumerate(values))
@@ -463,19 +484,10 @@ LogicalResult JvpBuilder::forwardIf(OpBuilder &b, scf::IfOp op, IRMapping &map,
   copy->setDiscardableAttrs(op->getDiscardableAttrDictionary());
   for (auto [from, to] : {std::make_pair(op.thenBlock(), copy.thenBlock()),
                           std::make_pair(op.elseBlock(), copy.elseBlock())}) {
-    OpBuilder ib = OpBuilder::atBlockEnd(to, b.getListener());
-    if (failed(forwardBlock(ib, *from, map, tangent)))
+    if (failed(forwardAndYield(b, *from, to, carried, map, tangent)))
       return failure();
-    SmallVector<Value> yielded;
-    withTangents(ib, loc, from->getTerminator()->getOperands(), carried, map,
-                 tangent, yielded);
-    scf::YieldOp::create(ib, loc, yielded);
   }
-  size_t n = op.getNumResults();
-  for (auto [i, r] : llvm::enumerate(op.getResults()))
-    map.map(r, copy.getResult(i));
-  for (auto [j, i] : llvm::enumerate(carried))
-    tangent[op.getResult(i)] = copy.getResult(n + j);
+  mapResults(op, copy, carried, map, tangent);
   return success();
 }
 
@@ -500,17 +512,9 @@ LogicalResult JvpBuilder::forwardFor(OpBuilder &b, scf::ForOp op,
   Block *body = copy.getBody();
   if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())
     body->back().erase();
-  OpBuilder ib = OpBuilder::atBlockEnd(body, b.getListener());
-  if (failed(forwardBlock(ib, *op.getBody(), map, tangent)))
+  if (failed(forwardAndYield(b, *op.getBody(), body, carried, map, tangent)))
     return failure();
-  SmallVector<Value> yielded;
-  withTangents(ib, loc, op.getBody()->getTerminator()->getOperands(), carried,
-               map, tangent, yielded);
-  scf::YieldOp::create(ib, loc, yielded);
-  for (auto [i, r] : llvm::enumerate(op.getResults()))
-    map.map(r, copy.getResult(i));
-  for (auto [j, i] : llvm::enumerate(carried))
-    tangent[op.getResult(i)] = copy.getResult(n + j);
+  mapResults(op, copy, carried, map, tangent);
   return success();
 }
 
@@ -556,18 +560,9 @@ LogicalResult JvpBuilder::forwardWhile(OpBuilder &b, scf::WhileOp op,
   scf::ConditionOp::create(bb, condition.getLoc(),
                            map.lookupOrDefault(condition.getCondition()), args);
   Block *newAfter = makeBlock(copy.getAfter(), after, forwarded);
-  OpBuilder ab = OpBuilder::atBlockEnd(newAfter, b.getListener());
-  if (failed(forwardBlock(ab, after, map, tangent)))
+  if (failed(forwardAndYield(b, after, newAfter, carried, map, tangent)))
     return failure();
-  SmallVector<Value> yielded;
-  withTangents(ab, loc, after.getTerminator()->getOperands(), carried, map,
-               tangent, yielded);
-  scf::YieldOp::create(ab, loc, yielded);
-  size_t n = op.getNumResults();
-  for (auto [i, r] : llvm::enumerate(op.getResults()))
-    map.map(r, copy.getResult(i));
-  for (auto [j, i] : llvm::enumerate(forwarded))
-    tangent[op.getResult(i)] = copy.getResult(n + j);
+  mapResults(op, copy, forwarded, map, tangent);
   return success();
 }
 

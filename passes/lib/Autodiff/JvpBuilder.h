@@ -101,6 +101,15 @@ private:
                     ArrayRef<unsigned> indices, IRMapping &map,
                     const DenseMap<Value, Value> &tangent,
                     SmallVectorImpl<Value> &into);
+  /// Copies `from`'s ops to the end of `to` and ends it with an scf.yield
+  /// of what `from` yields, then the tangents of those at `indices`.
+  LogicalResult forwardAndYield(OpBuilder &b, Block &from, Block *to,
+                                ArrayRef<unsigned> indices, IRMapping &map,
+                                DenseMap<Value, Value> &tangent);
+  /// Maps `op`'s results to `copy`'s first ones, and the tangents of those
+  /// at `indices` to `copy`'s results after them, in order.
+  void mapResults(Operation *op, Operation *copy, ArrayRef<unsigned> indices,
+                  IRMapping &map, DenseMap<Value, Value> &tangent);
   /// The positions of `values` that are active.
   SmallVector<unsigned> activeIndices(ValueRange values) const;
 

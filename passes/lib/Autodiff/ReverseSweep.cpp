@@ -41,11 +41,7 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
                                     DenseMap<Value, Value> &adjoint) {
   // The pullback runs where the op ran (an op in a `with device` block
   // names its device; tfl-place-devices copies what crosses).
-  DeviceMarker marker(op.getAttrOfType<StringAttr>(kDeviceAttrName));
-  OpBuilder::Listener *outer = b.getListener();
-  if (marker.device)
-    b.setListener(&marker);
-  llvm::scope_exit restore([&] { b.setListener(outer); });
+  OnDeviceOf onDevice(b, op);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return reverseIf(b, ifOp, map, dResults, adjoint);
   if (auto forOp = dyn_cast<scf::ForOp>(op))

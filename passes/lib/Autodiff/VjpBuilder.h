@@ -78,6 +78,26 @@ inline void accumulate(OpBuilder &b, DenseMap<Value, Value> &adjoint, Value of,
         AddOp::create(b, loc, cotangent.getType(), it->second, cotangent);
 }
 
+/// While alive, marks the ops `b` creates with `op`'s device, when `op`
+/// names one (ops in a `with device` block do).
+class OnDeviceOf {
+public:
+  OnDeviceOf(OpBuilder &b, Operation &op)
+      : b(b), outer(b.getListener()),
+        marker(op.getAttrOfType<StringAttr>(kDeviceAttrName)) {
+    if (marker.device)
+      b.setListener(&marker);
+  }
+  ~OnDeviceOf() { b.setListener(outer); }
+  OnDeviceOf(const OnDeviceOf &) = delete;
+  OnDeviceOf &operator=(const OnDeviceOf &) = delete;
+
+private:
+  OpBuilder &b;
+  OpBuilder::Listener *outer;
+  DeviceMarker marker;
+};
+
 class VjpBuilder {
 public:
   explicit VjpBuilder(ModuleOp module) : module(module), symbols(module) {}

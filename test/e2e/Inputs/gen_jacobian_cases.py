@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from gen_grad_control_cases import HELPERS, NUMPY, TORCH, load
+from tflgen import literal, write_program
 
 rng = np.random.default_rng(71)
 
@@ -80,12 +81,6 @@ def draw(shape):
     as f32 first)."""
     return np.asarray(rng.standard_normal(shape)).astype(
         np.float32).astype(np.float64)
-
-
-def literal(a):
-    if a.ndim == 0:
-        return repr(float(a))
-    return "[" + ", ".join(literal(x) for x in a) + "]"
 
 
 def flat_outputs(value):
@@ -171,10 +166,7 @@ def main():
         calls.append(f"print(hessian(h{k})(cast({literal(x)}, f64)))")
         expected.append(text(ref))
         defs.append(source)
-    with open(tfl_path, "w") as out:
-        out.write("\n\n".join(defs) + "\n\n" + "\n".join(calls) + "\n")
-    with open(expected_path, "w") as out:
-        out.write("\n".join(expected) + "\n")
+    write_program(tfl_path, expected_path, defs, calls, expected)
 
 
 if __name__ == "__main__":

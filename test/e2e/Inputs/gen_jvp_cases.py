@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from gen_grad_control_cases import CASES, HELPERS, NUMPY, TORCH, load, seeded
-from tflgen import literal, tuple_text, write_case_files
+from tflgen import literal, tuple_text, write_program
 
 rng = np.random.default_rng(59)
 
@@ -116,13 +116,9 @@ def main():
                      f"({', '.join(texts)}))")
         expected.append(hv_text)
         lines.append(source)
-    # Definitions first: functions see all of them.
     defs = [l for l in lines if l.lstrip().startswith(("def", "@"))]
     calls = [l for l in lines if not l.lstrip().startswith(("def", "@"))]
-    with open(tfl_path, "w") as out:
-        out.write("\n\n".join(defs) + "\n\n" + "\n".join(calls) + "\n")
-    with open(expected_path, "w") as out:
-        out.write("\n".join(expected) + "\n")
+    write_program(tfl_path, expected_path, defs, calls, expected)
 
 
 if __name__ == "__main__":

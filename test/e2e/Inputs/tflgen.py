@@ -39,3 +39,12 @@ def write_case_files(tfl_path, expected_path, lines, expected):
         out.write("\n".join(lines) + "\n")
     with open(expected_path, "w") as out:
         out.write("\n".join(expected) + "\n")
+
+
+def write_program(tfl_path, expected_path, defs, calls, expected):
+    """Writes a generated program (its definitions first, so that functions
+    see all of them, then its statements) and its expected output."""
+    with open(tfl_path, "w") as out:
+        out.write("\n\n".join(defs) + "\n\n" + "\n".join(calls) + "\n")
+    with open(expected_path, "w") as out:
+        out.write("\n".join(expected) + "\n")
