@@ -558,6 +558,7 @@ SemaImpl::gradSpecOf(const Type &grad, Specialization *f, Position at,
   for (int64_t a : grad.argnums)
     symbol += "_" + std::to_string(a);
   Specialization *s = generatedSpec(*f, key, std::move(symbol));
+  s->gradOf = f;
   s->resultType = result;
   s->gradArgnums = std::move(flat);
   s->gradWithValue = grad.withValue;

@@ -114,22 +114,15 @@ FailureOr<Type> SemaImpl::analyzeJvp(const CallExpr *expr) {
     return failure();
   }
   // One generated specialization per specialization of f.
-  for (const std::unique_ptr<Specialization> &existing :
-       program->specializations)
-    if (existing->jvpOf == *inner) {
-      planOf(expr).jvp = existing.get();
-      return existing->resultType;
-    }
-  auto spec = std::make_unique<Specialization>();
-  Specialization *s = spec.get();
-  s->module = (*inner)->module;
-  s->symbol = (*inner)->symbol + ".jvp_call";
+  std::string key = "jvp:" + (*inner)->symbol;
+  auto cached = gradCache.find(key);
+  Specialization *s =
+      cached != gradCache.end()
+          ? cached->second
+          : generatedSpec(**inner, key, (*inner)->symbol + ".jvp_call");
   s->argTypes = {*primals, primals->strong()};
-  s->captureNames = (*inner)->captureNames;
-  s->captureTypes = (*inner)->captureTypes;
   s->resultType = Type::tuple({value.strong(), value.strong()});
   s->jvpOf = *inner;
-  program->specializations.push_back(std::move(spec));
   planOf(expr).jvp = s;
   return s->resultType;
 }
@@ -201,6 +194,7 @@ SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
   if (cached != gradCache.end())
     return cached->second;
   Specialization *s = generatedSpec(*f, key, symbol);
+  s->gradOf = f;
   s->resultType =
       grad.argnumsTuple ? Type::tuple(jacobians) : jacobians.front();
   // The flattened operand of each argument (each is one tensor).
@@ -224,7 +218,6 @@ Specialization *SemaImpl::generatedSpec(Specialization &f,
   s->argTypes = f.argTypes;
   s->captureNames = f.captureNames;
   s->captureTypes = f.captureTypes;
-  s->gradOf = &f;
   program->specializations.push_back(std::move(spec));
   gradCache[key] = s;
   return s;

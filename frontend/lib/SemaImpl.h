@@ -521,8 +521,9 @@ private:
   FailureOr<Specialization *>
   gradSpecOf(const Type &grad, Specialization *f, Position at,
              llvm::function_ref<Position(size_t)> argAt);
-  /// A new generated specialization differentiating `f` (its arguments
-  /// and captures), cached as `key` in gradCache.
+  /// A new generated specialization transforming `f` (its arguments and
+  /// captures; a grad, jacobian or jvp of it), cached as `key` in
+  /// gradCache.
   Specialization *generatedSpec(Specialization &f, const std::string &key,
                                 std::string symbol);
   /// An error at `at` unless `a` names one of f's arguments.
