@@ -158,7 +158,7 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   builder.setInsertionPointToEnd(module.getBody());
   auto fn = mlir::func::FuncOp::create(
       builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
-  if (s.def || s.gradOf || s.jvpOf)
+  if (s.def || s.gradOf || s.jvpOf || s.vmapOf)
     fn.setPrivate();
   if (s.customPullback)
     markCustomGradient(fn, s);
@@ -186,6 +186,11 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
     return;
   }
   builder.setInsertionPointToStart(entry);
+  if (s.vmapOf) {
+    genVmapBody(s, entry, resultTypes,
+                s.vmapOf->def ? loc(s.vmapOf->def->namePos) : fnLoc);
+    return;
+  }
   if (s.jvpOf) {
     genJvpBody(s, entry, resultTypes,
                s.jvpOf->def ? loc(s.jvpOf->def->namePos) : fnLoc);

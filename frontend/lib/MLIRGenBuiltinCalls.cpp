@@ -146,6 +146,7 @@ Values MLIRGenImpl::genTransformFamily(const CallExpr *expr,
   case TransformBuiltin::Jacfwd:
   case TransformBuiltin::Jacrev:
   case TransformBuiltin::Hessian:
+  case TransformBuiltin::Vmap:
   case TransformBuiltin::TreeLeaves: // a tree's leaves, in order
     return genExpr(expr->args[0].get());
   case TransformBuiltin::StopGradient: {

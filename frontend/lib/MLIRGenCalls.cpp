@@ -137,6 +137,21 @@ void MLIRGenImpl::genJvpBody(const Specialization &s, mlir::Block *entry,
   mlir::func::ReturnOp::create(builder, l, jvp.getResults());
 }
 
+void MLIRGenImpl::genVmapBody(const Specialization &s, mlir::Block *entry,
+                              llvm::ArrayRef<mlir::Type> resultTypes,
+                              mlir::Location l) {
+  // tfl.vmap of the mapped specialization, which the autodiff pass turns
+  // into a batched function. The captures are the same for every example.
+  std::vector<int64_t> inAxes = s.vmapInAxes;
+  inAxes.resize(entry->getNumArguments(), -1);
+  auto vmap = mlir::tfl::VmapOp::create(
+      builder, l, resultTypes,
+      mlir::FlatSymbolRefAttr::get(&ctx, s.vmapOf->symbol),
+      entry->getArguments(), builder.getDenseI64ArrayAttr(inAxes),
+      builder.getDenseI64ArrayAttr(s.vmapOutAxes));
+  mlir::func::ReturnOp::create(builder, l, vmap.getResults());
+}
+
 Values MLIRGenImpl::genTreeMap(const CallExpr *expr) {
   const std::vector<Specialization *> &callees =
       spec->builtinCalls.find(expr)->second.treeMap;

@@ -183,6 +183,9 @@ private:
   /// primals and captures, then the tangents (zeros for the captures).
   void genJvpBody(const Specialization &s, mlir::Block *entry,
                   llvm::ArrayRef<mlir::Type> resultTypes, mlir::Location l);
+  /// A vmap function's body: tfl.vmap of the specialization it maps.
+  void genVmapBody(const Specialization &s, mlir::Block *entry,
+                   llvm::ArrayRef<mlir::Type> resultTypes, mlir::Location l);
   /// split and chunk: static slices along the axis Sema planned.
   Values genPieces(const CallExpr *expr);
   /// The values of captured names, flattened.

@@ -494,6 +494,8 @@ FailureOr<Type> SemaImpl::analyzeTransformFamily(const CallExpr *expr,
     return analyzeGradBuiltin(expr, Builtin(op).name());
   case TransformBuiltin::Jvp:
     return analyzeJvp(expr);
+  case TransformBuiltin::Vmap:
+    return analyzeVmap(expr);
   case TransformBuiltin::TreeMap:
     return analyzeTreeMap(expr);
   case TransformBuiltin::TreeLeaves:

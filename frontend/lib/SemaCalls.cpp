@@ -52,7 +52,7 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     frame->spec->builtinCalls.insert_or_assign(expr, BuiltinPlan(*builtin));
     return analyzeBuiltin(expr, *builtin);
   }
-  if (callee->kind == Type::Kind::Function || callee->kind == Type::Kind::Grad)
+  if (callee->isCallableValue())
     return analyzeUserCall(expr, *callee);
   if (callee->kind == Type::Kind::Class)
     return analyzeConstruct(expr, callee->cls);
@@ -239,6 +239,8 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
                           std::vector<const Expr *> &resolved) {
   if (callee.kind == Type::Kind::Grad)
     return resolveGradCall(expr, callee, resolved);
+  if (callee.kind == Type::Kind::Vmap)
+    return resolveVmapCall(expr, callee, resolved);
   const FuncDef *def = callee.func;
   // Match arguments to parameters (positional, keywords, defaults). A bound
   // method's receiver is its first parameter.
@@ -275,9 +277,8 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
       return failure();
     // Strings, like functions, are compile-time values: the callee
     // specializes on them.
-    if (!t->hasValues() && t->kind != Type::Kind::Function &&
-        t->kind != Type::Kind::Grad && t->kind != Type::Kind::String &&
-        t->kind != Type::Kind::RuntimeString) {
+    if (!t->hasValues() && !t->isCallableValue() &&
+        t->kind != Type::Kind::String && t->kind != Type::Kind::RuntimeString) {
       error(args[i]->getBegin())
           << "argument '" << params[i].name << "' of " << def->name << "() is "
           << t->str() << "; passing non-tensor values is not supported yet";
@@ -714,7 +715,7 @@ FailureOr<Type> SemaImpl::analyzeGradBuiltin(const CallExpr *expr,
   FailureOr<Type> f = analyzeExpr(args->front());
   if (failed(f))
     return failure();
-  if (f->kind != Type::Kind::Function && f->kind != Type::Kind::Grad) {
+  if (!f->isCallableValue()) {
     error(args->front()->getBegin())
         << name << "() differentiates a function, got " << f->str();
     return failure();

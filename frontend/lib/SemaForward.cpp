@@ -43,6 +43,9 @@ FailureOr<Specialization *> SemaImpl::specializeOn(const Type &callee,
       return failure();
     return gradSpecOf(callee, *inner, at, [&](size_t) { return at; });
   }
+  if (callee.kind == Type::Kind::Vmap)
+    return vmapSpecOf(callee, std::move(argTypes), at,
+                      [&](size_t) { return at; });
   if (callee.kind != Type::Kind::Function || callee.boundSelf) {
     error(at) << what << " differentiates a function (a def, a lambda or a "
               << "grad of one), got " << callee.str();

@@ -544,6 +544,29 @@ private:
   /// `jvp(f, primals, tangents)`, as JAX's: (f(*primals), the derivative
   /// of f at the primals in the direction of the tangents).
   FailureOr<Type> analyzeJvp(const CallExpr *expr);
+  /// `vmap(f, in_axes=0, out_axes=0)`, as JAX's: a function value.
+  FailureOr<Type> analyzeVmap(const CallExpr *expr);
+  /// A call of a vmap value: f specialized on one example's arguments, and
+  /// the generated specialization mapping it over the batch.
+  FailureOr<Specialization *>
+  resolveVmapCall(const CallExpr *expr, const Type &vmap,
+                  std::vector<const Expr *> &resolved);
+  /// The generated specialization of `vmap` called with `argTypes`
+  /// (errors at `at`, or at argument `a`'s `argAt(a)`).
+  FailureOr<Specialization *>
+  vmapSpecOf(const Type &vmap, std::vector<Type> argTypes, Position at,
+             llvm::function_ref<Position(size_t)> argAt);
+  /// One example's argument types of a call of `vmap` (each mapped leaf
+  /// without its batch dim), the batch `size` and each leaf's batch dim
+  /// (-1 for one passed whole).
+  FailureOr<std::vector<Type>>
+  vmapExamples(const Type &vmap, const std::vector<Type> &argTypes, Position at,
+               llvm::function_ref<Position(size_t)> argAt, int64_t &size,
+               std::vector<int64_t> &leafAxes);
+  /// The type of a vmap's result from one example's `value`, and each
+  /// leaf's batch dim.
+  FailureOr<Type> vmapResult(const Type &vmap, const Type &value, int64_t size,
+                             Position at, std::vector<int64_t> &outLeafAxes);
   /// `tree_map(fn, tree, *rest)`, as JAX's: fn called on the leaves at
   /// each position of trees of one structure; the result has that
   /// structure with fn's results as leaves.

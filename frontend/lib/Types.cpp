@@ -115,6 +115,18 @@ Type Type::grad(Type function, std::vector<int64_t> argnums, bool argnumsTuple,
   return t;
 }
 
+Type Type::vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
+                std::vector<int64_t> outAxes, bool outAxesTuple) {
+  Type t;
+  t.kind = Kind::Vmap;
+  t.elements = {std::move(function)};
+  t.inAxes = std::move(inAxes);
+  t.inAxesTuple = inAxesTuple;
+  t.outAxes = std::move(outAxes);
+  t.outAxesTuple = outAxesTuple;
+  return t;
+}
+
 Type Type::batchSize() {
   Type t = tensor(DType::I64, {});
   t.batch = true;
@@ -192,6 +204,8 @@ std::string Type::str() const {
              elements.front().str();
     return (withValue ? "value_and_grad of " : "grad of ") +
            elements.front().str();
+  case Kind::Vmap:
+    return "vmap of " + elements.front().str();
   }
   return "?";
 }
@@ -237,6 +251,18 @@ std::string Type::mangle() const {
       s += std::to_string(a) + "_";
     return s + (argnumsTuple ? "t" : "") + elements.front().mangle() + "E";
   }
+  case Kind::Vmap: {
+    auto axes = [](const std::vector<int64_t> &v, bool tuple) {
+      std::string s = tuple ? "t" : "";
+      for (int64_t a : v)
+        s += a == kNotMapped ? std::string("n_")
+             : a < 0         ? "m" + std::to_string(-a) + "_"
+                             : std::to_string(a) + "_";
+      return s;
+    };
+    return "V" + axes(inAxes, inAxesTuple) + "O" + axes(outAxes, outAxesTuple) +
+           elements.front().mangle() + "E";
+  }
   case Kind::String:
   case Kind::RuntimeString: {
     // A string argument specializes its callee on its value (or template).
@@ -281,7 +307,9 @@ bool Type::operator==(const Type &other) const {
          boundSelf == other.boundSelf && cls == other.cls &&
          module == other.module && argnums == other.argnums &&
          argnumsTuple == other.argnumsTuple && withValue == other.withValue &&
-         jacobian == other.jacobian;
+         jacobian == other.jacobian && inAxes == other.inAxes &&
+         outAxes == other.outAxes && inAxesTuple == other.inAxesTuple &&
+         outAxesTuple == other.outAxesTuple;
 }
 
 } // namespace tfl

@@ -658,6 +658,36 @@ LogicalResult JvpOp::verify() {
   return success();
 }
 
+LogicalResult VmapOp::verify() {
+  if (getInAxes().size() != getOperands().size() ||
+      getOutAxes().size() != getResults().size())
+    return emitOpError("has one in_axes entry per operand and one out_axes "
+                       "entry per result");
+  std::optional<int64_t> size;
+  for (auto [i, a] : llvm::enumerate(getInAxes())) {
+    if (a == -1)
+      continue;
+    auto t = cast<RankedTensorType>(getOperand(i).getType());
+    if (a < 0 || a >= t.getRank())
+      return emitOpError("in_axes entry ")
+             << i << " is not a dim of operand " << i << " (nor -1)";
+    if (size && *size != t.getDimSize(a))
+      return emitOpError("maps operand ")
+             << i << " over a dim of size " << t.getDimSize(a)
+             << ", the others over " << *size;
+    size = t.getDimSize(a);
+  }
+  if (!size)
+    return emitOpError("maps no operand over a dim");
+  for (auto [j, a] : llvm::enumerate(getOutAxes())) {
+    auto t = cast<RankedTensorType>(getResult(j).getType());
+    if (a < 0 || a >= t.getRank() || t.getDimSize(a) != *size)
+      return emitOpError("result ")
+             << j << " has no dim of the batch size at out_axes entry " << j;
+  }
+  return success();
+}
+
 bool mlir::tfl::isHalfFloat(Type elementType) {
   return elementType.isBF16() || elementType.isF16();
 }

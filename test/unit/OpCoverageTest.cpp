@@ -34,6 +34,7 @@ const llvm::StringMap<const char *> kNoKernel = {
     {"tfl.grad", "the autodiff pass replaces it before any run"},
     {"tfl.jvp", "the autodiff pass replaces it before any run"},
     {"tfl.jacobian", "the autodiff pass replaces it before any run"},
+    {"tfl.vmap", "the autodiff pass replaces it before any run"},
     {"tfl.debug_point", "the interpreter's own: its debugger's stops"},
     {"tfl.session_value", "the REPL's session runs it"},
     {"tfl.session_store", "the REPL's session runs it"},
@@ -44,6 +45,7 @@ const llvm::StringMap<const char *> kNoLowering = {
     {"tfl.grad", "the autodiff pass replaces it"},
     {"tfl.jvp", "the autodiff pass replaces it"},
     {"tfl.jacobian", "the autodiff pass replaces it"},
+    {"tfl.vmap", "the autodiff pass replaces it"},
     {"tfl.debug_point", "only eager programs have them (--debug)"},
     {"tfl.session_value", "only the REPL's eager sessions have them"},
     {"tfl.session_store", "only the REPL's eager sessions have them"},
@@ -67,11 +69,42 @@ const llvm::StringMap<const char *> kNoRule = [] {
     ops[std::string("tfl.") + op] = "an effect, with no result";
   for (const char *op : {"tape_enter", "tape_exit", "tape_push", "tape_read",
                          "tape_write", "tape_add", "tape_size", "tape_rewind",
-                         "tape_accumulated", "grad", "jvp", "jacobian"})
+                         "tape_accumulated", "grad", "jvp", "jacobian", "vmap"})
     ops[std::string("tfl.") + op] = "the reverse pass's own";
   for (const char *op : {"all_reduce_start", "all_reduce_wait"})
     ops[std::string("tfl.") + op] = "made after autodiff (overlapped "
                                     "all_reduce)";
+  return ops;
+}();
+
+/// Ops with no batching rule (vmap): neither Tfl_Elementwise nor a
+/// Tfl_BatchOpInterface rule.
+const llvm::StringMap<const char *> kNoBatchRule = [] {
+  llvm::StringMap<const char *> ops;
+  for (const char *op : {"constant", "random_normal", "random_uniform",
+                         "shuffle_indices", "random_state", "load", "load_data",
+                         "flag", "now", "rank", "world_size", "session_value"})
+    ops[std::string("tfl.") + op] =
+        "a source: no operand, the same for every example";
+  ops["tfl.dim"] = "the pass's own: an example's dims are every example's";
+  for (const char *op :
+       {"print", "print_template", "save", "save_npy", "log_scalar", "assert",
+        "debug_point", "session_store", "seed", "set_random_state",
+        "encode_text", "check_numerics"})
+    ops[std::string("tfl.") + op] =
+        "an effect: one per example would be one for the batch";
+  for (const char *op :
+       {"tape_enter", "tape_exit", "tape_push", "tape_read", "tape_write",
+        "tape_add", "tape_size", "tape_rewind", "tape_accumulated"})
+    ops[std::string("tfl.") + op] =
+        "a gradient's loop over batched values: not supported yet";
+  for (const char *op : {"grad", "jvp", "jacobian", "vmap"})
+    ops[std::string("tfl.") + op] = "expanded before the vmap around it";
+  for (const char *op : {"all_reduce", "broadcast", "reduce_to_root",
+                         "all_gather", "all_reduce_start", "all_reduce_wait"})
+    ops[std::string("tfl.") + op] = "a collective: across ranks, not examples";
+  ops["tfl.conv2d_backward_filter"] =
+      "a filter's gradient per example: not supported yet";
   return ops;
 }();
 
@@ -131,11 +164,19 @@ TEST_F(OpCoverage, EveryOpHasAReverseRule) {
                   "reverse rule");
 }
 
+TEST_F(OpCoverage, EveryOpHasABatchingRule) {
+  for (RegisteredOperationName op : ops)
+    expectCovered(op,
+                  op.hasTrait<mlir::tfl::OpTrait::Elementwise>() ||
+                      op.hasInterface<mlir::tfl::BatchOpInterface>(),
+                  kNoBatchRule, "batching rule");
+}
+
 TEST_F(OpCoverage, TheListsNameOps) {
   llvm::StringSet<> names;
   for (RegisteredOperationName op : ops)
     names.insert(op.getStringRef());
-  for (const auto *list : {&kNoKernel, &kNoLowering, &kNoRule})
+  for (const auto *list : {&kNoKernel, &kNoLowering, &kNoRule, &kNoBatchRule})
     for (const auto &entry : *list)
       EXPECT_TRUE(names.contains(entry.getKey()))
           << entry.getKey().str() << " is not an op of the dialect";
@@ -156,7 +197,6 @@ TEST(Builtins, EachResolvesByItsName) {
 #include "tfl/Frontend/Builtins.def"
   EXPECT_GT(count, 100);
   EXPECT_FALSE(::tfl::Builtin::named("replace")); // a record's method
-  EXPECT_FALSE(::tfl::Builtin::named("vmap"));    // not a built-in (yet)
   EXPECT_TRUE(::tfl::Builtin(::tfl::MathBuiltin::Exp).takesFloats());
   EXPECT_FALSE(::tfl::Builtin(::tfl::MathBuiltin::Abs).takesFloats());
 }

@@ -49,6 +49,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BatchBuilder.h"
 #include "JvpBuilder.h"
 #include "tfl/Passes/Passes.h"
 
@@ -303,6 +304,7 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
 
 namespace {
 
+using autodiff::BatchBuilder;
 using autodiff::JvpBuilder;
 using autodiff::VjpBuilder;
 
@@ -311,13 +313,14 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
     ModuleOp module = getOperation();
     VjpBuilder builder(module);
     JvpBuilder forward(module, builder);
+    BatchBuilder batching(module, builder);
     SymbolTable symbols(module);
     auto calleeOf = [&](Operation *op) {
       auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee");
       return symbols.lookup<func::FuncOp>(callee.getValue());
     };
-    // Expand grads, jvps and jacobians whose callee reaches none, until none is
-    // left.
+    // Expand grads, jvps, jacobians and vmaps whose callee reaches none,
+    // until none is left.
     while (true) {
       DenseMap<Operation *, bool> reachesGrad;
       std::function<bool(func::FuncOp)> reaches = [&](func::FuncOp f) {
@@ -326,7 +329,7 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
           return it->second;
         bool found = false;
         f.walk([&](Operation *op) {
-          if (isa<GradOp, JvpOp, JacobianOp>(op))
+          if (isa<GradOp, JvpOp, JacobianOp, VmapOp>(op))
             found = true;
           else if (auto call = dyn_cast<func::CallOp>(op))
             if (auto g = symbols.lookup<func::FuncOp>(call.getCallee()))
@@ -337,7 +340,7 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
       SmallVector<Operation *> ready;
       bool anyLeft = false;
       module.walk([&](Operation *op) {
-        if (!isa<GradOp, JvpOp, JacobianOp>(op))
+        if (!isa<GradOp, JvpOp, JacobianOp, VmapOp>(op))
           return;
         anyLeft = true;
         func::FuncOp callee = calleeOf(op);
@@ -347,15 +350,16 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
       if (!anyLeft)
         return;
       if (ready.empty()) {
-        module.emitError("tfl.grad, tfl.jvp and tfl.jacobian ops reach each "
-                         "other in a cycle");
+        module.emitError("tfl.grad, tfl.jvp, tfl.jacobian and tfl.vmap ops "
+                         "reach each other in a cycle");
         return signalPassFailure();
       }
       for (Operation *op : ready) {
         LogicalResult expanded =
-            isa<GradOp>(op)  ? builder.expand(cast<GradOp>(op))
-            : isa<JvpOp>(op) ? forward.expand(cast<JvpOp>(op))
-                             : forward.expand(cast<JacobianOp>(op));
+            isa<GradOp>(op)   ? builder.expand(cast<GradOp>(op))
+            : isa<JvpOp>(op)  ? forward.expand(cast<JvpOp>(op))
+            : isa<VmapOp>(op) ? batching.expand(cast<VmapOp>(op))
+                              : forward.expand(cast<JacobianOp>(op));
         if (failed(expanded))
           return signalPassFailure();
       }

@@ -120,6 +120,7 @@ public:
 private:
   /// Forward mode shares the activity analysis.
   friend class JvpBuilder;
+  friend class BatchBuilder;
   FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix,
                                 ArrayRef<bool> differentiated);
   /// An empty vjp function of `f` named with `suffix`, of signature (args,

@@ -123,6 +123,11 @@ struct Specialization {
   /// tuple), their tangents (a tuple of their types) and the captures, and
   /// returns (value, tangent).
   const Specialization *jvpOf = nullptr;
+  /// A generated vmap function (no `def`): the specialization it maps
+  /// over a batch dim, and the batch dim of each of its flattened operands
+  /// (-1 for one passed whole; the captures are) and results.
+  const Specialization *vmapOf = nullptr;
+  std::vector<int64_t> vmapInAxes, vmapOutAxes;
   /// A @custom_gradient function: its body returns (value, grad_fn), so its
   /// func.func returns the value's leaves then grad_fn's captured values
   /// (the residuals); `customPullback` is grad_fn specialized on the

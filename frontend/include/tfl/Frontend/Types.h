@@ -63,7 +63,10 @@ struct Type {
     Record,
     Class,
     Module,
-    Grad
+    Grad,
+    /// vmap(f, in_axes, out_axes): the function `elements[0]` mapped over
+    /// a batch dim of its arguments.
+    Vmap
   };
 
   Kind kind = Kind::None;
@@ -95,6 +98,13 @@ struct Type {
   /// the output's dims first, then the input's.
   enum class Jacobian { None, Forward, Reverse };
   Jacobian jacobian = Jacobian::None;
+  /// Vmap: each argument's batch dim (one for every argument unless
+  /// `inAxesTuple`), kNotMapped for one passed whole to every example;
+  /// each result's (one for every result unless `outAxesTuple`). Negative
+  /// dims count from the end, as in Python.
+  std::vector<int64_t> inAxes, outAxes;
+  bool inAxesTuple = false, outAxesTuple = false;
+  static constexpr int64_t kNotMapped = INT64_MIN;
   /// A function value's captured variables (a nested def or a lambda
   /// closing over its enclosing values); their types are `elements`.
   std::vector<std::string> captureNames;
@@ -127,6 +137,13 @@ struct Type {
   static Type grad(Type function, std::vector<int64_t> argnums,
                    bool argnumsTuple, bool withValue,
                    Jacobian jacobian = Jacobian::None);
+
+  static Type vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
+                   std::vector<int64_t> outAxes, bool outAxesTuple);
+  /// A function value: a def or lambda, or a transform of one.
+  bool isCallableValue() const {
+    return kind == Kind::Function || kind == Kind::Grad || kind == Kind::Vmap;
+  }
 
   bool isTensor() const { return kind == Kind::Tensor; }
   bool isScalar() const { return isTensor() && shape.empty(); }

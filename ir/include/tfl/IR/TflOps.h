@@ -38,6 +38,11 @@ namespace OpTrait {
 template <typename ConcreteType>
 class RunsOnHalfFloats
     : public mlir::OpTrait::TraitBase<ConcreteType, RunsOnHalfFloats> {};
+/// The ODS trait Tfl_Elementwise (TflInterfaces.td): elementwise with NumPy
+/// broadcasting, batched by vmap's generic rule.
+template <typename ConcreteType>
+class Elementwise : public mlir::OpTrait::TraitBase<ConcreteType, Elementwise> {
+};
 } // namespace OpTrait
 } // namespace mlir::tfl
 

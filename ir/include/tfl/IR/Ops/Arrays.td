@@ -17,7 +17,7 @@
 // reduced axis as a dim of size 1. The result's element type is the
 // input's.
 class Tfl_ReductionOp<string mnemonic, string what, list<Trait> traits = []>
-    : Tfl_Op<mnemonic, !listconcat([Pure], traits)> {
+    : Tfl_Op<mnemonic, !listconcat([Pure, DeclareOpInterfaceMethods<Tfl_BatchOpInterface>], traits)> {
   let summary = what # " over axes";
   let description = "The " # what # " of `input` over `axes` (NumPy's `" #
       mnemonic # "(x, axis=axes, keepdims=keepdims)`).\n\n"
@@ -45,7 +45,7 @@ def Tfl_ReduceMinOp : Tfl_ReductionOp<"reduce_min",
     [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]>;
 
 class Tfl_ArgReductionOp<string mnemonic, string what>
-    : Tfl_Op<mnemonic, [Pure]> {
+    : Tfl_Op<mnemonic, [Pure, DeclareOpInterfaceMethods<Tfl_BatchOpInterface>]> {
   let summary = "the index of " # what # " along an axis";
   let description = "The first index of " # what # " of `input` along "
       "`axis` (NumPy's `" # mnemonic # "`; a NaN counts as the extreme, so "
@@ -87,7 +87,7 @@ def Tfl_DimOp : Tfl_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "broadcast a tensor to a shape";
   let description = [{
     NumPy's `broadcast_to(x, shape)`: the result's shape, with `x`'s dims
@@ -103,7 +103,7 @@ def Tfl_BroadcastToOp : Tfl_Op<"broadcast_to", [Tfl_RunsOnHalfFloats, DeclareOpI
   let hasVerifier = 1;
 }
 
-def Tfl_ReshapeOp : Tfl_Op<"reshape", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_ReshapeOp : Tfl_Op<"reshape", [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "the same elements, in row-major order, in another shape";
   let description = [{
     NumPy's `reshape`: the result has the input's elements in row-major
@@ -119,7 +119,7 @@ def Tfl_ReshapeOp : Tfl_Op<"reshape", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceM
   let hasVerifier = 1;
 }
 
-def Tfl_TransposeOp : Tfl_Op<"transpose", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_TransposeOp : Tfl_Op<"transpose", [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "permute the dims of a tensor";
   let description = [{
     NumPy's `transpose(x, perm)`: result dim `i` is input dim `perm[i]`.
@@ -139,7 +139,7 @@ def Tfl_TransposeOp : Tfl_Op<"transpose", [Tfl_RunsOnHalfFloats, DeclareOpInterf
 }
 
 def Tfl_SliceOp : Tfl_Op<"slice",
-    [Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "a strided window of a tensor, of static size";
   let description = [{
     Result element `[i0, i1, ...]` is `input[s0 + i0 * t0, s1 + i1 * t1,
@@ -166,7 +166,7 @@ def Tfl_SliceOp : Tfl_Op<"slice",
 }
 
 def Tfl_EmbedSliceOp : Tfl_Op<"embed_slice",
-    [Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "zeros with a tensor written into a strided window";
   let description = [{
     The adjoint of `tfl.slice`: a tensor of the result's shape, zero
@@ -190,7 +190,7 @@ def Tfl_EmbedSliceOp : Tfl_Op<"embed_slice",
 }
 
 def Tfl_ScatterAddOp : Tfl_Op<"scatter_add",
-    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "gather's adjoint: slices added into zeros at indices";
   let description = [{
     The cotangent of a `gather`'s input (the result's type): zeros, with
@@ -210,7 +210,7 @@ def Tfl_ScatterAddOp : Tfl_Op<"scatter_add",
 }
 
 def Tfl_GatherOp : Tfl_Op<"gather",
-    [Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Tfl_RunsOnHalfFloats, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "take slices of a tensor at integer indices along an axis";
   let description = [{
     TensorFlow's `gather(x, indices, axis)`: the result's shape is
@@ -232,7 +232,7 @@ def Tfl_GatherOp : Tfl_Op<"gather",
   let hasVerifier = 1;
 }
 
-def Tfl_ConcatOp : Tfl_Op<"concat", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_ConcatOp : Tfl_Op<"concat", [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "join tensors along an axis";
   let description = [{
     NumPy's `concatenate(inputs, axis)`: inputs of one rank and element type
@@ -255,7 +255,7 @@ def Tfl_ConcatOp : Tfl_Op<"concat", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMet
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Tfl_MatmulOp : Tfl_Op<"matmul", [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_MatmulOp : Tfl_Op<"matmul", [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "matrix product";
   let description = [{
     `lhs @ rhs` for 2-D operands of one element type: `[M, K] @ [K, N]`

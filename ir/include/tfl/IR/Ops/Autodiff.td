@@ -105,6 +105,32 @@ def Tfl_JacobianOp : Tfl_Op<"jacobian"> {
   let hasVerifier = 1;
 }
 
+def Tfl_VmapOp : Tfl_Op<"vmap"> {
+  let summary = "a function mapped over a batch dim, built by the batching pass";
+  let description = [{
+    `vmap(f, in_axes, out_axes)(args)`: calls `callee` once per index of
+    the batch dim of `operands` and stacks the results: operand `i` is
+    mapped over its dim `in_axes[i]` (all mapped ones have the same size
+    there, the batch size) or, where that is -1, passed whole to every
+    call; result `j` has the batch dim at `out_axes[j]`. The `tfl-autodiff`
+    pass replaces it by a call of a generated batched function (each op by
+    its batching rule, the batch dim first: a product becomes one batched
+    product, not a loop); no later pass or the eager interpreter sees it.
+
+    ```mlir
+    %y = tfl.vmap @f(%w, %xs) {in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>} : (tensor<3x4xf32>, tensor<8x3xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<Tfl_Tensor>:$operands,
+                       DenseI64ArrayAttr:$in_axes, DenseI64ArrayAttr:$out_axes);
+  let results = (outs Variadic<Tfl_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 // The tapes: what the forward sweep of a differentiated loop keeps for the
 // reverse loop. A function that uses tapes opens a frame of them on entry
 // and closes it on return, so a call never sees its caller's. Each tape of
@@ -252,7 +278,7 @@ def Tfl_TapeAccumulatedOp : Tfl_Op<"tape_accumulated",
 }
 
 def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
-    [Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResultType,
+    [Tfl_Elementwise, Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "the identity, through which no gradient flows";
   let description = [{
@@ -269,7 +295,7 @@ def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
 }
 
 def Tfl_ToDeviceOp : Tfl_Op<"to_device",
-    [Pure, SameOperandsAndResultType,
+    [Tfl_Elementwise, Pure, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "a copy of a tensor on a device";
   let description = [{

@@ -45,7 +45,7 @@ def Tfl_ConstantOp : Tfl_Op<"constant",
 class Tfl_BroadcastingBinaryOp<string mnemonic, Type operandType,
                                list<Trait> traits = [],
                                code lhsPullback = "", code rhsPullback = "">
-    : Tfl_Op<mnemonic, !listconcat(traits, [Pure, Tfl_RunsOnHalfFloats],
+    : Tfl_Op<mnemonic, !listconcat(traits, [Pure, Tfl_RunsOnHalfFloats, Tfl_Elementwise],
           !if(!empty(lhsPullback), [],
               [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]))> {
   let extraClassDefinition = !if(!empty(lhsPullback), "", [{
@@ -168,7 +168,7 @@ def Tfl_PowOp : Tfl_BroadcastingBinaryOp<"pow", Tfl_Tensor, [],
   }];
 }
 
-def Tfl_NegOp : Tfl_Op<"neg", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure, SameOperandsAndResultType]> {
+def Tfl_NegOp : Tfl_Op<"neg", [Tfl_Elementwise, Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise negation";
   let description = [{
     `-x`, elementwise.
@@ -182,7 +182,7 @@ def Tfl_NegOp : Tfl_Op<"neg", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<T
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Tfl_CastOp : Tfl_Op<"cast", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_CastOp : Tfl_Op<"cast", [Tfl_Elementwise, Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts each element to the result's element type, as NumPy's
@@ -207,7 +207,7 @@ def Tfl_ComparePredicate : I32EnumAttr<"ComparePredicate",
   let cppNamespace = "::mlir::tfl";
 }
 
-def Tfl_CompareOp : Tfl_Op<"compare", [Tfl_RunsOnHalfFloats, Pure]> {
+def Tfl_CompareOp : Tfl_Op<"compare", [Tfl_Elementwise, Tfl_RunsOnHalfFloats, Pure]> {
   let summary = "elementwise comparison with broadcasting, giving bool";
   let description = [{
     `lhs < rhs` (and `<= > >= == !=`), elementwise, after NumPy
@@ -230,7 +230,7 @@ def Tfl_CompareOp : Tfl_Op<"compare", [Tfl_RunsOnHalfFloats, Pure]> {
   let hasFolder = 1;
 }
 
-def Tfl_NotOp : Tfl_Op<"not", [Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResultType]> {
+def Tfl_NotOp : Tfl_Op<"not", [Tfl_Elementwise, Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResultType]> {
   let summary = "elementwise logical not";
   let description = [{
     `not x` on booleans.
@@ -253,7 +253,7 @@ def Tfl_NotOp : Tfl_Op<"not", [Tfl_RunsOnHalfFloats, Pure, SameOperandsAndResult
 // `r`, the input `x`, the result `y` and its cotangent `dy`.
 class Tfl_UnaryOp<string mnemonic, Type type, string what,
                   code pullback = "">
-    : Tfl_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, Tfl_RunsOnHalfFloats],
+    : Tfl_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType, Tfl_RunsOnHalfFloats, Tfl_Elementwise],
           !if(!empty(pullback), [],
               [DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]))> {
   let extraClassDefinition = !if(!empty(pullback), "", [{
@@ -339,7 +339,7 @@ def Tfl_MinimumOp : Tfl_BroadcastingBinaryOp<"minimum", Tfl_Tensor,
   }];
 }
 
-def Tfl_WhereOp : Tfl_Op<"where", [Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
+def Tfl_WhereOp : Tfl_Op<"where", [Tfl_Elementwise, Tfl_RunsOnHalfFloats, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>, Pure]> {
   let summary = "elementwise choice between two tensors, with broadcasting";
   let description = [{
     `where(cond, a, b)`: `a` where `cond` is true, `b` elsewhere. The three

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 def Tfl_Conv2DOp : Tfl_Op<"conv2d",
-    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "2-D convolution, NHWC input and HWIO filter";
   let description = [{
     TensorFlow's `conv2d` (a cross-correlation): `out[n, i, j, o]` sums
@@ -38,7 +38,7 @@ def Tfl_Conv2DOp : Tfl_Op<"conv2d",
 }
 
 def Tfl_Conv2DBackwardInputOp : Tfl_Op<"conv2d_backward_input",
-    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "conv2d's adjoint with respect to its input";
   let description = [{
     The cotangent of a `conv2d`'s input (the result's type) from its
@@ -79,7 +79,8 @@ def Tfl_Conv2DBackwardFilterOp : Tfl_Op<"conv2d_backward_filter",
 
 class Tfl_Pool2DOp<string mnemonic, string what>
     : Tfl_Op<mnemonic,
-             [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+             [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>,
+              DeclareOpInterfaceMethods<Tfl_BatchOpInterface>]> {
   let summary = what # " pooling over 2-D windows of an NHWC tensor";
   let description = [{
     Windows of `size` (h, w) every `strides` (h, w), with explicit
@@ -102,7 +103,8 @@ def Tfl_AvgPool2DOp : Tfl_Pool2DOp<"avg_pool2d", "average">;
 
 class Tfl_Pool2DBackwardOp<string mnemonic, string what>
     : Tfl_Op<mnemonic,
-             [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+             [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>,
+              DeclareOpInterfaceMethods<Tfl_BatchOpInterface>]> {
   let summary = what # " pooling's adjoint";
   let description = [{
     The cotangent of a pooling op's input (the result's type) from its
@@ -127,7 +129,7 @@ def Tfl_MaxPool2DBackwardOp : Tfl_Pool2DBackwardOp<"max_pool2d_backward", "max">
 def Tfl_AvgPool2DBackwardOp : Tfl_Pool2DBackwardOp<"avg_pool2d_backward", "average">;
 
 def Tfl_MaxPool2DGatherOp : Tfl_Op<"max_pool2d_gather",
-    [Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
   let summary = "a tensor's values where max pooling takes each maximum";
   let description = [{
     For each window of a `max_pool2d` of `input`, the element of `tangent`

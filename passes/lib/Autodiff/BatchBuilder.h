@@ -1,0 +1,97 @@
+//===- BatchBuilder.h - vmap's builder of batched functions -----*- C++ -*-===//
+//
+// Batching (Batching.cpp): for a function `f(x...) -> (y...)` and a mask of
+// which arguments are batched, `f.vmap(x...) -> (y...)` where each batched
+// argument and result has a batch dim first. One pass over f's ops in
+// order: an op none of whose operands is batched is copied as it is; the
+// others go through their batching rule (Tfl_BatchOpInterface, or the
+// generic one of the Tfl_Elementwise ops). Control flow: an `if` on a
+// batched condition runs both branches and selects per example; a `while`
+// on one runs until no example's condition holds, each example's state
+// kept from where its own condition failed; loops carry a value batched
+// once an iteration makes it so. A call calls the callee's batched
+// function.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFL_PASSES_AUTODIFF_BATCHBUILDER_H
+#define TFL_PASSES_AUTODIFF_BATCHBUILDER_H
+
+#include "VjpBuilder.h"
+
+#include "tfl/IR/BatchRules.h"
+
+namespace mlir::tfl::autodiff {
+
+class BatchBuilder {
+public:
+  /// Shares reverse mode's table of functions.
+  BatchBuilder(ModuleOp module, VjpBuilder &reverse)
+      : module(module), symbols(reverse.symbols) {}
+
+  /// Replaces `vmap` by a call of its callee's batched function, with the
+  /// batch dims moved first before it and to `out_axes` after it.
+  LogicalResult expand(VmapOp vmap);
+
+private:
+  /// A batched function and which of its results are batched.
+  struct Batched {
+    func::FuncOp fn;
+    SmallVector<bool> results;
+  };
+  /// The batched function of `f` for a batch of `size` with the arguments
+  /// marked in `batched` batched, built on first use.
+  FailureOr<Batched> batchedOf(func::FuncOp f, ArrayRef<bool> batched,
+                               int64_t size);
+
+  /// Copies `block`'s ops (not its terminator) at `b` through `map`,
+  /// batching those that read a batched value.
+  LogicalResult batchBlock(OpBuilder &b, Block &block, IRMapping &map);
+  LogicalResult batchOp(OpBuilder &b, Operation &op, IRMapping &map);
+  LogicalResult batchIf(OpBuilder &b, scf::IfOp op, IRMapping &map);
+  /// An if whose condition is batched: both branches, then a select.
+  LogicalResult selectBranches(OpBuilder &b, scf::IfOp op, Value condition,
+                               IRMapping &map);
+  LogicalResult batchFor(OpBuilder &b, scf::ForOp op, IRMapping &map);
+  LogicalResult batchWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map);
+  /// A while whose condition is batched: every carried value batched,
+  /// the loop runs while any example's condition holds and an iteration
+  /// changes only the examples whose condition held.
+  LogicalResult maskedWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map);
+  LogicalResult batchCall(OpBuilder &b, func::CallOp op, IRMapping &map);
+
+  /// Whether the copy of `v` is batched.
+  bool isBatched(Value copy) const { return batched.contains(copy); }
+  /// The copies of `values` through `map`, those marked in `toBatch` but
+  /// not batched broadcast to the batch.
+  SmallVector<Value> mappedAs(OpBuilder &b, Location loc, ValueRange values,
+                              ArrayRef<bool> toBatch, IRMapping &map);
+  /// The copy of an example's `type`, batched or not.
+  Type typeAs(Type type, bool batch) const {
+    return batch ? batchedType(type, size) : type;
+  }
+  /// Whether `op` reads a batched value, as an operand or from inside its
+  /// regions.
+  bool readsBatched(Operation &op, IRMapping &map) const;
+  /// A block at the end of `to` with arguments of `types` standing for
+  /// `from`'s, those marked in `on` batched.
+  Block *blockCopy(Region &to, Block &from, TypeRange types, ArrayRef<bool> on,
+                   IRMapping &map);
+  /// Erases `op`, a copy given up, and forgets its values.
+  void discard(Operation *op);
+
+  ModuleOp module;
+  SymbolTable &symbols;
+  /// Built batched functions by function, mask ('1'/'0') and size.
+  std::map<std::tuple<Operation *, std::string, int64_t>, Batched> built;
+  /// The batch size of the function being built.
+  int64_t size = 0;
+  /// The copies that have the batch dim first; for an i1 or integer
+  /// scalar read out of a batched 0-d tensor (a condition), the copy is
+  /// the batch's [size] tensor.
+  DenseSet<Value> batched;
+};
+
+} // namespace mlir::tfl::autodiff
+
+#endif // TFL_PASSES_AUTODIFF_BATCHBUILDER_H

@@ -1,0 +1,632 @@
+//===- Batching.cpp - vmap: functions mapped over a batch dim -------------===//
+//
+// A `tfl.vmap @f(args) {in_axes, out_axes}` becomes a call of `f.vmap`, a
+// copy of f in which every value that differs per example has the batch
+// dim first (BatchBuilder.h). The batch dims of the arguments are moved
+// first before the call and those of the results to `out_axes` after it.
+// vmaps are expanded with the grads, jvps and Jacobians, innermost first,
+// so vmap(grad(f)) batches f's generated gradient (per-example gradients)
+// and grad(vmap(f)) differentiates the batched function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BatchBuilder.h"
+
+namespace mlir::tfl::autodiff {
+
+namespace {
+
+/// The name of `op` as the language spells it: `print`, not `tfl.print`.
+std::string opName(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("tfl.");
+  return name.str();
+}
+
+/// `v` with its dim `from` moved to `to`.
+Value moveDim(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to) {
+  if (from == to)
+    return v;
+  int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != from)
+      perm.push_back(i);
+  perm.insert(perm.begin() + to, from);
+  return ReverseBuilder(b, loc).transpose(v, perm);
+}
+
+/// An scf.while of `types` on `inits` with empty regions (its builder
+/// adds a block to each).
+scf::WhileOp emptyWhile(OpBuilder &b, Location loc, TypeRange types,
+                        ValueRange inits) {
+  OperationState state(loc, scf::WhileOp::getOperationName());
+  state.addOperands(inits);
+  state.addTypes(types);
+  state.addRegion();
+  state.addRegion();
+  return cast<scf::WhileOp>(b.create(state));
+}
+
+/// True when the ops `op` holds only compute values (no print, no draw,
+/// no file written): what may run for examples that would not run it.
+bool onlyComputes(Operation *op) {
+  WalkResult r = op->walk([&](Operation *inner) {
+    return inner == op || isMemoryEffectFree(inner) ||
+                   isa<scf::YieldOp, scf::ConditionOp>(inner)
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !r.wasInterrupted();
+}
+
+/// Whether any of a batch's conditions (an i1 [size] tensor) holds, as an
+/// i1 scalar: the sum of them is positive.
+Value anyHolds(OpBuilder &b, Location loc, Value holds) {
+  auto f32 = RankedTensorType::get({}, b.getF32Type());
+  auto counts = cast<RankedTensorType>(holds.getType()).clone(b.getF32Type());
+  Value count =
+      ReduceSumOp::create(b, loc, f32, CastOp::create(b, loc, counts, holds),
+                          b.getDenseI64ArrayAttr(0), b.getBoolAttr(false));
+  ReverseBuilder r(b, loc);
+  return tensor::ExtractOp::create(b, loc, r.gt(count, r.scalar(count, 0.0)),
+                                   ValueRange{});
+}
+
+/// True when every value `f` makes or takes has static dims.
+bool allStatic(func::FuncOp f) {
+  auto isStatic = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return !tensor || tensor.hasStaticShape();
+  };
+  if (!llvm::all_of(f.getArgumentTypes(), isStatic))
+    return false;
+  WalkResult r = f.walk([&](Operation *op) {
+    return llvm::all_of(op->getResultTypes(), isStatic)
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return !r.wasInterrupted();
+}
+
+} // namespace
+
+SmallVector<Value> BatchBuilder::mappedAs(OpBuilder &b, Location loc,
+                                          ValueRange values,
+                                          ArrayRef<bool> toBatch,
+                                          IRMapping &map) {
+  SmallVector<Value> out;
+  for (auto [v, on] : llvm::zip(values, toBatch)) {
+    Value copy = map.lookupOrDefault(v);
+    if (on && !isBatched(copy)) {
+      copy = broadcastToBatch(b, loc, copy, size);
+      batched.insert(copy);
+    }
+    out.push_back(copy);
+  }
+  return out;
+}
+
+void BatchBuilder::discard(Operation *op) {
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getResults())
+      batched.erase(v);
+    for (Region &region : inner->getRegions())
+      for (Block &block : region)
+        for (Value v : block.getArguments())
+          batched.erase(v);
+  });
+  op->erase();
+}
+
+Block *BatchBuilder::blockCopy(Region &to, Block &from, TypeRange types,
+                               ArrayRef<bool> on, IRMapping &map) {
+  auto *block = new Block;
+  to.push_back(block);
+  for (auto [arg, type, batch] : llvm::zip(from.getArguments(), types, on)) {
+    Value copy = block->addArgument(type, arg.getLoc());
+    map.map(arg, copy);
+    if (batch)
+      batched.insert(copy);
+  }
+  return block;
+}
+
+bool BatchBuilder::readsBatched(Operation &op, IRMapping &map) const {
+  for (Value v : op.getOperands())
+    if (isBatched(map.lookupOrDefault(v)))
+      return true;
+  bool found = false;
+  for (Region &region : op.getRegions())
+    visitUsedValuesDefinedAbove(region, [&](OpOperand *use) {
+      found |= isBatched(map.lookupOrDefault(use->get()));
+    });
+  return found;
+}
+
+FailureOr<BatchBuilder::Batched>
+BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
+  std::string suffix;
+  for (bool on : mask)
+    suffix += on ? '1' : '0';
+  auto key = std::make_tuple(f.getOperation(), suffix, n);
+  auto it = built.find(key);
+  if (it != built.end())
+    return it->second;
+  if (!f.getBody().hasOneBlock())
+    return f.emitError("vmap needs a function of one block");
+  if (!allStatic(f))
+    return f.emitError("vmap of a function with dims known only at run time "
+                       "is not supported yet");
+  // A callee's batched function is built in the middle of its caller's.
+  int64_t outerSize = size;
+  size = n;
+  auto restore = llvm::scope_exit([&] { size = outerSize; });
+
+  FunctionType type = f.getFunctionType();
+  SmallVector<Type> inputs;
+  for (auto [t, on] : llvm::zip(type.getInputs(), mask))
+    inputs.push_back(typeAs(t, on));
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(f);
+  auto fn = func::FuncOp::create(
+      b, f.getLoc(),
+      (f.getSymName() + ".vmap" + std::to_string(n) + "_" + suffix).str(),
+      b.getFunctionType(inputs, type.getResults()));
+  fn.setPrivate();
+  symbols.insert(fn);
+  Block &body = f.getBody().front();
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  IRMapping map;
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    map.map(arg, entry->getArgument(i));
+    if (mask[i])
+      batched.insert(entry->getArgument(i));
+  }
+  if (failed(batchBlock(b, body, map)))
+    return failure();
+  Operation *ret = body.getTerminator();
+  Batched result{fn, {}};
+  SmallVector<Value> values;
+  SmallVector<Type> types;
+  for (Value v : ret->getOperands()) {
+    Value copy = map.lookupOrDefault(v);
+    result.results.push_back(isBatched(copy));
+    values.push_back(copy);
+    types.push_back(copy.getType());
+  }
+  func::ReturnOp::create(b, ret->getLoc(), values);
+  fn.setFunctionType(b.getFunctionType(inputs, types));
+  built[key] = result;
+  return result;
+}
+
+LogicalResult BatchBuilder::batchBlock(OpBuilder &b, Block &block,
+                                       IRMapping &map) {
+  for (Operation &op : block.without_terminator())
+    if (failed(batchOp(b, op, map)))
+      return failure();
+  return success();
+}
+
+LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
+                                    IRMapping &map) {
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return batchIf(b, ifOp, map);
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return batchFor(b, forOp, map);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return batchWhile(b, whileOp, map);
+  if (!readsBatched(op, map)) {
+    b.clone(op, map);
+    return success();
+  }
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return batchCall(b, call, map);
+  Location loc = op.getLoc();
+  SmallVector<Value> operands;
+  SmallVector<bool> operandBatched;
+  for (Value v : op.getOperands()) {
+    operands.push_back(map.lookupOrDefault(v));
+    operandBatched.push_back(isBatched(operands.back()));
+  }
+  // An example's dims are the same for every example.
+  if (auto dim = dyn_cast<DimOp>(op)) {
+    map.map(dim.getResult(),
+            DimOp::create(b, loc, dim.getType(), operands[0],
+                          b.getI64IntegerAttr(dim.getAxis() + 1)));
+    return success();
+  }
+  // A condition read out of a batched 0-d tensor stays the batch's
+  // tensor; an if or a while reads it.
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    if (!extract.getIndices().empty())
+      return op.emitError("vmap: reading an element of a tensor that differs "
+                          "per example at an index is not supported yet");
+    map.map(extract.getResult(), operands[0]);
+    return success();
+  }
+  if (auto elements = dyn_cast<tensor::FromElementsOp>(op)) {
+    if (operands.size() != 1 || !operandBatched[0])
+      return op.emitError("vmap: a tensor of several scalars that differ per "
+                          "example is not supported yet");
+    Value v = ReverseBuilder(b, loc).reshape(
+        operands[0], batchedType(elements.getType(), size).getShape());
+    batched.insert(v);
+    map.map(elements.getResult(), v);
+    return success();
+  }
+  SmallVector<Value> results;
+  OnDeviceOf onDevice(b, op);
+  if (op.hasTrait<OpTrait::Elementwise>()) {
+    batchElementwise(b, &op, operands, operandBatched, size, results);
+  } else if (auto rule = dyn_cast<BatchOpInterface>(op)) {
+    if (failed(rule.batch(b, operands, operandBatched, size, results)))
+      return failure();
+  } else if (op.hasAttr("tape")) {
+    return op.emitError("vmap of the gradient of a loop whose values differ "
+                        "per example (its tape) is not supported yet");
+  } else if (isa_and_nonnull<TflDialect>(op.getDialect())) {
+    return op.emitError("vmap cannot batch ")
+           << opName(&op) << " of a value that differs per example";
+  } else {
+    return op.emitError("vmap: ")
+           << op.getName() << " on a value that differs per example (a loop "
+           << "bound or an index) is not supported yet";
+  }
+  for (auto [r, v] : llvm::zip(op.getResults(), results)) {
+    batched.insert(v);
+    map.map(r, v);
+  }
+  return success();
+}
+
+LogicalResult BatchBuilder::batchCall(OpBuilder &b, func::CallOp op,
+                                      IRMapping &map) {
+  auto callee = symbols.lookup<func::FuncOp>(op.getCallee());
+  if (!callee)
+    return op.emitError("unknown function @") << op.getCallee();
+  SmallVector<Value> operands;
+  SmallVector<bool> mask;
+  for (Value v : op.getOperands()) {
+    operands.push_back(map.lookupOrDefault(v));
+    mask.push_back(isBatched(operands.back()));
+  }
+  FailureOr<Batched> fn = batchedOf(callee, mask, size);
+  if (failed(fn))
+    return failure();
+  auto call = func::CallOp::create(b, op.getLoc(), fn->fn, operands);
+  for (auto [r, copy, on] :
+       llvm::zip(op.getResults(), call.getResults(), fn->results)) {
+    map.map(r, copy);
+    if (on)
+      batched.insert(copy);
+  }
+  return success();
+}
+
+LogicalResult BatchBuilder::batchIf(OpBuilder &b, scf::IfOp op,
+                                    IRMapping &map) {
+  if (!readsBatched(*op, map)) {
+    b.clone(*op, map);
+    return success();
+  }
+  Value condition = map.lookupOrDefault(op.getCondition());
+  if (isBatched(condition))
+    return selectBranches(b, op, condition, map);
+  // The branches as they are; a result batched in either is batched.
+  Location loc = op.getLoc();
+  auto copy = scf::IfOp::create(b, loc, op.getResultTypes(), condition,
+                                /*addThenBlock=*/false,
+                                /*addElseBlock=*/false);
+  auto erase = llvm::scope_exit([&] { discard(copy); });
+  SmallVector<Block *> blocks;
+  for (auto [from, to] : llvm::zip(op->getRegions(), copy->getRegions())) {
+    if (from.empty())
+      continue;
+    Block *block = b.createBlock(&to);
+    blocks.push_back(block);
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    if (failed(batchBlock(inner, from.front(), map)))
+      return failure();
+  }
+  size_t numResults = op.getNumResults();
+  SmallVector<bool> resultBatched(numResults, false);
+  for (Region &from : op->getRegions())
+    if (!from.empty())
+      for (auto [i, v] :
+           llvm::enumerate(from.front().getTerminator()->getOperands()))
+        resultBatched[i] =
+            resultBatched[i] || isBatched(map.lookupOrDefault(v));
+  SmallVector<Type> types;
+  for (auto [t, on] : llvm::zip(op.getResultTypes(), resultBatched))
+    types.push_back(typeAs(t, on));
+  b.setInsertionPointAfter(copy);
+  auto result = scf::IfOp::create(b, loc, types, condition,
+                                  /*addThenBlock=*/false,
+                                  /*addElseBlock=*/false);
+  size_t k = 0;
+  for (auto [from, to] : llvm::zip(op->getRegions(), result->getRegions())) {
+    if (from.empty())
+      continue;
+    Block *block = blocks[k++];
+    block->moveBefore(&to, to.end());
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    scf::YieldOp::create(inner, loc,
+                         mappedAs(inner, loc,
+                                  from.front().getTerminator()->getOperands(),
+                                  resultBatched, map));
+  }
+  for (auto [r, copyResult, on] :
+       llvm::zip(op.getResults(), result.getResults(), resultBatched)) {
+    map.map(r, copyResult);
+    if (on)
+      batched.insert(copyResult);
+  }
+  return success();
+}
+
+LogicalResult BatchBuilder::selectBranches(OpBuilder &b, scf::IfOp op,
+                                           Value condition, IRMapping &map) {
+  // Both branches run for every example: they may have no effect beyond
+  // their results.
+  if (!onlyComputes(op))
+    return op.emitError("vmap: an if on a value that differs per example "
+                        "runs both branches, and this one's branches do more "
+                        "than compute values (print, draw random numbers, "
+                        "write files)");
+  Location loc = op.getLoc();
+  SmallVector<SmallVector<Value>> yields;
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      continue;
+    if (failed(batchBlock(b, region.front(), map)))
+      return failure();
+    yields.emplace_back();
+    for (Value v : region.front().getTerminator()->getOperands())
+      yields.back().push_back(map.lookupOrDefault(v));
+  }
+  for (auto [i, r] : llvm::enumerate(op.getResults())) {
+    auto type = batchedType(r.getType(), size);
+    Value c = alignExamples(b, loc, condition, type.getRank() - 1);
+    Value chosen = WhereOp::create(b, loc, type, c, yields[0][i], yields[1][i]);
+    batched.insert(chosen);
+    map.map(r, chosen);
+  }
+  return success();
+}
+
+LogicalResult BatchBuilder::batchFor(OpBuilder &b, scf::ForOp op,
+                                     IRMapping &map) {
+  if (!readsBatched(*op, map)) {
+    b.clone(*op, map);
+    return success();
+  }
+  Location loc = op.getLoc();
+  size_t numArgs = op.getInitArgs().size();
+  SmallVector<bool> carried;
+  for (Value v : op.getInitArgs())
+    carried.push_back(isBatched(map.lookupOrDefault(v)));
+  // A value an iteration makes batched is carried batched: at most one
+  // more try per carried value.
+  for (size_t attempt = 0; attempt <= numArgs; ++attempt) {
+    SmallVector<Value> inits = mappedAs(b, loc, op.getInitArgs(), carried, map);
+    auto copy =
+        scf::ForOp::create(b, loc, map.lookupOrDefault(op.getLowerBound()),
+                           map.lookupOrDefault(op.getUpperBound()),
+                           map.lookupOrDefault(op.getStep()), inits);
+    Block *body = copy.getBody();
+    if (!body->empty() && body->mightHaveTerminator())
+      body->getTerminator()->erase();
+    map.map(op.getInductionVar(), copy.getInductionVar());
+    for (auto [arg, copyArg, on] :
+         llvm::zip(op.getRegionIterArgs(), copy.getRegionIterArgs(), carried)) {
+      map.map(arg, copyArg);
+      if (on)
+        batched.insert(copyArg);
+    }
+    OpBuilder inner = OpBuilder::atBlockEnd(body);
+    if (failed(batchBlock(inner, *op.getBody(), map)))
+      return failure();
+    ValueRange yielded = op.getBody()->getTerminator()->getOperands();
+    bool grew = false;
+    for (auto [i, v] : llvm::enumerate(yielded))
+      if (!carried[i] && isBatched(map.lookupOrDefault(v)))
+        carried[i] = grew = true;
+    if (grew) {
+      discard(copy);
+      continue;
+    }
+    scf::YieldOp::create(inner, loc,
+                         mappedAs(inner, loc, yielded, carried, map));
+    for (auto [r, copyResult, on] :
+         llvm::zip(op.getResults(), copy.getResults(), carried)) {
+      map.map(r, copyResult);
+      if (on)
+        batched.insert(copyResult);
+    }
+    return success();
+  }
+  return op.emitError("vmap: the loop's carried values did not settle");
+}
+
+LogicalResult BatchBuilder::batchWhile(OpBuilder &b, scf::WhileOp op,
+                                       IRMapping &map) {
+  if (!readsBatched(*op, map)) {
+    b.clone(*op, map);
+    return success();
+  }
+  Location loc = op.getLoc();
+  size_t numArgs = op.getInits().size();
+  SmallVector<bool> carried;
+  for (Value v : op.getInits())
+    carried.push_back(isBatched(map.lookupOrDefault(v)));
+  for (size_t attempt = 0; attempt <= numArgs; ++attempt) {
+    SmallVector<Value> inits = mappedAs(b, loc, op.getInits(), carried, map);
+    SmallVector<Type> argTypes(ValueRange(inits).getTypes());
+    // The `before` region: the condition, and what it forwards.
+    auto copy = emptyWhile(b, loc, TypeRange(argTypes), inits);
+    auto erase = llvm::scope_exit([&] {
+      if (copy)
+        discard(copy);
+    });
+    // Gives the copy up, `b` where it was.
+    auto giveUp = [&] {
+      b.setInsertionPointAfter(copy);
+      discard(copy);
+      copy = nullptr;
+    };
+    Block *before = blockCopy(copy.getBefore(), op.getBefore().front(),
+                              argTypes, carried, map);
+    OpBuilder inner = OpBuilder::atBlockEnd(before);
+    if (failed(batchBlock(inner, op.getBefore().front(), map)))
+      return failure();
+    scf::ConditionOp cond = op.getConditionOp();
+    if (isBatched(map.lookupOrDefault(cond.getCondition()))) {
+      giveUp();
+      return maskedWhile(b, op, map);
+    }
+    bool grew = false;
+    SmallVector<bool> forwarded;
+    for (Value v : cond.getArgs())
+      forwarded.push_back(isBatched(map.lookupOrDefault(v)));
+    // The `after` region: the body, on what the condition forwards.
+    SmallVector<Type> afterTypes;
+    for (auto [t, on] : llvm::zip(op.getResultTypes(), forwarded))
+      afterTypes.push_back(typeAs(t, on));
+    scf::ConditionOp::create(
+        inner, loc, map.lookupOrDefault(cond.getCondition()),
+        mappedAs(inner, loc, cond.getArgs(), forwarded, map));
+    Block *after = blockCopy(copy.getAfter(), op.getAfter().front(), afterTypes,
+                             forwarded, map);
+    inner = OpBuilder::atBlockEnd(after);
+    if (failed(batchBlock(inner, op.getAfter().front(), map)))
+      return failure();
+    ValueRange yielded = op.getAfter().front().getTerminator()->getOperands();
+    for (auto [i, v] : llvm::enumerate(yielded))
+      if (!carried[i] && isBatched(map.lookupOrDefault(v)))
+        carried[i] = grew = true;
+    if (grew) {
+      giveUp();
+      continue;
+    }
+    scf::YieldOp::create(inner, loc,
+                         mappedAs(inner, loc, yielded, carried, map));
+    // The results are what the condition forwards.
+    SmallVector<Type> resultTypes(afterTypes);
+    b.setInsertionPointAfter(copy);
+    auto result = emptyWhile(b, loc, resultTypes, inits);
+    result.getBefore().takeBody(copy.getBefore());
+    result.getAfter().takeBody(copy.getAfter());
+    for (auto [r, copyResult, on] :
+         llvm::zip(op.getResults(), result.getResults(), forwarded)) {
+      map.map(r, copyResult);
+      if (on)
+        batched.insert(copyResult);
+    }
+    b.setInsertionPointAfter(result);
+    return success();
+  }
+  return op.emitError("vmap: the loop's carried values did not settle");
+}
+
+LogicalResult BatchBuilder::maskedWhile(OpBuilder &b, scf::WhileOp op,
+                                        IRMapping &map) {
+  scf::ConditionOp cond = op.getConditionOp();
+  Block &beforeBlock = op.getBefore().front();
+  if (cond.getArgs() != ValueRange(beforeBlock.getArguments()))
+    return op.emitError("vmap: a while on a value that differs per example "
+                        "must carry its state unchanged into its body");
+  if (!onlyComputes(op))
+    return op.emitError("vmap: a while on a value that differs per example "
+                        "runs until every example's condition fails, and "
+                        "this one's body does more than compute values "
+                        "(print, draw random numbers, write files)");
+  Location loc = op.getLoc();
+  size_t numArgs = op.getInits().size();
+  SmallVector<bool> all(numArgs, true);
+  SmallVector<Value> inits = mappedAs(b, loc, op.getInits(), all, map);
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  auto maskType = RankedTensorType::get({size}, b.getI1Type());
+  SmallVector<Type> forwardedTypes(types);
+  forwardedTypes.push_back(maskType);
+  auto copy = emptyWhile(b, loc, TypeRange(types), inits);
+  Block *before = blockCopy(copy.getBefore(), beforeBlock, types, all, map);
+  OpBuilder inner = OpBuilder::atBlockEnd(before);
+  if (failed(batchBlock(inner, beforeBlock, map)))
+    return failure();
+  // The examples' conditions go on into the body with their state.
+  Value holds = map.lookupOrDefault(cond.getCondition());
+  SmallVector<Value> forwarded(before->getArguments());
+  forwarded.push_back(holds);
+  scf::ConditionOp::create(inner, loc, anyHolds(inner, loc, holds), forwarded);
+  Block *after =
+      blockCopy(copy.getAfter(), op.getAfter().front(), types, all, map);
+  after->addArgument(maskType, loc);
+  inner = OpBuilder::atBlockEnd(after);
+  if (failed(batchBlock(inner, op.getAfter().front(), map)))
+    return failure();
+  // An example whose condition failed keeps its state.
+  Value mask = after->getArguments().back();
+  SmallVector<Value> next;
+  for (auto [i, v] :
+       llvm::enumerate(op.getAfter().front().getTerminator()->getOperands())) {
+    Value updated = mappedAs(inner, loc, {v}, {true}, map).front();
+    auto type = cast<RankedTensorType>(updated.getType());
+    Value c = alignExamples(inner, loc, mask, type.getRank() - 1);
+    next.push_back(
+        WhereOp::create(inner, loc, type, c, updated, after->getArgument(i)));
+  }
+  scf::YieldOp::create(inner, loc, next);
+  b.setInsertionPointAfter(copy);
+  auto result = emptyWhile(b, loc, forwardedTypes, inits);
+  result.getBefore().takeBody(copy.getBefore());
+  result.getAfter().takeBody(copy.getAfter());
+  discard(copy);
+  for (auto [r, copyResult] : llvm::zip(op.getResults(), result.getResults())) {
+    map.map(r, copyResult);
+    batched.insert(copyResult);
+  }
+  b.setInsertionPointAfter(result);
+  return success();
+}
+
+LogicalResult BatchBuilder::expand(VmapOp vmap) {
+  auto callee = symbols.lookup<func::FuncOp>(vmap.getCallee());
+  if (!callee)
+    return vmap.emitError("unknown function @") << vmap.getCallee();
+  OpBuilder b(vmap);
+  DeviceMarker marker(vmap->getAttrOfType<StringAttr>(kDeviceAttrName));
+  b.setListener(&marker);
+  Location loc = vmap.getLoc();
+  SmallVector<Value> operands;
+  SmallVector<bool> mask;
+  int64_t n = 0;
+  for (auto [v, axis] : llvm::zip(vmap.getOperands(), vmap.getInAxes())) {
+    mask.push_back(axis >= 0);
+    if (axis < 0) {
+      operands.push_back(v);
+      continue;
+    }
+    n = cast<RankedTensorType>(v.getType()).getDimSize(axis);
+    operands.push_back(moveDim(b, loc, v, axis, 0));
+  }
+  FailureOr<Batched> fn = batchedOf(callee, mask, n);
+  if (failed(fn))
+    return failure();
+  auto call = func::CallOp::create(b, loc, fn->fn, operands);
+  SmallVector<Value> results;
+  for (auto [v, on, axis] :
+       llvm::zip(call.getResults(), fn->results, vmap.getOutAxes())) {
+    Value r = on ? v : broadcastToBatch(b, loc, v, n);
+    results.push_back(moveDim(b, loc, r, 0, axis));
+  }
+  vmap.replaceAllUsesWith(results);
+  vmap.erase();
+  return success();
+}
+
+} // namespace mlir::tfl::autodiff

@@ -1,0 +1,111 @@
+// RUN: tfl-opt %s -split-input-file -tfl-autodiff | FileCheck %s
+
+// Tests that tfl.vmap becomes a call of the generated batched function:
+// a product of every example's row with one matrix is one product of the
+// batch's rows (a reshape folds the batch into the rows), the elementwise
+// op takes the batch as it is, and the unbatched argument stays as it is.
+// The batch dim moves first before the call and to out_axes after it.
+// CHECK-LABEL: func.func private @f.vmap5_01
+// CHECK-SAME: (%[[W:.*]]: tensor<3x4xf32>, %[[X:.*]]: tensor<5x3xf32>) -> tensor<5x4xf32>
+// CHECK: %[[R:.*]] = tfl.reshape %[[X]] : tensor<5x3xf32> -> tensor<5x1x3xf32>
+// CHECK: %[[ROWS:.*]] = tfl.reshape %[[R]] : tensor<5x1x3xf32> -> tensor<5x3xf32>
+// CHECK: %[[M:.*]] = tfl.matmul %[[ROWS]], %[[W]] : tensor<5x3xf32>, tensor<3x4xf32> -> tensor<5x4xf32>
+// CHECK: tfl.tanh %{{.*}} : tensor<5x4xf32>
+// CHECK-NOT: scf.for
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[W:.*]]: tensor<3x4xf32>, %[[XT:.*]]: tensor<3x5xf32>)
+// CHECK: %[[X:.*]] = tfl.transpose %[[XT]] {perm = array<i64: 1, 0>}
+// CHECK: %[[Y:.*]] = call @f.vmap5_01(%[[W]], %[[X]])
+// CHECK: %[[YT:.*]] = tfl.transpose %[[Y]] {perm = array<i64: 1, 0>}
+// CHECK: return %[[YT]]
+// CHECK-NOT: tfl.vmap
+func.func private @f(%w: tensor<3x4xf32>, %x: tensor<3xf32>) -> tensor<4xf32> {
+  %0 = tfl.reshape %x : tensor<3xf32> -> tensor<1x3xf32>
+  %1 = tfl.matmul %0, %w : tensor<1x3xf32>, tensor<3x4xf32> -> tensor<1x4xf32>
+  %2 = tfl.reshape %1 : tensor<1x4xf32> -> tensor<4xf32>
+  %3 = tfl.tanh %2 : tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+func.func @main(%w: tensor<3x4xf32>, %xs: tensor<3x5xf32>) -> tensor<4x5xf32> {
+  %y = tfl.vmap @f(%w, %xs) {in_axes = array<i64: -1, 1>, out_axes = array<i64: 1>} : (tensor<3x4xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}
+
+// -----
+
+// Tests the rules of a product of two batched operands (one batched
+// product), a reduction (its axes one further on), a broadcast (the
+// unbatched operand broadcasts over the batch by NumPy's rules) and a
+// result that does not differ per example (broadcast to the batch).
+// CHECK-LABEL: func.func private @g.vmap4_11
+// CHECK-SAME: (%[[A:.*]]: tensor<4x2x3xf32>, %[[B:.*]]: tensor<4x3x2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>)
+// CHECK: %[[P:.*]] = tfl.matmul %[[A]], %[[B]] : tensor<4x2x3xf32>, tensor<4x3x2xf32> -> tensor<4x2x2xf32>
+// CHECK: %[[S:.*]] = tfl.reduce_sum %[[P]] {axes = array<i64: 2>, keepdims = false} : tensor<4x2x2xf32> -> tensor<4x2xf32>
+// CHECK: %[[C:.*]] = tfl.constant
+// CHECK: tfl.add %[[S]], %[[C]] : tensor<4x2xf32>, tensor<2xf32> -> tensor<4x2xf32>
+// CHECK: return %{{.*}}, %[[C]] : tensor<4x2xf32>, tensor<2xf32>
+// CHECK-LABEL: func.func @main
+// CHECK: %[[R:.*]]:2 = call @g.vmap4_11
+// CHECK: %[[K:.*]] = tfl.broadcast_to %[[R]]#1 : tensor<2xf32> -> tensor<4x2xf32>
+// CHECK: return %[[R]]#0, %[[K]]
+func.func private @g(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0 = tfl.matmul %a, %b : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>
+  %1 = tfl.reduce_sum %0 {axes = array<i64: 1>, keepdims = false} : tensor<2x2xf32> -> tensor<2xf32>
+  %c = tfl.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %2 = tfl.add %1, %c : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
+  return %2, %c : tensor<2xf32>, tensor<2xf32>
+}
+func.func @main(%a: tensor<4x2x3xf32>, %b: tensor<4x3x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %r:2 = tfl.vmap @g(%a, %b) {in_axes = array<i64: 0, 0>, out_axes = array<i64: 0, 0>} : (tensor<4x2x3xf32>, tensor<4x3x2xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>)
+  return %r#0, %r#1 : tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// Tests control flow: an if on a batched condition runs both branches and
+// selects per example; a while on one carries every value batched, runs
+// while any example's condition holds (the sum of the conditions) and
+// keeps each example's state where its condition failed.
+// CHECK-LABEL: func.func private @h.vmap3_1
+// CHECK-NOT: scf.if
+// CHECK: %[[T:.*]] = tfl.mul
+// CHECK: %[[E:.*]] = tfl.neg
+// CHECK: %[[Y:.*]] = tfl.where %{{.*}}, %[[T]], %[[E]] : tensor<3x1xi1>, tensor<3x2xf32>, tensor<3x2xf32> -> tensor<3x2xf32>
+// CHECK: scf.while
+// CHECK: tfl.reduce_sum %{{.*}} {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+// CHECK: scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<3xi1>
+// CHECK: } do {
+// CHECK: %[[NEW:.*]] = tfl.mul
+// CHECK: tfl.where %{{.*}}, %[[NEW]], %{{.*}} : tensor<3x1xi1>, tensor<3x2xf32>, tensor<3x2xf32> -> tensor<3x2xf32>
+func.func private @h(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tfl.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : tensor<2xf32> -> tensor<f32>
+  %zero = tfl.constant dense<0.0> : tensor<f32>
+  %1 = tfl.compare gt, %0, %zero : tensor<f32>, tensor<f32> -> tensor<i1>
+  %c = tensor.extract %1[] : tensor<i1>
+  %y = scf.if %c -> (tensor<2xf32>) {
+    %two = tfl.constant dense<2.0> : tensor<f32>
+    %m = tfl.mul %x, %two : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+    scf.yield %m : tensor<2xf32>
+  } else {
+    %n = tfl.neg %x : tensor<2xf32>
+    scf.yield %n : tensor<2xf32>
+  }
+  %r = scf.while (%v = %y) : (tensor<2xf32>) -> tensor<2xf32> {
+    %s = tfl.reduce_sum %v {axes = array<i64: 0>, keepdims = false} : tensor<2xf32> -> tensor<f32>
+    %ten = tfl.constant dense<10.0> : tensor<f32>
+    %lt = tfl.compare lt, %s, %ten : tensor<f32>, tensor<f32> -> tensor<i1>
+    %b = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%b) %v : tensor<2xf32>
+  } do {
+  ^bb0(%v: tensor<2xf32>):
+    %k = tfl.constant dense<1.5> : tensor<f32>
+    %w = tfl.mul %v, %k : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+    scf.yield %w : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+func.func @main(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %y = tfl.vmap @h(%x) {in_axes = array<i64: 0>, out_axes = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
