@@ -18,9 +18,11 @@ import numpy as np
 import torch
 try:
     from torch.func import grad as tgrad
+    from torch.func import jvp as tjvp
     from torch.func import vmap as tvmap
 except ImportError:  # PyTorch 1.13 (Debian 12): functorch
     from functorch import grad as tgrad
+    from functorch import jvp as tjvp
     from functorch import vmap as tvmap
 
 from tflgen import fd, literal, write_program
@@ -189,6 +191,29 @@ def main():
                      f"in_axes=(None, 0))(w, {xt})))({wt}))")
         expected.append(text(total.numpy()))
         defs.append(source)
+    # vmap of a vmap (every pair of a batch of matrices' rows with a
+    # vector), and jvp of a vmap.
+    source = textwrap.dedent('''
+    def dot(a, b):
+        return sum(sin(a) * b)
+    ''')
+    fn = load(source, "dot")
+    x, v, t = draw((2, 3, 4)), draw((4,)), draw((3, 4))
+    tx, tv, tt = tensors([x, v, t])
+    nested = torch.stack([torch.stack([fn(row, tv) for row in m])
+                          for m in tx])
+    texts = f"cast({literal(x)}, f64), cast({literal(v)}, f64)"
+    calls.append("print(vmap(vmap(dot, in_axes=(0, None)), "
+                 f"in_axes=(0, None))({texts}))")
+    expected.append(text(nested.numpy()))
+    value, tangent = tjvp(lambda m: tvmap(fn, in_dims=(0, None))(m, tv),
+                          (tx[0],), (tt,))
+    m0, tl = f"cast({literal(x[0])}, f64)", f"cast({literal(t)}, f64)"
+    vl = f"cast({literal(v)}, f64)"
+    calls.append(f"print(jvp(lambda m: vmap(dot, in_axes=(0, None))(m, {vl}),"
+                 f" ({m0},), ({tl},)))")
+    expected.append(text((value.numpy(), tangent.numpy())))
+    defs.append(source)
     write_program(tfl_path, expected_path, defs, calls, expected)
 
 
