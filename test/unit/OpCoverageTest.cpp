@@ -97,7 +97,7 @@ const llvm::StringMap<const char *> kNoBatchRule = [] {
        {"tape_enter", "tape_exit", "tape_push", "tape_read", "tape_write",
         "tape_add", "tape_size", "tape_rewind", "tape_accumulated"})
     ops[std::string("tfl.") + op] =
-        "a gradient's loop over batched values: not supported yet";
+        "the pass's own: a tape holds batched entries once one is stored";
   for (const char *op : {"grad", "jvp", "jacobian", "vmap"})
     ops[std::string("tfl.") + op] = "expanded before the vmap around it";
   for (const char *op : {"all_reduce", "broadcast", "reduce_to_root",

@@ -59,6 +59,9 @@ private:
   /// changes only the examples whose condition held.
   LogicalResult maskedWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map);
   LogicalResult batchCall(OpBuilder &b, func::CallOp op, IRMapping &map);
+  /// A tape op (a gradient's loop): a tape holds batched entries once a
+  /// batched value is stored on it, and its reads give batched values.
+  void batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map);
 
   /// Whether the copy of `v` is batched.
   bool isBatched(Value copy) const { return batched.contains(copy); }
@@ -79,6 +82,7 @@ private:
                    IRMapping &map);
   /// Erases `op`, a copy given up, and forgets its values.
   void discard(Operation *op);
+  void discard(Block *block);
 
   ModuleOp module;
   SymbolTable &symbols;
@@ -90,6 +94,13 @@ private:
   /// scalar read out of a batched 0-d tensor (a condition), the copy is
   /// the batch's [size] tensor.
   DenseSet<Value> batched;
+  /// The function being built's tapes whose entries (or accumulators) are
+  /// batched; those it used unbatched; and whether a tape became batched
+  /// after an unbatched use, so that the function is built again.
+  struct Tapes {
+    DenseSet<int64_t> entries, sums, usedUnbatched;
+    bool again = false;
+  } tapes;
 };
 
 } // namespace mlir::tfl::autodiff

@@ -107,6 +107,14 @@ SmallVector<Value> BatchBuilder::mappedAs(OpBuilder &b, Location loc,
   return out;
 }
 
+void BatchBuilder::discard(Block *block) {
+  for (Value v : block->getArguments())
+    batched.erase(v);
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+    discard(&op);
+  block->erase();
+}
+
 void BatchBuilder::discard(Operation *op) {
   op->walk([&](Operation *inner) {
     for (Value v : inner->getResults())
@@ -176,16 +184,29 @@ BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
   fn.setPrivate();
   symbols.insert(fn);
   Block &body = f.getBody().front();
-  Block *entry = fn.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  // A function's tapes are its own (its frame): built again, with what
+  // was learned of them, until none becomes batched after an unbatched
+  // use.
+  Tapes outerTapes = std::move(tapes);
+  tapes = Tapes();
+  auto restoreTapes = llvm::scope_exit([&] { tapes = std::move(outerTapes); });
   IRMapping map;
-  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    map.map(arg, entry->getArgument(i));
-    if (mask[i])
-      batched.insert(entry->getArgument(i));
-  }
-  if (failed(batchBlock(b, body, map)))
-    return failure();
+  do {
+    if (!fn.getBody().empty())
+      discard(&fn.getBody().front());
+    tapes.again = false;
+    tapes.usedUnbatched.clear();
+    Block *entry = fn.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    map.clear();
+    for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+      map.map(arg, entry->getArgument(i));
+      if (mask[i])
+        batched.insert(entry->getArgument(i));
+    }
+    if (failed(batchBlock(b, body, map)))
+      return failure();
+  } while (tapes.again);
   Operation *ret = body.getTerminator();
   Batched result{fn, {}};
   SmallVector<Value> values;
@@ -218,6 +239,10 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
     return batchFor(b, forOp, map);
   if (auto whileOp = dyn_cast<scf::WhileOp>(op))
     return batchWhile(b, whileOp, map);
+  if (op.hasAttr("tape")) {
+    batchTapeOp(b, op, map);
+    return success();
+  }
   if (!readsBatched(op, map)) {
     b.clone(op, map);
     return success();
@@ -264,9 +289,6 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
   } else if (auto rule = dyn_cast<BatchOpInterface>(op)) {
     if (failed(rule.batch(b, operands, operandBatched, size, results)))
       return failure();
-  } else if (op.hasAttr("tape")) {
-    return op.emitError("vmap of the gradient of a loop whose values differ "
-                        "per example (its tape) is not supported yet");
   } else if (isa_and_nonnull<TflDialect>(op.getDialect())) {
     return op.emitError("vmap cannot batch ")
            << opName(&op) << " of a value that differs per example";
@@ -280,6 +302,40 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
     map.map(r, v);
   }
   return success();
+}
+
+void BatchBuilder::batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map) {
+  int64_t tape = op.getAttrOfType<IntegerAttr>("tape").getInt();
+  // Entries go to the tape's entries; tape_add's to its accumulators.
+  bool sums = isa<TapeAddOp, TapeAccumulatedOp>(op);
+  DenseSet<int64_t> &held = sums ? tapes.sums : tapes.entries;
+  Operation *copy = b.clone(op, map);
+  if (Value stored = storedOnTape(op)) {
+    Value v = map.lookupOrDefault(stored);
+    if (isBatched(v) && held.insert(tape).second &&
+        tapes.usedUnbatched.contains(tape))
+      tapes.again = true;
+    if (!held.contains(tape)) {
+      tapes.usedUnbatched.insert(tape);
+      return;
+    }
+    if (!isBatched(v)) {
+      OpBuilder before(copy);
+      v = broadcastToBatch(before, op.getLoc(), v, size);
+    }
+    copy->setOperand(copy->getNumOperands() - 1, v);
+    return;
+  }
+  if (!isa<TapeReadOp, TapeAccumulatedOp>(op))
+    return;
+  if (!held.contains(tape)) {
+    tapes.usedUnbatched.insert(tape);
+    return;
+  }
+  Value r = copy->getResult(0);
+  r.setType(batchedType(r.getType(), size));
+  batched.insert(r);
+  map.map(op.getResult(0), r);
 }
 
 LogicalResult BatchBuilder::batchCall(OpBuilder &b, func::CallOp op,
@@ -538,6 +594,13 @@ LogicalResult BatchBuilder::maskedWhile(OpBuilder &b, scf::WhileOp op,
   if (cond.getArgs() != ValueRange(beforeBlock.getArguments()))
     return op.emitError("vmap: a while on a value that differs per example "
                         "must carry its state unchanged into its body");
+  WalkResult taped = op.walk([](Operation *inner) {
+    return inner->hasAttr("tape") ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+  });
+  if (taped.wasInterrupted())
+    return op.emitError("vmap of the gradient of a while loop whose trip "
+                        "count differs per example is not supported yet");
   if (!onlyComputes(op))
     return op.emitError("vmap: a while on a value that differs per example "
                         "runs until every example's condition fails, and "

@@ -4,10 +4,12 @@ over a dim of some arguments (in_axes an int, None or a tuple, out_axes an
 int or a tuple), through products of one and of two batched operands,
 reductions, reshapes and transposes, slices, nested vmaps, an `if` and a
 `while` on values that differ per example and a `for`; per-example
-gradients by vmap(grad(f)) and the gradient of a sum over a vmap. The
-reference is a loop over the examples in PyTorch (f64; torch.func.grad for
-gradients, checked against central finite differences), and where the
-function has no control flow on its values, torch.func.vmap agrees with it.
+gradients by vmap(grad(f)) (through a `for`, its tape batched, and an
+`if`) and the gradient of a sum over a vmap; a vmap of a vmap and a jvp
+of a vmap. The reference is a loop over the examples in PyTorch (f64;
+torch.func.grad for gradients, checked against central finite
+differences), and where the function has no control flow on its values,
+torch.func.vmap agrees with it.
 
 Usage: gen_vmap_cases.py OUT.tfl OUT.expected
 """
@@ -95,7 +97,9 @@ def loss(w, x):
 ''', (3, 2), (4, 3)),
     ('''
 def loss(w, x):
-    y = tanh(tanh(x @ w) @ w)
+    y = x
+    for i in range(2):
+        y = tanh(y @ w)
     if sum(y) > 0.0:
         return sum(y * y)
     return sum(exp(y))

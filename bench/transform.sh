@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One benchmark of a function transform against its peers:
+#   bench/transform.sh NAME "COLUMNS"
+# builds NAME.tfl, runs it (its last line "NAME_A_ms NAME_B_ms ratio") and
+# NAME_peers.py (from the peers' virtual environment that run.sh --peers
+# installs; one "PEER a_ms b_ms ratio" line each) on 2 threads, the sides
+# taking turns REPEATS times (default 3), each keeping its best by its
+# second time, and writes results/DATE-cpu-NAME.txt with the CPU and the
+# COLUMNS' header. hvp.sh and per_example.sh call it.
+set -euo pipefail
+cd "$(dirname "$0")"
+name=$1 columns=$2
+tflc=../build/bin/tflc
+venv=${PEERS_VENV:-$HOME/.cache/tfl-bench-peers}
+repeats=${REPEATS:-3}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$tflc" build "$name.tfl" -o "$out/$name"
+tfl_best="" peers=()
+for _ in $(seq "$repeats"); do
+  line=$(OMP_NUM_THREADS=2 "$out/$name" | tail -1)
+  if [ -z "$tfl_best" ] || awk -v a="$line" -v b="$tfl_best" \
+       'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[2] < y[2]) }'; then
+    tfl_best=$line
+  fi
+  peers+=("$("$venv/bin/python" "${name}_peers.py" 2>/dev/null)")
+done
+result="results/$(date +%F)-cpu-${name//_/-}.txt"
+{
+  echo "# $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
+       "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2), 2 threads"
+  echo "# side $columns (best of $repeats)"
+  echo "tfl $tfl_best"
+  printf '%s\n' "${peers[@]}" | awk '
+    { if (!($1 in best) || $3 < second[$1]) { best[$1] = $0; second[$1] = $3 } }
+    END { for (k in best) print best[k] }' | sort
+} | tee "$result"
