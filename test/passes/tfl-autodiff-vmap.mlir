@@ -109,3 +109,20 @@ func.func @main(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   return %y : tensor<3x2xf32>
 }
 
+
+// -----
+
+// Tests that an outer product of batched operands (a per-example weight
+// gradient: a contraction of 1) is one broadcasting multiply, not a
+// batched product.
+// CHECK-LABEL: func.func private @outer.vmap8_11
+// CHECK-NOT: tfl.matmul
+// CHECK: tfl.mul %{{.*}}, %{{.*}} : tensor<8x5x1xf32>, tensor<8x1x3xf32> -> tensor<8x5x3xf32>
+func.func private @outer(%a: tensor<5x1xf32>, %b: tensor<1x3xf32>) -> tensor<5x3xf32> {
+  %0 = tfl.matmul %a, %b : tensor<5x1xf32>, tensor<1x3xf32> -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+func.func @main(%a: tensor<8x5x1xf32>, %b: tensor<8x1x3xf32>) -> tensor<8x5x3xf32> {
+  %y = tfl.vmap @outer(%a, %b) {in_axes = array<i64: 0, 0>, out_axes = array<i64: 0>} : (tensor<8x5x1xf32>, tensor<8x1x3xf32>) -> tensor<8x5x3xf32>
+  return %y : tensor<8x5x3xf32>
+}

@@ -360,6 +360,14 @@ LogicalResult MatmulOp::batch(OpBuilder &b, ValueRange operands,
     return success();
   }
   SmallVector<Value> both = allBatched(b, loc, operands, batched, size);
+  if (getLhs().getType().getRank() == 2 &&
+      getLhs().getType().getDimSize(1) == 1) {
+    // Outer products ([N, M, 1] @ [N, 1, P], a per-example gradient of
+    // a layer): one broadcasting product, which the elementwise fusion
+    // writes once.
+    results.push_back(r.mul(both[0], both[1]));
+    return success();
+  }
   if (getLhs().getType().getRank() == 2) {
     // [N, M, K] @ [N, K, P]: one batched product.
     results.push_back(r.matmul(both[0], both[1]));
