@@ -126,3 +126,33 @@ func.func @main(%a: tensor<8x5x1xf32>, %b: tensor<8x1x3xf32>) -> tensor<8x5x3xf3
   %y = tfl.vmap @outer(%a, %b) {in_axes = array<i64: 0, 0>, out_axes = array<i64: 0>} : (tensor<8x5x1xf32>, tensor<8x1x3xf32>) -> tensor<8x5x3xf32>
   return %y : tensor<8x5x3xf32>
 }
+
+// -----
+
+// Tests that a filter gradient per example is a loop over the examples,
+// each example's images and cotangents sliced out, its filter's gradient
+// added into its row; the convolution itself batches the batch's images
+// and the examples' as one.
+// CHECK-LABEL: func.func private @filter.vmap2_11
+// CHECK: scf.for
+// CHECK: tfl.slice
+// CHECK: tfl.conv2d_backward_filter %{{.*}}, %{{.*}} {{.*}} : tensor<3x5x5x1xf32>, tensor<3x3x3x4xf32> -> tensor<3x3x1x4xf32>
+// CHECK: tfl.embed_slice
+// CHECK: scf.yield
+// CHECK-LABEL: func.func private @conv.vmap2_10
+// CHECK: tfl.reshape %{{.*}} : tensor<2x3x5x5x1xf32> -> tensor<6x5x5x1xf32>
+// CHECK: tfl.conv2d %{{.*}}, %{{.*}} {{.*}} : tensor<6x5x5x1xf32>, tensor<3x3x1x4xf32> -> tensor<6x3x3x4xf32>
+// CHECK-NOT: scf.for
+func.func private @filter(%x: tensor<3x5x5x1xf32>, %dy: tensor<3x3x3x4xf32>) -> tensor<3x3x1x4xf32> {
+  %0 = tfl.conv2d_backward_filter %x, %dy {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<3x5x5x1xf32>, tensor<3x3x3x4xf32> -> tensor<3x3x1x4xf32>
+  return %0 : tensor<3x3x1x4xf32>
+}
+func.func private @conv(%x: tensor<3x5x5x1xf32>, %w: tensor<3x3x1x4xf32>) -> tensor<3x3x3x4xf32> {
+  %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<3x5x5x1xf32>, tensor<3x3x1x4xf32> -> tensor<3x3x3x4xf32>
+  return %0 : tensor<3x3x3x4xf32>
+}
+func.func @main(%x: tensor<2x3x5x5x1xf32>, %dy: tensor<2x3x3x3x4xf32>, %w: tensor<3x3x1x4xf32>) -> (tensor<2x3x3x1x4xf32>, tensor<2x3x3x3x4xf32>) {
+  %g = tfl.vmap @filter(%x, %dy) {in_axes = array<i64: 0, 0>, out_axes = array<i64: 0>} : (tensor<2x3x5x5x1xf32>, tensor<2x3x3x3x4xf32>) -> tensor<2x3x3x1x4xf32>
+  %y = tfl.vmap @conv(%x, %w) {in_axes = array<i64: 0, -1>, out_axes = array<i64: 0>} : (tensor<2x3x5x5x1xf32>, tensor<3x3x1x4xf32>) -> tensor<2x3x3x3x4xf32>
+  return %g, %y : tensor<2x3x3x1x4xf32>, tensor<2x3x3x3x4xf32>
+}

@@ -104,7 +104,7 @@ const llvm::StringMap<const char *> kNoBatchRule = [] {
                          "all_gather", "all_reduce_start", "all_reduce_wait"})
     ops[std::string("tfl.") + op] = "a collective: across ranks, not examples";
   ops["tfl.conv2d_backward_filter"] =
-      "a filter's gradient per example: not supported yet";
+      "the pass's own: a loop over the examples (each sums over its images)";
   return ops;
 }();
 

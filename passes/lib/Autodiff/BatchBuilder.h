@@ -59,6 +59,13 @@ private:
   /// changes only the examples whose condition held.
   LogicalResult maskedWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map);
   LogicalResult batchCall(OpBuilder &b, func::CallOp op, IRMapping &map);
+  /// conv2d_backward_filter per example: a loop over the examples, each
+  /// a filter gradient (oneDNN's) added into its row of the batch's (a
+  /// filter's gradient sums over an example's images, so the images of
+  /// the batch cannot be one batch of images).
+  Value filterGradients(OpBuilder &b, Conv2DBackwardFilterOp op,
+                        ArrayRef<Value> operands,
+                        ArrayRef<bool> operandBatched);
   /// A tape op (a gradient's loop): a tape holds batched entries once a
   /// batched value is stored on it, and its reads give batched values.
   void batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map);

@@ -284,6 +284,11 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
   }
   SmallVector<Value> results;
   OnDeviceOf onDevice(b, op);
+  if (auto filter = dyn_cast<Conv2DBackwardFilterOp>(op)) {
+    map.map(filter.getResult(),
+            filterGradients(b, filter, operands, operandBatched));
+    return success();
+  }
   if (op.hasTrait<OpTrait::Elementwise>()) {
     batchElementwise(b, &op, operands, operandBatched, size, results);
   } else if (auto rule = dyn_cast<BatchOpInterface>(op)) {
@@ -336,6 +341,61 @@ void BatchBuilder::batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map) {
   r.setType(batchedType(r.getType(), size));
   batched.insert(r);
   map.map(op.getResult(0), r);
+}
+
+Value BatchBuilder::filterGradients(OpBuilder &b, Conv2DBackwardFilterOp op,
+                                    ArrayRef<Value> operands,
+                                    ArrayRef<bool> operandBatched) {
+  Location loc = op.getLoc();
+  ReverseBuilder r(b, loc);
+  SmallVector<Value> both;
+  for (auto [v, on] : llvm::zip(operands, operandBatched))
+    both.push_back(on ? v : broadcastToBatch(b, loc, v, size));
+  RankedTensorType filterType = op.getType();
+  auto type = batchedType(filterType, size);
+  Value zeros = zerosOf(b, loc, type);
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, size);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(b, loc, lb, ub, step, ValueRange{zeros});
+  OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+  if (!loop.getBody()->empty() && loop.getBody()->mightHaveTerminator())
+    inner.setInsertionPoint(loop.getBody()->getTerminator());
+  ReverseBuilder ri(inner, loc);
+  Value index = arith::IndexCastOp::create(inner, loc, inner.getI64Type(),
+                                           loop.getInductionVar());
+  Value n = tensor::FromElementsOp::create(
+      inner, loc, RankedTensorType::get({}, inner.getI64Type()), index);
+  // Example n's images and output cotangents, its filter's gradient,
+  // added into row n of the batch's.
+  auto example = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> starts(t.getRank(), 0), strides(t.getRank(), 1);
+    starts[0] = ShapedType::kDynamic;
+    SmallVector<int64_t> one(t.getShape());
+    one[0] = 1;
+    Value slice = SliceOp::create(inner, loc, t.clone(one), v, ValueRange{n},
+                                  inner.getDenseI64ArrayAttr(starts),
+                                  inner.getDenseI64ArrayAttr(strides));
+    return ri.reshape(slice, t.getShape().drop_front());
+  };
+  Value w = Conv2DBackwardFilterOp::create(
+      inner, loc, filterType, example(both[0]), example(both[1]),
+      op.getStridesAttr(), op.getPaddingAttr());
+  SmallVector<int64_t> starts(type.getRank(), 0), strides(type.getRank(), 1);
+  starts[0] = ShapedType::kDynamic;
+  Value row = EmbedSliceOp::create(
+      inner, loc, type, ri.reshape(w, batchedType(filterType, 1).getShape()),
+      ValueRange{n}, inner.getDenseI64ArrayAttr(starts),
+      inner.getDenseI64ArrayAttr(strides));
+  Value sum = ri.add(loop.getRegionIterArgs()[0], row);
+  if (!loop.getBody()->empty() && loop.getBody()->mightHaveTerminator())
+    loop.getBody()->getTerminator()->setOperands(sum);
+  else
+    scf::YieldOp::create(inner, loc, sum);
+  Value result = loop.getResult(0);
+  batched.insert(result);
+  return result;
 }
 
 LogicalResult BatchBuilder::batchCall(OpBuilder &b, func::CallOp op,
