@@ -4,22 +4,7 @@ MLP by forward over reverse, on 2 threads: PyTorch's
 torch.func.jvp(torch.func.grad) (eager) and JAX's jax.jvp(jax.grad) under
 jax.jit. Prints "NAME gradient_ms hvp_ms ratio" per peer. Run with the
 peers' virtual environment's python (bench/hvp.sh)."""
-import os
-import sys
-import time
-
-os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=true "
-                      "intra_op_parallelism_threads=2")
-repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-
-
-def timed(fn, block):
-    block(fn())
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        out = fn()
-    block(out)
-    return (time.perf_counter() - t0) / repeats * 1000
+from transform_peers import timed
 
 
 def torch_side():

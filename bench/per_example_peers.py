@@ -5,23 +5,9 @@ threads: PyTorch's torch.func.vmap(torch.func.grad) (eager) and JAX's
 jax.vmap(jax.grad) under jax.jit, each relative to its own batch gradient.
 Prints "NAME batch_gradient_ms per_example_ms ratio" per peer. Run with
 the peers' virtual environment's python (bench/per_example.sh)."""
-import os
-import sys
-import time
+from transform_peers import timed
 
-os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=true "
-                      "intra_op_parallelism_threads=2")
-repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 SIZES = [(784, 256), (256, 256), (256, 10)]
-
-
-def timed(fn, block):
-    block(fn())
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        out = fn()
-    block(out)
-    return (time.perf_counter() - t0) / repeats * 1000
 
 
 def torch_side():
