@@ -46,6 +46,23 @@ Value unfoldBatch(OpBuilder &b, Location loc, Value v, int64_t size) {
   return ReverseBuilder(b, loc).reshape(v, unfolded);
 }
 
+/// For batched `indices` (examples of `indexRank` dims) into each
+/// example's `rows` rows: example n's offset n * rows, [size, 1, ...], to
+/// add so that they index the batch's rows as one tensor.
+Value rowOffsets(OpBuilder &b, Location loc, Value indices, int64_t indexRank,
+                 int64_t rows) {
+  auto type = tensorOf(indices);
+  int64_t size = type.getDimSize(0);
+  SmallVector<int64_t> shape{size};
+  shape.append(indexRank, 1);
+  SmallVector<APInt> offsets;
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  for (int64_t n = 0; n < size; ++n)
+    offsets.emplace_back(width, n * rows);
+  return ConstantOp::create(b, loc,
+                            DenseElementsAttr::get(type.clone(shape), offsets));
+}
+
 /// Every operand batched (the unbatched ones broadcast to the batch).
 SmallVector<Value> allBatched(OpBuilder &b, Location loc, ValueRange operands,
                               ArrayRef<bool> batched, int64_t size) {
@@ -280,17 +297,7 @@ LogicalResult GatherOp::batch(OpBuilder &b, ValueRange operands,
            << "example is not supported yet";
   // Example n's indices into its own rows: rows n * in[0] + index of the
   // batch's rows as one tensor.
-  Type indexType = tensorOf(indices).getElementType();
-  SmallVector<int64_t> offsetShape{size};
-  offsetShape.append(indexRank, 1);
-  SmallVector<APInt> offsets;
-  unsigned width = indexType.getIntOrFloatBitWidth();
-  for (int64_t n = 0; n < size; ++n)
-    offsets.emplace_back(width, n * in[0]);
-  auto offsetType = RankedTensorType::get(offsetShape, indexType);
-  Value offset =
-      ConstantOp::create(b, loc, DenseElementsAttr::get(offsetType, offsets));
-  Value rows = r.add(indices, offset);
+  Value rows = r.add(indices, rowOffsets(b, loc, indices, indexRank, in[0]));
   results.push_back(GatherOp::create(b, loc, type, foldBatch(b, loc, x), rows,
                                      b.getI64IntegerAttr(0)));
   return success();
@@ -319,21 +326,13 @@ LogicalResult ScatterAddOp::batch(OpBuilder &b, ValueRange operands,
   Value indices = operands[1];
   ArrayRef<int64_t> out = getType().getShape();
   int64_t indexRank = getIndices().getType().getRank();
-  SmallVector<int64_t> offsetShape{size};
-  offsetShape.append(indexRank, 1);
-  SmallVector<APInt> offsets;
-  for (int64_t n = 0; n < size; ++n)
-    offsets.emplace_back(64, n * out[0]);
-  Value offset = ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(RankedTensorType::get(offsetShape, b.getI64Type()),
-                             offsets));
   // The batch's index dims as one: indices [N, I...] -> [N * |I|], dy
   // [N, I..., rest] -> [N * |I|, rest].
   int64_t count = size;
   for (int64_t d : tensorOf(indices).getShape().drop_front())
     count *= d;
-  Value rows = r.reshape(r.add(indices, offset), {count});
+  Value rows = r.reshape(
+      r.add(indices, rowOffsets(b, loc, indices, indexRank, out[0])), {count});
   ArrayRef<int64_t> dyShape = tensorOf(dy).getShape();
   SmallVector<int64_t> flatDy{count};
   llvm::append_range(flatDy, dyShape.drop_front(1 + indexRank));
