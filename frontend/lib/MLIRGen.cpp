@@ -158,7 +158,7 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   builder.setInsertionPointToEnd(module.getBody());
   auto fn = mlir::func::FuncOp::create(
       builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
-  if (s.def || s.gradOf || s.jvpOf || s.vmapOf)
+  if (s.def || s.gradOf || s.jvpOf || s.vmapOf || s.checkpointOf)
     fn.setPrivate();
   if (s.customPullback)
     markCustomGradient(fn, s);
@@ -194,6 +194,12 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   if (s.jvpOf) {
     genJvpBody(s, entry, resultTypes,
                s.jvpOf->def ? loc(s.jvpOf->def->namePos) : fnLoc);
+    return;
+  }
+  if (s.checkpointOf) {
+    genCheckpointBody(s, fn, resultTypes,
+                      s.checkpointOf->def ? loc(s.checkpointOf->def->namePos)
+                                          : fnLoc);
     return;
   }
 

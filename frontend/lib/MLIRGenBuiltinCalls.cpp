@@ -147,6 +147,8 @@ Values MLIRGenImpl::genTransformFamily(const CallExpr *expr,
   case TransformBuiltin::Jacrev:
   case TransformBuiltin::Hessian:
   case TransformBuiltin::Vmap:
+  case TransformBuiltin::Checkpoint:
+  case TransformBuiltin::Remat:
   case TransformBuiltin::TreeLeaves: // a tree's leaves, in order
     return genExpr(expr->args[0].get());
   case TransformBuiltin::StopGradient: {

@@ -85,7 +85,11 @@ Values MLIRGenImpl::emitUserCall(const Specialization *callee,
   };
   // The callee value's leaves: a bound method's receiver (its first
   // argument), or a closure's captures (after the arguments).
-  bool bound = calleeType.kind == Type::Kind::Record || calleeType.boundSelf;
+  // (A checkpoint of a bound method is bound too.)
+  const Type *fn = &calleeType;
+  while (fn->kind == Type::Kind::Checkpoint)
+    fn = &fn->elements.front();
+  bool bound = fn->kind == Type::Kind::Record || fn->boundSelf;
   if (bound)
     pass(calleeLeaves, callee->argTypes.front());
   for (size_t i = 0; i < args.size(); ++i)
@@ -135,6 +139,22 @@ void MLIRGenImpl::genJvpBody(const Specialization &s, mlir::Block *entry,
       builder, l, resultTypes,
       mlir::FlatSymbolRefAttr::get(&ctx, s.jvpOf->symbol), operands);
   mlir::func::ReturnOp::create(builder, l, jvp.getResults());
+}
+
+void MLIRGenImpl::genCheckpointBody(const Specialization &s,
+                                    mlir::func::FuncOp fn,
+                                    llvm::ArrayRef<mlir::Type> resultTypes,
+                                    mlir::Location l) {
+  fn->setAttr("tfl.checkpoint", builder.getUnitAttr());
+  // The callee's results: its value's leaves (then, for a
+  // @custom_gradient function, its residuals, which a call does not see).
+  llvm::SmallVector<mlir::Type> calleeResults;
+  flatTypes(s.checkpointOf->resultType, calleeResults);
+  auto call =
+      mlir::func::CallOp::create(builder, l, s.checkpointOf->symbol,
+                                 calleeResults, fn.getBody().getArguments());
+  mlir::func::ReturnOp::create(
+      builder, l, call.getResults().take_front(resultTypes.size()));
 }
 
 void MLIRGenImpl::genVmapBody(const Specialization &s, mlir::Block *entry,

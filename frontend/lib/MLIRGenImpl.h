@@ -80,10 +80,10 @@ private:
   void flatTypes(const Type &t, llvm::SmallVectorImpl<mlir::Type> &out) {
     if (t.isTensor())
       out.push_back(tensorType(t));
-    else if (t.isTree() || t.kind == Type::Kind::Function ||
-             t.kind == Type::Kind::Grad || t.kind == Type::Kind::RuntimeString)
-      // A closure's leaves are its captures; a run-time string's, its
-      // values.
+    else if (t.isTree() || t.isCallableValue() ||
+             t.kind == Type::Kind::RuntimeString)
+      // A closure's leaves are its captures (a transform's, those of the
+      // function it transforms); a run-time string's, its values.
       for (const Type &e : t.elements)
         flatTypes(e, out);
   }
@@ -183,6 +183,11 @@ private:
   /// primals and captures, then the tangents (zeros for the captures).
   void genJvpBody(const Specialization &s, mlir::Block *entry,
                   llvm::ArrayRef<mlir::Type> resultTypes, mlir::Location l);
+  /// A checkpoint function's body: a call of the specialization it
+  /// checkpoints (which a gradient recomputes: `tfl.checkpoint`).
+  void genCheckpointBody(const Specialization &s, mlir::func::FuncOp fn,
+                         llvm::ArrayRef<mlir::Type> resultTypes,
+                         mlir::Location l);
   /// A vmap function's body: tfl.vmap of the specialization it maps.
   void genVmapBody(const Specialization &s, mlir::Block *entry,
                    llvm::ArrayRef<mlir::Type> resultTypes, mlir::Location l);

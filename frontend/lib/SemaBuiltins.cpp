@@ -496,6 +496,9 @@ FailureOr<Type> SemaImpl::analyzeTransformFamily(const CallExpr *expr,
     return analyzeJvp(expr);
   case TransformBuiltin::Vmap:
     return analyzeVmap(expr);
+  case TransformBuiltin::Checkpoint:
+  case TransformBuiltin::Remat:
+    return analyzeCheckpoint(expr, Builtin(op).name());
   case TransformBuiltin::TreeMap:
     return analyzeTreeMap(expr);
   case TransformBuiltin::TreeLeaves:

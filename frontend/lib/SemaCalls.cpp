@@ -241,6 +241,9 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
     return resolveGradCall(expr, callee, resolved);
   if (callee.kind == Type::Kind::Vmap)
     return resolveVmapCall(expr, callee, resolved);
+  if (callee.kind == Type::Kind::Checkpoint)
+    return checkpointSpecOf(
+        resolveUserCall(expr, callee.elements.front(), resolved));
   const FuncDef *def = callee.func;
   // Match arguments to parameters (positional, keywords, defaults). A bound
   // method's receiver is its first parameter.
@@ -308,7 +311,8 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
     target = Type::function(def);
   }
   resolved = std::move(args);
-  return specialize(target, std::move(argTypes), expr->getBegin());
+  return checkpointIfDecorated(
+      def, specialize(target, std::move(argTypes), expr->getBegin()));
 }
 
 /// True when every leaf of `t` is a float tensor.

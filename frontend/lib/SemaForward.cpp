@@ -46,6 +46,9 @@ FailureOr<Specialization *> SemaImpl::specializeOn(const Type &callee,
   if (callee.kind == Type::Kind::Vmap)
     return vmapSpecOf(callee, std::move(argTypes), at,
                       [&](size_t) { return at; });
+  if (callee.kind == Type::Kind::Checkpoint)
+    return checkpointSpecOf(
+        specializeOn(callee.elements.front(), std::move(argTypes), at, what));
   if (callee.kind != Type::Kind::Function || callee.boundSelf) {
     error(at) << what << " differentiates a function (a def, a lambda or a "
               << "grad of one), got " << callee.str();
@@ -69,7 +72,8 @@ FailureOr<Specialization *> SemaImpl::specializeOn(const Type &callee,
         return failure();
       argTypes[i] = adjusted;
     }
-  return specialize(callee, std::move(argTypes), at);
+  return checkpointIfDecorated(def,
+                               specialize(callee, std::move(argTypes), at));
 }
 
 FailureOr<Type> SemaImpl::analyzeJvp(const CallExpr *expr) {

@@ -544,6 +544,13 @@ private:
   /// `jvp(f, primals, tangents)`, as JAX's: (f(*primals), the derivative
   /// of f at the primals in the direction of the tangents).
   FailureOr<Type> analyzeJvp(const CallExpr *expr);
+  /// `checkpoint(f)` or `remat(f)`, as JAX's: a function value.
+  FailureOr<Type> analyzeCheckpoint(const CallExpr *expr, llvm::StringRef name);
+  /// The generated specialization calling `f` as a checkpoint.
+  FailureOr<Specialization *> checkpointSpecOf(FailureOr<Specialization *> f);
+  /// `f`, or its checkpoint when `def` is decorated @checkpoint or @remat.
+  FailureOr<Specialization *>
+  checkpointIfDecorated(const FuncDef *def, FailureOr<Specialization *> f);
   /// `vmap(f, in_axes=0, out_axes=0)`, as JAX's: a function value.
   FailureOr<Type> analyzeVmap(const CallExpr *expr);
   /// A call of a vmap value: f specialized on one example's arguments, and

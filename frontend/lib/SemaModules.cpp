@@ -274,10 +274,12 @@ LogicalResult SemaImpl::checkDecorators(const FuncDef *def,
                                         const Module *file) {
   llvm::StringSet<> seen;
   for (const ast::Decorator &d : def->decorators) {
-    if (d.name != "custom_gradient" && d.name != "export") {
+    if (d.name != "custom_gradient" && d.name != "export" &&
+        d.name != "checkpoint" && d.name != "remat") {
       error(d.range.begin, file)
           << "decorator '@" << d.name
-          << "' is not supported (TFL knows @custom_gradient and @export)";
+          << "' is not supported (TFL knows @custom_gradient, @checkpoint, "
+             "@remat and @export)";
       return failure();
     }
     if (!seen.insert(d.name).second) {

@@ -127,6 +127,13 @@ Type Type::vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
   return t;
 }
 
+Type Type::checkpoint(Type function) {
+  Type t;
+  t.kind = Kind::Checkpoint;
+  t.elements = {std::move(function)};
+  return t;
+}
+
 Type Type::batchSize() {
   Type t = tensor(DType::I64, {});
   t.batch = true;
@@ -206,8 +213,20 @@ std::string Type::str() const {
            elements.front().str();
   case Kind::Vmap:
     return "vmap of " + elements.front().str();
+  case Kind::Checkpoint:
+    return "checkpoint of " + elements.front().str();
   }
   return "?";
+}
+
+/// A vmap's axes in a mangled name: `n` for None, `m<k>` for -k.
+static std::string mangleAxes(const std::vector<int64_t> &axes, bool tuple) {
+  std::string s = tuple ? "t" : "";
+  for (int64_t a : axes)
+    s += a == Type::kNotMapped ? std::string("n_")
+         : a < 0               ? "m" + std::to_string(-a) + "_"
+                               : std::to_string(a) + "_";
+  return s;
 }
 
 std::string Type::mangle() const {
@@ -251,18 +270,11 @@ std::string Type::mangle() const {
       s += std::to_string(a) + "_";
     return s + (argnumsTuple ? "t" : "") + elements.front().mangle() + "E";
   }
-  case Kind::Vmap: {
-    auto axes = [](const std::vector<int64_t> &v, bool tuple) {
-      std::string s = tuple ? "t" : "";
-      for (int64_t a : v)
-        s += a == kNotMapped ? std::string("n_")
-             : a < 0         ? "m" + std::to_string(-a) + "_"
-                             : std::to_string(a) + "_";
-      return s;
-    };
-    return "V" + axes(inAxes, inAxesTuple) + "O" + axes(outAxes, outAxesTuple) +
-           elements.front().mangle() + "E";
-  }
+  case Kind::Vmap:
+    return "V" + mangleAxes(inAxes, inAxesTuple) + "O" +
+           mangleAxes(outAxes, outAxesTuple) + elements.front().mangle() + "E";
+  case Kind::Checkpoint:
+    return "C" + elements.front().mangle() + "E";
   case Kind::String:
   case Kind::RuntimeString: {
     // A string argument specializes its callee on its value (or template).

@@ -688,6 +688,14 @@ LogicalResult VmapOp::verify() {
   return success();
 }
 
+// A barrier's results have its operands' types.
+LogicalResult OptimizationBarrierOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
+  llvm::append_range(inferredReturnTypes, operands.getTypes());
+  return success();
+}
+
 bool mlir::tfl::isHalfFloat(Type elementType) {
   return elementType.isBF16() || elementType.isF16();
 }

@@ -60,3 +60,57 @@ func.func @elementwise_still_fuses(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
   } -> tensor<6x4xf32>
   return %b : tensor<6x4xf32>
 }
+
+// -----
+
+// Tests that a product's operand transpose (a copy through a permutation,
+// as a weight gradient's x^T makes) is not fused with the elementwise op
+// that makes its input: the product then reads the transpose, which
+// tfl-matmul-operands folds into its transpose flag, where a fused
+// transpose would compute the multiply in transposed order (gathers). A
+// transpose that no product reads still fuses.
+// CHECK-LABEL: func.func @transpose_for_a_product
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x4xf32>)
+// CHECK: arith.mulf
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<8x4xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+// CHECK: linalg.matmul ins(%[[T]], %{{.*}} : tensor<4x8xf32>, tensor<8x3xf32>)
+// CHECK-LABEL: func.func @transpose_alone
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4xf32>, tensor<8x4xf32>) outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr2 = affine_map<(d0, d1) -> (d1, d0)>
+func.func @transpose_for_a_product(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>, %dy: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %m = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<8x4xf32>
+  %et = tensor.empty() : tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [#tr2, #id2], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<8x4xf32>) outs(%et : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x8xf32>
+  %ew = tensor.empty() : tensor<4x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%ew : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %w = linalg.matmul ins(%t, %dy : tensor<4x8xf32>, tensor<8x3xf32>) outs(%z : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %w : tensor<4x3xf32>
+}
+func.func @transpose_alone(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %m = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<8x4xf32>
+  %et = tensor.empty() : tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [#tr2, #id2], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<8x4xf32>) outs(%et : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<4x8xf32>
+  return %t : tensor<4x8xf32>
+}

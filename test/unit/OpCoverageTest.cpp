@@ -87,6 +87,8 @@ const llvm::StringMap<const char *> kNoBatchRule = [] {
     ops[std::string("tfl.") + op] =
         "a source: no operand, the same for every example";
   ops["tfl.dim"] = "the pass's own: an example's dims are every example's";
+  ops["tfl.optimization_barrier"] =
+      "the pass's own: each operand stays batched or not, as it was";
   for (const char *op :
        {"print", "print_template", "save", "save_npy", "log_scalar", "assert",
         "debug_point", "session_store", "seed", "set_random_state",

@@ -79,6 +79,7 @@ void registerBufferizationModels(DialectRegistry &registry) {
     attachDataBufferizationModels(ctx);
     attachConvBufferizationModels(ctx);
     attachCollectiveBufferizationModels(ctx);
+    attachBarrierBufferizationModel(ctx);
     ctx->getOrLoadDialect<arith::ArithDialect>();
     // The lowering creates ops of these; load them with tfl, since
     // one-shot-bufferize does not declare them.

@@ -9,7 +9,13 @@
 // `linalg.generic` contraction, which no library call takes: on the GPU it
 // ran as one block per output element, on the CPU as scalar loops. Kept
 // named, such a product reads the collapsed view in place and reaches
-// BLAS or cuBLAS (strided-batched); the reshapes stay views.
+// BLAS or cuBLAS (strided-batched); the reshapes stay views. Nor is
+// anything fused into a transpose that a product reads (a copy through a
+// permutation, as a product's pullback makes for A^T dC): tfl-matmul-
+// operands folds such a copy into the product's transpose flag, where a
+// fused one would compute its producer in the transposed order, reading
+// it with gathers (a checkpoint's recomputed GELU, read only by its
+// weight gradient's product, did).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,15 +39,48 @@ bool isProduct(Operation *op) {
   return isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
 }
 
+/// A linalg.generic that copies its one input through a permutation of
+/// its dims other than the identity: a transpose.
+bool isTransposeCopy(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 1 ||
+      body.getTerminator()->getOperand(0) != body.getArgument(0))
+    return false;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  return maps[0].isPermutation() && !maps[0].isIdentity() &&
+         maps[1].isIdentity();
+}
+
+/// Whether a product reads `value`, directly or through reshapes.
+bool feedsProduct(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (isProduct(user))
+      return true;
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user) &&
+        feedsProduct(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
 struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    // The fused operand's producer has no other use (upstream's rule), and
-    // neither side of a reshape folding is a product.
+    // The fused operand's producer has no other use (upstream's rule),
+    // neither side of a reshape folding is a product, and the consumer is
+    // not a transpose a product reads.
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      if (isProduct(producer) || isProduct(fused->getOwner()))
+      Operation *consumer = fused->getOwner();
+      if (isProduct(producer) || isProduct(consumer))
+        return false;
+      if (isTransposeCopy(consumer) && feedsProduct(consumer->getResult(0)))
         return false;
       return producer && producer->hasOneUse();
     };

@@ -119,6 +119,7 @@ void addBufferization(OpPassManager &pm) {
   pm.addPass(createCanonicalizer());
   pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
   pm.addPass(createCanonicalizer());
+  pm.addPass(createDonateLoopInits());
   pm.addPass(createSplitDeallocs());
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(createSplitDeallocs());

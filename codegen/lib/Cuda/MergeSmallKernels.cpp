@@ -18,6 +18,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::tfl {
 #define GEN_PASS_DEF_MERGESMALLKERNELS
@@ -32,6 +33,20 @@ constexpr int64_t kBlockSize = 256;
 /// multiprocessor, so a launch of few blocks that loop long (a block
 /// reduction over a large batch) keeps its own launch.
 constexpr int64_t kMaxWork = int64_t(1) << 16;
+/// The most bytes of parameters a merged launch's kernel may take: CUDA
+/// allows 4352 before PTX ISA 8.1 (ptxas refuses more), and a merged
+/// launch of many small ones (a comparison of two trees of gradients, leaf
+/// by leaf) reads many buffers.
+constexpr int64_t kMaxParameterBytes = 4096;
+
+/// The bytes of kernel parameters a value that a launch's body reads from
+/// outside takes once the kernel is outlined: a memref's descriptor (two
+/// pointers, an offset, a size and a stride per dim), or a scalar.
+int64_t parameterBytes(Value v) {
+  if (auto memref = dyn_cast<MemRefType>(v.getType()))
+    return 8 * (3 + 2 * memref.getRank());
+  return 8;
+}
 
 /// The iterations of `loop` per thread, if its bounds say: a loop from a
 /// thread id strides over at most ub / step iterations.
@@ -215,14 +230,31 @@ struct MergeSmallKernelsPass
           isa<gpu::LaunchOp>(block->getParentOp()))
         return;
       SmallVector<Small> run;
+      // What the run's bodies read from outside: the merged kernel's
+      // parameters.
+      llvm::SetVector<Value> captured;
+      int64_t bytes = 0;
       auto flush = [&] {
         if (run.size() > 1)
           runs.push_back(run);
         run.clear();
+        captured.clear();
+        bytes = 0;
       };
       for (Operation &op : *block) {
         if (auto launch = dyn_cast<gpu::LaunchOp>(op)) {
           if (std::optional<Small> s = asSmall(launch, maxBlocks)) {
+            llvm::SetVector<Value> reads;
+            getUsedValuesDefinedAbove(launch.getBody(), reads);
+            int64_t more = 0;
+            for (Value v : reads)
+              if (!captured.contains(v))
+                more += parameterBytes(v);
+            if (!run.empty() && bytes + more > kMaxParameterBytes)
+              flush();
+            for (Value v : reads)
+              if (captured.insert(v))
+                bytes += parameterBytes(v);
             run.push_back(*s);
             continue;
           }

@@ -1,7 +1,8 @@
 //===- AutodiffRules.cpp - Reverse rules of the identities ----------------===//
 //
 // The pullbacks of the ops that pass values through: stop_gradient (none),
-// check_numerics and to_device (the cotangent, checked or copied back). Each
+// check_numerics and to_device (the cotangent, checked or copied back),
+// optimization_barrier (each result's cotangent, to its operand). Each
 // reads the op's own operands and results and emits tfl ops (see
 // TflInterfaces.td).
 //
@@ -27,6 +28,13 @@ LogicalResult StopGradientOp::reverse(OpBuilder &, ValueRange,
 LogicalResult ToDeviceOp::reverse(OpBuilder &, ValueRange dResults,
                                   SmallVectorImpl<Value> &dOperands) {
   dOperands.push_back(dResults[0]);
+  return success();
+}
+
+LogicalResult
+OptimizationBarrierOp::reverse(OpBuilder &, ValueRange dResults,
+                               SmallVectorImpl<Value> &dOperands) {
+  llvm::append_range(dOperands, dResults);
   return success();
 }
 

@@ -69,6 +69,11 @@ private:
   /// A tape op (a gradient's loop): a tape holds batched entries once a
   /// batched value is stored on it, and its reads give batched values.
   void batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map);
+  /// An optimization barrier over the batched operands: each result is
+  /// batched where its operand is (it keeps each as it is).
+  LogicalResult batchBarrier(OpBuilder &b, Operation &op,
+                             ArrayRef<Value> operands,
+                             ArrayRef<bool> operandBatched, IRMapping &map);
 
   /// Whether the copy of `v` is batched.
   bool isBatched(Value copy) const { return batched.contains(copy); }

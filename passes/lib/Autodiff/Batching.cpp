@@ -182,6 +182,8 @@ BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
       (f.getSymName() + ".vmap" + std::to_string(n) + "_" + suffix).str(),
       b.getFunctionType(inputs, type.getResults()));
   fn.setPrivate();
+  if (f->hasAttr("tfl.checkpoint")) // a reverse over it recomputes the batch
+    fn->setAttr("tfl.checkpoint", b.getUnitAttr());
   symbols.insert(fn);
   Block &body = f.getBody().front();
   // A function's tapes are its own (its frame): built again, with what
@@ -231,6 +233,19 @@ LogicalResult BatchBuilder::batchBlock(OpBuilder &b, Block &block,
   return success();
 }
 
+LogicalResult BatchBuilder::batchBarrier(OpBuilder &b, Operation &op,
+                                         ArrayRef<Value> operands,
+                                         ArrayRef<bool> operandBatched,
+                                         IRMapping &map) {
+  auto barrier = OptimizationBarrierOp::create(b, op.getLoc(), operands);
+  for (auto [i, r] : llvm::enumerate(op.getResults())) {
+    if (operandBatched[i])
+      batched.insert(barrier.getResult(i));
+    map.map(r, barrier.getResult(i));
+  }
+  return success();
+}
+
 LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
                                     IRMapping &map) {
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
@@ -256,6 +271,8 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
     operands.push_back(map.lookupOrDefault(v));
     operandBatched.push_back(isBatched(operands.back()));
   }
+  if (isa<OptimizationBarrierOp>(op))
+    return batchBarrier(b, op, operands, operandBatched, map);
   // An example's dims are the same for every example.
   if (auto dim = dyn_cast<DimOp>(op)) {
     map.map(dim.getResult(),

@@ -85,6 +85,9 @@ func::FuncOp JvpBuilder::createJvpFunction(OpBuilder &b, func::FuncOp f,
       func::FuncOp::create(b, f.getLoc(), (f.getSymName() + suffix).str(),
                            b.getFunctionType(inputs, outputs));
   jvp.setPrivate();
+  // A checkpoint's jvp is one too: a reverse over it recomputes both.
+  if (f->hasAttr("tfl.checkpoint"))
+    jvp->setAttr("tfl.checkpoint", b.getUnitAttr());
   symbols.insert(jvp);
   b.setInsertionPointToStart(jvp.addEntryBlock());
   return jvp;

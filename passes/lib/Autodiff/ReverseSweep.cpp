@@ -3,8 +3,9 @@
 // A vjp's body: the forward copy of the function's ops (with what copies
 // leave out scrubbed, and the generator's state read before what draws),
 // then the pullbacks of its ops, last to first, each through the op's
-// ReverseOpInterface, a callee's own vjp, or, for a tape op, on the tape
-// that holds its cotangents.
+// ReverseOpInterface, a callee's own vjp (recomputing a checkpoint's
+// forward behind a tfl.optimization_barrier), or, for a tape op, on the
+// tape that holds its cotangents.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +80,12 @@ LogicalResult VjpBuilder::reverseOp(OpBuilder &b, Operation &op, IRMapping &map,
     SmallVector<Value> args(call.getOperands());
     for (auto [r, d] : llvm::zip(call.getResults(), dResults))
       args.push_back(d ? d : zerosOf(b, op.getLoc(), r.getType()));
+    // A checkpoint's vjp recomputes the callee's forward from its
+    // arguments: behind a barrier, which neither CSE nor a fold sees
+    // through, and with the cotangents, so it runs where they exist. The
+    // forward sweep's intermediates then die in the forward sweep.
+    if (callee->hasAttr("tfl.checkpoint") && !args.empty())
+      args = OptimizationBarrierOp::create(b, op.getLoc(), args)->getResults();
     // The callee's vjp runs its forward again: with the draws it made.
     Value now;
     if (Value state = randomBefore.lookup(&op))

@@ -542,6 +542,18 @@ static void registerElementwiseKernels(KernelRegistry &registry) {
   registry.add(mlir::tfl::MatmulOp::getOperationName(), matmulKernel);
 }
 
+/// The ops that pass their operands through.
+static void registerIdentityKernels(KernelRegistry &registry) {
+  auto identity = [](Operation *, ArrayRef<Tensor> in,
+                     SmallVectorImpl<Tensor> &out) {
+    out.append(in.begin(), in.end());
+  };
+  registry.add(mlir::tfl::StopGradientOp::getOperationName(), identity);
+  registry.add(mlir::tfl::OptimizationBarrierOp::getOperationName(), identity);
+  // Eager mode runs on the CPU, where every device's tensors are.
+  registry.add(mlir::tfl::ToDeviceOp::getOperationName(), identity);
+}
+
 void registerTflKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::GatherOp::getOperationName(),
@@ -575,13 +587,7 @@ void registerTflKernels(KernelRegistry &registry) {
       });
   registerTapeKernels(registry);
   registerCollectiveKernels(registry);
-  registry.add(mlir::tfl::StopGradientOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
-  // Eager mode runs on the CPU, where every device's tensors are.
-  registry.add(mlir::tfl::ToDeviceOp::getOperationName(),
-               [](Operation *, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) { out.push_back(in[0]); });
+  registerIdentityKernels(registry);
   registerConvKernels(registry);
   registerRandomKernels(registry);
   registry.add(

@@ -240,6 +240,22 @@ def SplitDeallocs : Pass<"tfl-split-deallocs", "mlir::ModuleOp"> {
                            "mlir::bufferization::BufferizationDialect"];
 }
 
+def DonateLoopInits : Pass<"tfl-donate-loop-inits", "mlir::ModuleOp"> {
+  let summary = "Let a loop free the buffers it starts from";
+  let description = [{
+    Right after the ownership-based deallocation: an `scf.for` whose
+    initial value is a buffer a `memref.alloc` of the loop's block made,
+    used (itself and any memref made from it) only before the loop, by the
+    loop once as an initial value, and by the block's
+    `bufferization.dealloc` after it, gets that buffer's ownership (its
+    ownership operand `true`, the dealloc's condition `false`). The body
+    frees it at the end of the first iteration, as it frees each carried
+    buffer it owns when it yields another; a training loop's initial
+    parameters and optimizer state no longer live through every step.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def EarlyDeallocs : Pass<"tfl-early-deallocs", "mlir::ModuleOp"> {
   let summary = "Free each buffer right after its last use in its block";
   let description = [{

@@ -14,7 +14,7 @@ void registerCompilerDialects(DialectRegistry &registry);
 
 /// Attaches BufferizableOpInterface to the tfl ops that survive until
 /// bufferization (tfl.print, the random, file, convolution and pooling
-/// ops).
+/// ops, the collectives and the optimization barrier).
 void registerBufferizationModels(DialectRegistry &registry);
 /// The bufferization models of the random ops (a fresh buffer filled by
 /// one libtflrt draw); part of registerBufferizationModels.
@@ -26,6 +26,9 @@ void attachConvBufferizationModels(MLIRContext *ctx);
 /// The bufferization models of the collectives
 /// (CollectiveBufferization.cpp).
 void attachCollectiveBufferizationModels(MLIRContext *ctx);
+/// The bufferization model of tfl.optimization_barrier (its operands'
+/// buffers; BarrierBufferization.cpp).
+void attachBarrierBufferizationModel(MLIRContext *ctx);
 
 } // namespace mlir::tfl
 

@@ -63,7 +63,8 @@ struct ConvertTflToLinalgPass
     target.addIllegalDialect<TflDialect>();
     // Lowered during bufferization to runtime calls (PrintBufferization.cpp,
     // RandomBufferization.cpp, DataBufferization.cpp,
-    // ConvBufferization.cpp, CollectiveBufferization.cpp).
+    // ConvBufferization.cpp, CollectiveBufferization.cpp), or, a barrier,
+    // to its operands' buffers (BarrierBufferization.cpp).
     target.addLegalOp<
         PrintOp, PrintTemplateOp, RandomUniformOp, RandomNormalOp,
         ShuffleIndicesOp, LoadDataOp, EncodeTextOp, LoadOp, SaveNpyOp, SaveOp,
@@ -71,7 +72,8 @@ struct ConvertTflToLinalgPass
         AvgPool2DOp, MaxPool2DBackwardOp, AvgPool2DBackwardOp,
         MaxPool2DGatherOp, ScatterAddOp, TapePushOp, TapeWriteOp, TapeAddOp,
         TapeReadOp, TapeAccumulatedOp, AllReduceOp, BroadcastOp, ReduceToRootOp,
-        AllGatherOp, AllReduceStartOp, AllReduceWaitOp>();
+        AllGatherOp, AllReduceStartOp, AllReduceWaitOp,
+        OptimizationBarrierOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

@@ -128,6 +128,10 @@ struct Specialization {
   /// (-1 for one passed whole; the captures are) and results.
   const Specialization *vmapOf = nullptr;
   std::vector<int64_t> vmapInAxes, vmapOutAxes;
+  /// A generated checkpoint function (no `def`): it calls the
+  /// specialization, and a gradient recomputes that call's intermediates
+  /// (its func.func has `tfl.checkpoint`).
+  const Specialization *checkpointOf = nullptr;
   /// A @custom_gradient function: its body returns (value, grad_fn), so its
   /// func.func returns the value's leaves then grad_fn's captured values
   /// (the residuals); `customPullback` is grad_fn specialized on the

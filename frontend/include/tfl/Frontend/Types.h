@@ -66,7 +66,10 @@ struct Type {
     Grad,
     /// vmap(f, in_axes, out_axes): the function `elements[0]` mapped over
     /// a batch dim of its arguments.
-    Vmap
+    Vmap,
+    /// checkpoint(f) (remat(f)): the function `elements[0]`, whose
+    /// intermediates a gradient recomputes instead of keeping.
+    Checkpoint
   };
 
   Kind kind = Kind::None;
@@ -140,9 +143,11 @@ struct Type {
 
   static Type vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
                    std::vector<int64_t> outAxes, bool outAxesTuple);
+  static Type checkpoint(Type function);
   /// A function value: a def or lambda, or a transform of one.
   bool isCallableValue() const {
-    return kind == Kind::Function || kind == Kind::Grad || kind == Kind::Vmap;
+    return kind == Kind::Function || kind == Kind::Grad || kind == Kind::Vmap ||
+           kind == Kind::Checkpoint;
   }
 
   bool isTensor() const { return kind == Kind::Tensor; }

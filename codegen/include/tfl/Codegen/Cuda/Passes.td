@@ -103,7 +103,10 @@ def MergeSmallKernels : Pass<"tfl-merge-small-kernels", "mlir::func::FuncOp"> {
        deepest loop nest: a block reduction over a large batch keeps its
        blocks on several multiprocessors) in one block of host code, with only pure ops, allocations,
        deallocations and host code on host buffers (`tfl.host`) between
-       them.
+       them. A run ends before the launch that would make the buffers and
+       scalars its bodies read from outside (the merged kernel's
+       parameters) take over 4096 bytes: ptxas refuses a kernel with more
+       than 4352 before PTX ISA 8.1.
     2. A run becomes one launch of one block of 256 threads (1 when every
        launch had one thread) where its last launch was; deallocations
        between its launches move after it. The block runs the bodies in

@@ -294,6 +294,31 @@ def Tfl_StopGradientOp : Tfl_Op<"stop_gradient",
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Tfl_OptimizationBarrierOp : Tfl_Op<"optimization_barrier",
+    [Pure, Tfl_RunsOnHalfFloats,
+     DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "its operands, as values no pass may see through";
+  let description = [{
+    The identity, as StableHLO's `optimization_barrier`: its results are
+    its operands, but no fold, canonicalization or CSE sees that, so the
+    ops that read its results are not merged with the same ops on its
+    operands. The reverse sweep passes a `checkpoint` call's arguments and
+    cotangents through one before the callee's vjp, so the callee's forward
+    ops are recomputed there instead of merged with the forward sweep's
+    (whose intermediates would then be kept until the reverse). Bufferized
+    as its operands' buffers (no copy); its pullback and tangent are the
+    identity.
+
+    ```mlir
+    %0:2 = tfl.optimization_barrier %x, %dy : tensor<16x128xf32>, tensor<16x128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tfl_Tensor>:$inputs);
+  let results = (outs Variadic<Tfl_Tensor>:$results);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+}
+
 def Tfl_ToDeviceOp : Tfl_Op<"to_device",
     [Tfl_Elementwise, Pure, SameOperandsAndResultType,
      DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
