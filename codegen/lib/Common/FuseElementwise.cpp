@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfl/Codegen/LinalgCopies.h"
 #include "tfl/Codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -39,21 +40,11 @@ bool isProduct(Operation *op) {
   return isa_and_nonnull<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
 }
 
-/// A linalg.generic that copies its one input through a permutation of
-/// its dims other than the identity: a transpose.
+/// A transpose: a linalg.generic that copies its one input through a
+/// permutation of its dims other than the identity.
 bool isTransposeCopy(Operation *op) {
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
-    return false;
-  Block &body = generic.getRegion().front();
-  if (body.getOperations().size() != 1 ||
-      body.getTerminator()->getOperand(0) != body.getArgument(0))
-    return false;
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  return maps[0].isPermutation() && !maps[0].isIdentity() &&
-         maps[1].isIdentity();
+  std::optional<AffineMap> map = copyMap(op);
+  return map && map->isPermutation() && !map->isIdentity();
 }
 
 /// Whether a product reads `value`, directly or through reshapes.

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfl/Codegen/LinalgCopies.h"
 #include "tfl/Codegen/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -42,28 +43,18 @@ Value transposedFrom(Value value) {
         return {};
     return transpose.getInput();
   }
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops())
+  // A generic that only copies its input, through the swap.
+  std::optional<AffineMap> map = copyMap(op);
+  if (!map || map->getNumDims() < 2)
     return {};
-  // The body only yields the input.
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (body.getOperations().size() != 1 ||
-      yield.getValues().front() != body.getArgument(0))
-    return {};
-  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  unsigned rank = generic.getNumLoops();
-  if (rank < 2 || !maps[1].isIdentity())
-    return {};
+  unsigned rank = map->getNumDims();
   SmallVector<unsigned> perm;
   for (unsigned d = 0; d < rank; ++d)
     perm.push_back(d);
   std::swap(perm[rank - 1], perm[rank - 2]);
-  if (maps[0] != AffineMap::getPermutationMap(perm, generic.getContext()))
+  if (*map != AffineMap::getPermutationMap(perm, op->getContext()))
     return {};
-  return generic.getDpsInputOperand(0)->get();
+  return op->getOperand(0);
 }
 
 /// `map` with its results' last two swapped: the map of the operand's
