@@ -177,13 +177,14 @@ def main():
           for a in ("none", "tanh") for x, w in zip(gx, gw.tolist())]
     close("gelu_f64_grad_fd", v["gelu_f64_grad"], fd, 1e-7, 1e-9)
     # bf16: computed in f32 from the bf16 inputs, rounded once. PyTorch's
-    # bf16 gelu does that for "none" (the same values); its "tanh" rounds
-    # along the way on the CPU (gelu(-3) = -0.00586, 1.6x the true value),
-    # so the reference is the f32 function rounded to bf16.
+    # own bf16 gelu is not that reference on every CPU: its "tanh" rounds
+    # along the way (gelu(-3) = -0.00586, 1.6x the true value), and the
+    # AVX2 build of its "none" gives -0 for inputs below about -3 where
+    # the AVX-512 build rounds once. The reference is the f32 function
+    # rounded to bf16.
     xb = torch.tensor(gx, dtype=torch.float32).bfloat16()
     bf16 = [torch.nn.functional.gelu(xb.float(), approximate=a).bfloat16()
             .double().numpy() for a in ("none", "tanh")]
-    assert np.array_equal(bf16[0], torch.nn.functional.gelu(xb).double())
     close("gelu_bf16", v["gelu_bf16"], np.concatenate(bf16), 1e-2, 1e-6)
 
     ln = torch.nn.LayerNorm(4, eps=1e-3)
