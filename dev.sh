@@ -32,12 +32,12 @@ configure() {
 
 build_all() {
   configure
-  cmake --build "$build" -j "${TFL_JOBS:-2}"
+  cmake --build "$build" -j "${TFL_JOBS:-2}" "$@"
 }
 
 case "${1:-}" in
 main)
-  build_all
+  build_all --target tfl-main
   device=${TFL_DEVICE:-cpu}
   if [ -z "${TFL_DEVICE:-}" ] && [ -e "$build/lib/libtflrt_cuda.a" ] &&
     nvidia-smi -L 2>/dev/null | grep -q GPU; then
