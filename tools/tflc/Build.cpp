@@ -18,8 +18,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallString.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
@@ -67,19 +65,11 @@ struct TemporaryFiles {
 /// Compiles `module` (in the LLVM dialect) into new temporary object files,
 /// `objects`.
 static mlir::LogicalResult compileToObjects(mlir::ModuleOp module,
-                                            unsigned glueInstructions,
+                                            const Options &options,
                                             TemporaryFiles &objects,
                                             mlir::TimingScope &timing) {
-  llvm::LLVMContext llvmContext;
-  mlir::TimingScope optimizing = timing.nest("LLVM IR, optimized (-O3)");
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::tfl::translateToOptimizedLLVMIR(module, llvmContext,
-                                            glueInstructions);
-  optimizing.stop();
-  if (!llvmModule)
-    return mlir::failure();
-  mlir::TimingScope codegen = timing.nest("code generation (object files)");
-  return mlir::tfl::emitObjectFiles(*llvmModule, objects.paths);
+  return mlir::tfl::compileToObjectFiles(module, options.objects, objects.paths,
+                                         timing);
 }
 
 mlir::LogicalResult buildExecutable(mlir::ModuleOp module, llvm::StringRef path,
@@ -88,8 +78,7 @@ mlir::LogicalResult buildExecutable(mlir::ModuleOp module, llvm::StringRef path,
   if (options.reportMemory)
     callMemoryReport(module);
   TemporaryFiles objects;
-  if (failed(
-          compileToObjects(module, options.glueInstructions, objects, timing)))
+  if (failed(compileToObjects(module, options, objects, timing)))
     return mlir::failure();
   std::string error;
   mlir::LogicalResult linked = mlir::failure();
@@ -133,8 +122,7 @@ mlir::LogicalResult buildLibrary(mlir::ModuleOp module, const Program &program,
   }
 
   TemporaryFiles objects;
-  if (failed(
-          compileToObjects(module, options.glueInstructions, objects, timing)))
+  if (failed(compileToObjects(module, options, objects, timing)))
     return mlir::failure();
   llvm::SmallString<128> wrapperPath, wrapperObject, scriptPath;
   if (llvm::sys::fs::createTemporaryFile("tfl-api", "c", wrapperPath) ||

@@ -7,6 +7,7 @@
 #ifndef TFL_TOOLS_TFLC_BUILD_H
 #define TFL_TOOLS_TFLC_BUILD_H
 
+#include "tfl/Codegen/NativeCode.h"
 #include "tfl/Frontend/Sema.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -17,9 +18,9 @@
 namespace tfl::build {
 
 struct Options {
-  /// --glue-instructions: LLVM instructions above which a function (the
-  /// program's top level) is cleaned up and left out of -O3.
-  unsigned glueInstructions;
+  /// --glue-instructions, --module-instructions, --build-threads: how
+  /// LLVM IR becomes object files.
+  mlir::tfl::ObjectOptions objects;
   /// --report-memory: tfl_main reports its peak memory.
   bool reportMemory;
   /// --device cuda: link with the CUDA runtime.

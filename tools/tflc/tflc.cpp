@@ -98,6 +98,18 @@ cl::opt<unsigned> glueInstructions(
              "of -O3"),
     cl::value_desc("N"), cl::init(mlir::tfl::kGlueInstructions), cl::Hidden,
     cl::cat(tflcCategory));
+cl::opt<unsigned> buildThreads(
+    "build-threads",
+    cl::desc("build, run: the threads LLVM's optimization and code "
+             "generation run on (0, the default: one for each core; the "
+             "program is the same whatever their number)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(tflcCategory));
+cl::opt<unsigned> moduleInstructions(
+    "module-instructions",
+    cl::desc("build, run: LLVM instructions of the program's loops and "
+             "kernels for each module compiled on a thread of its own"),
+    cl::value_desc("N"), cl::init(mlir::tfl::kModuleInstructions), cl::Hidden,
+    cl::cat(tflcCategory));
 cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
                                 cl::value_desc("path"), cl::cat(tflcCategory));
 cl::opt<bool> shared(
@@ -429,13 +441,18 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
 /// tflrt_report_memory first.
 mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
                                             llvm::StringRef path) {
-  tfl::build::Options options{glueInstructions, reportMemory,
-                              device == Device::Cuda};
+  tfl::build::Options options{
+      {glueInstructions, moduleInstructions, buildThreads},
+      reportMemory,
+      device == Device::Cuda};
   return tfl::build::buildExecutable(module, path, options, timing);
 }
 
 mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
-  tfl::build::Options options{glueInstructions, reportMemory, false};
+  tfl::build::Options options{
+      {glueInstructions, moduleInstructions, buildThreads},
+      reportMemory,
+      false};
   tfl::build::LibraryOptions library{outputFile, inputPath, python,
                                      staticLibrary};
   return tfl::build::buildLibrary(module, *program, options, library, timing);

@@ -9,6 +9,7 @@
 #define TFL_CODEGEN_NATIVECODE_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
@@ -31,13 +32,38 @@ std::unique_ptr<llvm::Module>
 translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                            unsigned glueInstructions = kGlueInstructions);
 
-/// Writes `llvmModule` as host object files, new temporary files whose paths
-/// are appended to `objectPaths` (the caller removes them, after a failure
-/// too): one, or, where the module has glue functions, one of the glue
-/// generated at -O0 and one of the rest at -O3, on two threads. Changes
-/// `llvmModule`. Returns failure after reporting an error.
-LogicalResult emitObjectFiles(llvm::Module &llvmModule,
-                              SmallVectorImpl<std::string> &objectPaths);
+/// Instructions of the rest (all but the glue) for each of its modules
+/// (at most kMaxModules).
+constexpr unsigned kModuleInstructions = 2000;
+constexpr unsigned kMaxModules = 8;
+
+/// How a module becomes object files.
+struct ObjectOptions {
+  /// Functions over this many instructions are glue.
+  unsigned glueInstructions = kGlueInstructions;
+  /// The rest goes to one module for each this many instructions.
+  unsigned moduleInstructions = kModuleInstructions;
+  /// The threads the modules are compiled on (0: one for each core).
+  unsigned threads = 0;
+};
+
+/// The threads a build compiles on: `requested`, or with 0 one for each
+/// core this process may run on.
+unsigned buildThreads(unsigned requested);
+
+/// Translates `module` (in the LLVM dialect) and compiles it to host object
+/// files, new temporary files whose paths are appended to `objectPaths`
+/// (the caller removes them, after a failure too). Glue functions are
+/// cleaned up and generated at -O0, in an object of their own; the rest
+/// goes to modules of whole clusters of callers and callees, each
+/// optimized at -O3 and generated in a context of its own. The modules,
+/// which depend only on the program, are compiled on `options.threads`
+/// threads: the objects are the same whatever their number. Reports the
+/// stages in `timing`; returns failure after reporting an error.
+LogicalResult compileToObjectFiles(ModuleOp module,
+                                   const ObjectOptions &options,
+                                   SmallVectorImpl<std::string> &objectPaths,
+                                   TimingScope &timing);
 
 /// Compiles C file `sourcePath`, which may include libtflrt's C ABI
 /// (tflrt/CApi.h), to a position-independent object.
