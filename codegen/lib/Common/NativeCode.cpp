@@ -416,9 +416,14 @@ SmallVector<SmallVector<llvm::Function *>> partitionRest(llvm::Module &module,
     clusters[it->second].first += f->getInstructionCount() + 1;
     clusters[it->second].second.push_back(f);
   }
-  std::stable_sort(
-      clusters.begin() + 1, clusters.end(),
-      [](const auto &a, const auto &b) { return a.first > b.first; });
+  // (std::sort, ties in the functions' order: libstdc++'s stable_sort
+  // uses a deprecated buffer.)
+  std::sort(
+      clusters.begin() + 1, clusters.end(), [&](const auto &a, const auto &b) {
+        if (a.first != b.first)
+          return a.first > b.first;
+        return index.lookup(a.second.front()) < index.lookup(b.second.front());
+      });
   count = std::max(1u, std::min<unsigned>(count, clusters.size()));
   SmallVector<SmallVector<llvm::Function *>> groups(count);
   SmallVector<uint64_t> sizes(count, 0);
