@@ -62,23 +62,14 @@ struct TemporaryFiles {
 
 } // namespace
 
-/// Compiles `module` (in the LLVM dialect) into new temporary object files,
-/// `objects`.
-static mlir::LogicalResult compileToObjects(mlir::ModuleOp module,
-                                            const Options &options,
-                                            TemporaryFiles &objects,
-                                            mlir::TimingScope &timing) {
-  return mlir::tfl::compileToObjectFiles(module, options.objects, objects.paths,
-                                         timing);
-}
-
 mlir::LogicalResult buildExecutable(mlir::ModuleOp module, llvm::StringRef path,
                                     const Options &options,
                                     mlir::TimingScope &timing) {
   if (options.reportMemory)
     callMemoryReport(module);
   TemporaryFiles objects;
-  if (failed(compileToObjects(module, options, objects, timing)))
+  if (failed(mlir::tfl::compileToObjectFiles(module, options.objects,
+                                             objects.paths, timing)))
     return mlir::failure();
   std::string error;
   mlir::LogicalResult linked = mlir::failure();
@@ -122,7 +113,8 @@ mlir::LogicalResult buildLibrary(mlir::ModuleOp module, const Program &program,
   }
 
   TemporaryFiles objects;
-  if (failed(compileToObjects(module, options, objects, timing)))
+  if (failed(mlir::tfl::compileToObjectFiles(module, options.objects,
+                                             objects.paths, timing)))
     return mlir::failure();
   llvm::SmallString<128> wrapperPath, wrapperObject, scriptPath;
   if (llvm::sys::fs::createTemporaryFile("tfl-api", "c", wrapperPath) ||

@@ -478,6 +478,7 @@ SmallVector<char, 0> partitionBitcode(llvm::Module &module,
   llvm::WriteBitcodeToFile(*part, os);
   return bitcode;
 }
+
 /// Optimizes the module in `bitcode` at -O3 in a context of its own and
 /// generates its object, a new temporary file `path`.
 bool compilePart(ArrayRef<char> bitcode, std::string &path,
@@ -549,13 +550,18 @@ LogicalResult compileJobs(llvm::Module &llvmModule, llvm::TargetMachine *tm,
     }
   return success();
 }
-} // namespace
 
+/// The rest's modules at most.
+constexpr uint64_t kMaxModules = 8;
+
+/// The threads a build compiles on: `requested`, or with 0 one for each
+/// core this process may run on.
 unsigned buildThreads(unsigned requested) {
   if (requested)
     return requested;
   return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
 }
+} // namespace
 
 LogicalResult compileToObjectFiles(ModuleOp module,
                                    const ObjectOptions &options,

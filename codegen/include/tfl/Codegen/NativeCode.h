@@ -33,9 +33,8 @@ translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                            unsigned glueInstructions = kGlueInstructions);
 
 /// Instructions of the rest (all but the glue) for each of its modules
-/// (at most kMaxModules).
+/// (at most 8).
 constexpr unsigned kModuleInstructions = 2000;
-constexpr unsigned kMaxModules = 8;
 
 /// How a module becomes object files.
 struct ObjectOptions {
@@ -46,10 +45,6 @@ struct ObjectOptions {
   /// The threads the modules are compiled on (0: one for each core).
   unsigned threads = 0;
 };
-
-/// The threads a build compiles on: `requested`, or with 0 one for each
-/// core this process may run on.
-unsigned buildThreads(unsigned requested);
 
 /// Translates `module` (in the LLVM dialect) and compiles it to host object
 /// files, new temporary files whose paths are appended to `objectPaths`
