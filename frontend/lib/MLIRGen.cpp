@@ -158,50 +158,14 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   builder.setInsertionPointToEnd(module.getBody());
   auto fn = mlir::func::FuncOp::create(
       builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
-  if (s.def || s.gradOf || s.jvpOf || s.vmapOf || s.checkpointOf)
+  if (s.def || s.gradOf || s.jvpOf || s.vmapOf || s.checkpointOf || s.linearOf)
     fn.setPrivate();
   if (s.customPullback)
     markCustomGradient(fn, s);
   mlir::Block *entry = fn.addEntryBlock();
-  if (s.gradOf) {
-    // A gradient function: tfl.grad of the differentiated specialization,
-    // which the autodiff pass turns into generated code.
-    builder.setInsertionPointToStart(entry);
-    mlir::Location l = s.gradOf->def ? loc(s.gradOf->def->namePos) : fnLoc;
-    if (s.gradJacobian != Type::Jacobian::None) {
-      auto jacobian = mlir::tfl::JacobianOp::create(
-          builder, l, resultTypes,
-          mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),
-          entry->getArguments(), builder.getDenseI64ArrayAttr(s.gradArgnums),
-          builder.getBoolAttr(s.gradJacobian == Type::Jacobian::Forward));
-      mlir::func::ReturnOp::create(builder, l, jacobian.getResults());
-      return;
-    }
-    auto grad = mlir::tfl::GradOp::create(
-        builder, l, resultTypes,
-        mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),
-        entry->getArguments(), builder.getDenseI64ArrayAttr(s.gradArgnums),
-        builder.getBoolAttr(s.gradWithValue));
-    mlir::func::ReturnOp::create(builder, l, grad.getResults());
-    return;
-  }
   builder.setInsertionPointToStart(entry);
-  if (s.vmapOf) {
-    genVmapBody(s, entry, resultTypes,
-                s.vmapOf->def ? loc(s.vmapOf->def->namePos) : fnLoc);
+  if (genGeneratedBody(s, fn, resultTypes, fnLoc))
     return;
-  }
-  if (s.jvpOf) {
-    genJvpBody(s, entry, resultTypes,
-               s.jvpOf->def ? loc(s.jvpOf->def->namePos) : fnLoc);
-    return;
-  }
-  if (s.checkpointOf) {
-    genCheckpointBody(s, fn, resultTypes,
-                      s.checkpointOf->def ? loc(s.checkpointOf->def->namePos)
-                                          : fnLoc);
-    return;
-  }
 
   bindEntryArguments(s, entry, fnLoc);
 
@@ -222,6 +186,56 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
   if (!returned)
     mlir::func::ReturnOp::create(builder, s.def ? loc(s.def->getRange().end)
                                                 : loc({1, 1}));
+}
+
+bool MLIRGenImpl::genGeneratedBody(const Specialization &s,
+                                   mlir::func::FuncOp fn,
+                                   llvm::ArrayRef<mlir::Type> resultTypes,
+                                   mlir::Location fnLoc) {
+  mlir::Block *entry = &fn.front();
+  if (s.gradOf) {
+    // A gradient function: tfl.grad of the differentiated specialization,
+    // which the autodiff pass turns into generated code.
+    mlir::Location l = s.gradOf->def ? loc(s.gradOf->def->namePos) : fnLoc;
+    if (s.gradJacobian != Type::Jacobian::None) {
+      auto jacobian = mlir::tfl::JacobianOp::create(
+          builder, l, resultTypes,
+          mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),
+          entry->getArguments(), builder.getDenseI64ArrayAttr(s.gradArgnums),
+          builder.getBoolAttr(s.gradJacobian == Type::Jacobian::Forward));
+      mlir::func::ReturnOp::create(builder, l, jacobian.getResults());
+      return true;
+    }
+    auto grad = mlir::tfl::GradOp::create(
+        builder, l, resultTypes,
+        mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),
+        entry->getArguments(), builder.getDenseI64ArrayAttr(s.gradArgnums),
+        builder.getBoolAttr(s.gradWithValue));
+    mlir::func::ReturnOp::create(builder, l, grad.getResults());
+    return true;
+  }
+  if (s.vmapOf) {
+    genVmapBody(s, entry, resultTypes,
+                s.vmapOf->def ? loc(s.vmapOf->def->namePos) : fnLoc);
+    return true;
+  }
+  if (s.jvpOf) {
+    genJvpBody(s, entry, resultTypes,
+               s.jvpOf->def ? loc(s.jvpOf->def->namePos) : fnLoc);
+    return true;
+  }
+  if (s.linearOf) {
+    genLinearBody(s, entry, resultTypes,
+                  s.linearOf->def ? loc(s.linearOf->def->namePos) : fnLoc);
+    return true;
+  }
+  if (s.checkpointOf) {
+    genCheckpointBody(s, fn, resultTypes,
+                      s.checkpointOf->def ? loc(s.checkpointOf->def->namePos)
+                                          : fnLoc);
+    return true;
+  }
+  return false;
 }
 
 void MLIRGenImpl::bindEntryArguments(const Specialization &s,

@@ -160,6 +160,9 @@ Values MLIRGenImpl::genTransformFamily(const CallExpr *expr,
     return genTreeMap(expr);
   case TransformBuiltin::Jvp:
     return genJvp(expr);
+  case TransformBuiltin::Vjp:
+  case TransformBuiltin::Linearize:
+    return genLinearize(expr);
   }
   llvm_unreachable("a transform built-in");
 }

@@ -141,6 +141,83 @@ void MLIRGenImpl::genJvpBody(const Specialization &s, mlir::Block *entry,
   mlir::func::ReturnOp::create(builder, l, jvp.getResults());
 }
 
+Values MLIRGenImpl::genLinearize(const CallExpr *expr) {
+  const Specialization *f = spec->builtinCalls.find(expr)->second.primal;
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  mlir::Location l = loc(expr->getBegin());
+  // Python's order: the function value, then the primals; then the call,
+  // from the generator's state that the linear map starts from again.
+  Values fnLeaves = genExpr(args[0]);
+  std::vector<Values> primals;
+  for (const Expr *arg : llvm::ArrayRef(args).drop_front())
+    primals.push_back(genExpr(arg));
+  Value state = mlir::tfl::RandomStateOp::create(
+      builder, l, mlir::RankedTensorType::get({2}, builder.getI64Type()));
+  const Type &result = typeOf(expr);
+  Values leaves =
+      castLeaves(emitUserCall(f, typeOf(args[0]), fnLeaves, primals, l),
+                 result.elements[0], l);
+  llvm::append_range(leaves, fnLeaves);
+  for (auto [values, arg] :
+       llvm::zip(primals, llvm::ArrayRef(args).drop_front()))
+    llvm::append_range(leaves, castLeaves(values, typeOf(arg), l));
+  leaves.push_back(state);
+  return leaves;
+}
+
+void MLIRGenImpl::genLinearBody(const Specialization &s, mlir::Block *entry,
+                                llvm::ArrayRef<mlir::Type> resultTypes,
+                                mlir::Location l) {
+  // The entry's arguments: the cotangent's (or the tangents') leaves, f's
+  // captures', the primals', the state.
+  const Specialization &f = *s.linearOf;
+  size_t given = 0;
+  for (const Type &t : s.argTypes)
+    given += t.leafCount();
+  size_t captures = 0;
+  for (const Type &t : f.captureTypes)
+    captures += t.leafCount();
+  auto args = entry->getArguments();
+  Values primals =
+      castLeaves(Values(args.begin() + given + captures, args.end() - 1),
+                 Type::tuple(f.argTypes), l);
+  Values operands = primals;
+  llvm::append_range(operands, args.slice(given, captures));
+  llvm::append_range(operands, args.take_front(given));
+  // f runs again (its forward sweep): from the value's state, so that it
+  // draws what the value drew; the generator is left where it was.
+  mlir::Type stateType = args.back().getType();
+  Value saved = mlir::tfl::RandomStateOp::create(builder, l, stateType);
+  mlir::tfl::SetRandomStateOp::create(builder, l, args.back());
+  auto callee = mlir::FlatSymbolRefAttr::get(&ctx, f.symbol);
+  Values results;
+  if (s.linearReverse) {
+    llvm::SmallVector<int64_t> argnums;
+    llvm::SmallVector<mlir::Type> types;
+    for (size_t i = 0; i < primals.size(); ++i) {
+      argnums.push_back(static_cast<int64_t>(i));
+      types.push_back(primals[i].getType());
+    }
+    auto grad = mlir::tfl::GradOp::create(builder, l, types, callee, operands,
+                                          builder.getDenseI64ArrayAttr(argnums),
+                                          builder.getBoolAttr(false),
+                                          builder.getUnitAttr());
+    results.assign(grad.getResults().begin(), grad.getResults().end());
+  } else {
+    // tfl.jvp takes the captures' tangents too: zeros.
+    for (mlir::BlockArgument capture : args.slice(given, captures))
+      operands.push_back(zerosOf(capture.getType(), l));
+    llvm::SmallVector<mlir::Type> types(resultTypes);
+    llvm::append_range(types, resultTypes);
+    auto jvp = mlir::tfl::JvpOp::create(builder, l, types, callee, operands);
+    results.assign(jvp.getResults().begin() + resultTypes.size(),
+                   jvp.getResults().end());
+  }
+  mlir::tfl::SetRandomStateOp::create(builder, l, saved);
+  mlir::func::ReturnOp::create(builder, l,
+                               castLeaves(results, s.resultType, l));
+}
+
 void MLIRGenImpl::genCheckpointBody(const Specialization &s,
                                     mlir::func::FuncOp fn,
                                     llvm::ArrayRef<mlir::Type> resultTypes,

@@ -95,6 +95,12 @@ private:
   }
 
   void genFunction(const Specialization &s);
+  /// The body of a generated specialization (a grad, Jacobian, vmap, jvp,
+  /// linear map or checkpoint of another), at the start of `fn`'s entry;
+  /// false for a def's or the script's.
+  bool genGeneratedBody(const Specialization &s, mlir::func::FuncOp fn,
+                        llvm::ArrayRef<mlir::Type> resultTypes,
+                        mlir::Location fnLoc);
   /// Binds the entry block's arguments (the arguments' leaves, then the
   /// captures'), and at the prompt the session's variables.
   void bindEntryArguments(const Specialization &s, mlir::Block *entry,
@@ -183,6 +189,15 @@ private:
   /// primals and captures, then the tangents (zeros for the captures).
   void genJvpBody(const Specialization &s, mlir::Block *entry,
                   llvm::ArrayRef<mlir::Type> resultTypes, mlir::Location l);
+  /// vjp(f, *primals) and linearize(f, *primals): the generator's state,
+  /// f's value, and the linear map's leaves (f's, the primals', the
+  /// state).
+  Values genLinearize(const CallExpr *expr);
+  /// The body of a generated linear map: with the generator back at the
+  /// value's state, a seeded tfl.grad of f (vjp_fn: the primals'
+  /// cotangents) or its tfl.jvp (the value's tangent).
+  void genLinearBody(const Specialization &s, mlir::Block *entry,
+                     llvm::ArrayRef<mlir::Type> resultTypes, mlir::Location l);
   /// A checkpoint function's body: a call of the specialization it
   /// checkpoints (which a gradient recomputes: `tfl.checkpoint`).
   void genCheckpointBody(const Specialization &s, mlir::func::FuncOp fn,

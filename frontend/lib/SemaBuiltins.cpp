@@ -494,6 +494,9 @@ FailureOr<Type> SemaImpl::analyzeTransformFamily(const CallExpr *expr,
     return analyzeGradBuiltin(expr, Builtin(op).name());
   case TransformBuiltin::Jvp:
     return analyzeJvp(expr);
+  case TransformBuiltin::Vjp:
+  case TransformBuiltin::Linearize:
+    return analyzeLinearize(expr, op == TransformBuiltin::Vjp);
   case TransformBuiltin::Vmap:
     return analyzeVmap(expr);
   case TransformBuiltin::Checkpoint:

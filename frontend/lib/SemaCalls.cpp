@@ -244,9 +244,10 @@ SemaImpl::resolveUserCall(const CallExpr *expr, const Type &callee,
   if (callee.kind == Type::Kind::Checkpoint)
     return checkpointSpecOf(
         resolveUserCall(expr, callee.elements.front(), resolved));
+  if (callee.kind == Type::Kind::Linear)
+    return resolveLinearCall(expr, callee, resolved);
   const FuncDef *def = callee.func;
-  // Match arguments to parameters (positional, keywords, defaults). A bound
-  // method's receiver is its first parameter.
+  // Arguments to parameters; a bound method's receiver is the first one.
   size_t self = callee.boundSelf ? 1 : 0;
   llvm::ArrayRef<Param> params = llvm::ArrayRef(def->params).drop_front(self);
   size_t numParams = params.size();

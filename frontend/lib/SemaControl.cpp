@@ -130,7 +130,8 @@ LogicalResult SemaImpl::mergeBranches(const IfStmt *stmt,
   }
   frame->vars[name] = *merged;
   frame->bound[name] = elseRebinds ? elseAt : thenAt;
-  if (merged->hasValues())
+  // A linear map's leaves (its primals) may differ between the branches.
+  if (merged->hasValues() || merged->kind == Type::Kind::Linear)
     yielded.push_back({name, *merged});
   return success();
 }

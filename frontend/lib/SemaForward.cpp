@@ -49,6 +49,8 @@ FailureOr<Specialization *> SemaImpl::specializeOn(const Type &callee,
   if (callee.kind == Type::Kind::Checkpoint)
     return checkpointSpecOf(
         specializeOn(callee.elements.front(), std::move(argTypes), at, what));
+  if (callee.kind == Type::Kind::Linear)
+    return linearSpecOf(callee, argTypes, at, [&](size_t) { return at; });
   if (callee.kind != Type::Kind::Function || callee.boundSelf) {
     error(at) << what << " differentiates a function (a def, a lambda or a "
               << "grad of one), got " << callee.str();
@@ -228,4 +230,144 @@ Specialization *SemaImpl::generatedSpec(Specialization &f,
   program->specializations.push_back(std::move(spec));
   gradCache[key] = s;
   return s;
+}
+
+FailureOr<Type> SemaImpl::analyzeLinearize(const CallExpr *expr, bool reverse) {
+  llvm::StringRef name = reverse ? "vjp" : "linearize";
+  if (expr->args.empty()) {
+    error(expr->getBegin()) << name << "() missing argument 'f'";
+    return failure();
+  }
+  if (!expr->keywords.empty()) {
+    error(expr->keywords.front().range.begin)
+        << name << "() takes the function and its primals by position (" << name
+        << "(f, x, y)), got the keyword '" << expr->keywords.front().name
+        << "'";
+    return failure();
+  }
+  std::vector<const Expr *> args;
+  for (const ExprPtr &arg : expr->args)
+    args.push_back(arg.get());
+  FailureOr<Type> f = analyzeExpr(args[0]);
+  if (failed(f))
+    return failure();
+  std::vector<Type> primals;
+  for (size_t i = 1; i < args.size(); ++i) {
+    FailureOr<Type> t = analyzeExpr(args[i]);
+    if (failed(t))
+      return failure();
+    if (!t->hasValues()) {
+      error(args[i]->getBegin())
+          << name << "()'s primals are tensors or trees of them, got "
+          << t->str();
+      return failure();
+    }
+    primals.push_back(*t);
+  }
+  std::string what = (name + "()").str();
+  FailureOr<Specialization *> inner =
+      specializeOn(*f, primals, expr->getBegin(), what);
+  if (failed(inner))
+    return failure();
+  const Type &value = (*inner)->callType();
+  if (!value.hasValues()) {
+    error(expr->getBegin()) << name
+                            << "() needs a function returning tensors, but it "
+                               "returns "
+                            << value.str();
+    return failure();
+  }
+  frame->spec->callArgs[expr] = args;
+  planOf(expr).primal = *inner;
+  return Type::tuple(
+      {value.strong(), Type::linear(*f, Type::tuple(primals),
+                                    reverse ? Type::Jacobian::Reverse
+                                            : Type::Jacobian::Forward)});
+}
+
+FailureOr<Specialization *>
+SemaImpl::linearSpecOf(const Type &linear, const std::vector<Type> &argTypes,
+                       Position at,
+                       llvm::function_ref<Position(size_t)> argAt) {
+  bool reverse = linear.jacobian == Type::Jacobian::Reverse;
+  const std::vector<Type> &primals = linear.elements[1].elements;
+  std::string what = reverse ? "the vjp function" : "the linearized function";
+  FailureOr<Specialization *> inner =
+      specializeOn(linear.elements[0], primals, at, what);
+  if (failed(inner))
+    return failure();
+  const Type &value = (*inner)->callType();
+  // vjp_fn takes a cotangent of the value; the jvp function a tangent per
+  // primal.
+  std::vector<Type> expected =
+      reverse ? std::vector<Type>{value} : (*inner)->argTypes;
+  if (argTypes.size() != expected.size()) {
+    error(at) << what << " takes " << expected.size()
+              << (reverse ? " cotangent (of the value's type), got "
+                          : " tangents (one per primal), got ")
+              << argTypes.size();
+    return failure();
+  }
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (!tangentFits(expected[i], argTypes[i])) {
+      error(argAt(i)) << what << "'s " << (reverse ? "cotangent" : "tangent ")
+                      << (reverse ? "" : std::to_string(i)) << " is "
+                      << argTypes[i].str() << ", but "
+                      << (reverse ? "the value" : "its primal") << " is "
+                      << expected[i].str() << ": it takes that type";
+      return failure();
+    }
+  std::string key = (reverse ? "vjp_fn:" : "linearized:") + (*inner)->symbol;
+  auto cached = gradCache.find(key);
+  if (cached != gradCache.end())
+    return cached->second;
+  Specialization *s = generatedSpec(
+      **inner, key, (*inner)->symbol + (reverse ? ".vjp_fn" : ".linearized"));
+  std::vector<Type> strongArgs;
+  for (const Type &t : (*inner)->argTypes)
+    strongArgs.push_back(t.strong());
+  s->argTypes = reverse ? std::vector<Type>{value.strong()} : strongArgs;
+  s->resultType = reverse ? Type::tuple(strongArgs) : value.strong();
+  // After f's captures: the primals, as f's specialization takes them,
+  // and the generator's state.
+  s->captureNames.push_back("$primals");
+  s->captureTypes.push_back(linear.elements[1]);
+  s->captureNames.push_back("$rng_state");
+  s->captureTypes.push_back(linear.elements[2]);
+  s->linearOf = *inner;
+  s->linearReverse = reverse;
+  return s;
+}
+
+FailureOr<std::vector<Type>>
+SemaImpl::positionalArgs(const CallExpr *expr, llvm::StringRef what,
+                         std::vector<const Expr *> &resolved) {
+  if (!expr->keywords.empty()) {
+    error(expr->keywords.front().range.begin)
+        << what << " takes its arguments by position";
+    return failure();
+  }
+  std::vector<Type> argTypes;
+  for (const ExprPtr &arg : expr->args) {
+    FailureOr<Type> t = analyzeExpr(arg.get());
+    if (failed(t))
+      return failure();
+    argTypes.push_back(*t);
+    resolved.push_back(arg.get());
+  }
+  return argTypes;
+}
+
+FailureOr<Specialization *>
+SemaImpl::resolveLinearCall(const CallExpr *expr, const Type &linear,
+                            std::vector<const Expr *> &resolved) {
+  FailureOr<std::vector<Type>> argTypes = positionalArgs(
+      expr,
+      linear.jacobian == Type::Jacobian::Reverse ? "the vjp function"
+                                                 : "the linearized function",
+      resolved);
+  if (failed(argTypes))
+    return failure();
+  return linearSpecOf(linear, *argTypes, expr->getBegin(),
+                      [&](size_t i) { return expr->args[i]->getBegin(); });
 }

@@ -544,6 +544,25 @@ private:
   /// `jvp(f, primals, tangents)`, as JAX's: (f(*primals), the derivative
   /// of f at the primals in the direction of the tangents).
   FailureOr<Type> analyzeJvp(const CallExpr *expr);
+  /// A call's arguments, all positional (`what` names the callee in the
+  /// error for a keyword), analyzed, and the expressions in `resolved`.
+  FailureOr<std::vector<Type>>
+  positionalArgs(const CallExpr *expr, llvm::StringRef what,
+                 std::vector<const Expr *> &resolved);
+  /// `vjp(f, *primals)` and `linearize(f, *primals)`, as JAX's:
+  /// (f(*primals), the linear map of f at the primals: vjp_fn taking a
+  /// cotangent of f's value, or the jvp function taking the primals'
+  /// tangents).
+  FailureOr<Type> analyzeLinearize(const CallExpr *expr, bool reverse);
+  /// A call of a linear map `linear` (its arguments by position).
+  FailureOr<Specialization *>
+  resolveLinearCall(const CallExpr *expr, const Type &linear,
+                    std::vector<const Expr *> &resolved);
+  /// A call of such a linear map (`linear`) on arguments of `argTypes`:
+  /// the generated specialization computing it.
+  FailureOr<Specialization *>
+  linearSpecOf(const Type &linear, const std::vector<Type> &argTypes,
+               Position at, llvm::function_ref<Position(size_t)> argAt);
   /// `checkpoint(f)` or `remat(f)`, as JAX's: a function value.
   FailureOr<Type> analyzeCheckpoint(const CallExpr *expr, llvm::StringRef name);
   /// The generated specialization calling `f` as a checkpoint.

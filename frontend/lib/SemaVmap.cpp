@@ -104,20 +104,11 @@ FailureOr<Type> SemaImpl::analyzeVmap(const CallExpr *expr) {
 FailureOr<Specialization *>
 SemaImpl::resolveVmapCall(const CallExpr *expr, const Type &vmap,
                           std::vector<const Expr *> &resolved) {
-  if (!expr->keywords.empty()) {
-    error(expr->keywords.front().range.begin)
-        << "a vmap of a function takes its arguments by position";
+  FailureOr<std::vector<Type>> argTypes =
+      positionalArgs(expr, "a vmap of a function", resolved);
+  if (failed(argTypes))
     return failure();
-  }
-  std::vector<Type> argTypes;
-  for (const ExprPtr &arg : expr->args) {
-    FailureOr<Type> t = analyzeExpr(arg.get());
-    if (failed(t))
-      return failure();
-    argTypes.push_back(*t);
-    resolved.push_back(arg.get());
-  }
-  return vmapSpecOf(vmap, std::move(argTypes), expr->getBegin(),
+  return vmapSpecOf(vmap, std::move(*argTypes), expr->getBegin(),
                     [&](size_t i) { return resolved[i]->getBegin(); });
 }
 

@@ -134,6 +134,15 @@ Type Type::checkpoint(Type function) {
   return t;
 }
 
+Type Type::linear(Type function, Type primals, Jacobian direction) {
+  Type t;
+  t.kind = Kind::Linear;
+  t.elements = {std::move(function), std::move(primals),
+                tensor(DType::I64, {2})};
+  t.jacobian = direction;
+  return t;
+}
+
 Type Type::batchSize() {
   Type t = tensor(DType::I64, {});
   t.batch = true;
@@ -215,6 +224,10 @@ std::string Type::str() const {
     return "vmap of " + elements.front().str();
   case Kind::Checkpoint:
     return "checkpoint of " + elements.front().str();
+  case Kind::Linear:
+    return (jacobian == Jacobian::Reverse ? "vjp function of "
+                                          : "linearized ") +
+           elements.front().str();
   }
   return "?";
 }
@@ -275,6 +288,9 @@ std::string Type::mangle() const {
            mangleAxes(outAxes, outAxesTuple) + elements.front().mangle() + "E";
   case Kind::Checkpoint:
     return "C" + elements.front().mangle() + "E";
+  case Kind::Linear:
+    return (jacobian == Jacobian::Reverse ? "LR" : "LF") +
+           elements[0].mangle() + elements[1].mangle() + "E";
   case Kind::String:
   case Kind::RuntimeString: {
     // A string argument specializes its callee on its value (or template).

@@ -25,3 +25,17 @@ func.func @use_no_forward_rule(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>
   %0, %1 = tfl.jvp @no_forward_rule(%x, %t) : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
   return %0, %1 : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// A seeded grad (vjp_fn's) takes one cotangent of each result's type.
+func.func private @two_results(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0 = tfl.exp %x : tensor<3xf32>
+  %1 = tfl.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : tensor<3xf32> -> tensor<f32>
+  return %0, %1 : tensor<3xf32>, tensor<f32>
+}
+func.func @use_two_results(%x: tensor<3xf32>, %dy: tensor<f32>) -> tensor<3xf32> {
+  // expected-error @+1 {{cotangent 0 does not have the type of the callee's result 0}}
+  %0 = tfl.grad @two_results(%x, %dy) {argnums = array<i64: 0>, seeded, with_value = false} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

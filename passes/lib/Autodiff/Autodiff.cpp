@@ -15,7 +15,8 @@
 //   5. Return the results and each argument's cotangent (zeros when none
 //      reaches it).
 // A `tfl.grad @f(x) {argnums}` becomes `f.vjp(x, 1)`, whose results give
-// the value and the gradients. Grads are expanded innermost first, so the
+// the value and the gradients (a seeded one, `vjp_fn(dy)`'s, `f.vjp(x,
+// dy)`). Grads are expanded innermost first, so the
 // functions a vjp differentiates hold no tfl.grad; what they hold instead
 // (calls of other vjps) is differentiated like any call.
 //
@@ -265,12 +266,27 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
   if (!callee)
     return grad.emitError("unknown function @") << grad.getCallee();
   FunctionType type = callee.getFunctionType();
-  // The first result is the value (a @custom_gradient function returns
-  // its residuals after it).
-  if (type.getNumResults() < 1 || !isFloatTensor(type.getResult(0)) ||
-      cast<RankedTensorType>(type.getResult(0)).getRank() != 0 ||
-      (type.getNumResults() > 1 && !callee->hasAttr("tfl.custom_pullback")))
+  size_t numInputs = type.getNumInputs();
+  // Seeded: the callee's operands, then cotangents for its first results
+  // (a @custom_gradient function's value; its residuals get zeros).
+  // Otherwise the first result is the value, a float scalar, seeded with 1
+  // (a @custom_gradient function returns its residuals after it).
+  size_t seeds = grad.getSeeded() ? grad.getOperands().size() - numInputs : 1;
+  if (grad.getSeeded()) {
+    if (grad.getOperands().size() < numInputs || seeds > type.getNumResults())
+      return grad.emitError("a seeded grad takes the callee's ")
+             << numInputs << " operands and at most " << type.getNumResults()
+             << " cotangents";
+    for (size_t i = 0; i < seeds; ++i)
+      if (grad.getOperand(numInputs + i).getType() != type.getResult(i))
+        return grad.emitError("cotangent ")
+               << i << " does not have the type of the callee's result " << i;
+  } else if (type.getNumResults() < 1 || !isFloatTensor(type.getResult(0)) ||
+             cast<RankedTensorType>(type.getResult(0)).getRank() != 0 ||
+             (type.getNumResults() > 1 &&
+              !callee->hasAttr("tfl.custom_pullback"))) {
     return grad.emitError("grad needs a function returning one float scalar");
+  }
   SmallVector<bool> differentiated(type.getNumInputs(), false);
   for (int64_t a : grad.getArgnums())
     differentiated[a] = true;
@@ -280,14 +296,15 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
   OpBuilder b(grad);
   DeviceMarker marker(grad->getAttrOfType<StringAttr>(kDeviceAttrName));
   b.setListener(&marker);
-  auto seedType = cast<RankedTensorType>(type.getResult(0));
-  Value seed = ConstantOp::create(
-      b, grad.getLoc(),
-      DenseElementsAttr::get(seedType,
-                             b.getFloatAttr(seedType.getElementType(), 1.0)));
   SmallVector<Value> args(grad.getOperands());
-  args.push_back(seed);
-  for (Type t : type.getResults().drop_front())
+  if (!grad.getSeeded()) {
+    auto seedType = cast<RankedTensorType>(type.getResult(0));
+    args.push_back(ConstantOp::create(
+        b, grad.getLoc(),
+        DenseElementsAttr::get(
+            seedType, b.getFloatAttr(seedType.getElementType(), 1.0))));
+  }
+  for (Type t : type.getResults().drop_front(seeds))
     args.push_back(zerosOf(b, grad.getLoc(), t));
   auto call = func::CallOp::create(b, grad.getLoc(), *vjp, args);
   SmallVector<Value> results;

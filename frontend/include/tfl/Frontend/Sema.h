@@ -108,6 +108,9 @@ struct BuiltinPlan {
   std::vector<Specialization *> treeMap;
   /// jvp(f, primals, tangents): the generated specialization it calls.
   Specialization *jvp = nullptr;
+  /// vjp(f, *primals) and linearize(f, *primals): f's specialization on
+  /// the primals (the value's call).
+  Specialization *primal = nullptr;
 };
 
 /// One function specialized to argument types, or the script body.
@@ -132,6 +135,14 @@ struct Specialization {
   /// specialization, and a gradient recomputes that call's intermediates
   /// (its func.func has `tfl.checkpoint`).
   const Specialization *checkpointOf = nullptr;
+  /// A generated linear map (no `def`): vjp(f, *primals)'s vjp_fn
+  /// (`linearReverse`; it takes the cotangent of f's value and returns a
+  /// tuple of the primals' cotangents) or linearize(f, *primals)'s jvp
+  /// function (it takes the primals' tangents and returns the value's).
+  /// Its captures are f's, then the primals (a tuple) and the generator's
+  /// state when the value was computed (an i64[2]).
+  const Specialization *linearOf = nullptr;
+  bool linearReverse = false;
   /// A @custom_gradient function: its body returns (value, grad_fn), so its
   /// func.func returns the value's leaves then grad_fn's captured values
   /// (the residuals); `customPullback` is grad_fn specialized on the

@@ -69,7 +69,13 @@ struct Type {
     Vmap,
     /// checkpoint(f) (remat(f)): the function `elements[0]`, whose
     /// intermediates a gradient recomputes instead of keeping.
-    Checkpoint
+    Checkpoint,
+    /// The linear map of the function `elements[0]` at the primals
+    /// `elements[1]` (a tuple), drawing as from the generator state
+    /// `elements[2]`: `vjp(f, *primals)`'s vjp_fn (`jacobian` Reverse),
+    /// or `linearize(f, *primals)`'s jvp function (Forward). Its leaves
+    /// are f's, the primals' and the state.
+    Linear
   };
 
   Kind kind = Kind::None;
@@ -144,10 +150,11 @@ struct Type {
   static Type vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
                    std::vector<int64_t> outAxes, bool outAxesTuple);
   static Type checkpoint(Type function);
+  static Type linear(Type function, Type primals, Jacobian direction);
   /// A function value: a def or lambda, or a transform of one.
   bool isCallableValue() const {
     return kind == Kind::Function || kind == Kind::Grad || kind == Kind::Vmap ||
-           kind == Kind::Checkpoint;
+           kind == Kind::Checkpoint || kind == Kind::Linear;
   }
 
   bool isTensor() const { return kind == Kind::Tensor; }

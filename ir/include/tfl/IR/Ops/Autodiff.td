@@ -46,9 +46,20 @@ def Tfl_GradOp : Tfl_Op<"grad"> {
     ```mlir
     %g = tfl.grad @loss(%w, %x) {argnums = array<i64: 0>, with_value = false} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
     ```
+
+    With `seeded` (`vjp(f, *primals)`'s `vjp_fn`), the callee's operands
+    are followed by one cotangent per result of the callee (or per leaf of
+    a `@custom_gradient` callee's value; its residuals' are zeros): the
+    results are the vector-Jacobian product with those cotangents instead
+    of the gradient of a scalar, and the callee may return anything.
+
+    ```mlir
+    %dx = tfl.grad @f(%x, %dy) {argnums = array<i64: 0>, seeded, with_value = false} : (tensor<3xf32>, tensor<2xf32>) -> tensor<3xf32>
+    ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<Tfl_Tensor>:$operands,
-                   DenseI64ArrayAttr:$argnums, BoolAttr:$with_value);
+                   DenseI64ArrayAttr:$argnums, BoolAttr:$with_value,
+                   UnitAttr:$seeded);
   let results = (outs Variadic<Tfl_Tensor>:$results);
   let assemblyFormat = [{
     $callee `(` $operands `)` attr-dict `:` functional-type($operands, $results)
