@@ -198,12 +198,25 @@ bool MLIRGenImpl::genGeneratedBody(const Specialization &s,
     // which the autodiff pass turns into generated code.
     mlir::Location l = s.gradOf->def ? loc(s.gradOf->def->namePos) : fnLoc;
     if (s.gradJacobian != Type::Jacobian::None) {
+      // tfl.jacobian gives, per differentiated leaf k, one matrix per
+      // result leaf j; JAX's layout nests them the other way (the value's
+      // tree outside, the arguments' inside).
+      size_t inputs = s.gradArgnums.size();
+      size_t outputs = resultTypes.size() / inputs;
+      llvm::SmallVector<mlir::Type> opTypes(resultTypes.size());
+      for (size_t k = 0; k < inputs; ++k)
+        for (size_t j = 0; j < outputs; ++j)
+          opTypes[k * outputs + j] = resultTypes[j * inputs + k];
       auto jacobian = mlir::tfl::JacobianOp::create(
-          builder, l, resultTypes,
+          builder, l, opTypes,
           mlir::FlatSymbolRefAttr::get(&ctx, s.gradOf->symbol),
           entry->getArguments(), builder.getDenseI64ArrayAttr(s.gradArgnums),
           builder.getBoolAttr(s.gradJacobian == Type::Jacobian::Forward));
-      mlir::func::ReturnOp::create(builder, l, jacobian.getResults());
+      Values results(resultTypes.size());
+      for (size_t k = 0; k < inputs; ++k)
+        for (size_t j = 0; j < outputs; ++j)
+          results[j * inputs + k] = jacobian.getResult(k * outputs + j);
+      mlir::func::ReturnOp::create(builder, l, results);
       return true;
     }
     auto grad = mlir::tfl::GradOp::create(

@@ -136,25 +136,53 @@ FailureOr<Type> SemaImpl::analyzeJvp(const CallExpr *expr) {
   return s->resultType;
 }
 
-/// `t` (a tensor or a tree of them) with each leaf's dims followed by
-/// `dims`; false when a leaf is not a float tensor.
-static bool jacobianOf(const Type &t, const std::vector<int64_t> &dims,
-                       Type &out) {
+/// `t` (a tensor or a tree of them) with each leaf replaced by `leaf(it)`;
+/// false when a leaf is not a float tensor.
+static bool mapFloatLeaves(const Type &t,
+                           llvm::function_ref<Type(const Type &)> leaf,
+                           Type &out) {
   if (t.isTensor()) {
     if (!isFloat(t.dtype))
       return false;
-    std::vector<int64_t> shape = t.shape;
-    shape.insert(shape.end(), dims.begin(), dims.end());
-    out = Type::tensor(t.dtype, std::move(shape));
+    out = leaf(t);
     return true;
   }
   if (!t.isTree())
     return false;
   out = t.strong();
   for (Type &e : out.elements)
-    if (!jacobianOf(Type(e), dims, e))
+    if (!mapFloatLeaves(Type(e), leaf, e))
       return false;
   return true;
+}
+
+/// The Jacobian of a function returning `value` with respect to
+/// `inputs` (one, or a tuple of them when `tuple`), in JAX's layout: a
+/// tree of the value's structure whose every leaf is a tree of the
+/// inputs' structure, of the value leaf's dims then the input leaf's.
+static bool jacobianOf(const Type &value, const std::vector<Type> &inputs,
+                       bool tuple, Type &out) {
+  bool floats = true;
+  bool ok = mapFloatLeaves(
+      value,
+      [&](const Type &y) {
+        std::vector<Type> perInput;
+        for (const Type &x : inputs) {
+          Type j;
+          floats &= mapFloatLeaves(
+              x,
+              [&](const Type &leaf) {
+                std::vector<int64_t> shape = y.shape;
+                shape.insert(shape.end(), leaf.shape.begin(), leaf.shape.end());
+                return Type::tensor(y.dtype, std::move(shape));
+              },
+              j);
+          perInput.push_back(std::move(j));
+        }
+        return tuple ? Type::tuple(std::move(perInput)) : perInput.front();
+      },
+      out);
+  return ok && floats;
 }
 
 LogicalResult SemaImpl::checkArgnum(llvm::StringRef name, int64_t a,
@@ -173,24 +201,26 @@ SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
   bool forward = grad.jacobian == Type::Jacobian::Forward;
   std::string name = forward ? "jacfwd" : "jacrev";
   const Type &value = f->callType();
-  std::vector<Type> jacobians;
+  std::vector<Type> inputs;
   for (int64_t a : grad.argnums) {
     if (failed(checkArgnum(name, a, *f, at)))
       return failure();
     const Type &t = f->argTypes[a];
-    if (!t.isTensor() || !isFloat(t.dtype)) {
+    Type unused;
+    if (!mapFloatLeaves(t, [](const Type &x) { return x; }, unused)) {
       error(argAt(static_cast<size_t>(a)))
           << name << "() with respect to an argument of type " << t.str()
-          << ": Jacobians are taken with respect to float tensors";
+          << ": Jacobians are taken with respect to float tensors (or "
+             "trees of them)";
       return failure();
     }
-    Type j;
-    if (!jacobianOf(value, t.shape, j)) {
-      error(at) << name << "() needs a function returning float tensors "
-                << "(or trees of them), but it returns " << value.str();
-      return failure();
-    }
-    jacobians.push_back(std::move(j));
+    inputs.push_back(t);
+  }
+  Type jacobian;
+  if (!jacobianOf(value, inputs, grad.argnumsTuple, jacobian)) {
+    error(at) << name << "() needs a function returning float tensors "
+              << "(or trees of them), but it returns " << value.str();
+    return failure();
   }
   std::string key =
       "jacobian:" + name + ":" + f->symbol + (grad.argnumsTuple ? "t" : "");
@@ -204,14 +234,14 @@ SemaImpl::jacobianSpecOf(const Type &grad, Specialization *f, Position at,
     return cached->second;
   Specialization *s = generatedSpec(*f, key, symbol);
   s->gradOf = f;
-  s->resultType =
-      grad.argnumsTuple ? Type::tuple(jacobians) : jacobians.front();
-  // The flattened operand of each argument (each is one tensor).
+  s->resultType = jacobian;
+  // The flattened operands of each argument (its leaves).
   for (int64_t a : grad.argnums) {
     size_t leaf = 0;
     for (int64_t i = 0; i < a; ++i)
       leaf += f->argTypes[i].leafCount();
-    s->gradArgnums.push_back(static_cast<int64_t>(leaf));
+    for (size_t k = 0; k < f->argTypes[a].leafCount(); ++k)
+      s->gradArgnums.push_back(static_cast<int64_t>(leaf + k));
   }
   s->gradJacobian = grad.jacobian;
   return s;

@@ -54,6 +54,29 @@ def f(x):
 ''', [(3,)], 0),
 ]
 
+# (source of f, argument structures: a shape, or a list of shapes for a
+# tuple argument, argnums): Jacobians with respect to trees, and with
+# respect to several arguments of a function returning a tuple, nested as
+# JAX nests them (the value's tree outside, the arguments' inside).
+TREES = [
+    ('''
+def f(p, x):
+    w, b = p
+    return tanh(x @ w + b)
+''', [[(3, 2), (2,)], (4, 3)], 0),
+    ('''
+def f(x, y):
+    return x * y, sum(sin(x)) * y[0]
+''', [(3,), (3,)], (0, 1)),
+    ('''
+def f(p, x):
+    w, b = p
+    for i in range(2):
+        x = tanh(x @ w + b)
+    return sum(x * x), x
+''', [[(2, 2), (2,)], (3, 2)], (0, 1)),
+]
+
 # (source of a scalar f, argument shape)
 HESSIANS = [
     ('''
@@ -122,6 +145,59 @@ def torch_jacobian(fn_torch, args):
     return torch.autograd.functional.jacobian(fn_torch, targs)
 
 
+def tree_case(k, source, structure, argnums, calls, expected):
+    """jacfwd and jacrev of t<k> with respect to tuples of tensors."""
+    fn = load(source, NUMPY, f"t{k}")
+    fn_torch = load(source, TORCH, f"t{k}")
+    # The arguments' leaves, and the function of them all.
+    shapes = [s for a in structure
+              for s in (a if isinstance(a, list) else [a])]
+    leaves = [draw(s) for s in shapes]
+
+    def rebuild(flat):
+        out, i = [], 0
+        for a in structure:
+            n = len(a) if isinstance(a, list) else 1
+            out.append(tuple(flat[i:i + n]) if isinstance(a, list)
+                       else flat[i])
+            i += n
+        return out
+    ref = torch_jacobian(lambda *t: fn_torch(*rebuild(list(t))), leaves)
+    value = fn(*rebuild(leaves))
+    outs = flat_outputs(value)
+    # ref[j][i]: output leaf j, input leaf i (PyTorch's nesting).
+    if not isinstance(value, tuple):
+        ref = (ref,)
+    nums = argnums if isinstance(argnums, tuple) else (argnums,)
+    firsts = np.cumsum([0] + [len(a) if isinstance(a, list) else 1
+                              for a in structure])
+    for i in range(len(leaves)):
+        fd = fd_jacobian(lambda *a: fn(*rebuild(list(a))), leaves, i)
+        check(f"tree {k}", fd, [ref[j][i].numpy() for j in range(len(outs))])
+
+    def per_argument(j, a):
+        block = [ref[j][i].numpy() for i in range(firsts[a], firsts[a + 1])]
+        return tuple(block) if isinstance(structure[a], list) else block[0]
+
+    def per_output(j):
+        if isinstance(argnums, tuple):
+            return tuple(per_argument(j, a) for a in nums)
+        return per_argument(j, argnums)
+    result = (tuple(per_output(j) for j in range(len(outs)))
+              if isinstance(value, tuple) else per_output(0))
+    texts = []
+    for a in rebuild(leaves):
+        if isinstance(a, tuple):
+            texts.append("(" + ", ".join(f"cast({literal(x)}, f64)"
+                                         for x in a) + ")")
+        else:
+            texts.append(f"cast({literal(a)}, f64)")
+    for name in ("jacfwd", "jacrev"):
+        calls.append(f"print({name}(t{k}, argnums={argnums})"
+                     f"({', '.join(texts)}))")
+        expected.append(text(result))
+
+
 def main():
     tfl_path, expected_path = sys.argv[1:]
     defs, calls, expected = [textwrap.dedent(HELPERS)], [], []
@@ -151,6 +227,10 @@ def main():
             calls.append(f"print({name}(j{k}, argnums={argnums})({texts}))")
             expected.append(text(value))
         defs.append(source)
+    for k, (source, structure, argnums) in enumerate(TREES):
+        source = textwrap.dedent(source).replace("def f(", f"def t{k}(")
+        defs.append(source)
+        tree_case(k, source, structure, argnums, calls, expected)
     for k, (source, shape) in enumerate(HESSIANS):
         source = textwrap.dedent(source).replace("def f(", f"def h{k}(")
         fn = load(source, NUMPY, f"h{k}")
