@@ -59,11 +59,38 @@ FailureOr<Type> SemaImpl::analyzeVmap(const CallExpr *expr) {
       return std::nullopt;
     return v->front();
   };
+  // A tree prefix of a tuple argument: a tuple of axes, None and tuples.
+  std::function<std::optional<Type>(const Expr *)> axesTree =
+      [&](const Expr *e) -> std::optional<Type> {
+    std::vector<const Expr *> items;
+    if (auto *tuple = dyn_cast<TupleExpr>(e))
+      for (const ExprPtr &item : tuple->elements)
+        items.push_back(item.get());
+    else if (auto *list = dyn_cast<ListExpr>(e))
+      for (const ExprPtr &item : list->elements)
+        items.push_back(item.get());
+    else if (std::optional<int64_t> a = axisOf(e, true))
+      return *a == kNotMapped ? Type::none() : Type::knownInt(*a);
+    else
+      return std::nullopt;
+    std::vector<Type> children;
+    for (const Expr *item : items) {
+      std::optional<Type> child = axesTree(item);
+      if (!child)
+        return std::nullopt;
+      children.push_back(std::move(*child));
+    }
+    return Type::tuple(std::move(children));
+  };
+  // in_axes' or out_axes' entries (in_axes' trees, for tuple arguments,
+  // in `trees`).
+  std::vector<Type> inTrees, outTrees;
   auto axesOf = [&](const Expr *e, llvm::StringRef name, bool noneAllowed,
-                    std::vector<int64_t> &axes,
-                    bool &perValue) -> LogicalResult {
+                    std::vector<int64_t> &axes, bool &perValue,
+                    std::vector<Type> &trees) -> LogicalResult {
     if (!e) {
       axes = {0};
+      trees.resize(1);
       return success();
     }
     std::vector<const Expr *> items;
@@ -80,25 +107,39 @@ FailureOr<Type> SemaImpl::analyzeVmap(const CallExpr *expr) {
     }
     for (const Expr *item : items) {
       std::optional<int64_t> a = axisOf(item, noneAllowed);
+      if (!a && noneAllowed && perValue) {
+        // An entry for a tuple argument may be a tree prefix of it.
+        if (std::optional<Type> tree = axesTree(item)) {
+          axes.push_back(Type::kAxesTree);
+          trees.resize(axes.size());
+          trees.back() = std::move(*tree);
+          continue;
+        }
+      }
       if (!a) {
         error(item->getBegin())
             << "vmap()'s " << name << " must be an integer known at compile "
             << "time" << (noneAllowed ? ", None," : "")
             << " or a tuple of them (one per "
-            << (noneAllowed ? "argument" : "result") << ")";
+            << (noneAllowed ? "argument, or a tuple of them for a tuple "
+                              "argument"
+                            : "result")
+            << ")";
         return failure();
       }
       axes.push_back(*a);
     }
+    trees.resize(axes.size());
     return success();
   };
   std::vector<int64_t> inAxes, outAxes;
   bool inTuple = false, outTuple = false;
-  if (failed(axesOf((*args)[1], "in_axes", true, inAxes, inTuple)) ||
-      failed(axesOf((*args)[2], "out_axes", false, outAxes, outTuple)))
+  if (failed(axesOf((*args)[1], "in_axes", true, inAxes, inTuple, inTrees)) ||
+      failed(
+          axesOf((*args)[2], "out_axes", false, outAxes, outTuple, outTrees)))
     return failure();
   return Type::vmap(*f, std::move(inAxes), inTuple, std::move(outAxes),
-                    outTuple);
+                    outTuple, std::move(inTrees));
 }
 
 FailureOr<Specialization *>
@@ -127,19 +168,46 @@ SemaImpl::vmapExamples(const Type &vmap, const std::vector<Type> &argTypes,
   std::optional<size_t> sizedBy;
   std::vector<Type> examples;
   for (size_t i = 0; i < numArgs; ++i) {
-    int64_t axis = vmap.inAxesTuple ? vmap.inAxes[i] : vmap.inAxes.front();
-    if (axis == kNotMapped) {
-      examples.push_back(argTypes[i]);
-      leafAxes.insert(leafAxes.end(), argTypes[i].leafCount(), -1);
-      continue;
-    }
-    // One example of each leaf: the leaf without its dim `axis`.
-    std::function<FailureOr<Type>(const Type &)> example =
-        [&](const Type &t) -> FailureOr<Type> {
+    size_t entry = vmap.inAxesTuple ? i : 0;
+    // One example of each leaf: the leaf without its dim `axis` (or whole,
+    // not mapped), the axis of a tuple's elements from `tree`'s where
+    // in_axes gives a tree prefix.
+    std::function<FailureOr<Type>(const Type &, int64_t, const Type *)>
+        example = [&](const Type &t, int64_t axis,
+                      const Type *tree) -> FailureOr<Type> {
+      if (tree) {
+        if (t.kind != Type::Kind::Tuple ||
+            t.elements.size() != tree->elements.size()) {
+          error(argAt(i)) << "vmap()'s in_axes gives argument " << i
+                          << " a tuple of " << tree->elements.size()
+                          << " entries, but it is " << t.str()
+                          << " (a tuple prefix is for a tuple of as many "
+                             "elements)";
+          return failure();
+        }
+        Type out = t.strong();
+        for (size_t k = 0; k < out.elements.size(); ++k) {
+          const Type &node = tree->elements[k];
+          bool nested = node.kind == Type::Kind::Tuple;
+          FailureOr<Type> inner = example(Type(t.elements[k]),
+                                          nested       ? 0
+                                          : node.known ? *node.known
+                                                       : kNotMapped,
+                                          nested ? &node : nullptr);
+          if (failed(inner))
+            return failure();
+          out.elements[k] = *inner;
+        }
+        return out;
+      }
+      if (axis == kNotMapped) {
+        leafAxes.insert(leafAxes.end(), t.leafCount(), -1);
+        return t;
+      }
       if (t.isTree()) {
         Type out = t.strong();
         for (Type &e : out.elements) {
-          FailureOr<Type> inner = example(Type(e));
+          FailureOr<Type> inner = example(Type(e), axis, nullptr);
           if (failed(inner))
             return failure();
           e = *inner;
@@ -178,7 +246,9 @@ SemaImpl::vmapExamples(const Type &vmap, const std::vector<Type> &argTypes,
       shape.erase(shape.begin() + *a);
       return Type::tensor(t.dtype, std::move(shape));
     };
-    FailureOr<Type> e = example(argTypes[i]);
+    bool isTree = vmap.inAxes[entry] == Type::kAxesTree;
+    FailureOr<Type> e = example(argTypes[i], vmap.inAxes[entry],
+                                isTree ? &vmap.inAxesTrees[entry] : nullptr);
     if (failed(e))
       return failure();
     examples.push_back(*e);

@@ -116,7 +116,8 @@ Type Type::grad(Type function, std::vector<int64_t> argnums, bool argnumsTuple,
 }
 
 Type Type::vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
-                std::vector<int64_t> outAxes, bool outAxesTuple) {
+                std::vector<int64_t> outAxes, bool outAxesTuple,
+                std::vector<Type> inAxesTrees) {
   Type t;
   t.kind = Kind::Vmap;
   t.elements = {std::move(function)};
@@ -124,6 +125,7 @@ Type Type::vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
   t.inAxesTuple = inAxesTuple;
   t.outAxes = std::move(outAxes);
   t.outAxesTuple = outAxesTuple;
+  t.inAxesTrees = std::move(inAxesTrees);
   return t;
 }
 
@@ -232,13 +234,31 @@ std::string Type::str() const {
   return "?";
 }
 
-/// A vmap's axes in a mangled name: `n` for None, `m<k>` for -k.
-static std::string mangleAxes(const std::vector<int64_t> &axes, bool tuple) {
-  std::string s = tuple ? "t" : "";
-  for (int64_t a : axes)
-    s += a == Type::kNotMapped ? std::string("n_")
+/// An axis in a mangled name: `n` for None, `m<k>` for -k.
+static std::string mangleAxis(int64_t a) {
+  return a == Type::kNotMapped ? std::string("n_")
          : a < 0               ? "m" + std::to_string(-a) + "_"
                                : std::to_string(a) + "_";
+}
+
+/// An in_axes tree prefix (a tuple of axes, None and tuples).
+static std::string mangleAxesTree(const Type &tree) {
+  if (tree.kind != Type::Kind::Tuple)
+    return mangleAxis(tree.known ? *tree.known : Type::kNotMapped);
+  std::string s = "T";
+  for (const Type &e : tree.elements)
+    s += mangleAxesTree(e);
+  return s + "E";
+}
+
+/// A vmap's axes in a mangled name (an entry's tree, `trees[i]`, where
+/// the entry is kAxesTree).
+static std::string mangleAxes(const std::vector<int64_t> &axes, bool tuple,
+                              const std::vector<Type> &trees = {}) {
+  std::string s = tuple ? "t" : "";
+  for (size_t i = 0; i < axes.size(); ++i)
+    s += axes[i] == Type::kAxesTree ? mangleAxesTree(trees[i])
+                                    : mangleAxis(axes[i]);
   return s;
 }
 
@@ -284,7 +304,7 @@ std::string Type::mangle() const {
     return s + (argnumsTuple ? "t" : "") + elements.front().mangle() + "E";
   }
   case Kind::Vmap:
-    return "V" + mangleAxes(inAxes, inAxesTuple) + "O" +
+    return "V" + mangleAxes(inAxes, inAxesTuple, inAxesTrees) + "O" +
            mangleAxes(outAxes, outAxesTuple) + elements.front().mangle() + "E";
   case Kind::Checkpoint:
     return "C" + elements.front().mangle() + "E";
@@ -337,7 +357,7 @@ bool Type::operator==(const Type &other) const {
          argnumsTuple == other.argnumsTuple && withValue == other.withValue &&
          jacobian == other.jacobian && inAxes == other.inAxes &&
          outAxes == other.outAxes && inAxesTuple == other.inAxesTuple &&
-         outAxesTuple == other.outAxesTuple;
+         inAxesTrees == other.inAxesTrees && outAxesTuple == other.outAxesTuple;
 }
 
 } // namespace tfl

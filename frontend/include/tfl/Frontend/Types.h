@@ -114,6 +114,11 @@ struct Type {
   std::vector<int64_t> inAxes, outAxes;
   bool inAxesTuple = false, outAxesTuple = false;
   static constexpr int64_t kNotMapped = INT64_MIN;
+  /// An in_axes entry given as a tree prefix of its tuple argument (JAX's
+  /// `in_axes=((0, None), 0)`): the entry's tree is `inAxesTrees[i]`, a
+  /// tuple whose leaves are known ints (a dim) or None (not mapped).
+  static constexpr int64_t kAxesTree = INT64_MIN + 1;
+  std::vector<Type> inAxesTrees;
   /// A function value's captured variables (a nested def or a lambda
   /// closing over its enclosing values); their types are `elements`.
   std::vector<std::string> captureNames;
@@ -148,7 +153,8 @@ struct Type {
                    Jacobian jacobian = Jacobian::None);
 
   static Type vmap(Type function, std::vector<int64_t> inAxes, bool inAxesTuple,
-                   std::vector<int64_t> outAxes, bool outAxesTuple);
+                   std::vector<int64_t> outAxes, bool outAxesTuple,
+                   std::vector<Type> inAxesTrees = {});
   static Type checkpoint(Type function);
   static Type linear(Type function, Type primals, Jacobian direction);
   /// A function value: a def or lambda, or a transform of one.
