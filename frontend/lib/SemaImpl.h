@@ -582,6 +582,28 @@ private:
   FailureOr<Specialization *>
   vmapSpecOf(const Type &vmap, std::vector<Type> argTypes, Position at,
              llvm::function_ref<Position(size_t)> argAt);
+  /// A vmap axis: an integer known at compile time or, for in_axes
+  /// (`noneAllowed`), None (kNotMapped).
+  std::optional<int64_t> vmapAxis(const Expr *e, bool noneAllowed);
+  /// An in_axes entry that is a tree prefix of a tuple argument: a tuple
+  /// of axes (known ints), None and such tuples.
+  std::optional<Type> vmapAxesTree(const Expr *e);
+  /// in_axes' (`in`) or out_axes' entries from `e` (null: 0), whether they
+  /// are one per value (a tuple), and per entry its tree (in_axes' tree
+  /// prefixes; None for an axis).
+  LogicalResult vmapAxes(const Expr *e, bool in, std::vector<int64_t> &axes,
+                         bool &perValue, std::vector<Type> &trees);
+  /// One leaf's or tree's example in a call of a vmap: `t` without its dim
+  /// `axis` (whole when kNotMapped), or with its elements' axes from
+  /// `tree`, a prefix; the batch size and each leaf's batch dim go into
+  /// `sizes` (argument `i`, at `argPos`, for errors).
+  struct VmapSizes {
+    int64_t &size;
+    std::optional<size_t> sizedBy;
+    std::vector<int64_t> &leafAxes;
+  };
+  FailureOr<Type> vmapExample(const Type &t, int64_t axis, const Type *tree,
+                              size_t i, Position argPos, VmapSizes &sizes);
   /// One example's argument types of a call of `vmap` (each mapped leaf
   /// without its batch dim), the batch `size` and each leaf's batch dim
   /// (-1 for one passed whole).

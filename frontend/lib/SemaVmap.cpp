@@ -31,6 +31,81 @@ std::optional<int64_t> normalized(int64_t axis, int64_t rank) {
 
 } // namespace
 
+std::optional<int64_t> SemaImpl::vmapAxis(const Expr *e, bool noneAllowed) {
+  if (isa<NoneExpr>(e))
+    return noneAllowed ? std::optional<int64_t>(kNotMapped) : std::nullopt;
+  std::optional<std::vector<int64_t>> v = constInts(e);
+  if (!v || v->size() != 1)
+    return std::nullopt;
+  return v->front();
+}
+
+/// The items of a tuple or list expression, or none for another.
+static std::optional<std::vector<const Expr *>> itemsOf(const Expr *e) {
+  const std::vector<ExprPtr> *elements = nullptr;
+  if (auto *tuple = dyn_cast<TupleExpr>(e))
+    elements = &tuple->elements;
+  else if (auto *list = dyn_cast<ListExpr>(e))
+    elements = &list->elements;
+  if (!elements)
+    return std::nullopt;
+  std::vector<const Expr *> items;
+  for (const ExprPtr &item : *elements)
+    items.push_back(item.get());
+  return items;
+}
+
+std::optional<Type> SemaImpl::vmapAxesTree(const Expr *e) {
+  std::optional<std::vector<const Expr *>> items = itemsOf(e);
+  if (!items) {
+    std::optional<int64_t> a = vmapAxis(e, true);
+    if (!a)
+      return std::nullopt;
+    return *a == kNotMapped ? Type::none() : Type::knownInt(*a);
+  }
+  std::vector<Type> children;
+  for (const Expr *item : *items) {
+    std::optional<Type> child = vmapAxesTree(item);
+    if (!child)
+      return std::nullopt;
+    children.push_back(std::move(*child));
+  }
+  return Type::tuple(std::move(children));
+}
+
+LogicalResult SemaImpl::vmapAxes(const Expr *e, bool in,
+                                 std::vector<int64_t> &axes, bool &perValue,
+                                 std::vector<Type> &trees) {
+  if (!e) {
+    axes = {0};
+    trees.resize(1);
+    return success();
+  }
+  std::optional<std::vector<const Expr *>> listed = itemsOf(e);
+  perValue = listed.has_value();
+  std::vector<const Expr *> items =
+      listed ? *listed : std::vector<const Expr *>{e};
+  for (const Expr *item : items) {
+    std::optional<int64_t> a = vmapAxis(item, in);
+    // An entry for a tuple argument may be a tree prefix of it.
+    std::optional<Type> tree =
+        !a && in && perValue ? vmapAxesTree(item) : std::nullopt;
+    if (!a && !tree) {
+      error(item->getBegin())
+          << "vmap()'s " << (in ? "in_axes" : "out_axes")
+          << " must be an integer known at compile time"
+          << (in ? ", None," : "") << " or a tuple of them (one per "
+          << (in ? "argument, or a tuple of them for a tuple argument"
+                 : "result")
+          << ")";
+      return failure();
+    }
+    axes.push_back(a ? *a : Type::kAxesTree);
+    trees.push_back(tree ? std::move(*tree) : Type::none());
+  }
+  return success();
+}
+
 FailureOr<Type> SemaImpl::analyzeVmap(const CallExpr *expr) {
   FailureOr<std::vector<const Expr *>> args =
       matchBuiltinArgs(expr, "vmap", {"f", "in_axes", "out_axes"}, 1);
@@ -50,93 +125,11 @@ FailureOr<Type> SemaImpl::analyzeVmap(const CallExpr *expr) {
         << f->str();
     return failure();
   }
-  // An axis is an integer known at compile time or, for in_axes, None.
-  auto axisOf = [&](const Expr *e, bool noneAllowed) -> std::optional<int64_t> {
-    if (isa<NoneExpr>(e))
-      return noneAllowed ? std::optional<int64_t>(kNotMapped) : std::nullopt;
-    std::optional<std::vector<int64_t>> v = constInts(e);
-    if (!v || v->size() != 1)
-      return std::nullopt;
-    return v->front();
-  };
-  // A tree prefix of a tuple argument: a tuple of axes, None and tuples.
-  std::function<std::optional<Type>(const Expr *)> axesTree =
-      [&](const Expr *e) -> std::optional<Type> {
-    std::vector<const Expr *> items;
-    if (auto *tuple = dyn_cast<TupleExpr>(e))
-      for (const ExprPtr &item : tuple->elements)
-        items.push_back(item.get());
-    else if (auto *list = dyn_cast<ListExpr>(e))
-      for (const ExprPtr &item : list->elements)
-        items.push_back(item.get());
-    else if (std::optional<int64_t> a = axisOf(e, true))
-      return *a == kNotMapped ? Type::none() : Type::knownInt(*a);
-    else
-      return std::nullopt;
-    std::vector<Type> children;
-    for (const Expr *item : items) {
-      std::optional<Type> child = axesTree(item);
-      if (!child)
-        return std::nullopt;
-      children.push_back(std::move(*child));
-    }
-    return Type::tuple(std::move(children));
-  };
-  // in_axes' or out_axes' entries (in_axes' trees, for tuple arguments,
-  // in `trees`).
   std::vector<Type> inTrees, outTrees;
-  auto axesOf = [&](const Expr *e, llvm::StringRef name, bool noneAllowed,
-                    std::vector<int64_t> &axes, bool &perValue,
-                    std::vector<Type> &trees) -> LogicalResult {
-    if (!e) {
-      axes = {0};
-      trees.resize(1);
-      return success();
-    }
-    std::vector<const Expr *> items;
-    if (auto *tuple = dyn_cast<TupleExpr>(e)) {
-      for (const ExprPtr &item : tuple->elements)
-        items.push_back(item.get());
-      perValue = true;
-    } else if (auto *list = dyn_cast<ListExpr>(e)) {
-      for (const ExprPtr &item : list->elements)
-        items.push_back(item.get());
-      perValue = true;
-    } else {
-      items.push_back(e);
-    }
-    for (const Expr *item : items) {
-      std::optional<int64_t> a = axisOf(item, noneAllowed);
-      if (!a && noneAllowed && perValue) {
-        // An entry for a tuple argument may be a tree prefix of it.
-        if (std::optional<Type> tree = axesTree(item)) {
-          axes.push_back(Type::kAxesTree);
-          trees.resize(axes.size());
-          trees.back() = std::move(*tree);
-          continue;
-        }
-      }
-      if (!a) {
-        error(item->getBegin())
-            << "vmap()'s " << name << " must be an integer known at compile "
-            << "time" << (noneAllowed ? ", None," : "")
-            << " or a tuple of them (one per "
-            << (noneAllowed ? "argument, or a tuple of them for a tuple "
-                              "argument"
-                            : "result")
-            << ")";
-        return failure();
-      }
-      axes.push_back(*a);
-    }
-    trees.resize(axes.size());
-    return success();
-  };
   std::vector<int64_t> inAxes, outAxes;
   bool inTuple = false, outTuple = false;
-  if (failed(axesOf((*args)[1], "in_axes", true, inAxes, inTuple, inTrees)) ||
-      failed(
-          axesOf((*args)[2], "out_axes", false, outAxes, outTuple, outTrees)))
+  if (failed(vmapAxes((*args)[1], true, inAxes, inTuple, inTrees)) ||
+      failed(vmapAxes((*args)[2], false, outAxes, outTuple, outTrees)))
     return failure();
   return Type::vmap(*f, std::move(inAxes), inTuple, std::move(outAxes),
                     outTuple, std::move(inTrees));
@@ -153,6 +146,71 @@ SemaImpl::resolveVmapCall(const CallExpr *expr, const Type &vmap,
                     [&](size_t i) { return resolved[i]->getBegin(); });
 }
 
+FailureOr<Type> SemaImpl::vmapExample(const Type &t, int64_t axis,
+                                      const Type *tree, size_t i,
+                                      Position argPos, VmapSizes &sizes) {
+  if (tree) {
+    if (t.kind != Type::Kind::Tuple ||
+        t.elements.size() != tree->elements.size()) {
+      error(argPos) << "vmap()'s in_axes gives argument " << i << " a tuple of "
+                    << tree->elements.size() << " entries, but it is "
+                    << t.str()
+                    << " (a tuple prefix is for a tuple of as many elements)";
+      return failure();
+    }
+  } else if (axis == kNotMapped) {
+    sizes.leafAxes.insert(sizes.leafAxes.end(), t.leafCount(), -1);
+    return t;
+  }
+  if (tree || t.isTree()) {
+    Type out = t.strong();
+    for (size_t k = 0; k < out.elements.size(); ++k) {
+      const Type *node = tree ? &tree->elements[k] : nullptr;
+      bool nested = node && node->kind == Type::Kind::Tuple;
+      int64_t a = !node         ? axis
+                  : nested      ? 0
+                  : node->known ? *node->known
+                                : kNotMapped;
+      FailureOr<Type> inner = vmapExample(
+          Type(t.elements[k]), a, nested ? node : nullptr, i, argPos, sizes);
+      if (failed(inner))
+        return failure();
+      out.elements[k] = *inner;
+    }
+    return out;
+  }
+  if (!t.isTensor()) {
+    error(argPos) << "vmap() maps argument " << i << ", of type " << t.str()
+                  << ", over a dim: only tensors and trees of them have "
+                     "dims (give None in in_axes to pass it whole)";
+    return failure();
+  }
+  std::optional<int64_t> a = normalized(axis, t.rank());
+  if (!a) {
+    error(argPos) << "vmap()'s in_axes maps argument " << i << " over dim "
+                  << axis << ", but it is " << t.str();
+    return failure();
+  }
+  int64_t dim = t.shape[*a];
+  if (dim == kDynamicDim) {
+    error(argPos) << "vmap() over a dim known only at run time is not "
+                     "supported yet";
+    return failure();
+  }
+  if (sizes.sizedBy && sizes.size != dim) {
+    error(argPos) << "vmap()'s mapped dims disagree: argument " << i << " has "
+                  << dim << " along dim " << *a << ", but argument "
+                  << *sizes.sizedBy << " has " << sizes.size;
+    return failure();
+  }
+  sizes.size = dim;
+  sizes.sizedBy = i;
+  sizes.leafAxes.push_back(*a);
+  std::vector<int64_t> shape = t.shape;
+  shape.erase(shape.begin() + *a);
+  return Type::tensor(t.dtype, std::move(shape));
+}
+
 FailureOr<std::vector<Type>>
 SemaImpl::vmapExamples(const Type &vmap, const std::vector<Type> &argTypes,
                        Position at, llvm::function_ref<Position(size_t)> argAt,
@@ -165,95 +223,19 @@ SemaImpl::vmapExamples(const Type &vmap, const std::vector<Type> &argTypes,
               << (numArgs == 1 ? "" : "s");
     return failure();
   }
-  std::optional<size_t> sizedBy;
+  VmapSizes sizes{size, std::nullopt, leafAxes};
   std::vector<Type> examples;
   for (size_t i = 0; i < numArgs; ++i) {
     size_t entry = vmap.inAxesTuple ? i : 0;
-    // One example of each leaf: the leaf without its dim `axis` (or whole,
-    // not mapped), the axis of a tuple's elements from `tree`'s where
-    // in_axes gives a tree prefix.
-    std::function<FailureOr<Type>(const Type &, int64_t, const Type *)>
-        example = [&](const Type &t, int64_t axis,
-                      const Type *tree) -> FailureOr<Type> {
-      if (tree) {
-        if (t.kind != Type::Kind::Tuple ||
-            t.elements.size() != tree->elements.size()) {
-          error(argAt(i)) << "vmap()'s in_axes gives argument " << i
-                          << " a tuple of " << tree->elements.size()
-                          << " entries, but it is " << t.str()
-                          << " (a tuple prefix is for a tuple of as many "
-                             "elements)";
-          return failure();
-        }
-        Type out = t.strong();
-        for (size_t k = 0; k < out.elements.size(); ++k) {
-          const Type &node = tree->elements[k];
-          bool nested = node.kind == Type::Kind::Tuple;
-          FailureOr<Type> inner = example(Type(t.elements[k]),
-                                          nested       ? 0
-                                          : node.known ? *node.known
-                                                       : kNotMapped,
-                                          nested ? &node : nullptr);
-          if (failed(inner))
-            return failure();
-          out.elements[k] = *inner;
-        }
-        return out;
-      }
-      if (axis == kNotMapped) {
-        leafAxes.insert(leafAxes.end(), t.leafCount(), -1);
-        return t;
-      }
-      if (t.isTree()) {
-        Type out = t.strong();
-        for (Type &e : out.elements) {
-          FailureOr<Type> inner = example(Type(e), axis, nullptr);
-          if (failed(inner))
-            return failure();
-          e = *inner;
-        }
-        return out;
-      }
-      if (!t.isTensor()) {
-        error(argAt(i)) << "vmap() maps argument " << i << ", of type "
-                        << t.str()
-                        << ", over a dim: only tensors and trees of them have "
-                           "dims (give None in in_axes to pass it whole)";
-        return failure();
-      }
-      std::optional<int64_t> a = normalized(axis, t.rank());
-      if (!a) {
-        error(argAt(i)) << "vmap()'s in_axes maps argument " << i
-                        << " over dim " << axis << ", but it is " << t.str();
-        return failure();
-      }
-      int64_t dim = t.shape[*a];
-      if (dim == kDynamicDim) {
-        error(argAt(i)) << "vmap() over a dim known only at run time is not "
-                           "supported yet";
-        return failure();
-      }
-      if (sizedBy && size != dim) {
-        error(argAt(i)) << "vmap()'s mapped dims disagree: argument " << i
-                        << " has " << dim << " along dim " << *a
-                        << ", but argument " << *sizedBy << " has " << size;
-        return failure();
-      }
-      size = dim;
-      sizedBy = i;
-      leafAxes.push_back(*a);
-      std::vector<int64_t> shape = t.shape;
-      shape.erase(shape.begin() + *a);
-      return Type::tensor(t.dtype, std::move(shape));
-    };
     bool isTree = vmap.inAxes[entry] == Type::kAxesTree;
-    FailureOr<Type> e = example(argTypes[i], vmap.inAxes[entry],
-                                isTree ? &vmap.inAxesTrees[entry] : nullptr);
+    FailureOr<Type> e = vmapExample(argTypes[i], vmap.inAxes[entry],
+                                    isTree ? &vmap.inAxesTrees[entry] : nullptr,
+                                    i, argAt(i), sizes);
     if (failed(e))
       return failure();
     examples.push_back(*e);
   }
-  if (!sizedBy) {
+  if (!sizes.sizedBy) {
     error(at) << "vmap() maps no argument over a dim: its in_axes are all "
                  "None";
     return failure();
