@@ -156,3 +156,33 @@ func.func @main(%x: tensor<2x3x5x5x1xf32>, %dy: tensor<2x3x3x3x4xf32>, %w: tenso
   %y = tfl.vmap @conv(%x, %w) {in_axes = array<i64: 0, -1>, out_axes = array<i64: 0>} : (tensor<2x3x5x5x1xf32>, tensor<3x3x1x4xf32>) -> tensor<2x3x3x3x4xf32>
   return %g, %y : tensor<2x3x3x1x4xf32>, tensor<2x3x3x3x4xf32>
 }
+
+// -----
+
+// Tests the rules of a slice and an embed_slice whose start differs per
+// example: a slice is a gather of the examples' flattened elements at
+// each window's flat positions (n * 4 + start + j), after a check that
+// every window lies inside its row; an embed_slice scatters each window
+// into its example's zeros at those positions (no check: the slice it
+// reverses was checked).
+// CHECK-LABEL: func.func private @window.vmap3_11
+// CHECK-SAME: (%[[X:.*]]: tensor<3x4xf32>, %[[S:.*]]: tensor<3xi64>) -> (tensor<3x2xf32>, tensor<3x4xf32>)
+// CHECK: %[[OFF:.*]] = tfl.constant dense<{{\[\[}}0], [4], [8]]> : tensor<3x1xi64>
+// CHECK: tfl.reduce_min
+// CHECK: tfl.assert %{{.*}} {message = "index out of range: an example's slice leaves its tensor"}
+// CHECK: %[[FLAT:.*]] = tfl.reshape %[[X]] : tensor<3x4xf32> -> tensor<12xf32>
+// CHECK: %[[W:.*]] = tfl.gather %[[FLAT]], %{{.*}} {axis = 0 : i64} : tensor<12xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
+// CHECK-NOT: tfl.assert
+// CHECK: %[[E:.*]] = tfl.scatter_add %[[W]], %{{.*}} {axis = 0 : i64} : tensor<3x2xf32>, tensor<3x2xi64> -> tensor<12xf32>
+// CHECK: tfl.reshape %[[E]] : tensor<12xf32> -> tensor<3x4xf32>
+// CHECK-NOT: tfl.slice
+// CHECK-NOT: tfl.embed_slice
+func.func private @window(%x: tensor<4xf32>, %s: tensor<i64>) -> (tensor<2xf32>, tensor<4xf32>) {
+  %0 = tfl.slice %x[%s] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 1>} : tensor<4xf32>, tensor<i64> -> tensor<2xf32>
+  %1 = tfl.embed_slice %0[%s] {static_starts = array<i64: -9223372036854775808>, strides = array<i64: 1>} : tensor<2xf32>, tensor<i64> -> tensor<4xf32>
+  return %0, %1 : tensor<2xf32>, tensor<4xf32>
+}
+func.func @use_window(%xs: tensor<3x4xf32>, %ss: tensor<3xi64>) -> (tensor<3x2xf32>, tensor<3x4xf32>) {
+  %y, %e = tfl.vmap @window(%xs, %ss) {in_axes = array<i64: 0, 0>, out_axes = array<i64: 0, 0>} : (tensor<3x4xf32>, tensor<3xi64>) -> (tensor<3x2xf32>, tensor<3x4xf32>)
+  return %y, %e : tensor<3x2xf32>, tensor<3x4xf32>
+}

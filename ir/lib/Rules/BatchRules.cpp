@@ -140,16 +140,129 @@ LogicalResult batchArgReduction(ArgOp op, OpBuilder &b, ValueRange operands,
   return success();
 }
 
+/// An i64 tensor of `shape` holding `values`.
+Value i64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get(shape, b.getI64Type());
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+}
+
+/// Where a window whose starts differ per example lies in each example's
+/// `shape` (row-major), with `size` examples: [size, window...] flat
+/// positions, each plus n * |shape| for example n when `offset`. Static
+/// starts are the op's; dynamic ones (`starts`, in order) are [size]
+/// where `startBatched`, else scalars. With `check`, the program stops
+/// unless every example's window lies inside `shape` (as the slice's
+/// own check does).
+Value windowPositions(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                      ArrayRef<int64_t> window, ArrayRef<int64_t> staticStarts,
+                      ArrayRef<int64_t> strides, ValueRange starts,
+                      ArrayRef<bool> startBatched, int64_t size, bool offset,
+                      bool check) {
+  ReverseBuilder r(b, loc);
+  int64_t rank = static_cast<int64_t>(shape.size());
+  SmallVector<int64_t> all{size};
+  llvm::append_range(all, window);
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  // Per example: n * |shape|, or 0.
+  SmallVector<int64_t> perExample(size, 0);
+  for (int64_t n = 0; n < size && offset; ++n)
+    perExample[n] = n * elements;
+  SmallVector<int64_t> column(rank + 1, 1);
+  column[0] = size;
+  Value positions = i64Constant(b, loc, column, perExample);
+  Value valid;
+  int64_t stride = elements, dynamic = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    stride /= shape[d];
+    Value start;
+    if (staticStarts[d] != ShapedType::kDynamic) {
+      start = i64Constant(b, loc, {}, {staticStarts[d]});
+    } else {
+      start = starts[dynamic];
+      if (startBatched[dynamic++])
+        start = r.reshape(start, column);
+      // The window's extent along d: it must lie in [0, shape[d]).
+      if (check) {
+        int64_t reach = (window[d] - 1) * strides[d];
+        Value lo = r.add(
+            start, i64Constant(b, loc, {}, {std::min<int64_t>(reach, 0)}));
+        Value hi = r.add(
+            start, i64Constant(b, loc, {}, {std::max<int64_t>(reach, 0)}));
+        Value inside = r.mul(
+            r.castTo(r.gt(lo, i64Constant(b, loc, {}, {-1})), b.getI64Type()),
+            r.castTo(r.gt(i64Constant(b, loc, {}, {shape[d]}), hi),
+                     b.getI64Type()));
+        valid = valid ? r.mul(valid, inside) : inside;
+      }
+    }
+    // start + j * stride along d, in elements.
+    SmallVector<int64_t> along(rank + 1, 1), steps;
+    along[d + 1] = window[d];
+    for (int64_t j = 0; j < window[d]; ++j)
+      steps.push_back(j * strides[d] * stride);
+    positions =
+        r.add(positions, r.add(r.mul(start, i64Constant(b, loc, {}, {stride})),
+                               i64Constant(b, loc, along, steps)));
+  }
+  if (valid) {
+    auto scalar = RankedTensorType::get({}, b.getI64Type());
+    SmallVector<int64_t> axes;
+    for (int64_t a = 0; a < tensorOf(valid).getRank(); ++a)
+      axes.push_back(a);
+    Value every =
+        ReduceMinOp::create(b, loc, scalar, valid, b.getDenseI64ArrayAttr(axes),
+                            b.getBoolAttr(false));
+    AssertOp::create(b, loc, r.eq(every, i64Constant(b, loc, {}, {1})),
+                     b.getStringAttr("index out of range: an example's slice "
+                                     "leaves its tensor"));
+  }
+  return positions;
+}
+
 /// slice and embed_slice: the window of each example (its starts read by
-/// every example alike).
+/// every example alike), or, where a start differs per example, each
+/// example's window by its flat positions: a gather of the examples'
+/// elements (slice) or a scatter into zeros (embed_slice).
 template <typename WindowOp>
 LogicalResult batchWindow(WindowOp op, OpBuilder &b, ValueRange operands,
                           ArrayRef<bool> batched, int64_t size,
                           SmallVectorImpl<Value> &results) {
-  if (llvm::is_contained(batched.drop_front(), true))
-    return op.emitError("vmap: ")
-           << op->getName()
-           << " at a position that differs per example is not supported yet";
+  if (llvm::is_contained(batched.drop_front(), true)) {
+    constexpr bool embed = std::is_same_v<WindowOp, EmbedSliceOp>;
+    Location loc = op.getLoc();
+    ReverseBuilder r(b, loc);
+    auto window = cast<RankedTensorType>(op.getInput().getType());
+    auto full = op.getType();
+    if (!embed)
+      std::swap(window, full);
+    if (embed && !isa<FloatType>(full.getElementType()))
+      return op.emitError("vmap: ")
+             << op->getName() << " of integers at a position that differs "
+             << "per example is not supported yet";
+    Value positions = windowPositions(
+        b, loc, full.getShape(), window.getShape(), op.getStaticStarts(),
+        op.getStrides(), operands.drop_front(), batched.drop_front(), size,
+        /*offset=*/embed || batched[0], /*check=*/!embed);
+    int64_t elements = full.getNumElements();
+    auto type = batchedType(op.getType(), size);
+    if (!embed) {
+      Value x =
+          r.reshape(operands[0], {batched[0] ? size * elements : elements});
+      results.push_back(
+          GatherOp::create(b, loc, type, x, positions, b.getI64IntegerAttr(0)));
+      return success();
+    }
+    Value y =
+        batched[0] ? operands[0] : broadcastToBatch(b, loc, operands[0], size);
+    Value sums = ScatterAddOp::create(
+        b, loc, RankedTensorType::get({size * elements}, full.getElementType()),
+        y, positions, b.getI64IntegerAttr(0));
+    results.push_back(r.reshape(sums, type.getShape()));
+    return success();
+  }
   SmallVector<int64_t> starts{0}, strides{1};
   llvm::append_range(starts, op.getStaticStarts());
   llvm::append_range(strides, op.getStrides());
