@@ -6,7 +6,10 @@
 # installs; one "PEER a_ms b_ms ratio" line each) on 2 threads, the sides
 # taking turns REPEATS times (default 3), each keeping its best by its
 # second time, and writes results/DATE-cpu-NAME.txt with the CPU and the
-# COLUMNS' header. hvp.sh and per_example.sh call it.
+# COLUMNS' header. On a machine with AVX-512, TFL's side also runs built
+# and run with TFL_ISA=avx2 (the row tfl-avx2), as run.sh does, so that
+# one run shows what an AVX2 machine would get. hvp.sh and
+# per_example.sh call it.
 set -euo pipefail
 cd "$(dirname "$0")"
 name=$1 columns=$2
@@ -16,12 +19,27 @@ repeats=${REPEATS:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$tflc" build "$name.tfl" -o "$out/$name"
-tfl_best="" peers=()
-for _ in $(seq "$repeats"); do
-  line=$(OMP_NUM_THREADS=2 "$out/$name" | tail -1)
-  if [ -z "$tfl_best" ] || awk -v a="$line" -v b="$tfl_best" \
+avx2=false
+if grep -qw avx512f /proc/cpuinfo; then
+  avx2=true
+  TFL_ISA=avx2 "$tflc" build "$name.tfl" -o "$out/$name-avx2"
+fi
+# The faster of a best line so far ($1) and a new one ($2), by their
+# second column.
+faster() {
+  if [ -z "$1" ] || awk -v a="$2" -v b="$1" \
        'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[2] < y[2]) }'; then
-    tfl_best=$line
+    echo "$2"
+  else
+    echo "$1"
+  fi
+}
+tfl_best="" avx2_best="" peers=()
+for _ in $(seq "$repeats"); do
+  tfl_best=$(faster "$tfl_best" "$(OMP_NUM_THREADS=2 "$out/$name" | tail -1)")
+  if $avx2; then
+    avx2_best=$(faster "$avx2_best" \
+      "$(OMP_NUM_THREADS=2 TFL_ISA=avx2 "$out/$name-avx2" | tail -1)")
   fi
   peers+=("$("$venv/bin/python" "${name}_peers.py" 2>/dev/null)")
 done
@@ -31,6 +49,7 @@ result="results/$(date +%F)-cpu-${name//_/-}.txt"
        "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2), 2 threads"
   echo "# side $columns (best of $repeats)"
   echo "tfl $tfl_best"
+  if $avx2; then echo "tfl-avx2 $avx2_best"; fi
   printf '%s\n' "${peers[@]}" | awk '
     { if (!($1 in best) || $3 < second[$1]) { best[$1] = $0; second[$1] = $3 } }
     END { for (k in best) print best[k] }' | sort
