@@ -86,8 +86,9 @@ private:
     return batch ? batchedType(type, size) : type;
   }
   /// Whether `op` reads a batched value, as an operand or from inside its
-  /// regions.
-  bool readsBatched(Operation &op, IRMapping &map) const;
+  /// regions, or touches a tape that holds batched entries; when it does
+  /// not, the tapes it touches count as used unbatched.
+  bool readsBatched(Operation &op, IRMapping &map);
   /// A block at the end of `to` with arguments of `types` standing for
   /// `from`'s, those marked in `on` batched.
   Block *blockCopy(Region &to, Block &from, TypeRange types, ArrayRef<bool> on,

@@ -140,7 +140,7 @@ Block *BatchBuilder::blockCopy(Region &to, Block &from, TypeRange types,
   return block;
 }
 
-bool BatchBuilder::readsBatched(Operation &op, IRMapping &map) const {
+bool BatchBuilder::readsBatched(Operation &op, IRMapping &map) {
   for (Value v : op.getOperands())
     if (isBatched(map.lookupOrDefault(v)))
       return true;
@@ -149,6 +149,21 @@ bool BatchBuilder::readsBatched(Operation &op, IRMapping &map) const {
     visitUsedValuesDefinedAbove(region, [&](OpOperand *use) {
       found |= isBatched(map.lookupOrDefault(use->get()));
     });
+  // A region reading or storing on a tape that holds batched entries
+  // (a reverse loop reading the states its forward loop stored) goes op by
+  // op too; one that does not is copied as it is, an unbatched use of the
+  // tapes it touches (a batched store after it builds the function again).
+  SmallVector<std::pair<int64_t, bool>> touched;
+  op.walk([&](Operation *inner) {
+    if (auto tape = inner->getAttrOfType<IntegerAttr>("tape"))
+      touched.push_back(
+          {tape.getInt(), isa<TapeAddOp, TapeAccumulatedOp>(inner)});
+  });
+  for (auto [tape, sums] : touched)
+    found |= (sums ? tapes.sums : tapes.entries).contains(tape);
+  if (!found)
+    for (auto [tape, sums] : touched)
+      tapes.usedUnbatched.insert(tape);
   return found;
 }
 
