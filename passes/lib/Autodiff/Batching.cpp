@@ -49,11 +49,13 @@ scf::WhileOp emptyWhile(OpBuilder &b, Location loc, TypeRange types,
 }
 
 /// True when the ops `op` holds only compute values (no print, no draw,
-/// no file written): what may run for examples that would not run it.
-bool onlyComputes(Operation *op) {
+/// no file written; with `tapes`, tape ops too): what may run for
+/// examples that would not run it.
+bool onlyComputes(Operation *op, bool tapes = false) {
   WalkResult r = op->walk([&](Operation *inner) {
     return inner == op || isMemoryEffectFree(inner) ||
-                   isa<scf::YieldOp, scf::ConditionOp>(inner)
+                   isa<scf::YieldOp, scf::ConditionOp>(inner) ||
+                   (tapes && inner->hasAttr("tape"))
                ? WalkResult::advance()
                : WalkResult::interrupt();
   });
@@ -686,14 +688,11 @@ LogicalResult BatchBuilder::maskedWhile(OpBuilder &b, scf::WhileOp op,
   if (cond.getArgs() != ValueRange(beforeBlock.getArguments()))
     return op.emitError("vmap: a while on a value that differs per example "
                         "must carry its state unchanged into its body");
-  WalkResult taped = op.walk([](Operation *inner) {
-    return inner->hasAttr("tape") ? WalkResult::interrupt()
-                                  : WalkResult::advance();
-  });
-  if (taped.wasInterrupted())
-    return op.emitError("vmap of the gradient of a while loop whose trip "
-                        "count differs per example is not supported yet");
-  if (!onlyComputes(op))
+  // A gradient's forward loop stores every example's state at each
+  // iteration, an example past its exit the state it stopped with: the
+  // reverse loop passes an iteration that did not run through
+  // (finishReverseLoop's `ran`).
+  if (!onlyComputes(op, /*tapes=*/true))
     return op.emitError("vmap: a while on a value that differs per example "
                         "runs until every example's condition fails, and "
                         "this one's body does more than compute values "

@@ -12,23 +12,40 @@
 
 namespace mlir::tfl::autodiff {
 
+namespace {
+
+/// An i1 condition as the 0-d tensor it was read out of (or a new one).
+Value asTensor(OpBuilder &b, Location loc, Value condition) {
+  auto extract = condition.getDefiningOp<tensor::ExtractOp>();
+  if (extract && extract.getIndices().empty())
+    return extract.getTensor();
+  return tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{condition});
+}
+
+} // namespace
+
 void VjpBuilder::finishReverseLoop(OpBuilder &b, OpBuilder &rb,
                                    scf::ForOp reverse, ArrayRef<Value> states,
                                    ArrayRef<Value> inits,
                                    ArrayRef<Value> outside,
                                    DenseMap<Value, Value> &iterationAdjoint,
-                                   DenseMap<Value, Value> &adjoint) {
+                                   DenseMap<Value, Value> &adjoint, Value ran) {
   Location loc = reverse.getLoc();
+  ReverseBuilder r(rb, loc);
   ValueRange carriedIn = reverse.getRegionIterArgs();
   SmallVector<Value> yields;
-  for (Value state : states) {
+  for (auto [k, state] : llvm::enumerate(states)) {
     Value d = iterationAdjoint.lookup(state);
-    yields.push_back(d ? d : zerosOf(rb, loc, state.getType()));
+    d = d ? d : zerosOf(rb, loc, state.getType());
+    yields.push_back(ran ? r.select(ran, d, carriedIn[k]) : d);
   }
   for (auto [k, v] : llvm::enumerate(outside)) {
     Value sum = carriedIn[states.size() + k];
     if (Value d = iterationAdjoint.lookup(v))
-      sum = AddOp::create(rb, loc, d.getType(), sum, d);
+      sum = AddOp::create(rb, loc, d.getType(), sum,
+                          ran ? r.select(ran, d, zerosOf(rb, loc, d.getType()))
+                              : d);
     yields.push_back(sum);
   }
   scf::YieldOp::create(rb, loc, yields);
@@ -202,6 +219,10 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   readIteration(rb, loc, op, before, /*first=*/0, m, local);
   if (failed(cloneForward(rb, before, local, /*recompute=*/true)))
     return failure();
+  // Whether the iteration ran: its `before` held (always, but where vmap
+  // ran an example's loop on after its own exit).
+  Value ran =
+      asTensor(rb, loc, local.lookupOrDefault(condition.getCondition()));
   for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
     local.map(arg, local.lookupOrDefault(fwd));
   if (failed(cloneForward(rb, after, local, /*recompute=*/true)))
@@ -222,7 +243,7 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
     initValues.push_back(op.getInits()[i]);
   }
   finishReverseLoop(b, rb, reverse, states, initValues, outside,
-                    iterationAdjoint, adjoint);
+                    iterationAdjoint, adjoint, ran);
   TapeRewindOp::create(b, loc, tape.start, ownTape, /*release=*/true);
   if (draws)
     SetRandomStateOp::create(b, loc, now);

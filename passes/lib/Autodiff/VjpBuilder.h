@@ -232,12 +232,17 @@ private:
   SmallVector<Value> activeUsedAbove(Operation *op);
   /// Ends a reverse loop: yields the cotangents of the carried `states` and
   /// the running sums for `outside`, then adds the results to the
-  /// cotangents of the loop's `inits` and of `outside`.
+  /// cotangents of the loop's `inits` and of `outside`. With `ran` (an i1
+  /// tensor: whether the iteration ran), an iteration that did not run
+  /// passes the cotangents through: a while's, where vmap runs every
+  /// example as long as the longest and records the others' iterations
+  /// with their state unchanged (one select per cotangent and iteration;
+  /// outside vmap every recorded iteration ran).
   void finishReverseLoop(OpBuilder &b, OpBuilder &rb, scf::ForOp reverse,
                          ArrayRef<Value> states, ArrayRef<Value> inits,
                          ArrayRef<Value> outside,
                          DenseMap<Value, Value> &iterationAdjoint,
-                         DenseMap<Value, Value> &adjoint);
+                         DenseMap<Value, Value> &adjoint, Value ran = {});
   /// What the latest copy of each loop on the tape pushed.
   DenseMap<Operation *, LoopTape> loopTape;
   /// The cursor each lower tape push of the function differentiated wrote
