@@ -45,8 +45,11 @@ for _ in $(seq "$repeats"); do
 done
 result="results/$(date +%F)-cpu-${name//_/-}.txt"
 {
-  echo "# $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)," \
-       "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2), 2 threads"
+  # The family and model tell apart the generations one model name covers.
+  echo "# $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" \
+       "(family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //')," \
+       "model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | sed 's/.*: //');" \
+       "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2)), 2 threads"
   echo "# side $columns (best of $repeats)"
   echo "tfl $tfl_best"
   if $avx2; then echo "tfl-avx2 $avx2_best"; fi
