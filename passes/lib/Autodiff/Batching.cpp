@@ -48,6 +48,15 @@ scf::WhileOp emptyWhile(OpBuilder &b, Location loc, TypeRange types,
   return cast<scf::WhileOp>(b.create(state));
 }
 
+/// The error for scalar arithmetic on a value that differs per example:
+/// kScalarError, the op, kScalarAdvice.
+constexpr const char *kScalarError =
+    "vmap: a loop bound or an index computed from a value that differs per "
+    "example (";
+constexpr const char *kScalarAdvice =
+    ") is not supported yet: a `for` over a range that differs per example "
+    "can be a `while` on that value";
+
 /// True when the ops `op` holds only compute values (no print, no draw,
 /// no file written; with `tapes`, tape ops too): what may run for
 /// examples that would not run it.
@@ -332,9 +341,7 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
     return op.emitError("vmap cannot batch ")
            << opName(&op) << " of a value that differs per example";
   } else {
-    return op.emitError("vmap: ")
-           << op.getName() << " on a value that differs per example (a loop "
-           << "bound or an index) is not supported yet";
+    return op.emitError(kScalarError) << op.getName() << kScalarAdvice;
   }
   for (auto [r, v] : llvm::zip(op.getResults(), results)) {
     batched.insert(v);

@@ -21,21 +21,9 @@ import numpy as np
 import torch
 
 from gen_grad_control_cases import CASES, HELPERS, NUMPY, TORCH, load, seeded
-from gen_jacobian_cases import JACOBIANS
+from gen_jacobian_cases import JACOBIANS, draw
+from gen_jacobian_cases import flat_outputs as leaves
 from tflgen import literal, tuple_text, write_program
-
-rng = np.random.default_rng(83)
-
-
-def draw(shape):
-    """Values an f32 literal holds exactly (`cast(literal, f64)` reads them
-    as f32 first)."""
-    return np.asarray(rng.standard_normal(shape)).astype(
-        np.float32).astype(np.float64)
-
-
-def leaves(value):
-    return list(value) if isinstance(value, tuple) else [value]
 
 
 def text(value):
