@@ -130,8 +130,10 @@ LogicalResult SemaImpl::mergeBranches(const IfStmt *stmt,
   }
   frame->vars[name] = *merged;
   frame->bound[name] = elseRebinds ? elseAt : thenAt;
-  // A linear map's leaves (its primals) may differ between the branches.
-  if (merged->hasValues() || merged->kind == Type::Kind::Linear)
+  // A function value's leaves (a closure's captures, a linear map's
+  // primals) may differ between the branches, as a tensor's value may.
+  if (merged->hasValues() ||
+      (merged->isCallableValue() && merged->leafCount() > 0))
     yielded.push_back({name, *merged});
   return success();
 }
