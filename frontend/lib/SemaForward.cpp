@@ -275,28 +275,22 @@ FailureOr<Type> SemaImpl::analyzeLinearize(const CallExpr *expr, bool reverse) {
         << "'";
     return failure();
   }
+  std::string what = (name + "()").str();
   std::vector<const Expr *> args;
-  for (const ExprPtr &arg : expr->args)
-    args.push_back(arg.get());
-  FailureOr<Type> f = analyzeExpr(args[0]);
-  if (failed(f))
+  FailureOr<std::vector<Type>> types = positionalArgs(expr, what, args);
+  if (failed(types))
     return failure();
-  std::vector<Type> primals;
-  for (size_t i = 1; i < args.size(); ++i) {
-    FailureOr<Type> t = analyzeExpr(args[i]);
-    if (failed(t))
-      return failure();
-    if (!t->hasValues()) {
-      error(args[i]->getBegin())
+  const Type &f = types->front();
+  std::vector<Type> primals(types->begin() + 1, types->end());
+  for (size_t i = 0; i < primals.size(); ++i)
+    if (!primals[i].hasValues()) {
+      error(args[i + 1]->getBegin())
           << name << "()'s primals are tensors or trees of them, got "
-          << t->str();
+          << primals[i].str();
       return failure();
     }
-    primals.push_back(*t);
-  }
-  std::string what = (name + "()").str();
   FailureOr<Specialization *> inner =
-      specializeOn(*f, primals, expr->getBegin(), what);
+      specializeOn(f, primals, expr->getBegin(), what);
   if (failed(inner))
     return failure();
   const Type &value = (*inner)->callType();
@@ -310,7 +304,7 @@ FailureOr<Type> SemaImpl::analyzeLinearize(const CallExpr *expr, bool reverse) {
   frame->spec->callArgs[expr] = args;
   planOf(expr).primal = *inner;
   return Type::tuple(
-      {value.strong(), Type::linear(*f, Type::tuple(primals),
+      {value.strong(), Type::linear(f, Type::tuple(primals),
                                     reverse ? Type::Jacobian::Reverse
                                             : Type::Jacobian::Forward)});
 }

@@ -161,19 +161,12 @@ Value windowPositions(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                       bool check) {
   ReverseBuilder r(b, loc);
   int64_t rank = static_cast<int64_t>(shape.size());
-  SmallVector<int64_t> all{size};
-  llvm::append_range(all, window);
   int64_t elements = 1;
   for (int64_t d : shape)
     elements *= d;
-  // Per example: n * |shape|, or 0.
-  SmallVector<int64_t> perExample(size, 0);
-  for (int64_t n = 0; n < size && offset; ++n)
-    perExample[n] = n * elements;
   SmallVector<int64_t> column(rank + 1, 1);
   column[0] = size;
-  Value positions = i64Constant(b, loc, column, perExample);
-  Value valid;
+  Value positions, valid;
   int64_t stride = elements, dynamic = 0;
   for (int64_t d = 0; d < rank; ++d) {
     stride /= shape[d];
@@ -203,10 +196,14 @@ Value windowPositions(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
     along[d + 1] = window[d];
     for (int64_t j = 0; j < window[d]; ++j)
       steps.push_back(j * strides[d] * stride);
-    positions =
-        r.add(positions, r.add(r.mul(start, i64Constant(b, loc, {}, {stride})),
-                               i64Constant(b, loc, along, steps)));
+    Value alongD = r.add(r.mul(start, i64Constant(b, loc, {}, {stride})),
+                         i64Constant(b, loc, along, steps));
+    positions = positions ? r.add(positions, alongD) : alongD;
   }
+  // Every example's positions are [size, window...] once a start differs
+  // per example; example n's are in its own elements.
+  if (offset)
+    positions = r.add(positions, rowOffsets(b, loc, positions, rank, elements));
   if (valid) {
     auto scalar = RankedTensorType::get({}, b.getI64Type());
     SmallVector<int64_t> axes;
