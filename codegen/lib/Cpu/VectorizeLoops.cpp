@@ -16,7 +16,10 @@
 //  2. The innermost dim is tiled into vectors (the whole dim when it is
 //     short, else `kVectorBits` at a time, the remainder peeled off),
 //     every other dim by 1. The outermost loop of a large generic, when it
-//     runs over a parallel dim, is marked for tfl-parallelize-loops.
+//     runs over a parallel dim, is marked for tfl-parallelize-loops. A sum
+//     of rows into columns wider than a vector (a bias's gradient) gets its
+//     columns' loop outermost (`sumsColumns`), so that it runs on the
+//     threads too.
 //  3. Each tile becomes vector ops (`linalg::vectorize`); a peeled tail
 //     becomes masked vector ops.
 //  4. A reduction's accumulator, read and written in every iteration of
@@ -188,6 +191,25 @@ bool isCandidate(linalg::GenericOp op) {
   return succeeded(linalg::vectorizeOpPrecondition(op, ranges));
 }
 
+/// Whether a generic with `iterators`, tiled by `tileSizes` into vectors
+/// of `width` along its innermost dim of `inner` elements, sums columns:
+/// its innermost dim parallel and cut into whole vectors, its outermost
+/// tiled dim a reduction (a bias's gradient, a sum over the rows). Its
+/// vectors' loop then goes outermost: each vector's sum stays in a
+/// register over the rows (step 4), and the vectors spread over the
+/// threads, where the loop over the rows outermost would keep the sums in
+/// memory and run on one thread.
+bool sumsColumns(ArrayRef<utils::IteratorType> iterators,
+                 ArrayRef<int64_t> tileSizes, int64_t inner, int64_t width) {
+  if (ShapedType::isDynamic(inner) || tileSizes.back() == 0 ||
+      inner % width != 0 || !linalg::isParallelIterator(iterators.back()))
+    return false;
+  for (auto [size, iterator] : llvm::zip(tileSizes, iterators))
+    if (size != 0)
+      return linalg::isReductionIterator(iterator);
+  return false;
+}
+
 /// Step 2: tiles `op` into vector-sized tiles, marked for step 3.
 void tile(RewriterBase &rewriter, linalg::GenericOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -220,9 +242,23 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
     return;
   }
   auto iterators = op.getIteratorTypesArray();
+  // The first tiled dim, which the outermost loop runs over.
+  unsigned outerDim =
+      llvm::find_if(tileSizes, [](int64_t s) { return s != 0; }) -
+      tileSizes.begin();
+  linalg::LinalgTilingOptions options;
+  options.setTileSizes(tileSizes);
+  bool columns = sumsColumns(iterators, tileSizes, inner, width);
+  if (columns) {
+    SmallVector<unsigned> order{static_cast<unsigned>(ranges.size() - 1)};
+    for (unsigned d = 0; d + 1 < ranges.size(); ++d)
+      order.push_back(d);
+    options.setInterchange(order);
+    outerDim = ranges.size() - 1;
+  }
   rewriter.setInsertionPoint(op);
-  FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(
-      rewriter, op, linalg::LinalgTilingOptions().setTileSizes(tileSizes));
+  FailureOr<linalg::TiledLinalgOp> tiled =
+      linalg::tileLinalgOp(rewriter, op, options);
   if (failed(tiled))
     return;
   rewriter.eraseOp(op);
@@ -237,10 +273,6 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
   else
     for (Operation *o = outermost; o != after; o = o->getNextNode())
       markTiles(o);
-  // The outermost loop runs over the first tiled dim.
-  unsigned outerDim =
-      llvm::find_if(tileSizes, [](int64_t s) { return s != 0; }) -
-      tileSizes.begin();
   if (linalg::isParallelIterator(iterators[outerDim]) && worthThreads(ranges) &&
       !insideParallelLoop(outermost))
     outermost->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());

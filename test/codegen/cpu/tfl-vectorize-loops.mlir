@@ -220,6 +220,43 @@ func.func @large_column_sums(%a: memref<4096x16xf32>, %out: memref<16xf32>) {
   return
 }
 
+// Columns wider than a vector (a linear layer's bias gradient): the loop
+// over the columns' vectors goes outermost, runs on the threads when the
+// sum is large, and each vector's sum is loop-carried over the rows.
+// CHECK-LABEL: func.func @wide_column_sums
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %c128 step %c32 {
+// CHECK: %[[INIT:.*]] = vector.transfer_read %{{.*}}[%[[C]]]{{.*}} : memref<128xf32>, vector<32xf32>
+// CHECK: %[[SUM:.*]] = scf.for %[[R:.*]] = %{{.*}} to %c1024 step %c1 iter_args(%[[A:.*]] = %[[INIT]]) -> (vector<32xf32>)
+// CHECK: vector.transfer_read %{{.*}}[%[[R]], %[[C]]]{{.*}} : memref<1024x128xf32>, vector<32xf32>
+// CHECK: arith.addf %[[A]]
+// CHECK: vector.transfer_write %[[SUM]], %{{.*}}[%[[C]]]
+// CHECK: } {tfl.parallel}
+// CHECK-LABEL: func.func @small_column_sums
+// CHECK: scf.for {{.*}} to %c128 step %c32 {
+// CHECK: scf.for {{.*}} to %c8 step %c1 iter_args
+// CHECK-NOT: tfl.parallel
+// CHECK: return
+
+func.func @wide_column_sums(%a: memref<16x64x128xf32>) -> memref<128xf32> {
+  %out = memref.alloc() : memref<128xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>], iterator_types = ["reduction", "reduction", "parallel"]} ins(%a : memref<16x64x128xf32>) outs(%out : memref<128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %o, %x : f32
+    linalg.yield %r : f32
+  }
+  return %out : memref<128xf32>
+}
+
+func.func @small_column_sums(%a: memref<8x128xf32>) -> memref<128xf32> {
+  %out = memref.alloc() : memref<128xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : memref<8x128xf32>) outs(%out : memref<128xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %o, %x : f32
+    linalg.yield %r : f32
+  }
+  return %out : memref<128xf32>
+}
+
 // A batch (a dynamic dim): the flattened loop runs whole vectors, in
 // parallel, up to the last multiple of 32 elements; the rest stays a
 // generic (scalar loops).
