@@ -186,3 +186,47 @@ func.func @use_window(%xs: tensor<3x4xf32>, %ss: tensor<3xi64>) -> (tensor<3x2xf
   %y, %e = tfl.vmap @window(%xs, %ss) {in_axes = array<i64: 0, 0>, out_axes = array<i64: 0, 0>} : (tensor<3x4xf32>, tensor<3xi64>) -> (tensor<3x2xf32>, tensor<3x4xf32>)
   return %y, %e : tensor<3x2xf32>, tensor<3x4xf32>
 }
+
+// -----
+
+// Tests a `for` whose trip count differs per example: the count's scalar
+// arithmetic becomes tfl ops on the batch's [3] tensor (an index an i64;
+// ceildivsi -floor(-x / y)), the loop runs to the largest count, and each
+// iteration keeps the state of the examples whose range has ended.
+// CHECK-LABEL: func.func private @repeat.vmap3_01
+// CHECK-SAME: (%[[X:.*]]: tensor<2xf32>, %[[N:.*]]: tensor<3xi64>) -> tensor<3x2xf32>
+// CHECK: tfl.sub %[[N]], %{{.*}} : tensor<3xi64>, tensor<i64> -> tensor<3xi64>
+// CHECK: tfl.neg
+// CHECK: tfl.floordiv
+// CHECK: %[[TRIPS:.*]] = tfl.maximum %{{.*}}, %{{.*}} : tensor<3xi64>, tensor<i64> -> tensor<3xi64>
+// CHECK: %[[LONGEST:.*]] = tfl.reduce_max %[[TRIPS]]
+// CHECK: %[[END:.*]] = tensor.extract %[[LONGEST]][]
+// CHECK: %[[UB:.*]] = arith.index_cast %[[END]] : i64 to index
+// CHECK: %[[INIT:.*]] = tfl.broadcast_to %[[X]] : tensor<2xf32> -> tensor<3x2xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[UB]] step %{{.*}} iter_args(%[[V:.*]] = %[[INIT]]) -> (tensor<3x2xf32>)
+// CHECK: %[[RUNS:.*]] = tfl.compare lt, %{{.*}}, %[[TRIPS]] : tensor<i64>, tensor<3xi64> -> tensor<3xi1>
+// CHECK: %[[NEW:.*]] = tfl.mul %[[V]]
+// CHECK: %[[C:.*]] = tfl.reshape %[[RUNS]] : tensor<3xi1> -> tensor<3x1xi1>
+// CHECK: %[[KEPT:.*]] = tfl.where %[[C]], %[[NEW]], %[[V]]
+// CHECK: scf.yield %[[KEPT]]
+func.func private @repeat(%x: tensor<2xf32>, %n: tensor<i64>) -> tensor<2xf32> {
+  %e = tensor.extract %n[] : tensor<i64>
+  %c0 = arith.constant 0 : i64
+  %c1 = arith.constant 1 : i64
+  %span = arith.subi %e, %c0 : i64
+  %q = arith.ceildivsi %span, %c1 : i64
+  %t = arith.maxsi %q, %c0 : i64
+  %ub = arith.index_cast %t : i64 to index
+  %lb = arith.constant 0 : index
+  %step = arith.constant 1 : index
+  %two = tfl.constant dense<2.0> : tensor<f32>
+  %r = scf.for %i = %lb to %ub step %step iter_args(%v = %x) -> (tensor<2xf32>) {
+    %m = tfl.mul %v, %two : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+    scf.yield %m : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+func.func @use_repeat(%x: tensor<2xf32>, %ns: tensor<3xi64>) -> tensor<3x2xf32> {
+  %y = tfl.vmap @repeat(%x, %ns) {in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>} : (tensor<2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

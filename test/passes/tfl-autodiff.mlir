@@ -169,16 +169,24 @@ func.func @use_branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {
 // tape 0, in the vjp's frame, and that its pullback is a loop over the
 // same iterations, last first, that reads the state back at its position
 // (start + iteration), recomputes the iteration and carries the
-// cotangent; then releases the entries.
+// cotangent; then releases the entries. Its range (%n) is not known when
+// compiling: the pullback visits the iterations the tape recorded (under
+// vmap, as many as the longest example's range), and an scf.if passes
+// those past the range through.
 // CHECK-LABEL: func.func private @loop.vjp
 // CHECK: tfl.tape_enter
 // CHECK: %[[START:.*]] = tfl.tape_size {tape = 0 : i64} : i64
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[S:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
 // CHECK:   tfl.tape_push %[[S]] {tape = 0 : i64} : tensor<f32>
 // CHECK:   tfl.mul %[[S]], %[[S]]
+// CHECK: %[[END:.*]] = tfl.tape_size {tape = 0 : i64} : i64
 // CHECK: %[[N:.*]] = arith.maxsi
-// CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[D:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
+// CHECK: %[[USED:.*]] = arith.subi %[[END]], %[[START]] : i64
+// CHECK: %[[RECORDED:.*]] = arith.divsi %[[USED]], %{{.*}} : i64
+// CHECK: %[[COUNT:.*]] = arith.index_cast %[[RECORDED]] : i64 to index
+// CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[D:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
 // CHECK:   %[[M:.*]] = arith.subi %{{.*}}, %[[J]] : index
+// CHECK:   %[[RAN:.*]] = arith.cmpi slt, %[[M]], %[[N]] : index
 // CHECK:   %[[MI:.*]] = arith.index_cast %[[M]] : index to i64
 // CHECK:   %[[K:.*]] = arith.muli %[[MI]], %{{.*}} : i64
 // CHECK:   %[[FIRST:.*]] = arith.addi %[[START]], %[[K]] : i64
@@ -186,7 +194,12 @@ func.func @use_branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {
 // CHECK:   %[[P:.*]] = tfl.tape_read %[[AT]] {tape = 0 : i64} : tensor<f32>
 // CHECK:   tfl.mul %[[P]], %[[P]]
 // CHECK:   tfl.mul %[[D]], %[[P]]
-// CHECK:   scf.yield
+// CHECK:   %[[DS:.*]] = tfl.add
+// CHECK:   %[[PICK:.*]] = scf.if %[[RAN]] -> (tensor<f32>) {
+// CHECK:     scf.yield %[[DS]]
+// CHECK:   } else {
+// CHECK:     scf.yield %[[D]]
+// CHECK:   scf.yield %[[PICK]]
 // CHECK: tfl.tape_rewind %[[START]] {release, tape = 0 : i64} : i64
 // CHECK: tfl.tape_exit
 // CHECK-NEXT: return

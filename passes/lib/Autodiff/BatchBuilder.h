@@ -23,6 +23,11 @@
 
 namespace mlir::tfl::autodiff {
 
+/// True when the ops `op` holds only compute values (no print, no draw,
+/// no file written; with `tapes`, tape ops too): what may run for
+/// examples that would not run it.
+bool onlyComputes(Operation *op, bool tapes = false);
+
 class BatchBuilder {
 public:
   /// Shares reverse mode's table of functions.
@@ -58,6 +63,20 @@ private:
   /// the loop runs while any example's condition holds and an iteration
   /// changes only the examples whose condition held.
   LogicalResult maskedWhile(OpBuilder &b, scf::WhileOp op, IRMapping &map);
+  /// A masked loop's next state: the copies of `yielded` (batched) where
+  /// the [size] i1 `mask` holds, `old` elsewhere.
+  SmallVector<Value> maskedYields(OpBuilder &b, Location loc,
+                                  ValueRange yielded, Value mask,
+                                  ValueRange old, IRMapping &map);
+  /// A `for` whose upper bound differs per example: it runs to the
+  /// largest, every carried value batched, and an iteration changes only
+  /// the examples whose range holds it.
+  LogicalResult maskedFor(OpBuilder &b, scf::ForOp op, IRMapping &map);
+  /// An arith op on scalars some of which differ per example (a `for`'s
+  /// trip count, an index): the tfl op computing it on the batch's [size]
+  /// tensors; failure for the ops that have none.
+  FailureOr<Value> batchScalarOp(OpBuilder &b, Operation &op,
+                                 ArrayRef<Value> operands);
   LogicalResult batchCall(OpBuilder &b, func::CallOp op, IRMapping &map);
   /// conv2d_backward_filter per example: a loop over the examples, each
   /// a filter gradient (oneDNN's) added into its row of the batch's (a
@@ -68,7 +87,7 @@ private:
                         ArrayRef<bool> operandBatched);
   /// A tape op (a gradient's loop): a tape holds batched entries once a
   /// batched value is stored on it, and its reads give batched values.
-  void batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map);
+  LogicalResult batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map);
   /// An optimization barrier over the batched operands: each result is
   /// batched where its operand is (it keeps each as it is).
   LogicalResult batchBarrier(OpBuilder &b, Operation &op,

@@ -48,28 +48,11 @@ scf::WhileOp emptyWhile(OpBuilder &b, Location loc, TypeRange types,
   return cast<scf::WhileOp>(b.create(state));
 }
 
-/// The error for scalar arithmetic on a value that differs per example:
-/// kScalarError, the op, kScalarAdvice.
+/// The error for scalar arithmetic on a value that differs per example
+/// that has no batched form: kScalarError, the op, kScalarAdvice.
 constexpr const char *kScalarError =
-    "vmap: a loop bound or an index computed from a value that differs per "
-    "example (";
-constexpr const char *kScalarAdvice =
-    ") is not supported yet: a `for` over a range that differs per example "
-    "can be a `while` on that value";
-
-/// True when the ops `op` holds only compute values (no print, no draw,
-/// no file written; with `tapes`, tape ops too): what may run for
-/// examples that would not run it.
-bool onlyComputes(Operation *op, bool tapes = false) {
-  WalkResult r = op->walk([&](Operation *inner) {
-    return inner == op || isMemoryEffectFree(inner) ||
-                   isa<scf::YieldOp, scf::ConditionOp>(inner) ||
-                   (tapes && inner->hasAttr("tape"))
-               ? WalkResult::advance()
-               : WalkResult::interrupt();
-  });
-  return !r.wasInterrupted();
-}
+    "vmap: scalar arithmetic on a value that differs per example (";
+constexpr const char *kScalarAdvice = ") is not supported yet";
 
 /// Whether any of a batch's conditions (an i1 [size] tensor) holds, as an
 /// i1 scalar: the sum of them is positive.
@@ -280,10 +263,8 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
     return batchFor(b, forOp, map);
   if (auto whileOp = dyn_cast<scf::WhileOp>(op))
     return batchWhile(b, whileOp, map);
-  if (op.hasAttr("tape")) {
-    batchTapeOp(b, op, map);
-    return success();
-  }
+  if (op.hasAttr("tape"))
+    return batchTapeOp(b, op, map);
   if (!readsBatched(op, map)) {
     b.clone(op, map);
     return success();
@@ -340,6 +321,11 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
   } else if (isa_and_nonnull<TflDialect>(op.getDialect())) {
     return op.emitError("vmap cannot batch ")
            << opName(&op) << " of a value that differs per example";
+  } else if (FailureOr<Value> scalar = batchScalarOp(b, op, operands);
+             succeeded(scalar)) {
+    batched.insert(*scalar);
+    map.map(op.getResult(0), *scalar);
+    return success();
   } else {
     return op.emitError(kScalarError) << op.getName() << kScalarAdvice;
   }
@@ -350,38 +336,45 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
   return success();
 }
 
-void BatchBuilder::batchTapeOp(OpBuilder &b, Operation &op, IRMapping &map) {
+LogicalResult BatchBuilder::batchTapeOp(OpBuilder &b, Operation &op,
+                                        IRMapping &map) {
+  Value stored = storedOnTape(op);
+  for (Value v : op.getOperands())
+    if (v != stored && isBatched(map.lookupOrDefault(v)))
+      return op.emitError("vmap: a gradient's loop reads its record at a "
+                          "position that differs per example");
   int64_t tape = op.getAttrOfType<IntegerAttr>("tape").getInt();
   // Entries go to the tape's entries; tape_add's to its accumulators.
   bool sums = isa<TapeAddOp, TapeAccumulatedOp>(op);
   DenseSet<int64_t> &held = sums ? tapes.sums : tapes.entries;
   Operation *copy = b.clone(op, map);
-  if (Value stored = storedOnTape(op)) {
+  if (stored) {
     Value v = map.lookupOrDefault(stored);
     if (isBatched(v) && held.insert(tape).second &&
         tapes.usedUnbatched.contains(tape))
       tapes.again = true;
     if (!held.contains(tape)) {
       tapes.usedUnbatched.insert(tape);
-      return;
+      return success();
     }
     if (!isBatched(v)) {
       OpBuilder before(copy);
       v = broadcastToBatch(before, op.getLoc(), v, size);
     }
     copy->setOperand(copy->getNumOperands() - 1, v);
-    return;
+    return success();
   }
   if (!isa<TapeReadOp, TapeAccumulatedOp>(op))
-    return;
+    return success();
   if (!held.contains(tape)) {
     tapes.usedUnbatched.insert(tape);
-    return;
+    return success();
   }
   Value r = copy->getResult(0);
   r.setType(batchedType(r.getType(), size));
   batched.insert(r);
   map.map(op.getResult(0), r);
+  return success();
 }
 
 Value BatchBuilder::filterGradients(OpBuilder &b, Conv2DBackwardFilterOp op,
@@ -560,6 +553,9 @@ LogicalResult BatchBuilder::batchFor(OpBuilder &b, scf::ForOp op,
     b.clone(*op, map);
     return success();
   }
+  if (llvm::any_of(op->getOperands().take_front(3),
+                   [&](Value v) { return isBatched(map.lookupOrDefault(v)); }))
+    return maskedFor(b, op, map);
   Location loc = op.getLoc();
   size_t numArgs = op.getInitArgs().size();
   SmallVector<bool> carried;
@@ -731,17 +727,11 @@ LogicalResult BatchBuilder::maskedWhile(OpBuilder &b, scf::WhileOp op,
   if (failed(batchBlock(inner, op.getAfter().front(), map)))
     return failure();
   // An example whose condition failed keeps its state.
-  Value mask = after->getArguments().back();
-  SmallVector<Value> next;
-  for (auto [i, v] :
-       llvm::enumerate(op.getAfter().front().getTerminator()->getOperands())) {
-    Value updated = mappedAs(inner, loc, {v}, {true}, map).front();
-    auto type = cast<RankedTensorType>(updated.getType());
-    Value c = alignExamples(inner, loc, mask, type.getRank() - 1);
-    next.push_back(
-        WhereOp::create(inner, loc, type, c, updated, after->getArgument(i)));
-  }
-  scf::YieldOp::create(inner, loc, next);
+  scf::YieldOp::create(
+      inner, loc,
+      maskedYields(inner, loc,
+                   op.getAfter().front().getTerminator()->getOperands(),
+                   after->getArguments().back(), after->getArguments(), map));
   b.setInsertionPointAfter(copy);
   auto result = emptyWhile(b, loc, forwardedTypes, inits);
   result.getBefore().takeBody(copy.getBefore());

@@ -23,6 +23,43 @@ Value asTensor(OpBuilder &b, Location loc, Value condition) {
       b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{condition});
 }
 
+/// The value of an integer or index `v` when it is known when compiling:
+/// a constant, a 0-d constant tensor's element, or what the folders of the
+/// arith ops computing it from such values give (MLIRGen's trip count of
+/// `range(3)`, before canonicalization has run).
+std::optional<int64_t> knownInt(Value v, int depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16 || def->getNumResults() != 1)
+    return std::nullopt;
+  if (auto extract = dyn_cast<tensor::ExtractOp>(def)) {
+    DenseIntElementsAttr dense;
+    if (extract.getIndices().empty() &&
+        matchPattern(extract.getTensor(), m_Constant(&dense)) &&
+        dense.isSplat())
+      return dense.getSplatValue<APInt>().getSExtValue();
+    return std::nullopt;
+  }
+  if (!isa<arith::ArithDialect>(def->getDialect()))
+    return std::nullopt;
+  SmallVector<Attribute> operands;
+  for (Value operand : def->getOperands()) {
+    std::optional<int64_t> k = knownInt(operand, depth + 1);
+    if (!k || !operand.getType().isIntOrIndex())
+      return std::nullopt;
+    operands.push_back(IntegerAttr::get(operand.getType(), *k));
+  }
+  SmallVector<OpFoldResult> folded;
+  if (failed(def->fold(operands, folded)) || folded.size() != 1)
+    return std::nullopt;
+  // A folder may give one of the operands (x - 0 is x).
+  if (auto same = dyn_cast<Value>(folded.front()))
+    return same == v ? std::nullopt : knownInt(same, depth + 1);
+  auto attr = dyn_cast<IntegerAttr>(cast<Attribute>(folded.front()));
+  return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
+}
+
 } // namespace
 
 void VjpBuilder::finishReverseLoop(OpBuilder &b, OpBuilder &rb,
@@ -34,19 +71,29 @@ void VjpBuilder::finishReverseLoop(OpBuilder &b, OpBuilder &rb,
   Location loc = reverse.getLoc();
   ReverseBuilder r(rb, loc);
   ValueRange carriedIn = reverse.getRegionIterArgs();
+  bool ranTensor = ran && isa<RankedTensorType>(ran.getType());
   SmallVector<Value> yields;
   for (auto [k, state] : llvm::enumerate(states)) {
     Value d = iterationAdjoint.lookup(state);
     d = d ? d : zerosOf(rb, loc, state.getType());
-    yields.push_back(ran ? r.select(ran, d, carriedIn[k]) : d);
+    yields.push_back(ranTensor ? r.select(ran, d, carriedIn[k]) : d);
   }
   for (auto [k, v] : llvm::enumerate(outside)) {
     Value sum = carriedIn[states.size() + k];
     if (Value d = iterationAdjoint.lookup(v))
-      sum = AddOp::create(rb, loc, d.getType(), sum,
-                          ran ? r.select(ran, d, zerosOf(rb, loc, d.getType()))
-                              : d);
+      sum = AddOp::create(
+          rb, loc, d.getType(), sum,
+          ranTensor ? r.select(ran, d, zerosOf(rb, loc, d.getType())) : d);
     yields.push_back(sum);
+  }
+  if (ran && !ranTensor) {
+    auto pick = scf::IfOp::create(rb, loc, ValueRange(yields).getTypes(), ran,
+                                  /*withElseRegion=*/true);
+    OpBuilder thenB = OpBuilder::atBlockEnd(pick.thenBlock());
+    scf::YieldOp::create(thenB, loc, yields);
+    OpBuilder elseB = OpBuilder::atBlockEnd(pick.elseBlock());
+    scf::YieldOp::create(elseB, loc, ValueRange(carriedIn));
+    yields.assign(pick.getResults().begin(), pick.getResults().end());
   }
   scf::YieldOp::create(rb, loc, yields);
   for (auto [k, init] : llvm::enumerate(inits))
@@ -105,6 +152,15 @@ void VjpBuilder::seedCarried(OpBuilder &rb, Location loc, Block &body,
   }
 }
 
+Value VjpBuilder::recordedIterations(OpBuilder &b, Location loc,
+                                     Operation *op) {
+  LoopTape tape = loopTape.lookup(op);
+  Value recorded = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tape.end, tape.start),
+      i64Constant(b, loc, tape.perIteration));
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), recorded);
+}
+
 LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
                                      IRMapping &map, ArrayRef<Value> dResults,
                                      DenseMap<Value, Value> &adjoint) {
@@ -135,14 +191,24 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   Value span = arith::SubIOp::create(b, loc, ub, lb);
   Value n = arith::MaxSIOp::create(
       b, loc, arith::CeilDivSIOp::create(b, loc, span, step), zero);
-  scf::ForOp reverse = reverseLoop(b, loc, n, inits);
+  // A range not known when compiling may differ per example under vmap,
+  // which runs every example's loop as long as the longest: the reverse
+  // loop visits the iterations the forward copy recorded, and passes those
+  // past an example's own range through (`ran`).
+  bool known = llvm::all_of(op->getOperands().take_front(3),
+                            [](Value v) { return knownInt(v).has_value(); });
+  Value count = known ? n : recordedIterations(b, loc, op);
+  scf::ForOp reverse = reverseLoop(b, loc, count, inits);
   Block *rbody = reverse.getBody();
   OpBuilder rb = OpBuilder::atBlockBegin(rbody);
   Value last = arith::SubIOp::create(
       rb, loc,
-      arith::SubIOp::create(rb, loc, n,
+      arith::SubIOp::create(rb, loc, count,
                             arith::ConstantIndexOp::create(rb, loc, 1)),
       reverse.getInductionVar());
+  Value ran = known ? Value()
+                    : arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::slt,
+                                            last, n);
   Value iv = arith::AddIOp::create(rb, loc, lb,
                                    arith::MulIOp::create(rb, loc, last, step));
   IRMapping local = map;
@@ -165,7 +231,7 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
     carriedInits.push_back(op.getInitArgs()[i]);
   }
   finishReverseLoop(b, rb, reverse, carriedArgs, carriedInits, outside,
-                    iterationAdjoint, adjoint);
+                    iterationAdjoint, adjoint, ran);
   TapeRewindOp::create(b, loc, start, ownTape, /*release=*/true);
   if (draws)
     SetRandomStateOp::create(b, loc, now);

@@ -164,8 +164,7 @@ LogicalResult VjpBuilder::cloneForward(OpBuilder &b, Block &block,
       push(state);
     tape.perIteration = (tape.draws ? 1 : 0) +
                         static_cast<int64_t>(tape.lower.size() + states.size());
-    if (isWhile)
-      tape.end = TapeSizeOp::create(b, loc, i64, ownTape);
+    tape.end = TapeSizeOp::create(b, loc, i64, ownTape);
     loopTape[&op] = tape;
   }
   return success();

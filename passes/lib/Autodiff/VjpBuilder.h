@@ -237,12 +237,17 @@ private:
   /// passes the cotangents through: a while's, where vmap runs every
   /// example as long as the longest and records the others' iterations
   /// with their state unchanged (one select per cotangent and iteration;
-  /// outside vmap every recorded iteration ran).
+  /// outside vmap every recorded iteration ran). With an i1 scalar `ran`
+  /// (a `for`'s), an scf.if picks: free outside vmap, a select per
+  /// example under it.
   void finishReverseLoop(OpBuilder &b, OpBuilder &rb, scf::ForOp reverse,
                          ArrayRef<Value> states, ArrayRef<Value> inits,
                          ArrayRef<Value> outside,
                          DenseMap<Value, Value> &iterationAdjoint,
                          DenseMap<Value, Value> &adjoint, Value ran = {});
+  /// How many iterations the latest forward copy of the loop `op` pushed
+  /// on the tape (an index).
+  Value recordedIterations(OpBuilder &b, Location loc, Operation *op);
   /// What the latest copy of each loop on the tape pushed.
   DenseMap<Operation *, LoopTape> loopTape;
   /// The cursor each lower tape push of the function differentiated wrote

@@ -2,9 +2,8 @@
 //
 // The few arith and tensor ops MLIRGen emits around structured control flow
 // (loop bounds, trip counts, conditions), or canonicalization makes of them:
-// integer scalar arithmetic, index casts, select, and moving scalars in and
-// out of tensors. Scalars are 0-d tensors,
-// an `index` is an i64.
+// integer scalar arithmetic and comparisons, index casts, select, and moving
+// scalars in and out of tensors. Scalars are 0-d tensors, an `index` is an i64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +58,35 @@ int64_t ceilDiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
 }
 
+/// arith.cmpi of two integer scalars (signed predicates).
+void compare(Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+  int64_t a = intOf(in[0]), b = intOf(in[1]);
+  bool holds = false;
+  switch (cast<arith::CmpIOp>(op).getPredicate()) {
+  case arith::CmpIPredicate::eq:
+    holds = a == b;
+    break;
+  case arith::CmpIPredicate::ne:
+    holds = a != b;
+    break;
+  case arith::CmpIPredicate::slt:
+    holds = a < b;
+    break;
+  case arith::CmpIPredicate::sle:
+    holds = a <= b;
+    break;
+  case arith::CmpIPredicate::sgt:
+    holds = a > b;
+    break;
+  case arith::CmpIPredicate::sge:
+    holds = a >= b;
+    break;
+  default:
+    throw RuntimeError("eager arith.cmpi with an unsigned predicate");
+  }
+  out.push_back(scalarOfType(op->getResult(0).getType(), holds));
+}
+
 } // namespace
 
 void registerUpstreamKernels(KernelRegistry &registry) {
@@ -89,8 +117,13 @@ void registerUpstreamKernels(KernelRegistry &registry) {
                               [](int64_t a, int64_t b) { return a * b; });
   addIntBinary<arith::MaxSIOp>(
       registry, [](int64_t a, int64_t b) { return std::max(a, b); });
+  addIntBinary<arith::MinSIOp>(
+      registry, [](int64_t a, int64_t b) { return std::min(a, b); });
   addIntBinary<arith::DivSIOp>(registry, divide);
   addIntBinary<arith::CeilDivSIOp>(registry, ceilDiv);
+  // A reverse loop's test of whether an iteration ran (one vmap may have
+  // run past an example's range).
+  registry.add(arith::CmpIOp::getOperationName(), compare);
   registry.add(
       arith::IndexCastOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
