@@ -114,3 +114,121 @@ func.func @transpose_alone(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> tensor<4
   } -> tensor<4x8xf32>
   return %t : tensor<4x8xf32>
 }
+
+// -----
+
+// Tests that cheap elementwise producers with several elementwise
+// consumers (GELU's x / sqrt(2) and 1 + erf of it, which the forward
+// product and the backward pass both read) are computed again in each
+// consumer rather than written out: one generic for the forward value and
+// one for the gradient, each reading x and computing erf itself.
+// CHECK-LABEL: func.func @gelu_and_gradient
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[DY:.*]]: tensor<8x16xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[X]] : tensor<8x16xf32>)
+// CHECK: math.erf
+// CHECK: %[[DX:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[DY]], %[[X]] : tensor<8x16xf32>, tensor<8x16xf32>)
+// CHECK: math.erf
+// CHECK: math.exp
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]], %[[DX]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @gelu_and_gradient(%x: tensor<8x16xf32>, %dy: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %c = arith.constant 0.707106769 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.erf %a : f32
+    %q = arith.addf %r, %one : f32
+    linalg.yield %q : f32
+  } -> tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %p : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %h = arith.mulf %a, %half : f32
+    %m = arith.mulf %h, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %dx = linalg.generic {indexing_maps = [#id2, #id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%dy, %p, %s : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%g: f32, %b: f32, %t: f32, %o: f32):
+    %sq = arith.mulf %t, %t : f32
+    %n = arith.negf %sq : f32
+    %ex = math.exp %n : f32
+    %sum = arith.addf %b, %ex : f32
+    %m = arith.mulf %g, %sum : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  return %y, %dx : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// Tests that a producer too costly to compute twice (three
+// transcendental functions), or one that a non-elementwise op also reads
+// (here the function's result), is written out once and read by each
+// consumer.
+// CHECK-LABEL: func.func @costly_producer_stays
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: math.log
+// CHECK: math.tanh
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+// CHECK-LABEL: func.func @returned_producer_stays
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+// CHECK: return %{{.*}}, %{{.*}}, %[[P]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @costly_producer_stays(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    %l = math.log %r : f32
+    %t = math.tanh %l : f32
+    linalg.yield %t : f32
+  } -> tensor<8x16xf32>
+  %u = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %v = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.addf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  return %u, %v : tensor<8x16xf32>, tensor<8x16xf32>
+}
+func.func @returned_producer_stays(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %c = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %u = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %v = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.addf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  return %u, %v, %p : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}

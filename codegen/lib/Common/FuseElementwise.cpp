@@ -17,6 +17,14 @@
 // it with gathers (a checkpoint's recomputed GELU, read only by its
 // weight gradient's product, did).
 //
+// Before fusing, a cheap elementwise producer whose consumers are all
+// elementwise gets a copy per consumer (`copyCheapProducers`), so that it
+// fuses into each and is never written out: a gradient's forward values
+// that its backward pass reads too (GELU's x / sqrt(2) and 1 + erf of it)
+// are computed again from x where they are read, as XLA duplicates such
+// producers. On W8 (a GPT's training step) that left out four of the
+// GELU's five [1024, 512] intermediates per layer.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/LinalgCopies.h"
@@ -25,6 +33,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -59,9 +68,86 @@ bool feedsProduct(Value value) {
   return false;
 }
 
+/// What recomputing one element of `op`'s body costs, in arithmetic ops
+/// (a transcendental function counts as kTranscendental, a division as
+/// kDivision); -1 when it cannot be recomputed (it reads its indices).
+constexpr int64_t kTranscendental = 8, kDivision = 4;
+int64_t bodyCost(linalg::GenericOp op) {
+  int64_t cost = 0;
+  for (Operation &o : op.getBody()->without_terminator()) {
+    if (isa<linalg::IndexOp>(o))
+      return -1;
+    if (isa_and_nonnull<math::MathDialect>(o.getDialect()))
+      cost += kTranscendental;
+    else if (isa<arith::DivFOp, arith::RemFOp>(o))
+      cost += kDivision;
+    else
+      ++cost;
+  }
+  return cost;
+}
+
+/// The most a producer's body may cost to be computed again in each of its
+/// consumers: GELU's 1 + erf(x / sqrt(2)) is within it.
+constexpr int64_t kRecomputeCost = 12;
+
+/// Whether `op` is an elementwise generic worth computing again in each
+/// consumer rather than writing out once and reading back: every dim
+/// parallel, one operand read element for element (the others smaller,
+/// broadcast), its result written in order, a cheap body.
+bool isRecomputable(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  OpOperand *init = op.getDpsInitOperand(0);
+  if (op.payloadUsesValueFromOperand(init) ||
+      !op.getMatchingIndexingMap(init).isIdentity())
+    return false;
+  int64_t whole = llvm::count_if(op.getDpsInputOperands(), [&](OpOperand *in) {
+    return op.getMatchingIndexingMap(in).isIdentity();
+  });
+  int64_t cost = bodyCost(op);
+  return whole == 1 && cost >= 0 && cost <= kRecomputeCost;
+}
+
+/// Before fusion: a cheap elementwise producer with several consumers, all
+/// elementwise generics in its block reading it element for element (a
+/// gradient's forward ops, which its backward ones read too: GELU's
+/// x / sqrt(2) and 1 + erf of it), gets a copy per consumer, so that each
+/// fuses into its consumer (upstream's one-use rule) and none is written
+/// out: each consumer reads the producer's operand instead, and computes
+/// it again. XLA's fusion duplicates such producers likewise.
+void copyCheapProducers(Operation *root) {
+  SmallVector<linalg::GenericOp> producers;
+  root->walk([&](linalg::GenericOp op) {
+    if (isRecomputable(op))
+      producers.push_back(op);
+  });
+  // Consumers first: a copy reads its producer's own producer, which then
+  // has one more consumer to be copied for.
+  for (linalg::GenericOp op : llvm::reverse(producers)) {
+    Value result = op->getResult(0);
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : result.getUses())
+      uses.push_back(&use);
+    bool allElementwise = llvm::all_of(uses, [&](OpOperand *use) {
+      auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
+      return consumer && consumer->getBlock() == op->getBlock() &&
+             consumer.getMatchingIndexingMap(use).isPermutation();
+    });
+    if (uses.size() < 2 || !allElementwise)
+      continue;
+    OpBuilder b(op);
+    b.setInsertionPointAfter(op);
+    for (OpOperand *use : ArrayRef(uses).drop_front())
+      use->set(b.clone(*op)->getResult(0));
+  }
+}
+
 struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    copyCheapProducers(getOperation());
     RewritePatternSet patterns(context);
     // The fused operand's producer has no other use (upstream's rule),
     // neither side of a reshape folding is a product, and the consumer is

@@ -28,7 +28,10 @@ def FuseElementwise : Pass<"tfl-fuse-elementwise"> {
   let description = [{
     On tensors, right after tfl-to-linalg: upstream's elementwise fusion
     (fused generics, reshapes folded into generics by expansion, constant
-    folding; a producer fuses only into its one use), except that no
+    folding; a producer fuses only into its one use, but a cheap
+    elementwise producer whose consumers are all elementwise is first
+    copied for each, so that it is computed again in each rather than
+    written out), except that no
     reshape is folded into or out of a `linalg.matmul` or
     `linalg.batch_matmul`. Upstream's folding would turn a batch_matmul
     next to a collapse_shape (a rank-4 product's batch dims folded into
