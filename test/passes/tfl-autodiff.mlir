@@ -186,7 +186,7 @@ func.func @use_branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> {
 // CHECK: %[[COUNT:.*]] = arith.index_cast %[[RECORDED]] : i64 to index
 // CHECK: scf.for %[[J:[a-z0-9_]+]] = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%[[D:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
 // CHECK:   %[[M:.*]] = arith.subi %{{.*}}, %[[J]] : index
-// CHECK:   %[[RAN:.*]] = arith.cmpi slt, %[[M]], %[[N]] : index
+// CHECK:   %[[RAN:.*]] = arith.cmpi slt, %[[M]], %[[N]] {tfl.iteration_ran} : index
 // CHECK:   %[[MI:.*]] = arith.index_cast %[[M]] : index to i64
 // CHECK:   %[[K:.*]] = arith.muli %[[MI]], %{{.*}} : i64
 // CHECK:   %[[FIRST:.*]] = arith.addi %[[START]], %[[K]] : i64

@@ -72,6 +72,12 @@ private:
   /// largest, every carried value batched, and an iteration changes only
   /// the examples whose range holds it.
   LogicalResult maskedFor(OpBuilder &b, scf::ForOp op, IRMapping &map);
+  /// The ops that move scalars between tensors and values (tensor.extract
+  /// of a 0-d tensor, from_elements of one scalar) and an example's dims
+  /// (`dim`), batched; nullopt for other ops.
+  std::optional<LogicalResult>
+  batchScalarPlumbing(OpBuilder &b, Operation &op, ArrayRef<Value> operands,
+                      ArrayRef<bool> operandBatched, IRMapping &map);
   /// An arith op on scalars some of which differ per example (a `for`'s
   /// trip count, an index): the tfl op computing it on the batch's [size]
   /// tensors; failure for the ops that have none.
@@ -93,6 +99,17 @@ private:
   LogicalResult batchBarrier(OpBuilder &b, Operation &op,
                              ArrayRef<Value> operands,
                              ArrayRef<bool> operandBatched, IRMapping &map);
+
+  /// Narrows `activeMask` to the examples where the [size] i1 `mask`
+  /// holds too, returning the mask it was.
+  Value narrowActive(OpBuilder &b, Location loc, Value mask);
+  /// The copies of an index op's integer `operands` (slice starts, gather
+  /// indices) with 0 for the examples `activeMask` leaves out: a masked
+  /// loop runs its body for examples past their range, on values that
+  /// may index past a tensor's end; 0 is in range, and what they compute
+  /// is discarded.
+  void maskIndices(OpBuilder &b, Location loc,
+                   SmallVectorImpl<Value> &operands);
 
   /// Whether the copy of `v` is batched.
   bool isBatched(Value copy) const { return batched.contains(copy); }
@@ -122,6 +139,9 @@ private:
   std::map<std::tuple<Operation *, std::string, int64_t>, Batched> built;
   /// The batch size of the function being built.
   int64_t size = 0;
+  /// The examples a masked loop's body runs for (a [size] i1 tensor), null
+  /// outside one.
+  Value activeMask;
   /// The copies that have the batch dim first; for an i1 or integer
   /// scalar read out of a batched 0-d tensor (a condition), the copy is
   /// the batch's [size] tensor.

@@ -6,7 +6,11 @@
 // the same per example on that tensor (an index as an i64), and a `for`
 // whose trip count differs per example runs to the largest, each example's
 // carried values kept from its own last iteration on (maskedFor), as a
-// `while` on a condition that differs per example does.
+// `while` on a condition that differs per example does. Inside such loops
+// (and a gradient's reverse loop past an example's iterations) the
+// examples that run on past their own range index at 0 (`maskIndices`):
+// their loop variable may lie past a tensor's end, and what they compute
+// is discarded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +68,41 @@ bool onlyComputes(Operation *op, bool tapes) {
   return !r.wasInterrupted();
 }
 
+std::optional<LogicalResult> BatchBuilder::batchScalarPlumbing(
+    OpBuilder &b, Operation &op, ArrayRef<Value> operands,
+    ArrayRef<bool> operandBatched, IRMapping &map) {
+  Location loc = op.getLoc();
+  // An example's dims are the same for every example.
+  if (auto dim = dyn_cast<DimOp>(op)) {
+    map.map(dim.getResult(),
+            DimOp::create(b, loc, dim.getType(), operands[0],
+                          b.getI64IntegerAttr(dim.getAxis() + 1)));
+    return success();
+  }
+  // A condition read out of a batched 0-d tensor stays the batch's
+  // tensor; an if or a while reads it.
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    if (!extract.getIndices().empty())
+      return LogicalResult(
+          op.emitError("vmap: reading an element of a tensor that differs "
+                       "per example at an index is not supported yet"));
+    map.map(extract.getResult(), operands[0]);
+    return success();
+  }
+  if (auto elements = dyn_cast<tensor::FromElementsOp>(op)) {
+    if (operands.size() != 1 || !operandBatched[0])
+      return LogicalResult(
+          op.emitError("vmap: a tensor of several scalars that differ per "
+                       "example is not supported yet"));
+    Value v = ReverseBuilder(b, loc).reshape(
+        operands[0], batchedType(elements.getType(), size).getShape());
+    batched.insert(v);
+    map.map(elements.getResult(), v);
+    return success();
+  }
+  return std::nullopt;
+}
+
 FailureOr<Value> BatchBuilder::batchScalarOp(OpBuilder &b, Operation &op,
                                              ArrayRef<Value> operands) {
   if (op.getNumResults() != 1 || !op.getResult(0).getType().isIntOrIndex())
@@ -108,6 +147,28 @@ FailureOr<Value> BatchBuilder::batchScalarOp(OpBuilder &b, Operation &op,
     return Value(CompareOp::create(b, loc, type, *p, xs[0], xs[1]));
   }
   return failure();
+}
+
+Value BatchBuilder::narrowActive(OpBuilder &b, Location loc, Value mask) {
+  Value old = activeMask;
+  activeMask =
+      old ? WhereOp::create(b, loc, mask.getType(), old, mask, old).getResult()
+          : mask;
+  return old;
+}
+
+void BatchBuilder::maskIndices(OpBuilder &b, Location loc,
+                               SmallVectorImpl<Value> &operands) {
+  if (!activeMask)
+    return;
+  for (Value &v : operands) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !isBatched(v) || !type.getElementType().isInteger())
+      continue;
+    Value c = alignExamples(b, loc, activeMask, type.getRank() - 1);
+    v = WhereOp::create(b, loc, type, c, v, zerosOf(b, loc, type));
+    batched.insert(v);
+  }
 }
 
 SmallVector<Value> BatchBuilder::maskedYields(OpBuilder &b, Location loc,
@@ -172,7 +233,10 @@ LogicalResult BatchBuilder::maskedFor(OpBuilder &b, scf::ForOp op,
       inner, loc, RankedTensorType::get({size}, inner.getI1Type()),
       ComparePredicate::lt, scalarTensor(inner, loc, loop.getInductionVar()),
       ub);
-  if (failed(batchBlock(inner, *op.getBody(), map)))
+  Value outer = narrowActive(inner, loc, runs);
+  LogicalResult batchedBody = batchBlock(inner, *op.getBody(), map);
+  activeMask = outer;
+  if (failed(batchedBody))
     return failure();
   scf::YieldOp::create(
       inner, loc,

@@ -236,6 +236,10 @@ BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
 
 LogicalResult BatchBuilder::batchBlock(OpBuilder &b, Block &block,
                                        IRMapping &map) {
+  // A reverse loop's test of whether its iteration ran narrows the
+  // examples it runs for until its block ends.
+  Value outer = activeMask;
+  auto restore = llvm::scope_exit([&] { activeMask = outer; });
   for (Operation &op : block.without_terminator())
     if (failed(batchOp(b, op, map)))
       return failure();
@@ -280,32 +284,11 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
   }
   if (isa<OptimizationBarrierOp>(op))
     return batchBarrier(b, op, operands, operandBatched, map);
-  // An example's dims are the same for every example.
-  if (auto dim = dyn_cast<DimOp>(op)) {
-    map.map(dim.getResult(),
-            DimOp::create(b, loc, dim.getType(), operands[0],
-                          b.getI64IntegerAttr(dim.getAxis() + 1)));
-    return success();
-  }
-  // A condition read out of a batched 0-d tensor stays the batch's
-  // tensor; an if or a while reads it.
-  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
-    if (!extract.getIndices().empty())
-      return op.emitError("vmap: reading an element of a tensor that differs "
-                          "per example at an index is not supported yet");
-    map.map(extract.getResult(), operands[0]);
-    return success();
-  }
-  if (auto elements = dyn_cast<tensor::FromElementsOp>(op)) {
-    if (operands.size() != 1 || !operandBatched[0])
-      return op.emitError("vmap: a tensor of several scalars that differ per "
-                          "example is not supported yet");
-    Value v = ReverseBuilder(b, loc).reshape(
-        operands[0], batchedType(elements.getType(), size).getShape());
-    batched.insert(v);
-    map.map(elements.getResult(), v);
-    return success();
-  }
+  if (isa<SliceOp, EmbedSliceOp, GatherOp, ScatterAddOp>(op))
+    maskIndices(b, loc, operands);
+  if (std::optional<LogicalResult> plumbed =
+          batchScalarPlumbing(b, op, operands, operandBatched, map))
+    return *plumbed;
   SmallVector<Value> results;
   OnDeviceOf onDevice(b, op);
   if (auto filter = dyn_cast<Conv2DBackwardFilterOp>(op)) {
@@ -323,9 +306,7 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
            << opName(&op) << " of a value that differs per example";
   } else if (FailureOr<Value> scalar = batchScalarOp(b, op, operands);
              succeeded(scalar)) {
-    batched.insert(*scalar);
-    map.map(op.getResult(0), *scalar);
-    return success();
+    results.push_back(*scalar);
   } else {
     return op.emitError(kScalarError) << op.getName() << kScalarAdvice;
   }
@@ -333,6 +314,11 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
     batched.insert(v);
     map.map(r, v);
   }
+  // A reverse loop's test of whether its iteration ran: the rest of the
+  // loop's body runs for the examples where it holds.
+  if (op.hasAttr(kIterationRanAttr) && results.size() == 1 &&
+      cast<RankedTensorType>(results[0].getType()).getRank() == 1)
+    narrowActive(b, loc, results[0]);
   return success();
 }
 
@@ -724,7 +710,10 @@ LogicalResult BatchBuilder::maskedWhile(OpBuilder &b, scf::WhileOp op,
       blockCopy(copy.getAfter(), op.getAfter().front(), types, all, map);
   after->addArgument(maskType, loc);
   inner = OpBuilder::atBlockEnd(after);
-  if (failed(batchBlock(inner, op.getAfter().front(), map)))
+  Value outer = narrowActive(inner, loc, after->getArguments().back());
+  LogicalResult body = batchBlock(inner, op.getAfter().front(), map);
+  activeMask = outer;
+  if (failed(body))
     return failure();
   // An example whose condition failed keeps its state.
   scf::YieldOp::create(

@@ -206,9 +206,11 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
       arith::SubIOp::create(rb, loc, count,
                             arith::ConstantIndexOp::create(rb, loc, 1)),
       reverse.getInductionVar());
-  Value ran = known ? Value()
-                    : arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::slt,
-                                            last, n);
+  Value ran;
+  if (!known) {
+    ran = arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::slt, last, n);
+    ran.getDefiningOp()->setAttr(kIterationRanAttr, rb.getUnitAttr());
+  }
   Value iv = arith::AddIOp::create(rb, loc, lb,
                                    arith::MulIOp::create(rb, loc, last, step));
   IRMapping local = map;
@@ -289,6 +291,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
   // ran an example's loop on after its own exit).
   Value ran =
       asTensor(rb, loc, local.lookupOrDefault(condition.getCondition()));
+  if (Operation *def = ran.getDefiningOp())
+    def->setAttr(kIterationRanAttr, rb.getUnitAttr());
   for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
     local.map(arg, local.lookupOrDefault(fwd));
   if (failed(cloneForward(rb, after, local, /*recompute=*/true)))

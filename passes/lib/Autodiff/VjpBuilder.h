@@ -41,6 +41,11 @@ inline bool isFloatTensor(Type t) {
 
 /// A zero of `type`: a tfl constant for a tensor, an arith one for a scalar
 /// (an index or integer a function takes besides its tensors).
+/// Marks the op whose result says whether a reverse loop's iteration ran
+/// (for vmap, which runs every example's loop as long as the longest: the
+/// examples for which it did not ran it on values no iteration had).
+constexpr llvm::StringLiteral kIterationRanAttr = "tfl.iteration_ran";
+
 inline Value zerosOf(OpBuilder &b, Location loc, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)

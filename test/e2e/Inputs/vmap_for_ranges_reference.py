@@ -18,6 +18,13 @@ def f(x, w, a, n):
     return torch.sum(x * x)
 
 
+def weighted(xs, a, n):
+    s = torch.tensor(0.0)
+    for i in range(a, n):
+        s = s + xs[i] * xs[i] * i
+    return s
+
+
 def doubling(x, n):
     for i in range(n):
         x = x * 2.0 + i
@@ -51,3 +58,18 @@ for x, a, n in examples:
 print(np.array(dxs))
 print(np.array(dws))
 print(sum(dws))
+v = torch.tensor([1.5, -0.5, 2.0, 0.25, -1.0])
+ranges = [(0, 2), (1, 5), (3, 3)]
+print(np.array([weighted(v, a, n).item() for a, n in ranges]))
+grads = []
+for a, n in ranges:
+    x = v.clone().requires_grad_()
+    y = weighted(x, a, n)
+    g = (torch.autograd.grad(y, (x,))[0] if y.requires_grad
+         else torch.zeros_like(x))
+    numeric = fd(lambda p: weighted(torch.tensor(p), a, n).item(),
+                 [v.numpy()], 0)
+    if not np.allclose(numeric, g.numpy(), rtol=1e-6, atol=1e-8):
+        sys.exit("PyTorch and finite differences differ")
+    grads.append(g.numpy())
+print(np.array(grads))
