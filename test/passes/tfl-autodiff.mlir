@@ -228,7 +228,8 @@ func.func private @loop2(%x: tensor<f32>) -> tensor<f32> {
 // starts from, between two reads of the tape's cursor; that its pullback
 // counts the `before` executions, pulls back through the last one (the
 // exit test), then loops over the iterations reading back and recomputing
-// each, and releases the entries.
+// each (an scf.if on the recomputed condition passes through an iteration
+// that did not run: always taken outside vmap), and releases the entries.
 // CHECK-LABEL: func.func private @doubling.vjp
 // CHECK: %[[S0:.*]] = tfl.tape_size {tape = 0 : i64} : i64
 // CHECK: scf.while (%[[A:[a-z0-9_]+]] = %{{[a-z0-9_]+}})
@@ -242,7 +243,10 @@ func.func private @loop2(%x: tensor<f32>) -> tensor<f32> {
 // CHECK: tfl.compare lt
 // CHECK: scf.for
 // CHECK:   %[[P:.*]] = tfl.tape_read %{{.*}} {tape = 0 : i64} : tensor<f32>
+// CHECK:   %[[HELD:.*]] = tfl.compare lt, %[[P]], %{{.*}} {tfl.iteration_ran}
+// CHECK:   %[[RAN:.*]] = tensor.extract %[[HELD]][]
 // CHECK:   tfl.mul %[[P]], %{{.*}}
+// CHECK:   scf.if %[[RAN]] -> (tensor<f32>)
 // CHECK:   scf.yield
 // CHECK: tfl.tape_rewind %[[S0]] {release, tape = 0 : i64} : i64
 func.func private @doubling(%x: tensor<f32>) -> tensor<f32> {

@@ -28,6 +28,10 @@ namespace mlir::tfl::autodiff {
 /// examples that would not run it.
 bool onlyComputes(Operation *op, bool tapes = false);
 
+/// For a `loop` (`what`) that vmap runs for every example until `until`:
+/// an error at it unless its body only computes values (and uses tapes).
+LogicalResult runsPastExit(Operation *loop, StringRef what, StringRef until);
+
 class BatchBuilder {
 public:
   /// Shares reverse mode's table of functions.
@@ -50,8 +54,10 @@ private:
                                int64_t size);
 
   /// Copies `block`'s ops (not its terminator) at `b` through `map`,
-  /// batching those that read a batched value.
-  LogicalResult batchBlock(OpBuilder &b, Block &block, IRMapping &map);
+  /// batching those that read a batched value; with `mask` (a masked
+  /// loop's body), for the examples it holds for (`activeMask`).
+  LogicalResult batchBlock(OpBuilder &b, Block &block, IRMapping &map,
+                           Value mask = {});
   LogicalResult batchOp(OpBuilder &b, Operation &op, IRMapping &map);
   LogicalResult batchIf(OpBuilder &b, scf::IfOp op, IRMapping &map);
   /// An if whose condition is batched: both branches, then a select.

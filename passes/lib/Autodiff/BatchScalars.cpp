@@ -68,6 +68,19 @@ bool onlyComputes(Operation *op, bool tapes) {
   return !r.wasInterrupted();
 }
 
+LogicalResult runsPastExit(Operation *loop, StringRef what, StringRef until) {
+  // A gradient's forward loop stores every example's state at each
+  // iteration, an example past its exit the state it stopped with; the
+  // reverse loop passes those iterations through (finishReverseLoop's
+  // `ran`): tape ops are fine.
+  if (onlyComputes(loop, /*tapes=*/true))
+    return success();
+  return loop->emitError("vmap: ")
+         << what << " runs until " << until
+         << ", and this one's body does more than compute values (print, "
+            "draw random numbers, write files)";
+}
+
 std::optional<LogicalResult> BatchBuilder::batchScalarPlumbing(
     OpBuilder &b, Operation &op, ArrayRef<Value> operands,
     ArrayRef<bool> operandBatched, IRMapping &map) {
@@ -197,15 +210,9 @@ LogicalResult BatchBuilder::maskedFor(OpBuilder &b, scf::ForOp op,
                    [](Type t) { return !isa<RankedTensorType>(t); }))
     return op.emitError("vmap: a loop over a range that differs per example "
                         "carries a value that is not a tensor");
-  // A gradient's forward loop stores every example's state at each
-  // iteration, an example past its range the state it stopped with; the
-  // reverse loop visits those iterations too and passes them through
-  // (reverseFor's `ran`).
-  if (!onlyComputes(op, /*tapes=*/true))
-    return op.emitError("vmap: a loop over a range that differs per example "
-                        "runs until the longest range ends, and this one's "
-                        "body does more than compute values (print, draw "
-                        "random numbers, write files)");
+  if (failed(runsPastExit(op, "a loop over a range that differs per example",
+                          "the longest range ends")))
+    return failure();
   // The largest of the examples' ends.
   auto i64 = RankedTensorType::get({}, b.getI64Type());
   Value largest = tensor::ExtractOp::create(
@@ -233,10 +240,7 @@ LogicalResult BatchBuilder::maskedFor(OpBuilder &b, scf::ForOp op,
       inner, loc, RankedTensorType::get({size}, inner.getI1Type()),
       ComparePredicate::lt, scalarTensor(inner, loc, loop.getInductionVar()),
       ub);
-  Value outer = narrowActive(inner, loc, runs);
-  LogicalResult batchedBody = batchBlock(inner, *op.getBody(), map);
-  activeMask = outer;
-  if (failed(batchedBody))
+  if (failed(batchBlock(inner, *op.getBody(), map, runs)))
     return failure();
   scf::YieldOp::create(
       inner, loc,

@@ -48,12 +48,6 @@ scf::WhileOp emptyWhile(OpBuilder &b, Location loc, TypeRange types,
   return cast<scf::WhileOp>(b.create(state));
 }
 
-/// The error for scalar arithmetic on a value that differs per example
-/// that has no batched form: kScalarError, the op, kScalarAdvice.
-constexpr const char *kScalarError =
-    "vmap: scalar arithmetic on a value that differs per example (";
-constexpr const char *kScalarAdvice = ") is not supported yet";
-
 /// Whether any of a batch's conditions (an i1 [size] tensor) holds, as an
 /// i1 scalar: the sum of them is positive.
 Value anyHolds(OpBuilder &b, Location loc, Value holds) {
@@ -235,11 +229,14 @@ BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
 }
 
 LogicalResult BatchBuilder::batchBlock(OpBuilder &b, Block &block,
-                                       IRMapping &map) {
-  // A reverse loop's test of whether its iteration ran narrows the
-  // examples it runs for until its block ends.
+                                       IRMapping &map, Value mask) {
+  // A masked loop's body runs for the examples `mask` holds for; a reverse
+  // loop's test of whether its iteration ran narrows them until its block
+  // ends.
   Value outer = activeMask;
   auto restore = llvm::scope_exit([&] { activeMask = outer; });
+  if (mask)
+    narrowActive(b, block.getParentOp()->getLoc(), mask);
   for (Operation &op : block.without_terminator())
     if (failed(batchOp(b, op, map)))
       return failure();
@@ -308,7 +305,9 @@ LogicalResult BatchBuilder::batchOp(OpBuilder &b, Operation &op,
              succeeded(scalar)) {
     results.push_back(*scalar);
   } else {
-    return op.emitError(kScalarError) << op.getName() << kScalarAdvice;
+    return op.emitError("vmap: scalar arithmetic on a value that differs "
+                        "per example (")
+           << op.getName() << ") is not supported yet";
   }
   for (auto [r, v] : llvm::zip(op.getResults(), results)) {
     batched.insert(v);
@@ -677,15 +676,9 @@ LogicalResult BatchBuilder::maskedWhile(OpBuilder &b, scf::WhileOp op,
   if (cond.getArgs() != ValueRange(beforeBlock.getArguments()))
     return op.emitError("vmap: a while on a value that differs per example "
                         "must carry its state unchanged into its body");
-  // A gradient's forward loop stores every example's state at each
-  // iteration, an example past its exit the state it stopped with: the
-  // reverse loop passes an iteration that did not run through
-  // (finishReverseLoop's `ran`).
-  if (!onlyComputes(op, /*tapes=*/true))
-    return op.emitError("vmap: a while on a value that differs per example "
-                        "runs until every example's condition fails, and "
-                        "this one's body does more than compute values "
-                        "(print, draw random numbers, write files)");
+  if (failed(runsPastExit(op, "a while on a value that differs per example",
+                          "every example's condition fails")))
+    return failure();
   Location loc = op.getLoc();
   size_t numArgs = op.getInits().size();
   SmallVector<bool> all(numArgs, true);
@@ -710,10 +703,8 @@ LogicalResult BatchBuilder::maskedWhile(OpBuilder &b, scf::WhileOp op,
       blockCopy(copy.getAfter(), op.getAfter().front(), types, all, map);
   after->addArgument(maskType, loc);
   inner = OpBuilder::atBlockEnd(after);
-  Value outer = narrowActive(inner, loc, after->getArguments().back());
-  LogicalResult body = batchBlock(inner, op.getAfter().front(), map);
-  activeMask = outer;
-  if (failed(body))
+  if (failed(batchBlock(inner, op.getAfter().front(), map,
+                        after->getArguments().back())))
     return failure();
   // An example whose condition failed keeps its state.
   scf::YieldOp::create(

@@ -14,13 +14,13 @@ namespace mlir::tfl::autodiff {
 
 namespace {
 
-/// An i1 condition as the 0-d tensor it was read out of (or a new one).
-Value asTensor(OpBuilder &b, Location loc, Value condition) {
-  auto extract = condition.getDefiningOp<tensor::ExtractOp>();
-  if (extract && extract.getIndices().empty())
-    return extract.getTensor();
-  return tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{condition});
+/// Marks the op computing `ran` (an i1, or the 0-d tensor it was read out
+/// of) with kIterationRanAttr, for vmap.
+void markIterationRan(OpBuilder &b, Value ran) {
+  if (auto extract = ran.getDefiningOp<tensor::ExtractOp>())
+    ran = extract.getTensor();
+  if (Operation *def = ran.getDefiningOp())
+    def->setAttr(kIterationRanAttr, b.getUnitAttr());
 }
 
 /// The value of an integer or index `v` when it is known when compiling:
@@ -69,24 +69,19 @@ void VjpBuilder::finishReverseLoop(OpBuilder &b, OpBuilder &rb,
                                    DenseMap<Value, Value> &iterationAdjoint,
                                    DenseMap<Value, Value> &adjoint, Value ran) {
   Location loc = reverse.getLoc();
-  ReverseBuilder r(rb, loc);
   ValueRange carriedIn = reverse.getRegionIterArgs();
-  bool ranTensor = ran && isa<RankedTensorType>(ran.getType());
   SmallVector<Value> yields;
-  for (auto [k, state] : llvm::enumerate(states)) {
+  for (Value state : states) {
     Value d = iterationAdjoint.lookup(state);
-    d = d ? d : zerosOf(rb, loc, state.getType());
-    yields.push_back(ranTensor ? r.select(ran, d, carriedIn[k]) : d);
+    yields.push_back(d ? d : zerosOf(rb, loc, state.getType()));
   }
   for (auto [k, v] : llvm::enumerate(outside)) {
     Value sum = carriedIn[states.size() + k];
     if (Value d = iterationAdjoint.lookup(v))
-      sum = AddOp::create(
-          rb, loc, d.getType(), sum,
-          ranTensor ? r.select(ran, d, zerosOf(rb, loc, d.getType())) : d);
+      sum = AddOp::create(rb, loc, d.getType(), sum, d);
     yields.push_back(sum);
   }
-  if (ran && !ranTensor) {
+  if (ran) {
     auto pick = scf::IfOp::create(rb, loc, ValueRange(yields).getTypes(), ran,
                                   /*withElseRegion=*/true);
     OpBuilder thenB = OpBuilder::atBlockEnd(pick.thenBlock());
@@ -209,7 +204,7 @@ LogicalResult VjpBuilder::reverseFor(OpBuilder &b, scf::ForOp op,
   Value ran;
   if (!known) {
     ran = arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::slt, last, n);
-    ran.getDefiningOp()->setAttr(kIterationRanAttr, rb.getUnitAttr());
+    markIterationRan(rb, ran);
   }
   Value iv = arith::AddIOp::create(rb, loc, lb,
                                    arith::MulIOp::create(rb, loc, last, step));
@@ -289,10 +284,8 @@ LogicalResult VjpBuilder::reverseWhile(OpBuilder &b, scf::WhileOp op,
     return failure();
   // Whether the iteration ran: its `before` held (always, but where vmap
   // ran an example's loop on after its own exit).
-  Value ran =
-      asTensor(rb, loc, local.lookupOrDefault(condition.getCondition()));
-  if (Operation *def = ran.getDefiningOp())
-    def->setAttr(kIterationRanAttr, rb.getUnitAttr());
+  Value ran = local.lookupOrDefault(condition.getCondition());
+  markIterationRan(rb, ran);
   for (auto [fwd, arg] : llvm::zip(condition.getArgs(), after.getArguments()))
     local.map(arg, local.lookupOrDefault(fwd));
   if (failed(cloneForward(rb, after, local, /*recompute=*/true)))

@@ -39,13 +39,13 @@ inline bool isFloatTensor(Type t) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
-/// A zero of `type`: a tfl constant for a tensor, an arith one for a scalar
-/// (an index or integer a function takes besides its tensors).
 /// Marks the op whose result says whether a reverse loop's iteration ran
 /// (for vmap, which runs every example's loop as long as the longest: the
 /// examples for which it did not ran it on values no iteration had).
 constexpr llvm::StringLiteral kIterationRanAttr = "tfl.iteration_ran";
 
+/// A zero of `type`: a tfl constant for a tensor, an arith one for a scalar
+/// (an index or integer a function takes besides its tensors).
 inline Value zerosOf(OpBuilder &b, Location loc, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
@@ -237,14 +237,13 @@ private:
   SmallVector<Value> activeUsedAbove(Operation *op);
   /// Ends a reverse loop: yields the cotangents of the carried `states` and
   /// the running sums for `outside`, then adds the results to the
-  /// cotangents of the loop's `inits` and of `outside`. With `ran` (an i1
-  /// tensor: whether the iteration ran), an iteration that did not run
-  /// passes the cotangents through: a while's, where vmap runs every
-  /// example as long as the longest and records the others' iterations
-  /// with their state unchanged (one select per cotangent and iteration;
-  /// outside vmap every recorded iteration ran). With an i1 scalar `ran`
-  /// (a `for`'s), an scf.if picks: free outside vmap, a select per
-  /// example under it.
+  /// cotangents of the loop's `inits` and of `outside`. With `ran` (an i1:
+  /// whether the iteration ran), an scf.if passes the cotangents through
+  /// an iteration that did not run: a while's or a `for`'s over a range
+  /// not known when compiling, where vmap runs every example as long as
+  /// the longest and records the others' iterations with their state
+  /// unchanged. Outside vmap every recorded iteration ran (a branch always
+  /// taken); under it the if is a select per example.
   void finishReverseLoop(OpBuilder &b, OpBuilder &rb, scf::ForOp reverse,
                          ArrayRef<Value> states, ArrayRef<Value> inits,
                          ArrayRef<Value> outside,
