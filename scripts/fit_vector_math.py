@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Fits the polynomials of runtime/lib/VectorMath.cpp and checks them.
+"""Fits the polynomials of runtime/lib/VectorMath.cpp and the compiled
+code's f32 erf (codegen/lib/Cpu/ApproximateMath.cpp), and checks them.
 
 Prints the coefficients as C++ hex floats, then each function's f32 results
 (evaluated in double as the kernels do, rounded to f32) against Python's
@@ -102,3 +103,53 @@ def exp_reference(v):
 
 report("erf", f32_erf, math.erf, -5.0, 5.0)
 report("exp", f32_exp, exp_reference, -104.0, 89.0)
+
+
+# Compiled code's f32 erf: x P(x^2) / Q(x^2), P of degree 6 and Q of degree
+# 5 in t = x^2, Q(0) = 1, for |x| <= ERF_CLAMP (erf rounds to 1 above),
+# fitted to erf's relative error by Loeb's linearization (each pass weighs
+# the residual P - g Q by the last Q) with Lawson's reweighting towards the
+# largest errors, then evaluated in f32 as the compiled code does.
+ERF_CLAMP = 3.9192059
+
+
+def fit_rational_erf(num_terms=7, den_terms=5, passes=80):
+    t = np.linspace(0.0, ERF_CLAMP**2, 20000)
+    g = erf_over_x(t)
+    weight, q_last = np.ones_like(t), np.ones_like(t)
+    for _ in range(passes):
+        columns = [t**i for i in range(num_terms)]
+        columns += [-g * t**i for i in range(1, den_terms + 1)]
+        scale = weight / (g * q_last)
+        c = np.linalg.lstsq(np.stack(columns, 1) * scale[:, None], g * scale,
+                            rcond=None)[0]
+        num, den = c[:num_terms], np.concatenate([[1.0], c[num_terms:]])
+        q_last = horner(den, t)
+        error = np.abs(horner(num, t) / q_last - g) / g
+        weight = weight * np.sqrt(error / error.max()) + 1e-12
+        weight /= weight.mean()
+    print(f"compiled erf: relative error {error.max():.1e} in exact arithmetic")
+    return num.astype(np.float32), den.astype(np.float32)
+
+
+def f32_rational_erf(num, den):
+    def evaluate(x):
+        f32 = np.float32
+        x = np.clip(x.astype(f32), f32(-ERF_CLAMP), f32(ERF_CLAMP))
+        t = (x * x).astype(f32)
+
+        def fma_horner(coeffs):  # each step one fused multiply-add
+            r = np.full_like(t, coeffs[-1])
+            for c in coeffs[-2::-1]:
+                r = (t.astype(np.float64) * r + np.float64(c)).astype(f32)
+            return r
+
+        r = (x * fma_horner(num)).astype(f32) / fma_horner(den)
+        return np.clip(r.astype(f32), f32(-1), f32(1))
+    return evaluate
+
+
+erf_num, erf_den = fit_rational_erf()
+print("P: " + ", ".join(f"{float(c)!r}f" for c in erf_num))
+print("Q: " + ", ".join(f"{float(c)!r}f" for c in erf_den))
+report("compiled erf", f32_rational_erf(erf_num, erf_den), math.erf, -5.0, 5.0)

@@ -61,14 +61,42 @@ func.func @others(%x: vector<8xf32>, %y: vector<4xf64>) -> (vector<8xf32>, vecto
   return %2, %4 : vector<8xf32>, vector<4xf64>
 }
 
-// erf of f32 is a polynomial; a vector erf of f64 becomes one libm call
-// per lane (LLVM has no erf intrinsic that would scalarize it).
+// erf of f32 is x P(x^2) / Q(x^2) on x clamped to +-3.9192059, clamped
+// to [-1, 1]: two Horner chains (six and five multiply-adds), one
+// division, no selects; a vector erf of f64 becomes one libm call per lane
+// (LLVM has no erf intrinsic that would scalarize it).
 // CHECK-LABEL: func.func @erf_vectors
+// CHECK-SAME: (%[[X:.*]]: vector<8xf32>
+// CHECK-DAG: %[[HI:.*]] = arith.constant dense<3.9192059> : vector<8xf32>
+// CHECK-DAG: %[[LO:.*]] = arith.constant dense<-3.9192059> : vector<8xf32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<8xf32>
+// CHECK-DAG: %[[MONE:.*]] = arith.constant dense<-1.000000e+00> : vector<8xf32>
+// CHECK: %[[MIN:.*]] = arith.minimumf %[[X]], %[[HI]]
+// CHECK: %[[C:.*]] = arith.maximumf %[[MIN]], %[[LO]]
+// CHECK: %[[T:.*]] = arith.mulf %[[C]], %[[C]]
+// CHECK-COUNT-6: math.fma %[[T]]
+// CHECK: %[[NUM:.*]] = arith.mulf %[[C]], %{{.*}}
+// CHECK-COUNT-5: math.fma %[[T]]
+// CHECK: %[[R:.*]] = arith.divf %[[NUM]], %{{.*}}
+// CHECK: %[[RMIN:.*]] = arith.minimumf %[[R]], %[[ONE]]
+// CHECK: %[[RES:.*]] = arith.maximumf %[[RMIN]], %[[MONE]]
+// CHECK-NOT: arith.select
 // CHECK-NOT: math.erf %{{.*}} : vector<8xf32>
 // CHECK-COUNT-2: call @erf(%{{.*}}) : (f64) -> f64
 // CHECK-NOT: math.erf
+// CHECK: return %[[RES]]
 func.func @erf_vectors(%x: vector<8xf32>, %y: vector<2xf64>) -> (vector<8xf32>, vector<2xf64>) {
   %0 = math.erf %x : vector<8xf32>
   %1 = math.erf %y : vector<2xf64>
   return %0, %1 : vector<8xf32>, vector<2xf64>
+}
+
+// A scalar f32 erf takes the same form.
+// CHECK-LABEL: func.func @erf_scalar
+// CHECK-NOT: math.erf
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: math.erf
+func.func @erf_scalar(%x: f32) -> f32 {
+  %0 = math.erf %x : f32
+  return %0 : f32
 }

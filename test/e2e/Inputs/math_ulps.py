@@ -6,7 +6,7 @@ function's range (with subnormal results and inputs) and special values.
 `math_ulps.py check MODE`: reads NAME_out.npy and compares each element
 with NumPy's f64 result rounded to f32, in units in the last place (the
 distance in representable f32 values), against the bounds docs/
-performance.md states for MODE (compiled: MLIR's polynomials, eager:
+performance.md states for MODE (compiled: tfl-approximate-math's polynomials, eager:
 libm). NaN must be NaN, infinities and zeros exact. Prints the largest
 error per function."""
 import math
@@ -31,7 +31,7 @@ REFERENCE = {
 # The largest error allowed, in ULPs (docs/performance.md).
 BOUNDS = {
     "compiled": {"exp": 2, "log": 1, "tanh": 5, "sigmoid": 3, "log1p": 2,
-                 "expm1": 2, "erf": 4},
+                 "expm1": 2, "erf": 6},
     "eager": {"exp": 1, "log": 1, "tanh": 2, "sigmoid": 2, "log1p": 1,
               "expm1": 1, "erf": 1},
 }
