@@ -144,6 +144,16 @@ void MLIRGenImpl::markCustomGradient(mlir::func::FuncOp fn,
               builder.getDenseI64ArrayAttr(cotangents));
 }
 
+void MLIRGenImpl::markCustomJvp(mlir::func::FuncOp fn,
+                                const Specialization &s) {
+  llvm::SmallVector<mlir::Type> value;
+  flatTypes(s.valueType, value);
+  fn->setAttr("tfl.custom_tangent",
+              mlir::FlatSymbolRefAttr::get(&ctx, s.customTangent->symbol));
+  fn->setAttr("tfl.custom_value_leaves",
+              builder.getI64IntegerAttr(static_cast<int64_t>(value.size())));
+}
+
 void MLIRGenImpl::genFunction(const Specialization &s) {
   spec = &s;
   env.clear();
@@ -162,6 +172,8 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
     fn.setPrivate();
   if (s.customPullback)
     markCustomGradient(fn, s);
+  if (s.customTangent)
+    markCustomJvp(fn, s);
   mlir::Block *entry = fn.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   if (genGeneratedBody(s, fn, resultTypes, fnLoc))

@@ -101,8 +101,8 @@ Values MLIRGenImpl::emitUserCall(const Specialization *callee,
   auto call = mlir::func::CallOp::create(builder, l, callee->symbol,
                                          resultTypes, operands);
   Values results(call.getResults().begin(), call.getResults().end());
-  if (callee->customPullback) {
-    // A @custom_gradient function also returns its residuals.
+  if (callee->customPullback || callee->customTangent) {
+    // A @custom_gradient or @custom_jvp function also returns its residuals.
     llvm::SmallVector<mlir::Type> value;
     flatTypes(callee->valueType, value);
     results.resize(value.size());

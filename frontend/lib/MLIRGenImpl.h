@@ -118,6 +118,10 @@ private:
   /// `tfl.custom_cotangents` (per flattened argument, the pullback result
   /// giving its cotangent, or -1 for none).
   void markCustomGradient(mlir::func::FuncOp fn, const Specialization &s);
+  /// Records on a @custom_jvp function's func.func `tfl.custom_tangent`
+  /// (jvp_fn's function, taking the arguments' tangents then the
+  /// residuals) and `tfl.custom_value_leaves`.
+  void markCustomJvp(mlir::func::FuncOp fn, const Specialization &s);
   /// Emits a block from statement `from` on; returns true when it ended in
   /// a `return`.
   bool genBlock(const Block &block, size_t from = 0);

@@ -684,12 +684,10 @@ FailureOr<Specialization *> SemaImpl::specialize(const Type &calleeType,
   if (failed(result))
     return failure();
   s->resultType = callee.returnType.value_or(Type::none());
-  if (llvm::any_of(def->decorators,
-                   [](const ast::Decorator &d) {
-                     return d.name == "custom_gradient";
-                   }) &&
-      failed(analyzeCustomGradient(s, def->namePos)))
-    return failure();
+  for (const ast::Decorator &d : def->decorators)
+    if ((d.name == "custom_gradient" || d.name == "custom_jvp") &&
+        failed(analyzeCustomRule(s, def->namePos, d.name == "custom_jvp")))
+      return failure();
   if (def->returns && failed(checkResultAnnotation(*s, callPos, callee.scope)))
     return failure();
   return s;
@@ -745,52 +743,4 @@ FailureOr<Type> SemaImpl::analyzeGradBuiltin(const CallExpr *expr,
                       : name == "jacrev" ? Jacobian::Reverse
                                          : Jacobian::None;
   return Type::grad(*f, argnums, tuple, name == "value_and_grad", jacobian);
-}
-
-LogicalResult SemaImpl::analyzeCustomGradient(Specialization *s,
-                                              Position callPos) {
-  const FuncDef *def = s->def;
-  const Scope *scope = defScope.lookup(def);
-  const Type &r = s->resultType;
-  if (r.kind != Type::Kind::Tuple || r.elements.size() != 2 ||
-      r.elements[1].kind != Type::Kind::Function || r.elements[1].boundSelf) {
-    error(def->namePos, scope->ast)
-        << "a @custom_gradient function returns (value, grad_fn), with "
-           "grad_fn a nested def; "
-        << def->name << "() returns " << r.str();
-    return failure();
-  }
-  s->valueType = r.elements[0].strong();
-  if (!s->valueType.isTensor() || !isFloat(s->valueType.dtype)) {
-    error(def->namePos, scope->ast)
-        << "a @custom_gradient function's value is a float tensor, not "
-        << s->valueType.str();
-    return failure();
-  }
-  // grad_fn(dy) gives one cotangent per argument (None for none).
-  FailureOr<Specialization *> pullback =
-      specialize(r.elements[1], {s->valueType}, callPos);
-  if (failed(pullback))
-    return failure();
-  const Type &g = (*pullback)->resultType;
-  size_t n = s->argTypes.size();
-  std::vector<Type> grads =
-      n == 1 && g.kind != Type::Kind::Tuple ? std::vector<Type>{g} : g.elements;
-  if (grads.size() != n || (n != 1 && g.kind != Type::Kind::Tuple)) {
-    error(def->namePos, scope->ast)
-        << def->name << "()'s grad_fn returns " << g.str() << ", but it "
-        << "must give one cotangent per argument (" << n << ")";
-    return failure();
-  }
-  for (size_t i = 0; i < n; ++i)
-    if (grads[i].kind != Type::Kind::None &&
-        grads[i].strong() != s->argTypes[i].strong()) {
-      error(def->namePos, scope->ast)
-          << def->name << "()'s grad_fn gives " << grads[i].str()
-          << " for argument '" << def->params[i].name << "', which is "
-          << s->argTypes[i].str();
-      return failure();
-    }
-  s->customPullback = *pullback;
-  return success();
 }

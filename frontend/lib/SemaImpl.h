@@ -182,13 +182,18 @@ private:
   LogicalResult buildScope(Scope &scope);
   LogicalResult bindImports(Scope &scope);
   void collectMainConstants(Scope &scope);
-  /// Checks a def's decorators (only @custom_gradient exists).
+  /// Checks a def's decorators.
   LogicalResult checkDecorators(const FuncDef *def,
                                 const Module *file = nullptr);
   /// A @custom_gradient function's specialization `s` returned
   /// `(value, grad_fn)`: checks it and specializes grad_fn on the value's
-  /// cotangent.
-  LogicalResult analyzeCustomGradient(Specialization *s, Position callPos);
+  /// cotangent. A @custom_jvp function's (`tangent` true) returned
+  /// `(value, jvp_fn)`: jvp_fn is specialized on the arguments' types (one
+  /// tangent per argument) and gives the value's tangent.
+  LogicalResult analyzeCustomRule(Specialization *s, Position callPos,
+                                  bool tangent);
+  LogicalResult analyzeTangentRule(Specialization *s, const Type &jvpFn,
+                                   Position callPos);
   /// Checks a class's body: annotated fields (defaults last), methods.
   LogicalResult checkClass(const ClassDef *cls, const Module *file);
   /// The value a top-level name of `scope` denotes (a function, a class, a

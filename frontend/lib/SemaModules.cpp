@@ -274,16 +274,22 @@ LogicalResult SemaImpl::checkDecorators(const FuncDef *def,
                                         const Module *file) {
   llvm::StringSet<> seen;
   for (const ast::Decorator &d : def->decorators) {
-    if (d.name != "custom_gradient" && d.name != "export" &&
-        d.name != "checkpoint" && d.name != "remat") {
+    if (d.name != "custom_gradient" && d.name != "custom_jvp" &&
+        d.name != "export" && d.name != "checkpoint" && d.name != "remat") {
       error(d.range.begin, file)
           << "decorator '@" << d.name
-          << "' is not supported (TFL knows @custom_gradient, @checkpoint, "
-             "@remat and @export)";
+          << "' is not supported (TFL knows @custom_gradient, @custom_jvp, "
+             "@checkpoint, @remat and @export)";
       return failure();
     }
     if (!seen.insert(d.name).second) {
       error(d.range.begin, file) << "@" << d.name << " is given twice";
+      return failure();
+    }
+    if (seen.contains("custom_gradient") && seen.contains("custom_jvp")) {
+      error(d.range.begin, file)
+          << "a function has one custom rule: @custom_gradient or "
+             "@custom_jvp, not both";
       return failure();
     }
   }

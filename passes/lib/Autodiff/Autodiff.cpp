@@ -65,8 +65,8 @@ FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
                                           ArrayRef<bool> differentiated) {
   // Which arguments are active: a float one that is differentiated. A
   // custom rule computes every cotangent.
-  bool custom = kind == VjpKind::Full ||
-                (kind == VjpKind::Custom && f->hasAttr("tfl.custom_pullback"));
+  bool custom =
+      kind == VjpKind::Full || (kind == VjpKind::Custom && hasCustomRule(f));
   SmallVector<bool> mask;
   std::string suffix;
   bool all = true;
@@ -158,7 +158,49 @@ FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
   return vjp;
 }
 
+FailureOr<func::FuncOp> VjpBuilder::buildTransposedRule(func::FuncOp f) {
+  auto ruleName = f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_tangent");
+  auto rule = symbols.lookup<func::FuncOp>(ruleName.getValue());
+  FunctionType type = f.getFunctionType();
+  size_t numArgs = type.getNumInputs();
+  size_t valueLeaves = static_cast<size_t>(
+      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
+  // jvp_fn(t..., residuals...) is linear in the tangents t: its vjp with
+  // respect to them, at t = 0 and the value's cotangent dy, is J^T dy.
+  // (The tangents are the arguments'; what f captures, after them, is
+  // constant to the rule and gets zeros.)
+  size_t ruleInputs = rule.getFunctionType().getNumInputs();
+  size_t numTangents = ruleInputs - (type.getNumResults() - valueLeaves);
+  SmallVector<bool> onTangents(ruleInputs, false);
+  for (size_t i = 0; i < numTangents; ++i)
+    onTangents[i] = true;
+  FailureOr<func::FuncOp> transposed = vjpOf(rule, VjpKind::Custom, onTangents);
+  if (failed(transposed))
+    return failure();
+  OpBuilder b(module.getContext());
+  func::FuncOp vjp = createVjpFunction(b, f, ".vjp");
+  Block *entry = &vjp.front();
+  Location loc = f.getLoc();
+  auto primal = func::CallOp::create(b, loc, f,
+                                     entry->getArguments().take_front(numArgs));
+  SmallVector<Value> args;
+  for (Type t : type.getInputs().take_front(numTangents))
+    args.push_back(zerosOf(b, loc, t));
+  llvm::append_range(args, primal.getResults().drop_front(valueLeaves));
+  llvm::append_range(args, entry->getArguments().slice(numArgs, valueLeaves));
+  auto grads = func::CallOp::create(b, loc, *transposed, args);
+  SmallVector<Value> results(primal.getResults());
+  for (size_t i = 0; i < numArgs; ++i)
+    results.push_back(i < numTangents && isFloatTensor(type.getInput(i))
+                          ? grads.getResult(valueLeaves + i)
+                          : zerosOf(b, loc, type.getInput(i)));
+  func::ReturnOp::create(b, loc, results);
+  return vjp;
+}
+
 FailureOr<func::FuncOp> VjpBuilder::buildCustom(func::FuncOp f) {
+  if (f->hasAttr("tfl.custom_tangent"))
+    return buildTransposedRule(f);
   auto pullbackName =
       f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_pullback");
   auto pullback = symbols.lookup<func::FuncOp>(pullbackName.getValue());
@@ -283,8 +325,7 @@ LogicalResult VjpBuilder::expand(GradOp grad) {
                << i << " does not have the type of the callee's result " << i;
   } else if (type.getNumResults() < 1 || !isFloatTensor(type.getResult(0)) ||
              cast<RankedTensorType>(type.getResult(0)).getRank() != 0 ||
-             (type.getNumResults() > 1 &&
-              !callee->hasAttr("tfl.custom_pullback"))) {
+             (type.getNumResults() > 1 && !hasCustomRule(callee))) {
     return grad.emitError("grad needs a function returning one float scalar");
   }
   SmallVector<bool> differentiated(type.getNumInputs(), false);

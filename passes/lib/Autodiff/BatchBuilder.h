@@ -52,6 +52,12 @@ private:
   /// marked in `batched` batched, built on first use.
   FailureOr<Batched> batchedOf(func::FuncOp f, ArrayRef<bool> batched,
                                int64_t size);
+  /// For `f` with a custom rule, batched as `fb` for the arguments marked
+  /// in `mask`: gives `fb` the rule batched to match (its residuals as
+  /// `fb` returns them), so that derivatives of the batched function use
+  /// the rule too.
+  LogicalResult batchRule(func::FuncOp f, const Batched &fb,
+                          ArrayRef<bool> mask);
 
   /// Copies `block`'s ops (not its terminator) at `b` through `map`,
   /// batching those that read a batched value; with `mask` (a masked

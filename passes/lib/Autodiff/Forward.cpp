@@ -48,7 +48,7 @@ JvpBuilder::jvpOf(func::FuncOp f, ArrayRef<bool> differentiated, JvpKind kind) {
     all &= on || !isFloatTensor(t);
     suffix += on ? '1' : '0';
   }
-  bool custom = f->hasAttr("tfl.custom_pullback");
+  bool custom = hasCustomRule(f);
   if (!custom)
     kind = JvpKind::Custom;
   auto key = std::make_tuple(f.getOperation(), static_cast<int>(kind), suffix);
@@ -93,7 +93,42 @@ func::FuncOp JvpBuilder::createJvpFunction(OpBuilder &b, func::FuncOp f,
   return jvp;
 }
 
+FailureOr<func::FuncOp> JvpBuilder::buildFromTangentRule(func::FuncOp f) {
+  auto ruleName = f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_tangent");
+  auto rule = symbols.lookup<func::FuncOp>(ruleName.getValue());
+  FunctionType type = f.getFunctionType();
+  size_t numArgs = type.getNumInputs(), numResults = type.getNumResults();
+  auto valueLeaves = static_cast<size_t>(
+      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
+  OpBuilder b(module.getContext());
+  func::FuncOp jvp = createJvpFunction(b, f, ".jvp");
+  Block *entry = &jvp.front();
+  Location loc = f.getLoc();
+  // The primal (value and residuals), then jvp_fn on the tangents (an
+  // integer argument's as zeros) and the residuals.
+  auto primal = func::CallOp::create(b, loc, f,
+                                     entry->getArguments().take_front(numArgs));
+  // (What f captures, after its arguments, is constant to the rule.)
+  size_t numTangents =
+      rule.getFunctionType().getNumInputs() - (numResults - valueLeaves);
+  SmallVector<Value> args;
+  for (BlockArgument t :
+       entry->getArguments().drop_front(numArgs).take_front(numTangents))
+    args.push_back(isFloatTensor(t.getType()) ? Value(t)
+                                              : zerosOf(b, loc, t.getType()));
+  llvm::append_range(args, primal.getResults().drop_front(valueLeaves));
+  auto tangents = func::CallOp::create(b, loc, rule, args);
+  SmallVector<Value> results(primal.getResults());
+  for (size_t i = 0; i < numResults; ++i)
+    results.push_back(i < valueLeaves ? tangents.getResult(i)
+                                      : zerosOf(b, loc, type.getResult(i)));
+  func::ReturnOp::create(b, loc, results);
+  return jvp;
+}
+
 FailureOr<func::FuncOp> JvpBuilder::buildCustom(func::FuncOp f) {
+  if (f->hasAttr("tfl.custom_tangent"))
+    return buildFromTangentRule(f);
   // The rule's vjp g(x, dy) -> (value, residuals, dx) is linear in the
   // value's cotangent dy: reverse mode through g with respect to dy,
   // seeded with dx's cotangent t, gives at dy J t.

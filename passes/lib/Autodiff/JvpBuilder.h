@@ -58,8 +58,11 @@ private:
   /// The jvp of a @custom_gradient function, derived from its rule: the
   /// rule's vjp is linear in the value's cotangent, and reverse mode
   /// through it with respect to that cotangent is its transpose, J t. The
-  /// residuals' tangents are zeros (callers see the value only).
+  /// residuals' tangents are zeros (callers see the value only). A
+  /// @custom_jvp function's applies its rule (the user's jvp_fn) to the
+  /// tangents and the residuals.
   FailureOr<func::FuncOp> buildCustom(func::FuncOp f);
+  FailureOr<func::FuncOp> buildFromTangentRule(func::FuncOp f);
   FailureOr<func::FuncOp> buildFull(func::FuncOp f);
   /// Copies `block`'s ops (not its terminator) at `b` through `map`, each
   /// active value's tangent computed after its copy into `tangent` (keyed

@@ -39,6 +39,13 @@ inline bool isFloatTensor(Type t) {
   return tensor && isa<FloatType>(tensor.getElementType());
 }
 
+/// Whether `f` has a custom derivative (@custom_gradient's pullback or
+/// @custom_jvp's tangent rule): it returns its value's leaves, then the
+/// residuals its rule reads.
+inline bool hasCustomRule(func::FuncOp f) {
+  return f->hasAttr("tfl.custom_value_leaves");
+}
+
 /// Marks the op whose result says whether a reverse loop's iteration ran
 /// (for vmap, which runs every example's loop as long as the longest: the
 /// examples for which it did not ran it on values no iteration had).
@@ -136,8 +143,11 @@ private:
   FailureOr<func::FuncOp> buildFull(func::FuncOp f);
   /// The vjp of a @custom_gradient function: its primal, then its
   /// pullback (the user's grad_fn) on the value's cotangent and the
-  /// residuals the primal returned.
+  /// residuals the primal returned. A @custom_jvp function's: its primal,
+  /// then its tangent rule (the user's jvp_fn, linear in the tangents)
+  /// transposed.
   FailureOr<func::FuncOp> buildCustom(func::FuncOp f);
+  FailureOr<func::FuncOp> buildTransposedRule(func::FuncOp f);
   /// Marks the float values of `block` (and of the regions in it) that
   /// depend on an active value.
   void markActive(Block &block);

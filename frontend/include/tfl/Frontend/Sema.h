@@ -148,6 +148,9 @@ struct Specialization {
   /// (the residuals); `customPullback` is grad_fn specialized on the
   /// value's cotangent. Callers see `valueType`.
   const Specialization *customPullback = nullptr;
+  /// A @custom_jvp function likewise, its body returning (value, jvp_fn):
+  /// `customTangent` is jvp_fn specialized on the arguments' types.
+  const Specialization *customTangent = nullptr;
   Type valueType;
   std::vector<int64_t> gradArgnums;
   bool gradWithValue = false;
@@ -159,10 +162,10 @@ struct Specialization {
   std::vector<std::string> captureNames;
   std::vector<Type> captureTypes;
   Type resultType;
-  /// The type a call gives: resultType, or a @custom_gradient function's
-  /// value.
+  /// The type a call gives: resultType, or a @custom_gradient or
+  /// @custom_jvp function's value.
   const Type &callType() const {
-    return customPullback ? valueType : resultType;
+    return customPullback || customTangent ? valueType : resultType;
   }
   /// The type of every expression of the body, after literal promotion.
   llvm::DenseMap<const ast::Expr *, Type> types;

@@ -1,0 +1,89 @@
+//===- BatchCustomRules.cpp - vmap of a function with a custom rule -------===//
+//
+// A @custom_gradient or @custom_jvp function, batched, keeps its rule: the
+// rule is batched as the function's arguments and residuals are, and
+// wrapped so that each of its results is batched as the batched function's
+// derivative needs it (broadcast to the batch, or, for the cotangent of an
+// argument the batch shares, summed over the batch).
+//
+//===----------------------------------------------------------------------===//
+
+#include "BatchBuilder.h"
+
+namespace mlir::tfl::autodiff {
+
+LogicalResult BatchBuilder::batchRule(func::FuncOp f, const Batched &fb,
+                                      ArrayRef<bool> mask) {
+  bool tangent = f->hasAttr("tfl.custom_tangent");
+  StringRef name = tangent ? "tfl.custom_tangent" : "tfl.custom_pullback";
+  auto rule = symbols.lookup<func::FuncOp>(
+      f->getAttrOfType<FlatSymbolRefAttr>(name).getValue());
+  auto leavesAttr = f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves");
+  auto leaves = static_cast<size_t>(leavesAttr.getInt());
+  size_t residuals = f.getFunctionType().getNumResults() - leaves;
+  size_t lead = rule.getNumArguments() - residuals;
+  // The rule's inputs (the arguments' tangents, or the value's cotangent,
+  // then the residuals) are batched as the batched function's arguments
+  // and results are; its results must be as the value (tangents) or the
+  // arguments (cotangents) are.
+  SmallVector<bool> in, out(rule.getNumResults(), false);
+  for (size_t i = 0; i < lead; ++i)
+    in.push_back(tangent ? mask[i] : fb.results[i]);
+  for (size_t j = 0; j < residuals; ++j)
+    in.push_back(fb.results[leaves + j]);
+  if (tangent) {
+    for (size_t k = 0; k < leaves; ++k)
+      out[k] = fb.results[k];
+  } else {
+    for (auto [i, c] : llvm::enumerate(
+             f->getAttrOfType<DenseI64ArrayAttr>("tfl.custom_cotangents")
+                 .asArrayRef()))
+      if (c >= 0)
+        out[c] = mask[i];
+  }
+  FailureOr<Batched> batchedRule = batchedOf(rule, in, size);
+  if (failed(batchedRule))
+    return failure();
+  // The batched rule, its results broadcast to the batch or (a shared
+  // argument's cotangent) summed over it where they must be.
+  func::FuncOp inner = batchedRule->fn;
+  SmallVector<Type> outTypes;
+  for (auto [t, on] : llvm::zip(rule.getFunctionType().getResults(), out))
+    outTypes.push_back(typeAs(t, on));
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(inner);
+  Location loc = f.getLoc();
+  auto wrapper = func::FuncOp::create(
+      b, loc, (inner.getSymName() + ".rule").str(),
+      b.getFunctionType(inner.getFunctionType().getInputs(), outTypes));
+  wrapper.setPrivate();
+  symbols.insert(wrapper);
+  b.setInsertionPointToStart(wrapper.addEntryBlock());
+  auto call =
+      func::CallOp::create(b, loc, inner, wrapper.front().getArguments());
+  SmallVector<Value> results;
+  for (auto [k, r] : llvm::enumerate(call.getResults())) {
+    bool got = batchedRule->results[k];
+    if (got == out[k]) {
+      results.push_back(r);
+    } else if (out[k]) {
+      results.push_back(broadcastToBatch(b, loc, r, size));
+    } else if (!tangent) {
+      results.push_back(ReduceSumOp::create(b, loc, outTypes[k], r,
+                                            b.getDenseI64ArrayAttr(0),
+                                            b.getBoolAttr(false)));
+    } else {
+      return f.emitError("vmap of a @custom_jvp function whose rule gives "
+                         "a tangent that differs per example for a value "
+                         "that does not is not supported");
+    }
+  }
+  func::ReturnOp::create(b, loc, results);
+  fb.fn->setAttr(name, FlatSymbolRefAttr::get(wrapper));
+  fb.fn->setAttr("tfl.custom_value_leaves", leavesAttr);
+  if (Attribute cotangents = f->getAttr("tfl.custom_cotangents"))
+    fb.fn->setAttr("tfl.custom_cotangents", cotangents);
+  return success();
+}
+
+} // namespace mlir::tfl::autodiff
