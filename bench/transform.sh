@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # One benchmark of a function transform against its peers:
 #   bench/transform.sh NAME "COLUMNS"
-# builds NAME.tfl, runs it (its last line "NAME_A_ms NAME_B_ms ratio") and
-# NAME_peers.py (from the peers' virtual environment that run.sh --peers
-# installs; one "PEER a_ms b_ms ratio" line each) on 2 threads, the sides
+# builds NAME.tfl, runs it (its last line its figures: "a_ms b_ms ratio",
+# or three times) and NAME_peers.py (from the peers' virtual environment
+# that run.sh --peers installs; one "PEER" line each, with the same
+# figures) on 2 threads, the sides
 # taking turns REPEATS times (default 3), each keeping its best by its
 # second time, and writes results/DATE-cpu-NAME.txt with the CPU and the
 # COLUMNS' header. On a machine with AVX-512, TFL's side also runs built
 # and run with TFL_ISA=avx2 (the row tfl-avx2), as run.sh does, so that
-# one run shows what an AVX2 machine would get. hvp.sh and
-# per_example.sh call it.
+# one run shows what an AVX2 machine would get. hvp.sh, per_example.sh
+# and jacobian.sh call it.
 set -euo pipefail
 cd "$(dirname "$0")"
 name=$1 columns=$2

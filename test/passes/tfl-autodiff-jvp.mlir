@@ -179,22 +179,24 @@ func.func @main_taped(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<
 
 // -----
 
-// Tests tfl.jacobian: jacfwd is a loop over the argument's elements calling
-// the jvp on each basis tangent (the element's index == a range, cast),
-// adding the column into an [outputs, inputs] matrix as an outer product;
-// jacrev a loop over the result's elements calling the vjp on each basis
-// cotangent. Both reshape the matrix to the result's dims then the
-// argument's.
+// Tests tfl.jacobian: jacfwd is one call of the jvp batched over the
+// argument's basis tangents (the identity: a range == a range, cast),
+// whose [basis, result dims] tangent is the matrix's columns (transposed);
+// jacrev one call of the vjp batched over the result's basis cotangents,
+// whose [basis, argument dims] cotangent is its rows. Both reshape the
+// matrix to the result's dims then the argument's.
+// CHECK-LABEL: func.func private @sq.jvp.vmap4_01(
+// CHECK-SAME: %{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4x4xf32>) -> (tensor<2x2xf32>, tensor<4x2x2xf32>)
 // CHECK-LABEL: func.func @main_jacobians
-// CHECK: %[[F:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<4x4xf32>)
-// CHECK: tfl.compare eq
-// CHECK: call @sq.jvp(
-// CHECK: tfl.mul %{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<1x4xf32> -> tensor<4x4xf32>
-// CHECK: tfl.reshape %[[F]] : tensor<4x4xf32> -> tensor<2x2x4xf32>
-// CHECK: %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<4x4xf32>)
-// CHECK: call @sq.vjp(
-// CHECK: tfl.mul %{{.*}}, %{{.*}} : tensor<4x1xf32>, tensor<1x4xf32> -> tensor<4x4xf32>
-// CHECK: tfl.reshape %[[R]] : tensor<4x4xf32> -> tensor<2x2x4xf32>
+// CHECK-NOT: scf.for
+// CHECK: %[[ID:.*]] = tfl.compare eq, %{{.*}}, %{{.*}} : tensor<4x1xi64>, tensor<1x4xi64> -> tensor<4x4xi1>
+// CHECK: %[[BASIS:.*]] = tfl.cast %[[ID]] : tensor<4x4xi1> -> tensor<4x4xf32>
+// CHECK: %[[F:.*]]:2 = call @sq.jvp.vmap4_01(%{{.*}}, %[[BASIS]])
+// CHECK: %[[COLS:.*]] = tfl.reshape %[[F]]#1 : tensor<4x2x2xf32> -> tensor<4x4xf32>
+// CHECK: %[[T:.*]] = tfl.transpose %[[COLS]] {perm = array<i64: 1, 0>}
+// CHECK: tfl.reshape %[[T]] : tensor<4x4xf32> -> tensor<2x2x4xf32>
+// CHECK: %[[R:.*]]:2 = call @sq.vjp.vmap4_01(%{{.*}}, %{{.*}}) : (tensor<4xf32>, tensor<4x2x2xf32>)
+// CHECK: tfl.reshape %[[R]]#1 : tensor<4x4xf32> -> tensor<2x2x4xf32>
 // CHECK-NOT: tfl.jacobian
 func.func private @sq(%x: tensor<4xf32>) -> tensor<2x2xf32> {
   %0 = tfl.mul %x, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
@@ -205,6 +207,52 @@ func.func @main_jacobians(%x: tensor<4xf32>) -> (tensor<2x2x4xf32>, tensor<2x2x4
   %f = tfl.jacobian @sq(%x) {argnums = array<i64: 0>, forward = true} : (tensor<4xf32>) -> tensor<2x2x4xf32>
   %r = tfl.jacobian @sq(%x) {argnums = array<i64: 0>, forward = false} : (tensor<4xf32>) -> tensor<2x2x4xf32>
   return %f, %r : tensor<2x2x4xf32>, tensor<2x2x4xf32>
+}
+
+// -----
+
+// Tests that a Jacobian of a function vmap cannot batch (its rule prints
+// the cotangent, which differs per basis vector) is a loop over the basis
+// instead, with no diagnostic and no batched function left behind:
+// jacrev calls the vjp on each basis cotangent, adding the row into an
+// [outputs, inputs] matrix as an outer product. (A print of the value
+// alone is batched, printed once, as JAX's jacfwd prints.)
+// CHECK-LABEL: func.func private @noisy(
+// CHECK-NOT: vmap
+// CHECK-LABEL: func.func @main_jacobian_loop
+// CHECK: %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<3x3xf32>)
+// CHECK: tfl.compare eq
+// CHECK: call @noisy.vjp(
+// CHECK: tfl.mul %{{.*}}, %{{.*}} : tensor<3x1xf32>, tensor<1x3xf32> -> tensor<3x3xf32>
+// CHECK-NOT: vmap
+func.func private @loud(%dy: tensor<3xf32>) -> tensor<3xf32> {
+  tfl.print %dy : tensor<3xf32> {format = "{}\n"}
+  return %dy : tensor<3xf32>
+}
+func.func private @noisy(%x: tensor<3xf32>) -> tensor<3xf32> attributes {tfl.custom_cotangents = array<i64: 0>, tfl.custom_pullback = @loud, tfl.custom_value_leaves = 1 : i64} {
+  %0 = tfl.mul %x, %x : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func @main_jacobian_loop(%x: tensor<3xf32>) -> tensor<3x3xf32> {
+  %r = tfl.jacobian @noisy(%x) {argnums = array<i64: 0>, forward = false} : (tensor<3xf32>) -> tensor<3x3xf32>
+  return %r : tensor<3x3xf32>
+}
+
+// -----
+
+// Tests that a basis over the limit (3000 vectors, an identity of 9
+// million elements) is a loop of calls, not one batched call.
+// CHECK-LABEL: func.func @main_jacobian_large
+// CHECK: scf.for
+// CHECK: call @double.jvp(
+// CHECK-NOT: vmap
+func.func private @double(%x: tensor<3000xf32>) -> tensor<f32> {
+  %0 = tfl.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : tensor<3000xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @main_jacobian_large(%x: tensor<3000xf32>) -> tensor<3000xf32> {
+  %f = tfl.jacobian @double(%x) {argnums = array<i64: 0>, forward = true} : (tensor<3000xf32>) -> tensor<3000xf32>
+  return %f : tensor<3000xf32>
 }
 
 // -----

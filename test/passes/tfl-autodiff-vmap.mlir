@@ -33,6 +33,42 @@ func.func @main(%w: tensor<3x4xf32>, %xs: tensor<3x5xf32>) -> tensor<4x5xf32> {
 
 // -----
 
+// Tests the rule of one matrix times every example's columns: one product
+// of the matrix and all the columns, never the matrix broadcast per
+// example. Vectors (columns of one, a Jacobian's basis tangents): the
+// batch's rows times the matrix's transpose; wider columns: the matrix
+// times [K, N * P], the batch dim moved first again.
+// CHECK-LABEL: func.func private @mv.vmap6_01
+// CHECK-SAME: (%[[W:.*]]: tensor<4x3xf32>, %[[V:.*]]: tensor<6x3x1xf32>)
+// CHECK-NOT: tfl.broadcast_to
+// CHECK: %[[ROWS:.*]] = tfl.reshape %[[V]] : tensor<6x3x1xf32> -> tensor<6x3xf32>
+// CHECK: %[[WT:.*]] = tfl.transpose %[[W]] {perm = array<i64: 1, 0>} : tensor<4x3xf32> -> tensor<3x4xf32>
+// CHECK: %[[P:.*]] = tfl.matmul %[[ROWS]], %[[WT]] : tensor<6x3xf32>, tensor<3x4xf32> -> tensor<6x4xf32>
+// CHECK: tfl.reshape %[[P]] : tensor<6x4xf32> -> tensor<6x4x1xf32>
+// CHECK-LABEL: func.func private @mm.vmap6_01
+// CHECK-SAME: (%[[W:.*]]: tensor<4x3xf32>, %[[C:.*]]: tensor<6x3x2xf32>)
+// CHECK-NOT: tfl.broadcast_to
+// CHECK: %[[T:.*]] = tfl.transpose %[[C]] {perm = array<i64: 1, 0, 2>} : tensor<6x3x2xf32> -> tensor<3x6x2xf32>
+// CHECK: %[[K:.*]] = tfl.reshape %[[T]] : tensor<3x6x2xf32> -> tensor<3x12xf32>
+// CHECK: %[[P:.*]] = tfl.matmul %[[W]], %[[K]] : tensor<4x3xf32>, tensor<3x12xf32> -> tensor<4x12xf32>
+// CHECK: %[[U:.*]] = tfl.reshape %[[P]] : tensor<4x12xf32> -> tensor<4x6x2xf32>
+// CHECK: tfl.transpose %[[U]] {perm = array<i64: 1, 0, 2>} : tensor<4x6x2xf32> -> tensor<6x4x2xf32>
+func.func private @mv(%w: tensor<4x3xf32>, %v: tensor<3x1xf32>) -> tensor<4x1xf32> {
+  %0 = tfl.matmul %w, %v : tensor<4x3xf32>, tensor<3x1xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+func.func private @mm(%w: tensor<4x3xf32>, %c: tensor<3x2xf32>) -> tensor<4x2xf32> {
+  %0 = tfl.matmul %w, %c : tensor<4x3xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+func.func @main(%w: tensor<4x3xf32>, %vs: tensor<6x3x1xf32>, %cs: tensor<6x3x2xf32>) -> (tensor<6x4x1xf32>, tensor<6x4x2xf32>) {
+  %a = tfl.vmap @mv(%w, %vs) {in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<6x3x1xf32>) -> tensor<6x4x1xf32>
+  %b = tfl.vmap @mm(%w, %cs) {in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>} : (tensor<4x3xf32>, tensor<6x3x2xf32>) -> tensor<6x4x2xf32>
+  return %a, %b : tensor<6x4x1xf32>, tensor<6x4x2xf32>
+}
+
+// -----
+
 // Tests the rules of a product of two batched operands (one batched
 // product), a reduction (its axes one further on), a broadcast (the
 // unbatched operand broadcasts over the batch by NumPy's rules) and a

@@ -468,6 +468,26 @@ LogicalResult MatmulOp::batch(OpBuilder &b, ValueRange operands,
     results.push_back(unfoldBatch(b, loc, r.matmul(rows, rhs), size));
     return success();
   }
+  if (getLhs().getType().getRank() == 2 && !batched[0] && batched[1]) {
+    // One matrix times every example's columns: one product of the
+    // matrix and all the columns, never the matrix copied per example.
+    auto shape = cast<RankedTensorType>(rhs.getType()).getShape();
+    int64_t k = shape[1], p = shape[2];
+    if (p == 1) {
+      // Columns of one (a matrix times vectors, a Jacobian's basis):
+      // [N, K] @ W^T, the transpose a flag of the product.
+      Value rows = r.reshape(rhs, {size, k});
+      Value product = r.matmul(rows, r.transpose(lhs, {1, 0}));
+      results.push_back(r.reshape(product, type.getShape()));
+      return success();
+    }
+    // W @ [K, N * P], then the batch dim first again.
+    Value columns = r.reshape(r.transpose(rhs, {1, 0, 2}), {k, size * p});
+    Value product = r.matmul(lhs, columns);
+    int64_t m = type.getDimSize(1);
+    results.push_back(r.transpose(r.reshape(product, {m, size, p}), {1, 0, 2}));
+    return success();
+  }
   SmallVector<Value> both = allBatched(b, loc, operands, batched, size);
   if (getLhs().getType().getRank() == 2 &&
       getLhs().getType().getDimSize(1) == 1) {

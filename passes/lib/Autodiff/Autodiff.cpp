@@ -372,6 +372,7 @@ struct TflAutodiffPass : impl::TflAutodiffBase<TflAutodiffPass> {
     VjpBuilder builder(module);
     JvpBuilder forward(module, builder);
     BatchBuilder batching(module, builder);
+    forward.batching = &batching;
     SymbolTable symbols(module);
     auto calleeOf = [&](Operation *op) {
       auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee");

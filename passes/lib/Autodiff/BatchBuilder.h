@@ -42,12 +42,18 @@ public:
   /// batch dims moved first before it and to `out_axes` after it.
   LogicalResult expand(VmapOp vmap);
 
-private:
   /// A batched function and which of its results are batched.
   struct Batched {
     func::FuncOp fn;
     SmallVector<bool> results;
   };
+  /// batchedOf, or failure without a diagnostic and without a trace in the
+  /// module where `f` cannot be batched (the functions the attempt made
+  /// are erased): for a caller that has another way (Jacobians' loops).
+  FailureOr<Batched> tryBatchedOf(func::FuncOp f, ArrayRef<bool> batched,
+                                  int64_t size);
+
+private:
   /// The batched function of `f` for a batch of `size` with the arguments
   /// marked in `batched` batched, built on first use.
   FailureOr<Batched> batchedOf(func::FuncOp f, ArrayRef<bool> batched,

@@ -230,6 +230,36 @@ BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
   return result;
 }
 
+FailureOr<BatchBuilder::Batched>
+BatchBuilder::tryBatchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
+  DenseSet<Operation *> before;
+  for (auto fn : module.getOps<func::FuncOp>())
+    before.insert(fn);
+  auto builtBefore = built;
+  FailureOr<Batched> result = failure();
+  {
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    result = batchedOf(f, mask, n);
+  }
+  if (succeeded(result))
+    return result;
+  for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!before.contains(fn)) {
+      fn.walk([&](Operation *op) {
+        for (Value v : op->getResults())
+          batched.erase(v);
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            for (Value v : block.getArguments())
+              batched.erase(v);
+      });
+      symbols.erase(fn);
+    }
+  built = std::move(builtBefore);
+  return failure();
+}
+
 LogicalResult BatchBuilder::batchBlock(OpBuilder &b, Block &block,
                                        IRMapping &map, Value mask) {
   // A masked loop's body runs for the examples `mask` holds for; a reverse

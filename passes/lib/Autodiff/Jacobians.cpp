@@ -1,21 +1,59 @@
-//===- Jacobians.cpp - jacfwd and jacrev as loops of jvps and vjps --------===//
+//===- Jacobians.cpp - jacfwd and jacrev as batched jvps and vjps ---------===//
 //
-// A `tfl.jacobian` becomes a loop: forward, over the elements of each
-// differentiated operand, calling the callee's jvp on that element's basis
-// tangent; reverse, over the elements of each result, calling its vjp on
-// that element's basis cotangent. Each iteration adds its column (or row)
-// into the [result elements, operand elements] matrix as an outer product
-// with the basis vector, which is reshaped to the result's dims then the
-// operand's (JAX's layout). `hessian` is jacfwd of jacrev: the pass
-// expands the inner first, then pushes tangents through its loop.
+// A `tfl.jacobian` becomes, as in JAX, the callee's jvp batched over the
+// basis tangents of each differentiated operand (jacfwd), or its vjp
+// batched over the basis cotangents of each result (jacrev): one call of
+// the batched function (vmap's, BatchBuilder) on the identity, whose
+// [basis, result or operand dims] result is the Jacobian's columns or
+// rows, reshaped to the result's dims then the operand's (JAX's layout).
+// `hessian` is jacfwd of jacrev: the pass expands the inner first, then
+// batches the jvp of the batched vjp.
+//
+// Where the function cannot be batched (an op without a batching rule, a
+// print) or the basis is too large (kMaxBasis), it is a loop over the
+// basis vectors instead, each iteration calling the jvp (vjp) on one and
+// adding its column (row) into the [result elements, operand elements]
+// matrix as an outer product with the basis vector.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BatchBuilder.h"
 #include "JvpBuilder.h"
 
 namespace mlir::tfl::autodiff {
 
 namespace {
+
+/// The most basis vectors batched into one call, and the most elements
+/// of a batched basis: above, a loop of calls keeps the memory a
+/// Jacobian's intermediates take to one basis vector's.
+constexpr int64_t kMaxBasis = 4096;
+constexpr int64_t kMaxBasisElements = int64_t(1) << 22;
+
+bool batchable(RankedTensorType type) {
+  int64_t n = type.getNumElements();
+  return n <= kMaxBasis && n * n <= kMaxBasisElements;
+}
+
+/// The n basis tensors of `type` (n its elements) as one [n, dims...]
+/// tensor: the identity, in `type`'s element type.
+Value basisBatch(OpBuilder &b, Location loc, RankedTensorType type) {
+  ReverseBuilder r(b, loc);
+  int64_t n = type.getNumElements();
+  SmallVector<int64_t> iota(n);
+  for (int64_t i = 0; i < n; ++i)
+    iota[i] = i;
+  Value range = ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({n}, b.getI64Type()),
+                             ArrayRef<int64_t>(iota)));
+  Value identity = r.castTo(
+      r.eq(r.reshape(range, {n, 1}), r.reshape(range, {1, n})),
+      type.getElementType());
+  SmallVector<int64_t> shape{n};
+  llvm::append_range(shape, type.getShape());
+  return r.reshape(identity, shape);
+}
 
 /// The basis tensor of `type` that is 1 at flat element `k` (an index),
 /// zero elsewhere, in `type`'s element type.
@@ -97,6 +135,78 @@ LogicalResult JvpBuilder::expand(JacobianOp op) {
   return success();
 }
 
+SmallVector<Value> JvpBuilder::batchedColumns(OpBuilder &b, JacobianOp op,
+                                              func::FuncOp jvp,
+                                              int64_t argnum) {
+  auto in = cast<RankedTensorType>(op.getOperand(argnum).getType());
+  if (!batching || !batchable(in))
+    return {};
+  size_t numInputs = op.getNumOperands();
+  size_t numResults = jvp.getFunctionType().getNumResults() / 2;
+  SmallVector<bool> mask(2 * numInputs, false);
+  mask[numInputs + argnum] = true;
+  int64_t n = in.getNumElements();
+  FailureOr<BatchBuilder::Batched> batched =
+      batching->tryBatchedOf(jvp, mask, n);
+  if (failed(batched))
+    return {};
+  Location loc = op.getLoc();
+  SmallVector<Value> args(op.getOperands());
+  for (auto [i, v] : llvm::enumerate(op.getOperands()))
+    args.push_back(static_cast<int64_t>(i) == argnum
+                       ? basisBatch(b, loc, in)
+                       : zerosOf(b, loc, v.getType()));
+  auto call = func::CallOp::create(b, loc, batched->fn, args);
+  ReverseBuilder r(b, loc);
+  SmallVector<Value> columns;
+  size_t outputs = op.getNumResults() / op.getArgnums().size();
+  for (size_t j = 0; j < outputs; ++j) {
+    Value t = call.getResult(numResults + j);
+    if (!batched->results[numResults + j])
+      t = broadcastToBatch(b, loc, t, n);
+    int64_t m = cast<RankedTensorType>(jvp.getFunctionType().getResult(j))
+                    .getNumElements();
+    // [basis, result elements] to the matrix's [result elements, basis].
+    columns.push_back(r.transpose(r.reshape(t, {n, m}), {1, 0}));
+  }
+  return columns;
+}
+
+SmallVector<Value> JvpBuilder::batchedRows(OpBuilder &b, JacobianOp op,
+                                           func::FuncOp vjp, size_t output) {
+  FunctionType type = vjp.getFunctionType();
+  size_t numInputs = op.getNumOperands();
+  size_t numResults = type.getNumInputs() - numInputs;
+  auto out = cast<RankedTensorType>(type.getInput(numInputs + output));
+  if (!batching || !batchable(out))
+    return {};
+  SmallVector<bool> mask(numInputs + numResults, false);
+  mask[numInputs + output] = true;
+  int64_t m = out.getNumElements();
+  FailureOr<BatchBuilder::Batched> batched =
+      batching->tryBatchedOf(vjp, mask, m);
+  if (failed(batched))
+    return {};
+  Location loc = op.getLoc();
+  SmallVector<Value> args(op.getOperands());
+  for (size_t i = 0; i < numResults; ++i) {
+    Type t = type.getInput(numInputs + i);
+    args.push_back(i == output ? basisBatch(b, loc, out) : zerosOf(b, loc, t));
+  }
+  auto call = func::CallOp::create(b, loc, batched->fn, args);
+  ReverseBuilder r(b, loc);
+  SmallVector<Value> rows;
+  for (int64_t a : op.getArgnums()) {
+    Value d = call.getResult(numResults + a);
+    if (!batched->results[numResults + a])
+      d = broadcastToBatch(b, loc, d, m);
+    int64_t n = cast<RankedTensorType>(op.getOperand(a).getType())
+                    .getNumElements();
+    rows.push_back(r.reshape(d, {m, n}));
+  }
+  return rows;
+}
+
 FailureOr<SmallVector<Value>>
 JvpBuilder::jacobianColumns(OpBuilder &b, JacobianOp op, func::FuncOp callee) {
   FailureOr<func::FuncOp> jvp = jvpOf(callee);
@@ -109,6 +219,11 @@ JvpBuilder::jacobianColumns(OpBuilder &b, JacobianOp op, func::FuncOp callee) {
   SmallVector<Value> operands(op.getOperands());
   SmallVector<Value> matrices;
   for (int64_t a : argnums) {
+    SmallVector<Value> columns = batchedColumns(b, op, *jvp, a);
+    if (!columns.empty()) {
+      llvm::append_range(matrices, columns);
+      continue;
+    }
     auto in = cast<RankedTensorType>(operands[a].getType());
     SmallVector<Value> inits;
     for (size_t j = 0; j < outputs; ++j) {
@@ -156,6 +271,12 @@ JvpBuilder::jacobianRows(OpBuilder &b, JacobianOp op, func::FuncOp callee) {
   // matrices[k * outputs + j]: d result j / d operand argnums[k].
   SmallVector<Value> matrices(op.getNumResults());
   for (size_t j = 0; j < outputs; ++j) {
+    SmallVector<Value> rows = batchedRows(b, op, *vjp, j);
+    if (!rows.empty()) {
+      for (size_t k = 0; k < argnums.size(); ++k)
+        matrices[k * outputs + j] = rows[k];
+      continue;
+    }
     auto out = cast<RankedTensorType>(type.getResult(j));
     SmallVector<Value> inits;
     for (int64_t a : argnums)

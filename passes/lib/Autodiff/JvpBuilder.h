@@ -14,6 +14,8 @@
 
 namespace mlir::tfl::autodiff {
 
+class BatchBuilder;
+
 class JvpBuilder {
 public:
   JvpBuilder(ModuleOp module, VjpBuilder &reverse)
@@ -33,9 +35,13 @@ public:
 
   /// Replaces `jvp` by a call of its callee's jvp function.
   LogicalResult expand(JvpOp jvp);
-  /// Replaces `jacobian` by loops of calls of its callee's jvp (jacfwd) or
-  /// vjp (jacrev), one per basis vector (Jacobians.cpp).
+  /// Replaces `jacobian` by a call of its callee's jvp (jacfwd) or vjp
+  /// (jacrev) batched over the basis vectors, or where that cannot be
+  /// (a function vmap does not batch, a basis too large), by loops of
+  /// calls, one per basis vector (Jacobians.cpp).
   LogicalResult expand(JacobianOp jacobian);
+  /// The builder of batched functions the Jacobians use.
+  BatchBuilder *batching = nullptr;
 
 private:
   /// The Jacobian's [result elements, operand elements] matrices, per
@@ -46,6 +52,12 @@ private:
                                                 func::FuncOp callee);
   FailureOr<SmallVector<Value>> jacobianRows(OpBuilder &b, JacobianOp op,
                                              func::FuncOp callee);
+  /// The same by one call of the jvp (vjp) batched over a basis: null
+  /// entries where the function cannot be batched.
+  SmallVector<Value> batchedColumns(OpBuilder &b, JacobianOp op,
+                                    func::FuncOp jvp, int64_t argnum);
+  SmallVector<Value> batchedRows(OpBuilder &b, JacobianOp op, func::FuncOp vjp,
+                                 size_t output);
 
 private:
   FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix,
