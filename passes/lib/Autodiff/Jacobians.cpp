@@ -47,9 +47,9 @@ Value basisBatch(OpBuilder &b, Location loc, RankedTensorType type) {
       b, loc,
       DenseElementsAttr::get(RankedTensorType::get({n}, b.getI64Type()),
                              ArrayRef<int64_t>(iota)));
-  Value identity = r.castTo(
-      r.eq(r.reshape(range, {n, 1}), r.reshape(range, {1, n})),
-      type.getElementType());
+  Value identity =
+      r.castTo(r.eq(r.reshape(range, {n, 1}), r.reshape(range, {1, n})),
+               type.getElementType());
   SmallVector<int64_t> shape{n};
   llvm::append_range(shape, type.getShape());
   return r.reshape(identity, shape);
@@ -200,8 +200,8 @@ SmallVector<Value> JvpBuilder::batchedRows(OpBuilder &b, JacobianOp op,
     Value d = call.getResult(numResults + a);
     if (!batched->results[numResults + a])
       d = broadcastToBatch(b, loc, d, m);
-    int64_t n = cast<RankedTensorType>(op.getOperand(a).getType())
-                    .getNumElements();
+    int64_t n =
+        cast<RankedTensorType>(op.getOperand(a).getType()).getNumElements();
     rows.push_back(r.reshape(d, {m, n}));
   }
   return rows;
