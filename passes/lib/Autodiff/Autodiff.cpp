@@ -159,21 +159,14 @@ FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
 }
 
 FailureOr<func::FuncOp> VjpBuilder::buildTransposedRule(func::FuncOp f) {
-  auto ruleName = f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_tangent");
-  auto rule = symbols.lookup<func::FuncOp>(ruleName.getValue());
+  auto [rule, valueLeaves, numTangents] = tangentRuleOf(symbols, f);
   FunctionType type = f.getFunctionType();
   size_t numArgs = type.getNumInputs();
-  size_t valueLeaves = static_cast<size_t>(
-      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
   // jvp_fn(t..., residuals...) is linear in the tangents t: its vjp with
   // respect to them, at t = 0 and the value's cotangent dy, is J^T dy.
-  // (The tangents are the arguments'; what f captures, after them, is
-  // constant to the rule and gets zeros.)
-  size_t ruleInputs = rule.getFunctionType().getNumInputs();
-  size_t numTangents = ruleInputs - (type.getNumResults() - valueLeaves);
-  SmallVector<bool> onTangents(ruleInputs, false);
-  for (size_t i = 0; i < numTangents; ++i)
-    onTangents[i] = true;
+  // (What f captures gets zeros.)
+  SmallVector<bool> onTangents(rule.getFunctionType().getNumInputs(), false);
+  std::fill_n(onTangents.begin(), numTangents, true);
   FailureOr<func::FuncOp> transposed = vjpOf(rule, VjpKind::Custom, onTangents);
   if (failed(transposed))
     return failure();

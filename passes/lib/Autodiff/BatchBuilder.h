@@ -149,6 +149,8 @@ private:
                    IRMapping &map);
   /// Erases `op`, a copy given up, and forgets its values.
   void discard(Operation *op);
+  /// Forgets the values of `op` and of the ops in it (before erasing it).
+  void forget(Operation *op);
   void discard(Block *block);
 
   ModuleOp module;

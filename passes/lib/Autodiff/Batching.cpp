@@ -103,7 +103,7 @@ void BatchBuilder::discard(Block *block) {
   block->erase();
 }
 
-void BatchBuilder::discard(Operation *op) {
+void BatchBuilder::forget(Operation *op) {
   op->walk([&](Operation *inner) {
     for (Value v : inner->getResults())
       batched.erase(v);
@@ -112,6 +112,10 @@ void BatchBuilder::discard(Operation *op) {
         for (Value v : block.getArguments())
           batched.erase(v);
   });
+}
+
+void BatchBuilder::discard(Operation *op) {
+  forget(op);
   op->erase();
 }
 
@@ -246,14 +250,7 @@ BatchBuilder::tryBatchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
     return result;
   for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (!before.contains(fn)) {
-      fn.walk([&](Operation *op) {
-        for (Value v : op->getResults())
-          batched.erase(v);
-        for (Region &region : op->getRegions())
-          for (Block &block : region)
-            for (Value v : block.getArguments())
-              batched.erase(v);
-      });
+      forget(fn);
       symbols.erase(fn);
     }
   built = std::move(builtBefore);

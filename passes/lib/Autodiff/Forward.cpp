@@ -94,12 +94,9 @@ func::FuncOp JvpBuilder::createJvpFunction(OpBuilder &b, func::FuncOp f,
 }
 
 FailureOr<func::FuncOp> JvpBuilder::buildFromTangentRule(func::FuncOp f) {
-  auto ruleName = f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_tangent");
-  auto rule = symbols.lookup<func::FuncOp>(ruleName.getValue());
+  auto [rule, valueLeaves, numTangents] = tangentRuleOf(symbols, f);
   FunctionType type = f.getFunctionType();
   size_t numArgs = type.getNumInputs(), numResults = type.getNumResults();
-  auto valueLeaves = static_cast<size_t>(
-      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
   OpBuilder b(module.getContext());
   func::FuncOp jvp = createJvpFunction(b, f, ".jvp");
   Block *entry = &jvp.front();
@@ -109,8 +106,6 @@ FailureOr<func::FuncOp> JvpBuilder::buildFromTangentRule(func::FuncOp f) {
   auto primal = func::CallOp::create(b, loc, f,
                                      entry->getArguments().take_front(numArgs));
   // (What f captures, after its arguments, is constant to the rule.)
-  size_t numTangents =
-      rule.getFunctionType().getNumInputs() - (numResults - valueLeaves);
   SmallVector<Value> args;
   for (BlockArgument t :
        entry->getArguments().drop_front(numArgs).take_front(numTangents))

@@ -135,74 +135,74 @@ LogicalResult JvpBuilder::expand(JacobianOp op) {
   return success();
 }
 
+FailureOr<SmallVector<Value>> JvpBuilder::callOnBasis(OpBuilder &b,
+                                                      JacobianOp op,
+                                                      func::FuncOp fn,
+                                                      size_t at) {
+  FunctionType type = fn.getFunctionType();
+  auto basisType = cast<RankedTensorType>(type.getInput(at));
+  if (!batching || !batchable(basisType))
+    return failure();
+  SmallVector<bool> mask(type.getNumInputs(), false);
+  mask[at] = true;
+  int64_t n = basisType.getNumElements();
+  FailureOr<BatchBuilder::Batched> batched =
+      batching->tryBatchedOf(fn, mask, n);
+  if (failed(batched))
+    return failure();
+  Location loc = op.getLoc();
+  SmallVector<Value> args(op.getOperands());
+  for (size_t i = args.size(); i < type.getNumInputs(); ++i)
+    args.push_back(i == at ? basisBatch(b, loc, basisType)
+                           : zerosOf(b, loc, type.getInput(i)));
+  auto call = func::CallOp::create(b, loc, batched->fn, args);
+  SmallVector<Value> results;
+  for (auto [r, on] : llvm::zip(call.getResults(), batched->results))
+    results.push_back(on ? r : broadcastToBatch(b, loc, r, n));
+  return results;
+}
+
 SmallVector<Value> JvpBuilder::batchedColumns(OpBuilder &b, JacobianOp op,
                                               func::FuncOp jvp,
                                               int64_t argnum) {
-  auto in = cast<RankedTensorType>(op.getOperand(argnum).getType());
-  if (!batching || !batchable(in))
-    return {};
   size_t numInputs = op.getNumOperands();
-  size_t numResults = jvp.getFunctionType().getNumResults() / 2;
-  SmallVector<bool> mask(2 * numInputs, false);
-  mask[numInputs + argnum] = true;
-  int64_t n = in.getNumElements();
-  FailureOr<BatchBuilder::Batched> batched =
-      batching->tryBatchedOf(jvp, mask, n);
-  if (failed(batched))
+  FailureOr<SmallVector<Value>> results =
+      callOnBasis(b, op, jvp, numInputs + argnum);
+  if (failed(results))
     return {};
-  Location loc = op.getLoc();
-  SmallVector<Value> args(op.getOperands());
-  for (auto [i, v] : llvm::enumerate(op.getOperands()))
-    args.push_back(static_cast<int64_t>(i) == argnum
-                       ? basisBatch(b, loc, in)
-                       : zerosOf(b, loc, v.getType()));
-  auto call = func::CallOp::create(b, loc, batched->fn, args);
-  ReverseBuilder r(b, loc);
+  FunctionType type = jvp.getFunctionType();
+  size_t numResults = type.getNumResults() / 2;
+  int64_t n = cast<RankedTensorType>(type.getInput(numInputs + argnum))
+                  .getNumElements();
+  ReverseBuilder r(b, op.getLoc());
   SmallVector<Value> columns;
   size_t outputs = op.getNumResults() / op.getArgnums().size();
   for (size_t j = 0; j < outputs; ++j) {
-    Value t = call.getResult(numResults + j);
-    if (!batched->results[numResults + j])
-      t = broadcastToBatch(b, loc, t, n);
-    int64_t m = cast<RankedTensorType>(jvp.getFunctionType().getResult(j))
-                    .getNumElements();
+    int64_t m = cast<RankedTensorType>(type.getResult(j)).getNumElements();
     // [basis, result elements] to the matrix's [result elements, basis].
-    columns.push_back(r.transpose(r.reshape(t, {n, m}), {1, 0}));
+    Value t = r.reshape((*results)[numResults + j], {n, m});
+    columns.push_back(r.transpose(t, {1, 0}));
   }
   return columns;
 }
 
 SmallVector<Value> JvpBuilder::batchedRows(OpBuilder &b, JacobianOp op,
                                            func::FuncOp vjp, size_t output) {
-  FunctionType type = vjp.getFunctionType();
   size_t numInputs = op.getNumOperands();
+  FailureOr<SmallVector<Value>> results =
+      callOnBasis(b, op, vjp, numInputs + output);
+  if (failed(results))
+    return {};
+  FunctionType type = vjp.getFunctionType();
   size_t numResults = type.getNumInputs() - numInputs;
-  auto out = cast<RankedTensorType>(type.getInput(numInputs + output));
-  if (!batching || !batchable(out))
-    return {};
-  SmallVector<bool> mask(numInputs + numResults, false);
-  mask[numInputs + output] = true;
-  int64_t m = out.getNumElements();
-  FailureOr<BatchBuilder::Batched> batched =
-      batching->tryBatchedOf(vjp, mask, m);
-  if (failed(batched))
-    return {};
-  Location loc = op.getLoc();
-  SmallVector<Value> args(op.getOperands());
-  for (size_t i = 0; i < numResults; ++i) {
-    Type t = type.getInput(numInputs + i);
-    args.push_back(i == output ? basisBatch(b, loc, out) : zerosOf(b, loc, t));
-  }
-  auto call = func::CallOp::create(b, loc, batched->fn, args);
-  ReverseBuilder r(b, loc);
+  int64_t m = cast<RankedTensorType>(type.getInput(numInputs + output))
+                  .getNumElements();
+  ReverseBuilder r(b, op.getLoc());
   SmallVector<Value> rows;
   for (int64_t a : op.getArgnums()) {
-    Value d = call.getResult(numResults + a);
-    if (!batched->results[numResults + a])
-      d = broadcastToBatch(b, loc, d, m);
     int64_t n =
         cast<RankedTensorType>(op.getOperand(a).getType()).getNumElements();
-    rows.push_back(r.reshape(d, {m, n}));
+    rows.push_back(r.reshape((*results)[numResults + a], {m, n}));
   }
   return rows;
 }

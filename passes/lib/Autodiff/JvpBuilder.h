@@ -52,12 +52,18 @@ private:
                                                 func::FuncOp callee);
   FailureOr<SmallVector<Value>> jacobianRows(OpBuilder &b, JacobianOp op,
                                              func::FuncOp callee);
-  /// The same by one call of the jvp (vjp) batched over a basis: null
-  /// entries where the function cannot be batched.
+  /// The same by one call of the jvp (vjp) batched over a basis: none
+  /// where the function cannot be batched.
   SmallVector<Value> batchedColumns(OpBuilder &b, JacobianOp op,
                                     func::FuncOp jvp, int64_t argnum);
   SmallVector<Value> batchedRows(OpBuilder &b, JacobianOp op, func::FuncOp vjp,
                                  size_t output);
+  /// The results of `fn` (a jvp or vjp of the Jacobian's callee) batched
+  /// over the basis of its input `at`, passed the op's operands, the basis
+  /// and zeros for its other inputs, each broadcast to the basis where the
+  /// batched function's is not; failure where it cannot be batched.
+  FailureOr<SmallVector<Value>> callOnBasis(OpBuilder &b, JacobianOp op,
+                                            func::FuncOp fn, size_t at);
 
 private:
   FailureOr<func::FuncOp> build(func::FuncOp f, StringRef suffix,

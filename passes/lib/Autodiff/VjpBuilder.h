@@ -46,6 +46,23 @@ inline bool hasCustomRule(func::FuncOp f) {
   return f->hasAttr("tfl.custom_value_leaves");
 }
 
+/// A @custom_jvp function's rule, jvp_fn(t..., residuals...): its function,
+/// how many leaves the value has (f's first results; the residuals come
+/// after), and how many of the rule's inputs are tangents (the arguments';
+/// what f captures, after them, is constant to the rule).
+struct TangentRule {
+  func::FuncOp fn;
+  size_t valueLeaves, numTangents;
+};
+inline TangentRule tangentRuleOf(SymbolTable &symbols, func::FuncOp f) {
+  auto name = f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_tangent");
+  auto fn = symbols.lookup<func::FuncOp>(name.getValue());
+  auto leaves = static_cast<size_t>(
+      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
+  size_t residuals = f.getFunctionType().getNumResults() - leaves;
+  return {fn, leaves, fn.getFunctionType().getNumInputs() - residuals};
+}
+
 /// Marks the op whose result says whether a reverse loop's iteration ran
 /// (for vmap, which runs every example's loop as long as the longest: the
 /// examples for which it did not ran it on values no iteration had).
