@@ -61,9 +61,15 @@ private:
   /// For `f` with a custom rule, batched as `fb` for the arguments marked
   /// in `mask`: gives `fb` the rule batched to match (its residuals as
   /// `fb` returns them), so that derivatives of the batched function use
-  /// the rule too.
-  LogicalResult batchRule(func::FuncOp f, const Batched &fb,
-                          ArrayRef<bool> mask);
+  /// the rule too. Where a @custom_jvp rule's tangent differs per example
+  /// and `fb`'s value does not, `fb` returns its value broadcast to the
+  /// batch instead, so that it can carry those tangents.
+  LogicalResult batchRule(func::FuncOp f, Batched &fb, ArrayRef<bool> mask);
+  /// Broadcasts to the batch the values `fb` returns unbatched (its first
+  /// `out.size()` results) whose tangents are batched (`tangents`),
+  /// marking them in `fb.results` and `out`.
+  void batchValues(Batched &fb, ArrayRef<bool> tangents,
+                   MutableArrayRef<bool> out);
 
   /// Copies `block`'s ops (not its terminator) at `b` through `map`,
   /// batching those that read a batched value; with `mask` (a masked

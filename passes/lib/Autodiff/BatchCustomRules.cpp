@@ -12,7 +12,25 @@
 
 namespace mlir::tfl::autodiff {
 
-LogicalResult BatchBuilder::batchRule(func::FuncOp f, const Batched &fb,
+void BatchBuilder::batchValues(Batched &fb, ArrayRef<bool> tangents,
+                               MutableArrayRef<bool> out) {
+  auto ret = cast<func::ReturnOp>(fb.fn.front().getTerminator());
+  OpBuilder b(ret);
+  bool changed = false;
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (!tangents[k] || fb.results[k])
+      continue;
+    Value v = broadcastToBatch(b, ret.getLoc(), ret.getOperand(k), size);
+    batched.insert(v);
+    ret.setOperand(k, v);
+    fb.results[k] = out[k] = changed = true;
+  }
+  if (changed)
+    fb.fn.setFunctionType(FunctionType::get(
+        fb.fn.getContext(), fb.fn.getArgumentTypes(), ret.getOperandTypes()));
+}
+
+LogicalResult BatchBuilder::batchRule(func::FuncOp f, Batched &fb,
                                       ArrayRef<bool> mask) {
   bool tangent = f->hasAttr("tfl.custom_tangent");
   StringRef name = tangent ? "tfl.custom_tangent" : "tfl.custom_pullback";
@@ -44,6 +62,8 @@ LogicalResult BatchBuilder::batchRule(func::FuncOp f, const Batched &fb,
   FailureOr<Batched> batchedRule = batchedOf(rule, in, size);
   if (failed(batchedRule))
     return failure();
+  if (tangent)
+    batchValues(fb, batchedRule->results, out);
   // The batched rule, its results broadcast to the batch or (a shared
   // argument's cotangent) summed over it where they must be.
   func::FuncOp inner = batchedRule->fn;
@@ -68,14 +88,12 @@ LogicalResult BatchBuilder::batchRule(func::FuncOp f, const Batched &fb,
       results.push_back(r);
     } else if (out[k]) {
       results.push_back(broadcastToBatch(b, loc, r, size));
-    } else if (!tangent) {
+    } else {
+      // (Only a cotangent: batchValues batched the values whose tangents
+      // differ per example.)
       results.push_back(ReduceSumOp::create(b, loc, outTypes[k], r,
                                             b.getDenseI64ArrayAttr(0),
                                             b.getBoolAttr(false)));
-    } else {
-      return f.emitError("vmap of a @custom_jvp function whose rule gives "
-                         "a tangent that differs per example for a value "
-                         "that does not is not supported");
     }
   }
   func::ReturnOp::create(b, loc, results);

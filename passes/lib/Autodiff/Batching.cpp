@@ -229,9 +229,9 @@ BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
   func::ReturnOp::create(b, ret->getLoc(), values);
   fn.setFunctionType(b.getFunctionType(inputs, types));
   built[key] = result;
-  if (hasCustomRule(f) && failed(batchRule(f, result, mask)))
+  if (hasCustomRule(f) && failed(batchRule(f, built[key], mask)))
     return failure();
-  return result;
+  return built[key];
 }
 
 FailureOr<BatchBuilder::Batched>
