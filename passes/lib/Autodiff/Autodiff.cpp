@@ -63,6 +63,8 @@ namespace autodiff {
 
 FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
                                           ArrayRef<bool> differentiated) {
+  if (failed(checkRuleBatched(f)))
+    return failure();
   // Which arguments are active: a float one that is differentiated. A
   // custom rule computes every cotangent.
   bool custom =

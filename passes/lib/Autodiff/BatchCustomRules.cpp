@@ -59,9 +59,14 @@ LogicalResult BatchBuilder::batchRule(func::FuncOp f, Batched &fb,
       if (c >= 0)
         out[c] = mask[i];
   }
-  FailureOr<Batched> batchedRule = batchedOf(rule, in, size);
-  if (failed(batchedRule))
-    return failure();
+  FailureOr<Batched> batchedRule = tryBatchedOf(rule, in, size);
+  if (failed(batchedRule)) {
+    // The rule cannot be batched (it prints what differs per example): the
+    // batched function itself is fine, a derivative of it is an error
+    // (VjpBuilder::vjpOf, JvpBuilder::jvpOf), never the body's derivative.
+    fb.fn->setAttr(kUnbatchedRuleAttr, FlatSymbolRefAttr::get(rule));
+    return success();
+  }
   if (tangent)
     batchValues(fb, batchedRule->results, out);
   // The batched rule, its results broadcast to the batch or (a shared

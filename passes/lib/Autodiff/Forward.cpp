@@ -39,6 +39,8 @@ namespace mlir::tfl::autodiff {
 
 FailureOr<func::FuncOp>
 JvpBuilder::jvpOf(func::FuncOp f, ArrayRef<bool> differentiated, JvpKind kind) {
+  if (failed(checkRuleBatched(f)))
+    return failure();
   SmallVector<bool> mask;
   std::string suffix;
   bool all = true;

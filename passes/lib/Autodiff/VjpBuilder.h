@@ -63,6 +63,25 @@ inline TangentRule tangentRuleOf(SymbolTable &symbols, func::FuncOp f) {
   return {fn, leaves, fn.getFunctionType().getNumInputs() - residuals};
 }
 
+/// Marks a batched function whose custom rule vmap could not batch.
+constexpr llvm::StringLiteral kUnbatchedRuleAttr = "tfl.unbatched_rule";
+
+/// An error at a batched function `f` whose custom rule vmap could not
+/// batch, when a derivative of it is asked for; success for another.
+inline LogicalResult checkRuleBatched(func::FuncOp f) {
+  auto name = f->getAttrOfType<FlatSymbolRefAttr>(kUnbatchedRuleAttr);
+  if (!name)
+    return success();
+  InFlightDiagnostic error =
+      f.emitError("a derivative of vmap of this function needs its custom "
+                  "rule batched, and vmap cannot batch the rule");
+  if (Operation *rule = SymbolTable::lookupNearestSymbolFrom(f, name))
+    error.attachNote(rule->getLoc())
+        << "the rule: vmap cannot batch a print or a write of what "
+           "differs per example";
+  return error;
+}
+
 /// Marks the op whose result says whether a reverse loop's iteration ran
 /// (for vmap, which runs every example's loop as long as the longest: the
 /// examples for which it did not ran it on values no iteration had).
