@@ -229,9 +229,14 @@ BatchBuilder::batchedOf(func::FuncOp f, ArrayRef<bool> mask, int64_t n) {
   func::ReturnOp::create(b, ret->getLoc(), values);
   fn.setFunctionType(b.getFunctionType(inputs, types));
   built[key] = result;
-  if (hasCustomRule(f) && failed(batchRule(f, built[key], mask)))
-    return failure();
-  return built[key];
+  if (hasCustomRule(f)) {
+    // (batchRule may batch the rule on a trial, which restores `built`:
+    // no reference into it lives across the call.)
+    if (failed(batchRule(f, result, mask)))
+      return failure();
+    built[key] = result;
+  }
+  return result;
 }
 
 FailureOr<BatchBuilder::Batched>
