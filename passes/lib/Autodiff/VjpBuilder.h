@@ -73,8 +73,8 @@ inline LogicalResult checkRuleBatched(func::FuncOp f) {
   if (!name)
     return success();
   InFlightDiagnostic error =
-      f.emitError("a derivative of vmap of this function needs its custom "
-                  "rule batched, and vmap cannot batch the rule");
+      f.emitError("vmap cannot batch the custom rule of this function, "
+                  "which a derivative of vmap of it needs");
   if (Operation *rule = SymbolTable::lookupNearestSymbolFrom(f, name))
     error.attachNote(rule->getLoc())
         << "the rule: vmap cannot batch a print or a write of what "
