@@ -118,10 +118,17 @@ void MLIRGenImpl::genExport(const Program::Export &e) {
   mlir::func::ReturnOp::create(builder, l);
 }
 
-void MLIRGenImpl::markCustomGradient(mlir::func::FuncOp fn,
-                                     const Specialization &s) {
+void MLIRGenImpl::markCustomRule(mlir::func::FuncOp fn,
+                                 const Specialization &s) {
   llvm::SmallVector<mlir::Type> value;
   flatTypes(s.valueType, value);
+  fn->setAttr("tfl.custom_value_leaves",
+              builder.getI64IntegerAttr(static_cast<int64_t>(value.size())));
+  if (s.customTangent) {
+    fn->setAttr("tfl.custom_tangent",
+                mlir::FlatSymbolRefAttr::get(&ctx, s.customTangent->symbol));
+    return;
+  }
   const Type &g = s.customPullback->resultType;
   std::vector<Type> grads =
       s.argTypes.size() == 1 && g.kind != Type::Kind::Tuple
@@ -138,20 +145,8 @@ void MLIRGenImpl::markCustomGradient(mlir::func::FuncOp fn,
   }
   fn->setAttr("tfl.custom_pullback",
               mlir::FlatSymbolRefAttr::get(&ctx, s.customPullback->symbol));
-  fn->setAttr("tfl.custom_value_leaves",
-              builder.getI64IntegerAttr(static_cast<int64_t>(value.size())));
   fn->setAttr("tfl.custom_cotangents",
               builder.getDenseI64ArrayAttr(cotangents));
-}
-
-void MLIRGenImpl::markCustomJvp(mlir::func::FuncOp fn,
-                                const Specialization &s) {
-  llvm::SmallVector<mlir::Type> value;
-  flatTypes(s.valueType, value);
-  fn->setAttr("tfl.custom_tangent",
-              mlir::FlatSymbolRefAttr::get(&ctx, s.customTangent->symbol));
-  fn->setAttr("tfl.custom_value_leaves",
-              builder.getI64IntegerAttr(static_cast<int64_t>(value.size())));
 }
 
 void MLIRGenImpl::genFunction(const Specialization &s) {
@@ -170,10 +165,8 @@ void MLIRGenImpl::genFunction(const Specialization &s) {
       builder, fnLoc, s.symbol, builder.getFunctionType(argTypes, resultTypes));
   if (s.def || s.gradOf || s.jvpOf || s.vmapOf || s.checkpointOf || s.linearOf)
     fn.setPrivate();
-  if (s.customPullback)
-    markCustomGradient(fn, s);
-  if (s.customTangent)
-    markCustomJvp(fn, s);
+  if (s.customPullback || s.customTangent)
+    markCustomRule(fn, s);
   mlir::Block *entry = fn.addEntryBlock();
   builder.setInsertionPointToStart(entry);
   if (genGeneratedBody(s, fn, resultTypes, fnLoc))

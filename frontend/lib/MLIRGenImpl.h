@@ -111,17 +111,15 @@ private:
   /// buffer per leaf of the arguments, then one per leaf of the result to
   /// write it into (C interface: `_mlir_ciface_tfl_export_NAME`).
   void genExport(const Program::Export &e);
-  /// Records on a @custom_gradient function's func.func how the autodiff
-  /// pass builds its vjp: `tfl.custom_pullback` (grad_fn's function, taking
-  /// the value's cotangent then the residuals), `tfl.custom_value_leaves`
-  /// (how many results are the value; the rest are residuals) and
-  /// `tfl.custom_cotangents` (per flattened argument, the pullback result
-  /// giving its cotangent, or -1 for none).
-  void markCustomGradient(mlir::func::FuncOp fn, const Specialization &s);
-  /// Records on a @custom_jvp function's func.func `tfl.custom_tangent`
-  /// (jvp_fn's function, taking the arguments' tangents then the
-  /// residuals) and `tfl.custom_value_leaves`.
-  void markCustomJvp(mlir::func::FuncOp fn, const Specialization &s);
+  /// Records on a @custom_gradient or @custom_jvp function's func.func how
+  /// the autodiff pass builds its derivatives: `tfl.custom_value_leaves`
+  /// (how many results are the value; the rest are residuals), then for
+  /// @custom_gradient `tfl.custom_pullback` (grad_fn's function, taking the
+  /// value's cotangent then the residuals) and `tfl.custom_cotangents` (per
+  /// flattened argument, the pullback result giving its cotangent, or -1
+  /// for none), for @custom_jvp `tfl.custom_tangent` (jvp_fn's function,
+  /// taking the arguments' tangents then the residuals).
+  void markCustomRule(mlir::func::FuncOp fn, const Specialization &s);
   /// Emits a block from statement `from` on; returns true when it ended in
   /// a `return`.
   bool genBlock(const Block &block, size_t from = 0);
