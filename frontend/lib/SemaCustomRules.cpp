@@ -35,11 +35,18 @@ LogicalResult SemaImpl::analyzeCustomRule(Specialization *s, Position callPos,
         << s->valueType.str();
     return failure();
   }
-  if (tangent)
-    return analyzeTangentRule(s, r.elements[1], callPos);
+  return tangent ? analyzeTangentRule(s, r.elements[1], callPos)
+                 : analyzePullbackRule(s, r.elements[1], callPos);
+}
+
+LogicalResult SemaImpl::analyzePullbackRule(Specialization *s,
+                                            const Type &gradFn,
+                                            Position callPos) {
+  const FuncDef *def = s->def;
+  const Scope *scope = defScope.lookup(def);
   // grad_fn(dy) gives one cotangent per argument (None for none).
   FailureOr<Specialization *> pullback =
-      specialize(r.elements[1], {s->valueType}, callPos);
+      specialize(gradFn, {s->valueType}, callPos);
   if (failed(pullback))
     return failure();
   const Type &g = (*pullback)->resultType;

@@ -186,12 +186,16 @@ private:
   LogicalResult checkDecorators(const FuncDef *def,
                                 const Module *file = nullptr);
   /// A @custom_gradient function's specialization `s` returned
-  /// `(value, grad_fn)`: checks it and specializes grad_fn on the value's
-  /// cotangent. A @custom_jvp function's (`tangent` true) returned
-  /// `(value, jvp_fn)`: jvp_fn is specialized on the arguments' types (one
-  /// tangent per argument) and gives the value's tangent.
+  /// `(value, grad_fn)`, or a @custom_jvp function's (`tangent` true)
+  /// `(value, jvp_fn)`: checks the pair and the value, then the rule.
   LogicalResult analyzeCustomRule(Specialization *s, Position callPos,
                                   bool tangent);
+  /// grad_fn specialized on the value's cotangent, giving one cotangent
+  /// per argument (None for none).
+  LogicalResult analyzePullbackRule(Specialization *s, const Type &gradFn,
+                                    Position callPos);
+  /// jvp_fn specialized on the arguments' types (one tangent per
+  /// argument), giving the value's tangent.
   LogicalResult analyzeTangentRule(Specialization *s, const Type &jvpFn,
                                    Position callPos);
   /// Checks a class's body: annotated fields (defaults last), methods.
