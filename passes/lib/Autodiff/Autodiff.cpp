@@ -133,8 +133,7 @@ FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
   // of the body for the residuals' (which a second derivative gives).
   size_t numArgs = f.getFunctionType().getNumInputs();
   size_t numResults = f.getFunctionType().getNumResults();
-  int64_t valueLeaves =
-      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt();
+  size_t valueLeaves = customValueLeaves(f);
   // Both run f's forward: with the same draws.
   Value start = drawsRandom(f)
                     ? RandomStateOp::create(b, f.getLoc(), randomStateType(b))
@@ -144,7 +143,7 @@ FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
   if (start)
     SetRandomStateOp::create(b, f.getLoc(), start);
   SmallVector<Value> args(entry->getArguments());
-  for (size_t i = 0; i < static_cast<size_t>(valueLeaves); ++i)
+  for (size_t i = 0; i < valueLeaves; ++i)
     args[numArgs + i] =
         zerosOf(b, f.getLoc(), f.getFunctionType().getResult(i));
   auto throughBody = func::CallOp::create(b, f.getLoc(), *primal, args);
@@ -161,7 +160,7 @@ FailureOr<func::FuncOp> VjpBuilder::buildFull(func::FuncOp f) {
 }
 
 FailureOr<func::FuncOp> VjpBuilder::buildTransposedRule(func::FuncOp f) {
-  auto [rule, valueLeaves, numTangents] = tangentRuleOf(symbols, f);
+  auto [rule, tangent, valueLeaves, numTangents] = customRuleOf(symbols, f);
   FunctionType type = f.getFunctionType();
   size_t numArgs = type.getNumInputs();
   // jvp_fn(t..., residuals...) is linear in the tangents t: its vjp with
@@ -196,11 +195,9 @@ FailureOr<func::FuncOp> VjpBuilder::buildTransposedRule(func::FuncOp f) {
 FailureOr<func::FuncOp> VjpBuilder::buildCustom(func::FuncOp f) {
   if (f->hasAttr("tfl.custom_tangent"))
     return buildTransposedRule(f);
-  auto pullbackName =
-      f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_pullback");
-  auto pullback = symbols.lookup<func::FuncOp>(pullbackName.getValue());
-  int64_t valueLeaves =
-      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt();
+  CustomRule rule = customRuleOf(symbols, f);
+  func::FuncOp pullback = rule.fn;
+  size_t valueLeaves = rule.valueLeaves;
   ArrayRef<int64_t> cotangents =
       f->getAttrOfType<DenseI64ArrayAttr>("tfl.custom_cotangents").asArrayRef();
   FunctionType type = f.getFunctionType();

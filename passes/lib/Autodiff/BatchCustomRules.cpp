@@ -32,14 +32,9 @@ void BatchBuilder::batchValues(Batched &fb, ArrayRef<bool> tangents,
 
 LogicalResult BatchBuilder::batchRule(func::FuncOp f, Batched &fb,
                                       ArrayRef<bool> mask) {
-  bool tangent = f->hasAttr("tfl.custom_tangent");
+  auto [rule, tangent, leaves, lead] = customRuleOf(symbols, f);
   StringRef name = tangent ? "tfl.custom_tangent" : "tfl.custom_pullback";
-  auto rule = symbols.lookup<func::FuncOp>(
-      f->getAttrOfType<FlatSymbolRefAttr>(name).getValue());
-  auto leavesAttr = f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves");
-  auto leaves = static_cast<size_t>(leavesAttr.getInt());
-  size_t residuals = f.getFunctionType().getNumResults() - leaves;
-  size_t lead = rule.getNumArguments() - residuals;
+  size_t residuals = rule.getNumArguments() - lead;
   // The rule's inputs (the arguments' tangents, or the value's cotangent,
   // then the residuals) are batched as the batched function's arguments
   // and results are; its results must be as the value (tangents) or the
@@ -103,7 +98,8 @@ LogicalResult BatchBuilder::batchRule(func::FuncOp f, Batched &fb,
   }
   func::ReturnOp::create(b, loc, results);
   fb.fn->setAttr(name, FlatSymbolRefAttr::get(wrapper));
-  fb.fn->setAttr("tfl.custom_value_leaves", leavesAttr);
+  fb.fn->setAttr("tfl.custom_value_leaves",
+                 f->getAttr("tfl.custom_value_leaves"));
   if (Attribute cotangents = f->getAttr("tfl.custom_cotangents"))
     fb.fn->setAttr("tfl.custom_cotangents", cotangents);
   return success();

@@ -96,7 +96,7 @@ func::FuncOp JvpBuilder::createJvpFunction(OpBuilder &b, func::FuncOp f,
 }
 
 FailureOr<func::FuncOp> JvpBuilder::buildFromTangentRule(func::FuncOp f) {
-  auto [rule, valueLeaves, numTangents] = tangentRuleOf(symbols, f);
+  auto [rule, tangent, valueLeaves, numTangents] = customRuleOf(symbols, f);
   FunctionType type = f.getFunctionType();
   size_t numArgs = type.getNumInputs(), numResults = type.getNumResults();
   OpBuilder b(module.getContext());
@@ -134,8 +134,7 @@ FailureOr<func::FuncOp> JvpBuilder::buildCustom(func::FuncOp f) {
     return failure();
   FunctionType type = f.getFunctionType();
   size_t numArgs = type.getNumInputs(), numResults = type.getNumResults();
-  auto valueLeaves = static_cast<size_t>(
-      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
+  size_t valueLeaves = customValueLeaves(f);
   SmallVector<bool> onCotangents(numArgs, false);
   for (size_t i = 0; i < numResults; ++i)
     onCotangents.push_back(i < valueLeaves);
@@ -173,8 +172,7 @@ FailureOr<func::FuncOp> JvpBuilder::buildFull(func::FuncOp f) {
   Block *entry = &jvp.front();
   Location loc = f.getLoc();
   size_t numResults = f.getFunctionType().getNumResults();
-  auto valueLeaves = static_cast<size_t>(
-      f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
+  size_t valueLeaves = customValueLeaves(f);
   // Both run f: with the same draws.
   Value start = reverse.drawsRandom(f)
                     ? RandomStateOp::create(b, loc, randomStateType(b))

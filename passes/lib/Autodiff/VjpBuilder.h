@@ -46,21 +46,31 @@ inline bool hasCustomRule(func::FuncOp f) {
   return f->hasAttr("tfl.custom_value_leaves");
 }
 
-/// A @custom_jvp function's rule, jvp_fn(t..., residuals...): its function,
-/// how many leaves the value has (f's first results; the residuals come
-/// after), and how many of the rule's inputs are tangents (the arguments';
-/// what f captures, after them, is constant to the rule).
-struct TangentRule {
-  func::FuncOp fn;
-  size_t valueLeaves, numTangents;
-};
-inline TangentRule tangentRuleOf(SymbolTable &symbols, func::FuncOp f) {
-  auto name = f->getAttrOfType<FlatSymbolRefAttr>("tfl.custom_tangent");
-  auto fn = symbols.lookup<func::FuncOp>(name.getValue());
-  auto leaves = static_cast<size_t>(
+/// How many leaves the value of `f` (a function with a custom rule) has:
+/// its first results; the residuals its rule reads come after.
+inline size_t customValueLeaves(func::FuncOp f) {
+  return static_cast<size_t>(
       f->getAttrOfType<IntegerAttr>("tfl.custom_value_leaves").getInt());
+}
+
+/// A custom-rule function's rule: @custom_jvp's jvp_fn(t..., residuals...)
+/// (`tangent`) or @custom_gradient's grad_fn(dy..., residuals...). `lead`
+/// counts its inputs before the residuals: the arguments' tangents (what
+/// f captures, after its arguments, is constant to the rule) or the
+/// value's cotangents.
+struct CustomRule {
+  func::FuncOp fn;
+  bool tangent;
+  size_t valueLeaves, lead;
+};
+inline CustomRule customRuleOf(SymbolTable &symbols, func::FuncOp f) {
+  bool tangent = f->hasAttr("tfl.custom_tangent");
+  auto name = f->getAttrOfType<FlatSymbolRefAttr>(
+      tangent ? "tfl.custom_tangent" : "tfl.custom_pullback");
+  auto fn = symbols.lookup<func::FuncOp>(name.getValue());
+  size_t leaves = customValueLeaves(f);
   size_t residuals = f.getFunctionType().getNumResults() - leaves;
-  return {fn, leaves, fn.getFunctionType().getNumInputs() - residuals};
+  return {fn, tangent, leaves, fn.getFunctionType().getNumInputs() - residuals};
 }
 
 /// Marks a batched function whose custom rule vmap could not batch.
