@@ -11,6 +11,8 @@
 
 #include "MLIRGenImpl.h"
 
+#include "tfl/IR/Attention.h"
+
 using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::mlirgen;
@@ -86,6 +88,8 @@ Value MLIRGenImpl::genNNFamily(const CallExpr *expr, NNBuiltin op) {
   case NNBuiltin::MaxPool2D:
   case NNBuiltin::AvgPool2D:
     return genWindowed(expr, op);
+  case NNBuiltin::ScaledDotProductAttention:
+    return genAttention(expr);
   }
   llvm_unreachable("an nn built-in");
 }
@@ -295,6 +299,24 @@ Value MLIRGenImpl::genWindowed(const CallExpr *expr, NNBuiltin op) {
                                           strides, padding);
   return mlir::tfl::AvgPool2DOp::create(builder, l, tensorType(t), x, size,
                                         strides, padding);
+}
+
+Value MLIRGenImpl::genAttention(const CallExpr *expr) {
+  mlir::Location l = loc(expr->getBegin());
+  const std::vector<const Expr *> &args = spec->callArgs.find(expr)->second;
+  const AttentionInfo &info = spec->builtinCalls.find(expr)->second.attention;
+  Value q = genExpr(args[0])[0], k = genExpr(args[1])[0];
+  Value v = genExpr(args[2])[0];
+  auto type = cast<mlir::RankedTensorType>(q.getType());
+  // The fused op takes neither a mask nor f64 (its kernels are f32's; bf16
+  // and f16 run on f32 copies): the ops that define it do.
+  if (info.masked || type.getElementType().isF64())
+    return mlir::tfl::buildAttention(
+        builder, l, q, k, v, info.masked ? genExpr(args[3])[0] : Value(),
+        info.causal, info.scale);
+  return mlir::tfl::AttentionOp::create(builder, l, tensorType(typeOf(expr)), q,
+                                        k, v, builder.getBoolAttr(info.causal),
+                                        builder.getF64FloatAttr(info.scale));
 }
 
 Value MLIRGenImpl::genTriangle(const CallExpr *expr, bool lower) {

@@ -270,6 +270,7 @@ private:
   Value genGather(const CallExpr *expr);
   /// conv2d and the pools.
   Value genWindowed(const CallExpr *expr, NNBuiltin op);
+  Value genAttention(const CallExpr *expr);
   /// tril (`lower`) and triu.
   Value genTriangle(const CallExpr *expr, bool lower);
   Value genReduction(const CallExpr *expr, ReductionBuiltin op);

@@ -439,6 +439,8 @@ FailureOr<Type> SemaImpl::analyzeNNFamily(const CallExpr *expr, NNBuiltin op) {
   case NNBuiltin::MaxPool2D:
   case NNBuiltin::AvgPool2D:
     return analyzeConv(expr, name);
+  case NNBuiltin::ScaledDotProductAttention:
+    return analyzeAttention(expr);
   }
   llvm_unreachable("an nn built-in");
 }

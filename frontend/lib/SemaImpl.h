@@ -464,6 +464,10 @@ private:
   /// save_npy(path, x), save(path, tree) and load(path, like).
   FailureOr<Type> analyzeSaveLoad(const CallExpr *expr, llvm::StringRef name);
   FailureOr<Type> analyzeConv(const CallExpr *expr, llvm::StringRef name);
+  FailureOr<Type> analyzeAttention(const CallExpr *expr);
+  LogicalResult attentionOperands(const CallExpr *expr,
+                                  llvm::ArrayRef<const Expr *> args,
+                                  std::vector<Type> &types);
   FailureOr<Type> windowTensor(const Expr *e, llvm::StringRef name,
                                llvm::StringRef what);
   FailureOr<bool> samePadding(const Expr *p, llvm::StringRef name);

@@ -103,3 +103,31 @@ LogicalResult RandomStateOp::verify() {
 LogicalResult SetRandomStateOp::verify() {
   return verifyRandomState(*this, getState().getType());
 }
+
+LogicalResult AttentionOp::verify() {
+  auto q = cast<RankedTensorType>(getQ().getType());
+  auto k = cast<RankedTensorType>(getK().getType());
+  auto v = cast<RankedTensorType>(getV().getType());
+  auto out = cast<RankedTensorType>(getType());
+  int64_t rank = q.getRank();
+  if (rank < 2 || k.getRank() != rank || v.getRank() != rank ||
+      out.getRank() != rank)
+    return emitOpError("takes q, k and v of one rank, at least 2");
+  if (k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType() ||
+      out.getElementType() != q.getElementType())
+    return emitOpError("takes and gives one element type");
+  // [..., T, E], [..., S, E], [..., S, F] -> [..., T, F]
+  SmallVector<int64_t> expected(q.getShape().drop_back());
+  expected.push_back(v.getShape().back());
+  bool ok = k.getShape().drop_back(2) == q.getShape().drop_back(2) &&
+            v.getShape().drop_back(2) == q.getShape().drop_back(2) &&
+            k.getShape().back() == q.getShape().back() &&
+            v.getShape()[rank - 2] == k.getShape()[rank - 2] &&
+            out.getShape() == ArrayRef<int64_t>(expected);
+  if (!ok)
+    return emitOpError("needs q [..., T, E], k [..., S, E], v [..., S, F] "
+                       "and a result [..., T, F], got ")
+           << q << ", " << k << ", " << v << " -> " << out;
+  return success();
+}

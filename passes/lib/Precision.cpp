@@ -98,8 +98,8 @@ struct Autocast : impl::TflAutocastBase<Autocast> {
     auto isF32 = [](Type t) { return t.isF32(); };
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<MatmulOp, Conv2DOp, Conv2DBackwardInputOp,
-              Conv2DBackwardFilterOp>(op) &&
+      if (isa<MatmulOp, Conv2DOp, Conv2DBackwardInputOp, Conv2DBackwardFilterOp,
+              AttentionOp, AttentionBackwardOp>(op) &&
           llvm::all_of(op->getOperandTypes(), [](Type t) {
             Type elem = elementTypeOf(t);
             return elem && elem.isF32();

@@ -6,6 +6,7 @@
 
 #include "tflrt/CApi.h"
 #include "Descriptors.h"
+#include "tflrt/Attention.h"
 #include "tflrt/Conv.h"
 #include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
@@ -137,6 +138,29 @@ int64_t tflrt_random_draws(void) {
 void tflrt_set_random_state(int64_t key, int64_t draws) {
   tflrt::setRandomState(static_cast<uint64_t>(key),
                         static_cast<uint64_t>(draws));
+}
+
+void tflrt_attention_f32(int64_t rankQ, void *q, int64_t rankK, void *k,
+                         int64_t rankV, void *v, int64_t rankOut, void *out,
+                         int64_t causal, double scale) {
+  const tflrt::DType f32 = tflrt::DType::F32;
+  tflrt::attention(viewOf(f32, rankQ, q), viewOf(f32, rankK, k),
+                   viewOf(f32, rankV, v), viewOf(f32, rankOut, out),
+                   {causal != 0, scale});
+}
+
+void tflrt_attention_backward_f32(int64_t rankQ, void *q, int64_t rankK,
+                                  void *k, int64_t rankV, void *v,
+                                  int64_t rankOut, void *out, int64_t rankDy,
+                                  void *dy, int64_t rankDq, void *dq,
+                                  int64_t rankDk, void *dk, int64_t rankDv,
+                                  void *dv, int64_t causal, double scale) {
+  const tflrt::DType f32 = tflrt::DType::F32;
+  tflrt::attentionBackward(viewOf(f32, rankQ, q), viewOf(f32, rankK, k),
+                           viewOf(f32, rankV, v), viewOf(f32, rankOut, out),
+                           viewOf(f32, rankDy, dy), viewOf(f32, rankDq, dq),
+                           viewOf(f32, rankDk, dk), viewOf(f32, rankDv, dv),
+                           {causal != 0, scale});
 }
 
 void tflrt_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,

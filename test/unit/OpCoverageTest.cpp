@@ -71,6 +71,9 @@ const llvm::StringMap<const char *> kNoRule = [] {
                          "tape_write", "tape_add", "tape_size", "tape_rewind",
                          "tape_accumulated", "grad", "jvp", "jacobian", "vmap"})
     ops[std::string("tfl.") + op] = "the reverse pass's own";
+  ops["tfl.attention_backward"] =
+      "a derivative of it differentiates its decomposition (the autodiff "
+      "pass rewrites it first)";
   for (const char *op : {"all_reduce_start", "all_reduce_wait"})
     ops[std::string("tfl.") + op] = "made after autodiff (overlapped "
                                     "all_reduce)";

@@ -4,7 +4,8 @@
 // tfl-to-linalg and become, during One-Shot Bufferize, a fresh output
 // buffer and one oneDNN-backed libtflrt call reading the inputs' buffers
 // (`tflrt_conv2d_f32`, `tflrt_max_pool2d_f32`, `tflrt_avg_pool2d_f32`): the
-// same functions the eager kernels call.
+// same functions the eager kernels call. tfl.attention and its adjoint
+// become `tflrt_attention_f32` and `tflrt_attention_backward_f32` calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,9 +62,51 @@ struct WindowOpBufferization
   }
 };
 
+/// tfl.attention and tfl.attention_backward: fresh buffers for the
+/// results, filled by one call (`tflrt_attention_f32`,
+/// `tflrt_attention_backward_f32`) that reads the operands' buffers in
+/// place, strided views included.
+template <typename OpTy>
+struct AttentionBufferization
+    : RuntimeCallModel<AttentionBufferization<OpTy>, OpTy> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto attention = cast<OpTy>(op);
+    Location loc = op->getLoc();
+    FailureOr<SmallVector<Value>> inputs =
+        getBuffers(rewriter, op->getOperands(), options, state);
+    if (failed(inputs))
+      return failure();
+    SmallVector<Value> args = *inputs, outs;
+    rewriter.setInsertionPoint(op);
+    for (Type type : op->getResultTypes()) {
+      FailureOr<Value> out =
+          allocateBuffer(rewriter, loc, type, options, *inputs);
+      if (failed(out))
+        return failure();
+      outs.push_back(*out);
+    }
+    llvm::append_range(args, outs);
+    for (Value &arg : args)
+      arg = castToUnranked(rewriter, loc, arg);
+    args.push_back(arith::ConstantOp::create(
+        rewriter, loc, rewriter.getI64IntegerAttr(attention.getCausal())));
+    args.push_back(
+        arith::ConstantOp::create(rewriter, loc, attention.getScaleAttr()));
+    callRuntime(rewriter, op,
+                ("tflrt_" + op->getName().stripDialect() + "_f32").str(), args);
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, outs);
+    return success();
+  }
+};
+
 } // namespace
 
 void attachConvBufferizationModels(MLIRContext *ctx) {
+  AttentionOp::attachInterface<AttentionBufferization<AttentionOp>>(*ctx);
+  AttentionBackwardOp::attachInterface<
+      AttentionBufferization<AttentionBackwardOp>>(*ctx);
   Conv2DOp::attachInterface<WindowOpBufferization<Conv2DOp>>(*ctx);
   MaxPool2DBackwardOp::attachInterface<
       WindowOpBufferization<MaxPool2DBackwardOp>>(*ctx);

@@ -36,13 +36,15 @@ std::unique_ptr<Pass> createCanonicalizer() {
 /// tfl.grad -> the vjp functions it differentiates (reverse mode).
 void buildAutodiffStage(OpPassManager &pm) { pm.addPass(createTflAutodiff()); }
 
-/// tfl -> tfl: devices and the copies between them (tfl.target), mixed
+/// tfl -> tfl: devices and the copies between them (tfl.target), attention
+/// written out for the GPU, mixed
 /// precision (tfl.precision), each vjp in one body, then clean-up; ops
 /// without 16-bit kernels move to f32 copies last, so the eager interpreter
 /// and both backends run the same casts. The IR after it is what eager mode
 /// interprets.
 void buildSimplifyStage(OpPassManager &pm) {
   pm.addPass(createTflPlaceDevices());
+  pm.addPass(createTflDecomposeAttention());
   pm.addPass(createTflAutocast());
   // Each vjp in one body, its recomputed forward merged by the CSE below.
   pm.addPass(createTflInlineIntoVjps());

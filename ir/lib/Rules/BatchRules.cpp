@@ -524,6 +524,35 @@ LogicalResult Conv2DBackwardInputOp::batch(OpBuilder &b, ValueRange operands,
                          results);
 }
 
+/// Attention and its adjoint take any leading dims: a batch dim is one
+/// more, and an operand the batch shares is broadcast to it.
+static void batchLeading(OpBuilder &b, Operation *op, ValueRange operands,
+                         ArrayRef<bool> batched, int64_t size,
+                         SmallVectorImpl<Value> &results) {
+  SmallVector<Value> all;
+  for (auto [v, isBatched] : llvm::zip(operands, batched))
+    all.push_back(isBatched ? v : broadcastToBatch(b, op->getLoc(), v, size));
+  SmallVector<Type> types;
+  for (Type t : op->getResultTypes())
+    types.push_back(batchedType(t, size));
+  OperationState state(op->getLoc(), op->getName(), all, types, op->getAttrs());
+  llvm::append_range(results, b.create(state)->getResults());
+}
+
+LogicalResult AttentionOp::batch(OpBuilder &b, ValueRange operands,
+                                 ArrayRef<bool> batched, int64_t size,
+                                 SmallVectorImpl<Value> &results) {
+  batchLeading(b, *this, operands, batched, size, results);
+  return success();
+}
+
+LogicalResult AttentionBackwardOp::batch(OpBuilder &b, ValueRange operands,
+                                         ArrayRef<bool> batched, int64_t size,
+                                         SmallVectorImpl<Value> &results) {
+  batchLeading(b, *this, operands, batched, size, results);
+  return success();
+}
+
 #define TFL_BATCH_POOL(OP, IMAGES)                                             \
   LogicalResult OP::batch(OpBuilder &b, ValueRange operands,                   \
                           ArrayRef<bool> batched, int64_t size,                \

@@ -23,6 +23,17 @@ LogicalResult Conv2DOp::reverse(OpBuilder &b, ValueRange dResults,
   return success();
 }
 
+LogicalResult AttentionOp::reverse(OpBuilder &b, ValueRange dResults,
+                                   SmallVectorImpl<Value> &dOperands) {
+  auto backward = AttentionBackwardOp::create(
+      b, getLoc(),
+      TypeRange{getQ().getType(), getK().getType(), getV().getType()}, getQ(),
+      getK(), getV(), getResult(), dResults[0], getCausalAttr(),
+      getScaleAttr());
+  llvm::append_range(dOperands, backward.getResults());
+  return success();
+}
+
 /// A pooling op's pullback: its backward op, over the same windows.
 template <typename BackwardOp, typename PoolOp>
 static LogicalResult poolReverse(PoolOp op, OpBuilder &b, ValueRange dResults,

@@ -52,6 +52,7 @@
 
 #include "BatchBuilder.h"
 #include "JvpBuilder.h"
+#include "tfl/IR/Attention.h"
 #include "tfl/Passes/Passes.h"
 
 namespace mlir::tfl {
@@ -225,6 +226,8 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix,
                                           ArrayRef<bool> differentiated) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("autodiff needs a function of one block");
+  // An attention's adjoint has no rule of its own: its parts have.
+  decomposeAttention(f, /*forwardToo=*/false);
   Block &body = f.getBody().front();
   // The vjp's loops use a tape above every tape f uses (f being a vjp
   // itself, for a higher derivative).

@@ -32,6 +32,8 @@
 
 #include "JvpBuilder.h"
 
+#include "tfl/IR/Attention.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -194,6 +196,9 @@ FailureOr<func::FuncOp> JvpBuilder::build(func::FuncOp f, StringRef suffix,
                                           ArrayRef<bool> differentiated) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("jvp needs a function of one block");
+  // Forward mode transposes pullbacks: an attention's goes through its
+  // parts.
+  decomposeAttention(f, /*forwardToo=*/true);
   // The tangents of a tape's entries go on a tape above every tape f uses.
   tangentTapes = 0;
   f.walk([&](Operation *op) {

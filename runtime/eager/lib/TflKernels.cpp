@@ -7,6 +7,7 @@
 
 #include "tfl/Eager/Interpreter.h"
 #include "tfl/IR/TflOps.h"
+#include "tflrt/Attention.h"
 #include "tflrt/Conv.h"
 #include "tflrt/DataIO.h"
 #include "tflrt/Flags.h"
@@ -278,6 +279,31 @@ void matmulKernel(Operation *op, ArrayRef<Tensor> in,
 }
 
 } // namespace
+
+/// Attention and its adjoint: the fused kernels compiled code calls.
+static void registerAttentionKernels(KernelRegistry &registry) {
+  registry.add(
+      mlir::tfl::AttentionOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto attention = cast<mlir::tfl::AttentionOp>(op);
+        Tensor t = resultTensor(attention.getType());
+        tflrt::attention(
+            in[0].view(), in[1].view(), in[2].view(), t.view(),
+            {attention.getCausal(), attention.getScale().convertToDouble()});
+        out.push_back(t);
+      });
+  registry.add(
+      mlir::tfl::AttentionBackwardOp::getOperationName(),
+      [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
+        auto backward = cast<mlir::tfl::AttentionBackwardOp>(op);
+        for (Type type : op->getResultTypes())
+          out.push_back(resultTensor(type));
+        tflrt::attentionBackward(
+            in[0].view(), in[1].view(), in[2].view(), in[3].view(),
+            in[4].view(), out[0].view(), out[1].view(), out[2].view(),
+            {backward.getCausal(), backward.getScale().convertToDouble()});
+      });
+}
 
 /// conv2d, pooling and their adjoints, on oneDNN or TFL's own kernels.
 static void registerConvKernels(KernelRegistry &registry) {
@@ -589,6 +615,7 @@ void registerTflKernels(KernelRegistry &registry) {
   registerCollectiveKernels(registry);
   registerIdentityKernels(registry);
   registerConvKernels(registry);
+  registerAttentionKernels(registry);
   registerRandomKernels(registry);
   registry.add(
       mlir::tfl::FlagOp::getOperationName(),

@@ -173,6 +173,20 @@ void tflrt_avg_pool2d_f32(int64_t rankX, void *x, int64_t rankOut, void *out,
                           int64_t strideW, int64_t padTop, int64_t padBottom,
                           int64_t padLeft, int64_t padRight);
 
+/* Scaled dot-product attention (tflrt/Attention.h), f32: out =
+   softmax(scale q k^T) v, keys after each query masked when `causal` is 1;
+   and its adjoint, the cotangents of q, k and v from out and its
+   cotangent dy. */
+void tflrt_attention_f32(int64_t rankQ, void *q, int64_t rankK, void *k,
+                         int64_t rankV, void *v, int64_t rankOut, void *out,
+                         int64_t causal, double scale);
+void tflrt_attention_backward_f32(int64_t rankQ, void *q, int64_t rankK,
+                                  void *k, int64_t rankV, void *v,
+                                  int64_t rankOut, void *out, int64_t rankDy,
+                                  void *dy, int64_t rankDq, void *dq,
+                                  int64_t rankDk, void *dk, int64_t rankDv,
+                                  void *dv, int64_t causal, double scale);
+
 /* Flags: tfl_main declares each flag, then parses the command line once
    (which may print --help or an error and exit); then reads values. */
 /* dtype: the flag's dtype's code, or -1 for a string flag (tflrt/Flags.h). */

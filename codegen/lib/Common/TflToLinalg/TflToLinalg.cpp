@@ -70,10 +70,10 @@ struct ConvertTflToLinalgPass
         ShuffleIndicesOp, LoadDataOp, EncodeTextOp, LoadOp, SaveNpyOp, SaveOp,
         Conv2DOp, Conv2DBackwardInputOp, Conv2DBackwardFilterOp, MaxPool2DOp,
         AvgPool2DOp, MaxPool2DBackwardOp, AvgPool2DBackwardOp,
-        MaxPool2DGatherOp, ScatterAddOp, TapePushOp, TapeWriteOp, TapeAddOp,
-        TapeReadOp, TapeAccumulatedOp, AllReduceOp, BroadcastOp, ReduceToRootOp,
-        AllGatherOp, AllReduceStartOp, AllReduceWaitOp,
-        OptimizationBarrierOp>();
+        MaxPool2DGatherOp, AttentionOp, AttentionBackwardOp, ScatterAddOp,
+        TapePushOp, TapeWriteOp, TapeAddOp, TapeReadOp, TapeAccumulatedOp,
+        AllReduceOp, BroadcastOp, ReduceToRootOp, AllGatherOp, AllReduceStartOp,
+        AllReduceWaitOp, OptimizationBarrierOp>();
     target.addLegalDialect<
         arith::ArithDialect, bufferization::BufferizationDialect,
         func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

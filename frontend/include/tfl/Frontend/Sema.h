@@ -77,6 +77,13 @@ struct WindowInfo {
   std::array<int64_t, 4> padding;
 };
 
+/// scaled_dot_product_attention: its mask, causality and scale.
+struct AttentionInfo {
+  bool masked = false;
+  bool causal = false;
+  double scale = 1.0;
+};
+
 struct Specialization;
 
 /// What Sema decided about one built-in call, for MLIRGen: the built-in,
@@ -103,6 +110,8 @@ struct BuiltinPlan {
   std::string device;
   /// conv2d and the pools: the window.
   WindowInfo window{};
+  /// scaled_dot_product_attention: mask, causality, scale.
+  AttentionInfo attention;
   /// tree_map(fn, tree, ...): the specialization of fn each leaf position
   /// reaches (the trees' leaves are tensors, in flattened order).
   std::vector<Specialization *> treeMap;

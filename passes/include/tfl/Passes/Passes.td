@@ -126,6 +126,24 @@ def TflWidenHalf : Pass<"tfl-widen-half", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tfl::TflDialect"];
 }
 
+def TflDecomposeAttention : Pass<"tfl-decompose-attention", "mlir::ModuleOp"> {
+  let summary = "Write tfl.attention and its adjoint as products and a softmax";
+  let description = [{
+    Rewrites each `tfl.attention` and `tfl.attention_backward` into the
+    tfl ops that define it (tfl/IR/Attention.h): batched products, the
+    causal mask as a `where`, a softmax along the keys: in a module whose
+    `tfl.target` is "cuda" (the fused kernels are the CPU runtime's), or
+    in any with `all`. The autodiff pass does the same to a function it
+    takes a forward-mode derivative of, or a derivative of an attention's
+    adjoint.
+  }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "decompose on every target, not only CUDA's">
+  ];
+  let dependentDialects = ["mlir::tfl::TflDialect"];
+}
+
 def TflOverlapCollectives : Pass<"tfl-overlap-collectives", "mlir::ModuleOp"> {
   let summary = "Reduce gradients in buckets while the backward pass runs";
   let description = [{

@@ -152,6 +152,61 @@ def Tfl_MaxPool2DGatherOp : Tfl_Op<"max_pool2d_gather",
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Tfl_AttentionOp : Tfl_Op<"attention",
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Pure, DeclareOpInterfaceMethods<Tfl_ReverseOpInterface>]> {
+  let summary = "scaled dot-product attention, fused";
+  let description = [{
+    `softmax(scale * q @ k^T) @ v` over the last two dims, the leading
+    dims (the same in all three) a batch: q `[..., T, E]`, k `[..., S,
+    E]`, v `[..., S, F]` give `[..., T, F]`. With `causal`, query `i` sees
+    keys `j <= i` (PyTorch's `is_causal`). One runtime call in both modes
+    keeps no `[T, S]` matrix (tflrt/Attention.h); `tfl-decompose-attention`
+    rewrites it into products and a softmax where that call is not at hand
+    (on the GPU, for forward mode).
+
+    ```mlir
+    %o = tfl.attention %q, %k, %v {causal = true, scale = 0.17677669529663687 : f64} : tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32> -> tensor<16x4x64x32xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_ConvTensor:$q, Tfl_ConvTensor:$k, Tfl_ConvTensor:$v,
+                   BoolAttr:$causal, F64Attr:$scale);
+  let results = (outs Tfl_ConvTensor:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,` type($v) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tfl_AttentionBackwardOp : Tfl_Op<"attention_backward",
+    [DeclareOpInterfaceMethods<Tfl_BatchOpInterface>, Pure]> {
+  let summary = "tfl.attention's adjoint";
+  let description = [{
+    The cotangents of an attention's q, k and v from its operands, its
+    result `out` and the result's cotangent `dy`, with its `causal` and
+    `scale`; the softmax is recomputed block by block. A derivative of it
+    differentiates its decomposition (`tfl-decompose-attention`).
+
+    ```mlir
+    %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %o, %dy {causal = true, scale = 0.5 : f64} : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
+    ```
+  }];
+  let arguments = (ins Tfl_ConvTensor:$q, Tfl_ConvTensor:$k, Tfl_ConvTensor:$v,
+                   Tfl_ConvTensor:$out, Tfl_ConvTensor:$dy, BoolAttr:$causal,
+                   F64Attr:$scale);
+  let results = (outs Tfl_ConvTensor:$dq, Tfl_ConvTensor:$dk,
+                 Tfl_ConvTensor:$dv);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $out `,` $dy attr-dict `:` type($q) `,` type($k) `,`
+    type($v) `,` type($out) `,` type($dy) `->` type($dq) `,` type($dk) `,`
+    type($dv)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Random numbers
 //===----------------------------------------------------------------------===//
 

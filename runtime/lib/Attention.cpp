@@ -1,0 +1,390 @@
+//===- Attention.cpp - Fused scaled dot-product attention -----------------===//
+//
+// Each problem of the batch (one head of one sequence) runs on one thread:
+// its q (scaled), k, v and, backward, dy are packed once into contiguous
+// matrices whose rows are padded to 16 floats (zeros), so that the
+// products below read whole vectors of any ISA's width. Then, block by
+// block of kRows query rows:
+//   forward:  scores = q_blk k^T (only the keys a causal block can see),
+//             the softmax of each row in place, out_blk = p v;
+//   backward: p again, dp = dy_blk v^T, ds = p * (dp - rowsum(dy * out)),
+//             dq_blk = scale ds k, dk += ds^T q_blk (q scaled), dv += p^T dy.
+// The [kRows, S] blocks stay in the cache; no [T, S] matrix is written.
+// The products are one kernel (rowsTimes): a few rows of c at a time, two
+// vectors of columns, the row block's scalars broadcast over them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tflrt/Attention.h"
+
+#include "ConvVectors.h"
+
+#include "tflrt/Parallel.h"
+
+#include <cmath>
+#include <vector>
+
+namespace tflrt {
+namespace {
+
+/// Query rows a block holds.
+constexpr int64_t kRows = 32;
+
+/// A matrix of a packed problem, row-major, rows padded to 16 floats.
+inline int64_t padded(int64_t n) { return roundUp(n, kStepChannels); }
+
+/// One problem's sizes: T queries, S keys, E features of q and k, F of v.
+struct Dims {
+  int64_t t, s, e, f;
+  bool causal;
+  float scale;
+};
+
+/// One problem's matrix in a view: element (r, c) at data[r * rs + c * cs].
+struct Matrix {
+  float *data;
+  int64_t rs, cs;
+};
+
+/// c[r, j] (or += when `add`) = sum over from <= k < depth of a(r, k) b[k, j]
+/// for r < R and j < n, a(r, k) at a[r * ars + k * acs]; b and c row-major with
+/// rows of ldb and ldc floats, both at least n rounded up to L (whole
+/// vectors are read and written past n).
+template <int L, int R>
+TFL_INLINE void rowsTimes(const float *a, int64_t ars, int64_t acs,
+                          const float *b, int64_t ldb, float *c, int64_t ldc,
+                          int64_t from, int64_t depth, int64_t n, bool add) {
+  typedef Vec<L> V;
+  int64_t end = roundUp(n, L), j = 0;
+  for (; j + 2 * L <= end; j += 2 * L) {
+    V acc0[R], acc1[R];
+    for (int r = 0; r < R; ++r) {
+      acc0[r] = add ? V(load<L>(c + r * ldc + j)) : V{};
+      acc1[r] = add ? V(load<L>(c + r * ldc + j + L)) : V{};
+    }
+    for (int64_t k = from; k < depth; ++k) {
+      V b0 = load<L>(b + k * ldb + j), b1 = load<L>(b + k * ldb + j + L);
+      for (int r = 0; r < R; ++r) {
+        float s = a[r * ars + k * acs];
+        acc0[r] += s * b0;
+        acc1[r] += s * b1;
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      store(c + r * ldc + j, acc0[r]);
+      store(c + r * ldc + j + L, acc1[r]);
+    }
+  }
+  if (j < end) {
+    V acc[R];
+    for (int r = 0; r < R; ++r)
+      acc[r] = add ? V(load<L>(c + r * ldc + j)) : V{};
+    for (int64_t k = from; k < depth; ++k) {
+      V b0 = load<L>(b + k * ldb + j);
+      for (int r = 0; r < R; ++r)
+        acc[r] += a[r * ars + k * acs] * b0;
+    }
+    for (int r = 0; r < R; ++r)
+      store(c + r * ldc + j, acc[r]);
+  }
+}
+
+/// Which terms of a product a causal mask makes zero, for the rows r of c
+/// (query i0 + r, or key r for KeyRows): none (Full); the columns, keys
+/// past each row's query (KeyColumns); the depth, keys past each row's
+/// query (KeyDepth); the depth, the block's queries before key r
+/// (KeyRows, depth over queries i0 ..).
+enum class Causal { Full, KeyColumns, KeyDepth, KeyRows };
+
+/// rowsTimes over `rows` rows, four at a time, each group skipping the
+/// terms `causal` says are zero.
+template <int L>
+TFL_INLINE void times(const float *a, int64_t ars, int64_t acs, const float *b,
+                      int64_t ldb, float *c, int64_t ldc, int64_t rows,
+                      int64_t depth, int64_t n, bool add, Causal causal,
+                      int64_t i0) {
+  auto group = [&](int64_t r, int64_t last, int64_t &from, int64_t &upTo,
+                   int64_t &cols) {
+    from = 0, upTo = depth, cols = n;
+    if (causal == Causal::KeyColumns)
+      cols = lesser(n, i0 + last + 1);
+    else if (causal == Causal::KeyDepth)
+      upTo = lesser(depth, i0 + last + 1);
+    else if (causal == Causal::KeyRows)
+      from = r > i0 ? lesser(r - i0, depth) : 0;
+  };
+  int64_t r = 0, from, upTo, cols;
+  for (; r + 4 <= rows; r += 4) {
+    group(r, r + 3, from, upTo, cols);
+    rowsTimes<L, 4>(a + r * ars, ars, acs, b, ldb, c + r * ldc, ldc, from, upTo,
+                    cols, add);
+  }
+  for (; r < rows; ++r) {
+    group(r, r, from, upTo, cols);
+    rowsTimes<L, 1>(a + r * ars, ars, acs, b, ldb, c + r * ldc, ldc, from, upTo,
+                    cols, add);
+  }
+}
+
+/// dst (rows x cols, rows of ld floats, zeros past cols) = m, times `by`;
+/// transposed: dst (cols x rows) = m^T.
+TFL_INLINE void pack(float *dst, int64_t ld, Matrix m, int64_t rows,
+                     int64_t cols, float by, bool transposed) {
+  int64_t outer = transposed ? cols : rows, inner = transposed ? rows : cols;
+  for (int64_t i = 0; i < outer; ++i)
+    for (int64_t j = inner; j < ld; ++j)
+      dst[i * ld + j] = 0.0f;
+  if (transposed) {
+    // Along m's rows, which are contiguous where its columns are not.
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        dst[c * ld + r] = by * m.data[r * m.rs + c * m.cs];
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *src = m.data + r * m.rs;
+    float *row = dst + r * ld;
+    if (m.cs == 1)
+      for (int64_t c = 0; c < cols; ++c)
+        row[c] = by * src[c];
+    else
+      for (int64_t c = 0; c < cols; ++c)
+        row[c] = by * src[c * m.cs];
+  }
+}
+
+/// The keys query row `i` sees.
+TFL_INLINE int64_t keysOf(const Dims &d, int64_t i) {
+  return d.causal ? lesser(i + 1, d.s) : d.s;
+}
+
+/// x = e^x for the vector x <= 0 (or NaN): Cephes' expf, 2^n times a degree-7
+/// polynomial of the remainder, within 2 ulp; +0 below -87.3 (where 2^n
+/// would leave the normal floats), so that e^-inf is 0.
+template <typename V> TFL_INLINE void expNonPositive(V &x) {
+  typedef Bits<lanesOf<V>()> B;
+  V under = x < -87.3f ? V{} + 1.0f : V{};
+  x = x < -87.3f ? V{} - 87.3f : x;
+  const float magic = 12582912.0f; // 1.5 * 2^23: rounds to an integer
+  V n = (x * 1.44269504088896341f + magic) - magic;
+  V r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  V p = V{} + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  B exponent = (__builtin_convertvector(n, B) + 127) << 23;
+  V e = p * reinterpret_cast<V>(exponent);
+  x = under != 0.0f ? V{} : e;
+}
+
+/// Rows i0.. of `p` (rows of ld floats, n columns computed): each row's
+/// softmax over the keys it sees, zeros after them up to n.
+template <int L>
+TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
+                            int64_t rows, int64_t n) {
+  typedef Vec<L> V;
+  for (int64_t r = 0; r < rows; ++r) {
+    float *row = p + r * ld;
+    int64_t seen = keysOf(d, i0 + r), end = roundUp(seen, L);
+    // Whole vectors: the lanes past the row's keys are -inf, e^-inf 0.
+    for (int64_t j = seen; j < end; ++j)
+      row[j] = -INFINITY;
+    V top = load<L>(row);
+    for (int64_t j = L; j < end; j += L) {
+      V v = load<L>(row + j);
+      top = v > top ? v : top;
+    }
+    // (A NaN score the maximum skips makes its row's sum NaN all the same.)
+    float m = top[0];
+    for (int l = 1; l < L; ++l)
+      m = top[l] > m ? top[l] : m;
+    V sum{};
+    for (int64_t j = 0; j < end; j += L) {
+      V e = V(load<L>(row + j)) - m;
+      expNonPositive(e);
+      store(row + j, e);
+      sum += e;
+    }
+    float total = 0.0f;
+    for (int l = 0; l < L; ++l)
+      total += sum[l];
+    float inv = 1.0f / total;
+    for (int64_t j = 0; j < end; j += L)
+      store(row + j, V(load<L>(row + j)) * inv);
+    for (int64_t j = end; j < n; ++j)
+      row[j] = 0.0f;
+  }
+}
+
+/// The first block's keys and a block's: a causal block of rows i0.. sees
+/// keys up to its last row's.
+TFL_INLINE int64_t blockKeys(const Dims &d, int64_t i0, int64_t rows) {
+  return keysOf(d, i0 + rows - 1);
+}
+
+TFL_INLINE void unpack(Matrix m, const float *src, int64_t ld, int64_t rows,
+                       int64_t cols, float by) {
+  for (int64_t i = 0; i < rows; ++i) {
+    float *row = m.data + i * m.rs;
+    if (m.cs == 1)
+      for (int64_t j = 0; j < cols; ++j)
+        row[j] = by * src[i * ld + j];
+    else
+      for (int64_t j = 0; j < cols; ++j)
+        row[j * m.cs] = by * src[i * ld + j];
+  }
+}
+
+/// Floats of scratch forwardOneBody needs.
+int64_t forwardScratch(const Dims &d) {
+  return d.t * padded(d.e) + d.e * padded(d.s) + d.s * padded(d.f) +
+         kRows * padded(d.s) + kRows * padded(d.f);
+}
+
+template <int L>
+TFL_INLINE void forwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
+                               Matrix out, float *scratch) {
+  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
+  float *qs = scratch, *kt = qs + d.t * ep, *vv = kt + d.e * sp;
+  float *p = vv + d.s * fp, *o = p + kRows * sp;
+  pack(qs, ep, q, d.t, d.e, d.scale, false);
+  pack(kt, sp, k, d.s, d.e, 1.0f, true);
+  pack(vv, fp, v, d.s, d.f, 1.0f, false);
+  Causal cols = d.causal ? Causal::KeyColumns : Causal::Full;
+  Causal depth = d.causal ? Causal::KeyDepth : Causal::Full;
+  for (int64_t i0 = 0; i0 < d.t; i0 += kRows) {
+    int64_t rows = lesser(kRows, d.t - i0), n = blockKeys(d, i0, rows);
+    times<L>(qs + i0 * ep, ep, 1, kt, sp, p, sp, rows, d.e, n, false, cols, i0);
+    softmaxRows<L>(d, p, sp, i0, rows, n);
+    times<L>(p, sp, 1, vv, fp, o, fp, rows, n, d.f, false, depth, i0);
+    unpack({out.data + i0 * out.rs, out.rs, out.cs}, o, fp, rows, d.f, 1.0f);
+  }
+}
+
+/// Floats of scratch backwardOneBody needs.
+int64_t backwardScratch(const Dims &d) {
+  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
+  return d.t * ep + d.s * ep + d.e * sp + d.f * sp + d.t * fp + d.t +
+         2 * kRows * sp + kRows * ep + d.s * ep + d.s * fp;
+}
+
+template <int L>
+TFL_INLINE void backwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
+                                Matrix out, Matrix dy, Matrix dq, Matrix dk,
+                                Matrix dv, float *scratch) {
+  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
+  float *qs = scratch, *kk = qs + d.t * ep, *kt = kk + d.s * ep;
+  float *vt = kt + d.e * sp, *g = vt + d.f * sp, *rowDot = g + d.t * fp;
+  float *p = rowDot + d.t, *dp = p + kRows * sp, *dqb = dp + kRows * sp;
+  float *dkAll = dqb + kRows * ep, *dvAll = dkAll + d.s * ep;
+  pack(qs, ep, q, d.t, d.e, d.scale, false);
+  pack(kk, ep, k, d.s, d.e, 1.0f, false);
+  pack(kt, sp, k, d.s, d.e, 1.0f, true);
+  pack(vt, sp, v, d.s, d.f, 1.0f, true);
+  pack(g, fp, dy, d.t, d.f, 1.0f, false);
+  for (int64_t i = 0; i < d.t; ++i) {
+    float sum = 0.0f;
+    for (int64_t j = 0; j < d.f; ++j)
+      sum += g[i * fp + j] * out.data[i * out.rs + j * out.cs];
+    rowDot[i] = sum;
+  }
+  for (int64_t i = 0; i < d.s * ep; ++i)
+    dkAll[i] = 0.0f;
+  for (int64_t i = 0; i < d.s * fp; ++i)
+    dvAll[i] = 0.0f;
+  Causal cols = d.causal ? Causal::KeyColumns : Causal::Full;
+  Causal depth = d.causal ? Causal::KeyDepth : Causal::Full;
+  Causal keyRows = d.causal ? Causal::KeyRows : Causal::Full;
+  for (int64_t i0 = 0; i0 < d.t; i0 += kRows) {
+    int64_t rows = lesser(kRows, d.t - i0), n = blockKeys(d, i0, rows);
+    times<L>(qs + i0 * ep, ep, 1, kt, sp, p, sp, rows, d.e, n, false, cols, i0);
+    softmaxRows<L>(d, p, sp, i0, rows, n);
+    times<L>(g + i0 * fp, fp, 1, vt, sp, dp, sp, rows, d.f, n, false, cols, i0);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t seen = keysOf(d, i0 + r);
+      for (int64_t j = 0; j < seen; ++j)
+        dp[r * sp + j] = p[r * sp + j] * (dp[r * sp + j] - rowDot[i0 + r]);
+      for (int64_t j = seen; j < n; ++j)
+        dp[r * sp + j] = 0.0f;
+    }
+    times<L>(dp, sp, 1, kk, ep, dqb, ep, rows, n, d.e, false, depth, i0);
+    unpack({dq.data + i0 * dq.rs, dq.rs, dq.cs}, dqb, ep, rows, d.e, d.scale);
+    times<L>(dp, 1, sp, qs + i0 * ep, ep, dkAll, ep, n, rows, d.e, true,
+             keyRows, i0);
+    times<L>(p, 1, sp, g + i0 * fp, fp, dvAll, fp, n, rows, d.f, true, keyRows,
+             i0);
+  }
+  unpack(dk, dkAll, ep, d.s, d.e, 1.0f);
+  unpack(dv, dvAll, fp, d.s, d.f, 1.0f);
+}
+
+TFL_ISA_LANE_VARIANTS(forwardOne,
+                      (const Dims &d, Matrix q, Matrix k, Matrix v, Matrix out,
+                       float *scratch),
+                      (d, q, k, v, out, scratch))
+TFL_ISA_LANE_VARIANTS(backwardOne,
+                      (const Dims &d, Matrix q, Matrix k, Matrix v, Matrix out,
+                       Matrix dy, Matrix dq, Matrix dk, Matrix dv,
+                       float *scratch),
+                      (d, q, k, v, out, dy, dq, dk, dv, scratch))
+
+/// Problem `b`'s matrix in `view` (its leading dims flattened, row-major).
+Matrix matrixOf(const TensorView &view, int64_t b) {
+  int64_t rank = view.rank(), offset = 0;
+  for (int64_t dim = rank - 3; dim >= 0; --dim) {
+    offset += (b % view.shape[dim]) * view.strides[dim];
+    b /= view.shape[dim];
+  }
+  float *data = static_cast<float *>(const_cast<void *>(view.data)) + offset;
+  return {data, view.strides[rank - 2], view.strides[rank - 1]};
+}
+
+Dims dimsOf(const TensorView &q, const TensorView &k, const TensorView &v,
+            AttentionShape shape) {
+  int64_t r = q.rank();
+  return {q.shape[r - 2], k.shape[r - 2], q.shape[r - 1],
+          v.shape[r - 1], shape.causal,   static_cast<float>(shape.scale)};
+}
+
+/// Runs fn(b, scratch) for each problem b, on the pool's threads, with
+/// `floats` of scratch per thread.
+template <typename Fn>
+void eachProblem(const TensorView &q, int64_t floats, Fn &&fn) {
+  int64_t batch = 1;
+  for (int64_t dim = 0; dim + 2 < q.rank(); ++dim)
+    batch *= q.shape[dim];
+  parallelFor(batch, 2, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(static_cast<size_t>(floats));
+    for (int64_t b = begin; b < end; ++b)
+      fn(b, scratch.data());
+  });
+}
+
+} // namespace
+
+void attention(const TensorView &q, const TensorView &k, const TensorView &v,
+               const TensorView &out, AttentionShape shape) {
+  Dims d = dimsOf(q, k, v, shape);
+  eachProblem(q, forwardScratch(d), [&](int64_t b, float *scratch) {
+    forwardOne(d, matrixOf(q, b), matrixOf(k, b), matrixOf(v, b),
+               matrixOf(out, b), scratch);
+  });
+}
+
+void attentionBackward(const TensorView &q, const TensorView &k,
+                       const TensorView &v, const TensorView &out,
+                       const TensorView &dy, const TensorView &dq,
+                       const TensorView &dk, const TensorView &dv,
+                       AttentionShape shape) {
+  Dims d = dimsOf(q, k, v, shape);
+  eachProblem(q, backwardScratch(d), [&](int64_t b, float *scratch) {
+    backwardOne(d, matrixOf(q, b), matrixOf(k, b), matrixOf(v, b),
+                matrixOf(out, b), matrixOf(dy, b), matrixOf(dq, b),
+                matrixOf(dk, b), matrixOf(dv, b), scratch);
+  });
+}
+
+} // namespace tflrt
