@@ -9,8 +9,8 @@
 # second time, and writes results/DATE-cpu-NAME.txt with the CPU and the
 # COLUMNS' header. On a machine with AVX-512, TFL's side also runs built
 # and run with TFL_ISA=avx2 (the row tfl-avx2), as run.sh does, so that
-# one run shows what an AVX2 machine would get. hvp.sh, per_example.sh
-# and jacobian.sh call it.
+# one run shows what an AVX2 machine would get. hvp.sh, per_example.sh,
+# jacobian.sh and sdpa.sh call it.
 set -euo pipefail
 cd "$(dirname "$0")"
 name=$1 columns=$2

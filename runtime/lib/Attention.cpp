@@ -22,6 +22,7 @@
 #include "tflrt/Parallel.h"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace tflrt {
@@ -180,6 +181,22 @@ template <typename V> TFL_INLINE void expNonPositive(V &x) {
   x = under != 0.0f ? V{} : e;
 }
 
+/// The largest (`max`) or the sum of a vector's lanes, by halves: four
+/// steps for 16 lanes where one lane after another is fifteen dependent
+/// ones.
+template <int L> TFL_INLINE float foldLanes(const Vec<L> &v, bool max) {
+  if constexpr (L == 2) {
+    return max ? (v[1] > v[0] ? v[1] : v[0]) : v[0] + v[1];
+  } else {
+    Vec<L / 2> lo, hi;
+    std::memcpy(&lo, &v, sizeof(lo));
+    std::memcpy(&hi, reinterpret_cast<const char *>(&v) + sizeof(lo),
+                sizeof(hi));
+    Vec<L / 2> both = max ? (hi > lo ? hi : lo) : lo + hi;
+    return foldLanes<L / 2>(both, max);
+  }
+}
+
 /// Rows i0.. of `p` (rows of ld floats, n columns computed): each row's
 /// softmax over the keys it sees, zeros after them up to n.
 template <int L>
@@ -198,9 +215,7 @@ TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
       top = v > top ? v : top;
     }
     // (A NaN score the maximum skips makes its row's sum NaN all the same.)
-    float m = top[0];
-    for (int l = 1; l < L; ++l)
-      m = top[l] > m ? top[l] : m;
+    float m = foldLanes<L>(top, true);
     V sum{};
     for (int64_t j = 0; j < end; j += L) {
       V e = V(load<L>(row + j)) - m;
@@ -208,10 +223,7 @@ TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
       store(row + j, e);
       sum += e;
     }
-    float total = 0.0f;
-    for (int l = 0; l < L; ++l)
-      total += sum[l];
-    float inv = 1.0f / total;
+    float inv = 1.0f / foldLanes<L>(sum, false);
     for (int64_t j = 0; j < end; j += L)
       store(row + j, V(load<L>(row + j)) * inv);
     for (int64_t j = end; j < n; ++j)

@@ -494,3 +494,12 @@ func.func @jacobian_dims(%x: tensor<3xf32>) {
   %0 = tfl.jacobian @jacobian_callee(%x) {argnums = array<i64: 0>, forward = false} : (tensor<3xf32>) -> tensor<2x2xf32>
   return
 }
+
+// -----
+
+// Tests that an attention's keys must have its queries' features.
+func.func @attention_features(%q: tensor<2x8x4xf32>, %k: tensor<2x8x3xf32>, %v: tensor<2x8x5xf32>) {
+  // expected-error @+1 {{needs q [..., T, E], k [..., S, E], v [..., S, F] and a result [..., T, F]}}
+  %0 = tfl.attention %q, %k, %v {causal = false, scale = 1.0 : f64} : tensor<2x8x4xf32>, tensor<2x8x3xf32>, tensor<2x8x5xf32> -> tensor<2x8x5xf32>
+  return
+}

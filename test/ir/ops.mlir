@@ -423,3 +423,15 @@ func.func @batch(%x: tensor<?x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) {
   %2 = tfl.max_pool2d %1 {padding = array<i64: 0, 0, 0, 0>, size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x6x6x4xf32> -> tensor<?x3x3x4xf32>
   return
 }
+
+// -----
+
+// Tests attention and its adjoint.
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x3x8x4xf32>, %k: tensor<2x3x6x4xf32>, %v: tensor<2x3x6x5xf32>, %dy: tensor<2x3x8x5xf32>) -> (tensor<2x3x8x5xf32>, tensor<2x3x6x4xf32>) {
+  // CHECK: %[[O:.*]] = tfl.attention %{{.*}}, %{{.*}}, %{{.*}} {causal = true, scale = 5.000000e-01 : f64} : tensor<2x3x8x4xf32>, tensor<2x3x6x4xf32>, tensor<2x3x6x5xf32> -> tensor<2x3x8x5xf32>
+  %0 = tfl.attention %q, %k, %v {causal = true, scale = 0.5 : f64} : tensor<2x3x8x4xf32>, tensor<2x3x6x4xf32>, tensor<2x3x6x5xf32> -> tensor<2x3x8x5xf32>
+  // CHECK: tfl.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %[[O]], %{{.*}} {causal = true
+  %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %0, %dy {causal = true, scale = 0.5 : f64} : tensor<2x3x8x4xf32>, tensor<2x3x6x4xf32>, tensor<2x3x6x5xf32>, tensor<2x3x8x5xf32>, tensor<2x3x8x5xf32> -> tensor<2x3x8x4xf32>, tensor<2x3x6x4xf32>, tensor<2x3x6x5xf32>
+  return %0, %dk : tensor<2x3x8x5xf32>, tensor<2x3x6x4xf32>
+}

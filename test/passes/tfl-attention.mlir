@@ -6,7 +6,7 @@
 // with k transposed, scaled, the causal mask as a where over a constant,
 // a softmax along the keys, and the product with v; on a CPU module
 // (no tfl.target) the fused op stays. A vjp calls the adjoint op; a jvp
-// differentiates the decomposition.
+// differentiates the decomposition, of a copy: f keeps its fused op.
 // ALL-LABEL: func.func private @f
 // ALL-NOT: tfl.attention
 // ALL: tfl.transpose %{{.*}} {perm = array<i64: 0, 2, 1>}
@@ -21,12 +21,16 @@
 // ALL-NOT: tfl.attention
 // CPU-LABEL: func.func private @f
 // CPU: tfl.attention %{{.*}}, %{{.*}}, %{{.*}} {causal = true
+// AD-LABEL: func.func private @f(
+// AD: tfl.attention %
+// AD-LABEL: func.func private @f.vjp
+// AD: %[[O:.*]] = tfl.attention %
+// AD: tfl.attention_backward %{{.*}}, %{{.*}}, %{{.*}}, %[[O]], %
 // AD-LABEL: func.func private @f.jvp
 // AD-NOT: tfl.attention
 // AD: tfl.reduce_max
-// AD-LABEL: func.func private @f.vjp
-// AD: tfl.attention %
-// AD: tfl.attention_backward
+// AD-NOT: tfl.attention
+// AD-LABEL: func.func @main
 func.func private @f(%q: tensor<2x3x8x4xf32>, %k: tensor<2x3x8x4xf32>, %v: tensor<2x3x8x5xf32>) -> tensor<2x3x8x5xf32> {
   %0 = tfl.attention %q, %k, %v {causal = true, scale = 0.5 : f64} : tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x5xf32> -> tensor<2x3x8x5xf32>
   return %0 : tensor<2x3x8x5xf32>
@@ -35,4 +39,46 @@ func.func @main(%q: tensor<2x3x8x4xf32>, %k: tensor<2x3x8x4xf32>, %v: tensor<2x3
   %y, %ty = tfl.jvp @f(%q, %k, %v, %t, %t, %d) : (tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x5xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x5xf32>) -> (tensor<2x3x8x5xf32>, tensor<2x3x8x5xf32>)
   %g = tfl.grad @f(%q, %k, %v, %d) {argnums = array<i64: 0>, seeded, with_value = false} : (tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x5xf32>, tensor<2x3x8x5xf32>) -> tensor<2x3x8x4xf32>
   return %y, %ty, %g : tensor<2x3x8x5xf32>, tensor<2x3x8x5xf32>, tensor<2x3x8x4xf32>
+}
+
+// -----
+
+// Tests a second derivative: the vjp of a vjp differentiates the adjoint
+// op's decomposition (it has no rule), whose softmax shows, while the
+// first vjp keeps the fused ops; the forward attention's own pullback is
+// the adjoint op again.
+// AD-LABEL: func.func private @g.vjp.100(
+// AD-NOT: tfl.reduce_max
+// AD: tfl.attention_backward
+// AD-NOT: tfl.reduce_max
+// AD-LABEL: func.func private @g.vjp.100.vjp.1000(
+// AD: tfl.attention %
+// AD: tfl.reduce_max
+// AD: tfl.attention_backward
+// AD-LABEL: func.func private @h(
+func.func private @g(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+  %0 = tfl.attention %q, %k, %v {causal = false, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
+  return %0 : tensor<1x4x2xf32>
+}
+func.func private @h(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2xf32>, %d: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+  %g = tfl.grad @g(%q, %k, %v, %d) {argnums = array<i64: 0>, seeded, with_value = false} : (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
+  return %g : tensor<1x4x2xf32>
+}
+func.func @main2(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2xf32>, %d: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+  %g = tfl.grad @h(%q, %k, %v, %d, %d) {argnums = array<i64: 0>, seeded, with_value = false} : (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
+  return %g : tensor<1x4x2xf32>
+}
+
+// -----
+
+// Tests that a CUDA module's attention is decomposed without `all` (the
+// fused kernels are the CPU runtime's).
+// CPU-LABEL: func.func @on_gpu
+// CPU-NOT: tfl.attention
+// CPU: tfl.reduce_max
+module attributes {tfl.target = "cuda"} {
+  func.func @on_gpu(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+    %0 = tfl.attention %q, %k, %v {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
+    return %0 : tensor<1x4x2xf32>
+  }
 }

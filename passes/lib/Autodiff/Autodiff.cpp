@@ -62,6 +62,35 @@ namespace mlir::tfl {
 
 namespace autodiff {
 
+func::FuncOp attentionParts(SymbolTable &symbols, func::FuncOp f,
+                            bool forwardToo) {
+  bool any = false;
+  f.walk([&](Operation *op) {
+    any |= isa<AttentionBackwardOp>(op) || (forwardToo && isa<AttentionOp>(op));
+  });
+  if (!any)
+    return f;
+  OpBuilder b(f);
+  b.setInsertionPointAfter(f);
+  auto parts = cast<func::FuncOp>(b.clone(*f));
+  symbols.insert(parts);
+  decomposeAttention(parts, forwardToo);
+  return parts;
+}
+
+void dropAttentionParts(SymbolTable &symbols, func::FuncOp f,
+                        func::FuncOp parts, FailureOr<func::FuncOp> derived) {
+  if (parts == f)
+    return;
+  if (succeeded(derived)) {
+    StringRef suffix =
+        derived->getSymName().drop_front(parts.getSymName().size());
+    if (failed(symbols.rename(*derived, (f.getSymName() + suffix).str())))
+      llvm_unreachable("a derivative's name is free when it is built");
+  }
+  symbols.erase(parts);
+}
+
 FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
                                           ArrayRef<bool> differentiated) {
   if (failed(checkRuleBatched(f)))
@@ -92,11 +121,14 @@ FailureOr<func::FuncOp> VjpBuilder::vjpOf(func::FuncOp f, VjpKind kind,
     vjp = buildFull(f);
   else if (custom)
     vjp = buildCustom(f);
-  else
-    vjp = build(f,
+  else {
+    func::FuncOp parts = attentionParts(symbols, f, /*forwardToo=*/false);
+    vjp = build(parts,
                 (kind == VjpKind::Primal ? ".primal_vjp" : ".vjp") +
                     (all ? std::string() : "." + suffix),
                 mask);
+    dropAttentionParts(symbols, f, parts, vjp);
+  }
   std::tie(active, activeEntries, activeSums, ownTape) = std::move(outer);
   if (succeeded(vjp))
     vjps[key] = *vjp;
@@ -226,8 +258,6 @@ FailureOr<func::FuncOp> VjpBuilder::build(func::FuncOp f, StringRef suffix,
                                           ArrayRef<bool> differentiated) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("autodiff needs a function of one block");
-  // An attention's adjoint has no rule of its own: its parts have.
-  decomposeAttention(f, /*forwardToo=*/false);
   Block &body = f.getBody().front();
   // The vjp's loops use a tape above every tape f uses (f being a vjp
   // itself, for a higher derivative).

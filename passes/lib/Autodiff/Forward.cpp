@@ -32,8 +32,6 @@
 
 #include "JvpBuilder.h"
 
-#include "tfl/IR/Attention.h"
-
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -67,11 +65,16 @@ JvpBuilder::jvpOf(func::FuncOp f, ArrayRef<bool> differentiated, JvpKind kind) {
     jvp = buildCustom(f);
   else if (kind == JvpKind::Full)
     jvp = buildFull(f);
-  else
-    jvp = build(f,
+  else {
+    // Forward mode transposes pullbacks: an attention's goes through its
+    // parts.
+    func::FuncOp parts = attentionParts(symbols, f, /*forwardToo=*/true);
+    jvp = build(parts,
                 (kind == JvpKind::Primal ? ".primal_jvp" : ".jvp") +
                     (all ? std::string() : "." + suffix),
                 mask);
+    dropAttentionParts(symbols, f, parts, jvp);
+  }
   std::tie(active, activeEntries, activeSums, tangentTapes) = std::move(outer);
   if (succeeded(jvp))
     jvps[key] = *jvp;
@@ -196,9 +199,6 @@ FailureOr<func::FuncOp> JvpBuilder::build(func::FuncOp f, StringRef suffix,
                                           ArrayRef<bool> differentiated) {
   if (!f.getBody().hasOneBlock())
     return f.emitError("jvp needs a function of one block");
-  // Forward mode transposes pullbacks: an attention's goes through its
-  // parts.
-  decomposeAttention(f, /*forwardToo=*/true);
   // The tangents of a tape's entries go on a tape above every tape f uses.
   tangentTapes = 0;
   f.walk([&](Operation *op) {

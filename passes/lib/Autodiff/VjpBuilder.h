@@ -73,6 +73,19 @@ inline CustomRule customRuleOf(SymbolTable &symbols, func::FuncOp f) {
   return {fn, tangent, leaves, fn.getFunctionType().getNumInputs() - residuals};
 }
 
+/// The function a derivative of `f` is built from: `f`, or, where `f`
+/// holds attention ops the transform takes apart (tfl.attention_backward,
+/// which has no rule of its own, and with `forwardToo` tfl.attention,
+/// whose pullback forward mode would transpose), a copy of `f` next to it
+/// with those ops decomposed (tfl/IR/Attention.h), so that `f` itself
+/// keeps its fused ops.
+func::FuncOp attentionParts(SymbolTable &symbols, func::FuncOp f,
+                            bool forwardToo);
+/// After a derivative `derived` of `f` was built from `parts`: names it as
+/// built from `f` and erases `parts` if it is a copy.
+void dropAttentionParts(SymbolTable &symbols, func::FuncOp f,
+                        func::FuncOp parts, FailureOr<func::FuncOp> derived);
+
 /// Marks a batched function whose custom rule vmap could not batch.
 constexpr llvm::StringLiteral kUnbatchedRuleAttr = "tfl.unbatched_rule";
 

@@ -78,3 +78,28 @@ func.func @conv_batch(%x: tensor<?x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tenso
   %0 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x6x6x4xf32>
   return %0 : tensor<?x6x6x4xf32>
 }
+
+// -----
+
+// Tests that attention bufferizes to a fresh result buffer and one libtflrt
+// call reading q, k and v's buffers, with causal as an i64 and the scale as
+// an f64; its adjoint to three fresh buffers and one call.
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: memref<2x8x4xf32{{[^>]*}}>>, %[[K:[a-z0-9]+]]: memref<2x8x4xf32{{[^>]*}}>>, %[[V:[a-z0-9]+]]: memref<2x8x5xf32{{[^>]*}}>>,
+func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x5xf32>, %dy: tensor<2x8x5xf32>) -> (tensor<2x8x5xf32>, tensor<2x8x4xf32>) {
+  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<2x8x5xf32>
+  // CHECK: %[[UQ:.*]] = memref.cast %[[Q]]
+  // CHECK: %[[UK:.*]] = memref.cast %[[K]]
+  // CHECK: %[[UV:.*]] = memref.cast %[[V]]
+  // CHECK: %[[UO:.*]] = memref.cast %[[OUT]]
+  // CHECK: %[[C:.*]] = arith.constant 1 : i64
+  // CHECK: %[[S:.*]] = arith.constant 5.000000e-01 : f64
+  // CHECK: call @tflrt_attention_f32(%[[UQ]], %[[UK]], %[[UV]], %[[UO]], %[[C]], %[[S]])
+  // CHECK: memref.alloc() {{.*}}: memref<2x8x4xf32>
+  // CHECK: memref.alloc() {{.*}}: memref<2x8x4xf32>
+  // CHECK: memref.alloc() {{.*}}: memref<2x8x5xf32>
+  // CHECK: call @tflrt_attention_backward_f32(
+  %0 = tfl.attention %q, %k, %v {causal = true, scale = 0.5 : f64} : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x5xf32> -> tensor<2x8x5xf32>
+  %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %0, %dy {causal = true, scale = 0.5 : f64} : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32> -> tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x5xf32>
+  return %0, %dq : tensor<2x8x5xf32>, tensor<2x8x4xf32>
+}
