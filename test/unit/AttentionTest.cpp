@@ -1,5 +1,4 @@
-//===- AttentionTest.cpp - The fused attention kernels
-//---------------------===//
+//===- AttentionTest.cpp - The fused attention kernels --------------------===//
 //
 // tflrt::attention and attentionBackward on each ISA build against the
 // definition computed in doubles: the scores, their softmax, the product,
