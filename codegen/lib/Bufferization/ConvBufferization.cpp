@@ -22,6 +22,39 @@ namespace mlir::tfl {
 
 namespace {
 
+/// Bufferizes `op` as one call `tflrt_<op>_f32(operands..., results...,
+/// scalars...)`: the operands' buffers as they are (strided views
+/// included) and a fresh buffer per result, as unranked memrefs, then the
+/// i64 or f64 constants `scalars` makes.
+LogicalResult
+bufferizeAsCall(Operation *op, RewriterBase &rewriter,
+                const bufferization::BufferizationOptions &options,
+                bufferization::BufferizationState &state,
+                function_ref<void(SmallVectorImpl<Value> &)> scalars) {
+  Location loc = op->getLoc();
+  FailureOr<SmallVector<Value>> inputs =
+      getBuffers(rewriter, op->getOperands(), options, state);
+  if (failed(inputs))
+    return failure();
+  SmallVector<Value> args = *inputs, outs;
+  rewriter.setInsertionPoint(op);
+  for (Type type : op->getResultTypes()) {
+    FailureOr<Value> out =
+        allocateBuffer(rewriter, loc, type, options, *inputs);
+    if (failed(out))
+      return failure();
+    outs.push_back(*out);
+  }
+  llvm::append_range(args, outs);
+  for (Value &arg : args)
+    arg = castToUnranked(rewriter, loc, arg);
+  scalars(args);
+  callRuntime(rewriter, op,
+              ("tflrt_" + op->getName().stripDialect() + "_f32").str(), args);
+  bufferization::replaceOpWithBufferizedValues(rewriter, op, outs);
+  return success();
+}
+
 template <typename OpTy>
 struct WindowOpBufferization
     : RuntimeCallModel<WindowOpBufferization<OpTy>, OpTy> {
@@ -29,43 +62,25 @@ struct WindowOpBufferization
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
     auto window = cast<OpTy>(op);
-    Location loc = op->getLoc();
-    FailureOr<SmallVector<Value>> inputs =
-        getBuffers(rewriter, op->getOperands(), options, state);
-    if (failed(inputs))
-      return failure();
-    SmallVector<Value> args = *inputs;
-    rewriter.setInsertionPoint(op);
-    FailureOr<Value> out =
-        allocateBuffer(rewriter, loc, window.getType(), options, *inputs);
-    if (failed(out))
-      return failure();
-    args.push_back(*out);
-    for (Value &arg : args)
-      arg = castToUnranked(rewriter, loc, arg);
-    SmallVector<int64_t> ints;
-    if constexpr (std::is_same_v<OpTy, MaxPool2DOp> ||
-                  std::is_same_v<OpTy, AvgPool2DOp> ||
-                  std::is_same_v<OpTy, MaxPool2DBackwardOp> ||
-                  std::is_same_v<OpTy, AvgPool2DBackwardOp> ||
-                  std::is_same_v<OpTy, MaxPool2DGatherOp>)
-      llvm::append_range(ints, window.getSize());
-    llvm::append_range(ints, window.getStrides());
-    llvm::append_range(ints, window.getPadding());
-    for (int64_t v : ints)
-      args.push_back(arith::ConstantOp::create(rewriter, loc,
-                                               rewriter.getI64IntegerAttr(v)));
-    callRuntime(rewriter, op,
-                ("tflrt_" + op->getName().stripDialect() + "_f32").str(), args);
-    bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
-    return success();
+    return bufferizeAsCall(op, rewriter, options, state, [&](auto &args) {
+      SmallVector<int64_t> ints;
+      if constexpr (std::is_same_v<OpTy, MaxPool2DOp> ||
+                    std::is_same_v<OpTy, AvgPool2DOp> ||
+                    std::is_same_v<OpTy, MaxPool2DBackwardOp> ||
+                    std::is_same_v<OpTy, AvgPool2DBackwardOp> ||
+                    std::is_same_v<OpTy, MaxPool2DGatherOp>)
+        llvm::append_range(ints, window.getSize());
+      llvm::append_range(ints, window.getStrides());
+      llvm::append_range(ints, window.getPadding());
+      for (int64_t v : ints)
+        args.push_back(arith::ConstantOp::create(
+            rewriter, op->getLoc(), rewriter.getI64IntegerAttr(v)));
+    });
   }
 };
 
-/// tfl.attention and tfl.attention_backward: fresh buffers for the
-/// results, filled by one call (`tflrt_attention_f32`,
-/// `tflrt_attention_backward_f32`) that reads the operands' buffers in
-/// place, strided views included.
+/// tfl.attention and tfl.attention_backward: causal as an i64, the scale
+/// as an f64.
 template <typename OpTy>
 struct AttentionBufferization
     : RuntimeCallModel<AttentionBufferization<OpTy>, OpTy> {
@@ -73,31 +88,13 @@ struct AttentionBufferization
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
     auto attention = cast<OpTy>(op);
-    Location loc = op->getLoc();
-    FailureOr<SmallVector<Value>> inputs =
-        getBuffers(rewriter, op->getOperands(), options, state);
-    if (failed(inputs))
-      return failure();
-    SmallVector<Value> args = *inputs, outs;
-    rewriter.setInsertionPoint(op);
-    for (Type type : op->getResultTypes()) {
-      FailureOr<Value> out =
-          allocateBuffer(rewriter, loc, type, options, *inputs);
-      if (failed(out))
-        return failure();
-      outs.push_back(*out);
-    }
-    llvm::append_range(args, outs);
-    for (Value &arg : args)
-      arg = castToUnranked(rewriter, loc, arg);
-    args.push_back(arith::ConstantOp::create(
-        rewriter, loc, rewriter.getI64IntegerAttr(attention.getCausal())));
-    args.push_back(
-        arith::ConstantOp::create(rewriter, loc, attention.getScaleAttr()));
-    callRuntime(rewriter, op,
-                ("tflrt_" + op->getName().stripDialect() + "_f32").str(), args);
-    bufferization::replaceOpWithBufferizedValues(rewriter, op, outs);
-    return success();
+    return bufferizeAsCall(op, rewriter, options, state, [&](auto &args) {
+      Location loc = op->getLoc();
+      args.push_back(arith::ConstantOp::create(
+          rewriter, loc, rewriter.getI64IntegerAttr(attention.getCausal())));
+      args.push_back(
+          arith::ConstantOp::create(rewriter, loc, attention.getScaleAttr()));
+    });
   }
 };
 
