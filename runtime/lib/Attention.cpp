@@ -6,12 +6,14 @@
 // products below read whole vectors of any ISA's width. Then, block by
 // block of kRows query rows:
 //   forward:  scores = q_blk k^T (only the keys a causal block can see),
-//             the softmax of each row in place, out_blk = p v;
+//             e^(score - the row's max) in place, out_blk = p v divided
+//             by each row's sum (F columns divided, not the row's keys);
 //   backward: p again, dp = dy_blk v^T, ds = p * (dp - rowsum(dy * out)),
 //             dq_blk = scale ds k, dk += ds^T q_blk (q scaled), dv += p^T dy.
 // The [kRows, S] blocks stay in the cache; no [T, S] matrix is written.
 // The products are one kernel (rowsTimes): a few rows of c at a time, two
-// vectors of columns, the row block's scalars broadcast over them.
+// vectors of columns, the row block's scalars broadcast over them. k (and
+// v backward) are packed transposed, L x L tiles in registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace tflrt {
@@ -127,21 +130,35 @@ TFL_INLINE void times(const float *a, int64_t ars, int64_t acs, const float *b,
   }
 }
 
-/// dst (rows x cols, rows of ld floats, zeros past cols) = m, times `by`;
-/// transposed: dst (cols x rows) = m^T.
-TFL_INLINE void pack(float *dst, int64_t ld, Matrix m, int64_t rows,
-                     int64_t cols, float by, bool transposed) {
-  int64_t outer = transposed ? cols : rows, inner = transposed ? rows : cols;
-  for (int64_t i = 0; i < outer; ++i)
-    for (int64_t j = inner; j < ld; ++j)
-      dst[i * ld + j] = 0.0f;
-  if (transposed) {
-    // Along m's rows, which are contiguous where its columns are not.
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        dst[c * ld + r] = by * m.data[r * m.rs + c * m.cs];
-    return;
+/// Lanes a and b of two vectors taken in turns, from the first halves
+/// (Hi 0) or the second ones (Hi 1): a[o], b[o], a[o + 1], b[o + 1], ...
+template <int L, int Hi, size_t... I>
+TFL_INLINE void interleave(Vec<L> &out, const Vec<L> &a, const Vec<L> &b,
+                           std::index_sequence<I...>) {
+  out = __builtin_shufflevector(a, b, ((I % 2) * L + Hi * L / 2 + I / 2)...);
+}
+
+/// Transposes the L x L tile in rows[0..L): log2(L) rounds of interleaving
+/// row i with row i + L/2, each of which moves a bit of a lane's column
+/// index into its row index (L log2(L) shuffles where a lane at a time
+/// was L^2 scalar loads and stores).
+template <int L> TFL_INLINE void transposeTile(Vec<L> *rows) {
+  for (int round = 1; round < L; round *= 2) {
+    Vec<L> next[L];
+    for (int i = 0; i < L / 2; ++i) {
+      interleave<L, 0>(next[2 * i], rows[i], rows[i + L / 2],
+                       std::make_index_sequence<L>());
+      interleave<L, 1>(next[2 * i + 1], rows[i], rows[i + L / 2],
+                       std::make_index_sequence<L>());
+    }
+    for (int i = 0; i < L; ++i)
+      rows[i] = next[i];
   }
+}
+
+/// dst (rows x cols, rows of ld floats, zeros past cols) = m, times `by`.
+TFL_INLINE void pack(float *dst, int64_t ld, Matrix m, int64_t rows,
+                     int64_t cols, float by) {
   for (int64_t r = 0; r < rows; ++r) {
     const float *src = m.data + r * m.rs;
     float *row = dst + r * ld;
@@ -151,7 +168,39 @@ TFL_INLINE void pack(float *dst, int64_t ld, Matrix m, int64_t rows,
     else
       for (int64_t c = 0; c < cols; ++c)
         row[c] = by * src[c * m.cs];
+    for (int64_t c = cols; c < ld; ++c)
+      row[c] = 0.0f;
   }
+}
+
+/// dst (cols x rows, rows of ld floats, zeros past rows) = m^T: L x L tiles
+/// transposed in registers where m's rows are contiguous, lane by lane at
+/// the edges.
+template <int L>
+TFL_INLINE void packTransposed(float *dst, int64_t ld, Matrix m, int64_t rows,
+                               int64_t cols) {
+  int64_t r0 = 0;
+  if (m.cs == 1)
+    for (; r0 + L <= rows; r0 += L) {
+      int64_t c0 = 0;
+      for (; c0 + L <= cols; c0 += L) {
+        Vec<L> tile[L];
+        for (int i = 0; i < L; ++i)
+          tile[i] = load<L>(m.data + (r0 + i) * m.rs + c0);
+        transposeTile<L>(tile);
+        for (int i = 0; i < L; ++i)
+          store(dst + (c0 + i) * ld + r0, tile[i]);
+      }
+      for (int64_t r = r0; r < r0 + L; ++r)
+        for (int64_t c = c0; c < cols; ++c)
+          dst[c * ld + r] = m.data[r * m.rs + c];
+    }
+  for (int64_t r = r0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      dst[c * ld + r] = m.data[r * m.rs + c * m.cs];
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = rows; r < ld; ++r)
+      dst[c * ld + r] = 0.0f;
 }
 
 /// The keys query row `i` sees.
@@ -198,10 +247,13 @@ template <int L> TFL_INLINE float foldLanes(const Vec<L> &v, bool max) {
 }
 
 /// Rows i0.. of `p` (rows of ld floats, n columns computed): each row's
-/// softmax over the keys it sees, zeros after them up to n.
+/// softmax over the keys it sees, zeros after them up to n. With `sums`,
+/// the rows are left unnormalized (e^(x - max)) and sums[r] is what row r
+/// is to be divided by: the forward pass divides its output's F columns
+/// instead of the row's keys.
 template <int L>
 TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
-                            int64_t rows, int64_t n) {
+                            int64_t rows, int64_t n, float *sums = nullptr) {
   typedef Vec<L> V;
   for (int64_t r = 0; r < rows; ++r) {
     float *row = p + r * ld;
@@ -223,11 +275,15 @@ TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
       store(row + j, e);
       sum += e;
     }
+    for (int64_t j = end; j < n; ++j)
+      row[j] = 0.0f;
+    if (sums) {
+      sums[r] = foldLanes<L>(sum, false);
+      continue;
+    }
     float inv = 1.0f / foldLanes<L>(sum, false);
     for (int64_t j = 0; j < end; j += L)
       store(row + j, V(load<L>(row + j)) * inv);
-    for (int64_t j = end; j < n; ++j)
-      row[j] = 0.0f;
   }
 }
 
@@ -253,7 +309,7 @@ TFL_INLINE void unpack(Matrix m, const float *src, int64_t ld, int64_t rows,
 /// Floats of scratch forwardOneBody needs.
 int64_t forwardScratch(const Dims &d) {
   return d.t * padded(d.e) + d.e * padded(d.s) + d.s * padded(d.f) +
-         kRows * padded(d.s) + kRows * padded(d.f);
+         kRows * padded(d.s) + kRows * padded(d.f) + kRows;
 }
 
 template <int L>
@@ -261,18 +317,20 @@ TFL_INLINE void forwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
                                Matrix out, float *scratch) {
   int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
   float *qs = scratch, *kt = qs + d.t * ep, *vv = kt + d.e * sp;
-  float *p = vv + d.s * fp, *o = p + kRows * sp;
-  pack(qs, ep, q, d.t, d.e, d.scale, false);
-  pack(kt, sp, k, d.s, d.e, 1.0f, true);
-  pack(vv, fp, v, d.s, d.f, 1.0f, false);
+  float *p = vv + d.s * fp, *o = p + kRows * sp, *sums = o + kRows * fp;
+  pack(qs, ep, q, d.t, d.e, d.scale);
+  packTransposed<L>(kt, sp, k, d.s, d.e);
+  pack(vv, fp, v, d.s, d.f, 1.0f);
   Causal cols = d.causal ? Causal::KeyColumns : Causal::Full;
   Causal depth = d.causal ? Causal::KeyDepth : Causal::Full;
   for (int64_t i0 = 0; i0 < d.t; i0 += kRows) {
     int64_t rows = lesser(kRows, d.t - i0), n = blockKeys(d, i0, rows);
     times<L>(qs + i0 * ep, ep, 1, kt, sp, p, sp, rows, d.e, n, false, cols, i0);
-    softmaxRows<L>(d, p, sp, i0, rows, n);
+    softmaxRows<L>(d, p, sp, i0, rows, n, sums);
     times<L>(p, sp, 1, vv, fp, o, fp, rows, n, d.f, false, depth, i0);
-    unpack({out.data + i0 * out.rs, out.rs, out.cs}, o, fp, rows, d.f, 1.0f);
+    for (int64_t r = 0; r < rows; ++r)
+      unpack({out.data + (i0 + r) * out.rs, out.rs, out.cs}, o + r * fp, fp, 1,
+             d.f, 1.0f / sums[r]);
   }
 }
 
@@ -292,15 +350,23 @@ TFL_INLINE void backwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
   float *vt = kt + d.e * sp, *g = vt + d.f * sp, *rowDot = g + d.t * fp;
   float *p = rowDot + d.t, *dp = p + kRows * sp, *dqb = dp + kRows * sp;
   float *dkAll = dqb + kRows * ep, *dvAll = dkAll + d.s * ep;
-  pack(qs, ep, q, d.t, d.e, d.scale, false);
-  pack(kk, ep, k, d.s, d.e, 1.0f, false);
-  pack(kt, sp, k, d.s, d.e, 1.0f, true);
-  pack(vt, sp, v, d.s, d.f, 1.0f, true);
-  pack(g, fp, dy, d.t, d.f, 1.0f, false);
+  pack(qs, ep, q, d.t, d.e, d.scale);
+  pack(kk, ep, k, d.s, d.e, 1.0f);
+  packTransposed<L>(kt, sp, k, d.s, d.e);
+  packTransposed<L>(vt, sp, v, d.s, d.f);
+  pack(g, fp, dy, d.t, d.f, 1.0f);
   for (int64_t i = 0; i < d.t; ++i) {
+    const float *gi = g + i * fp, *oi = out.data + i * out.rs;
     float sum = 0.0f;
-    for (int64_t j = 0; j < d.f; ++j)
-      sum += g[i * fp + j] * out.data[i * out.rs + j * out.cs];
+    int64_t j = 0;
+    if (out.cs == 1) {
+      Vec<L> acc{};
+      for (; j + L <= d.f; j += L)
+        acc += Vec<L>(load<L>(gi + j)) * Vec<L>(load<L>(oi + j));
+      sum = foldLanes<L>(acc, false);
+    }
+    for (; j < d.f; ++j)
+      sum += gi[j] * oi[j * out.cs];
     rowDot[i] = sum;
   }
   for (int64_t i = 0; i < d.s * ep; ++i)
