@@ -173,30 +173,24 @@ TFL_INLINE void pack(float *dst, int64_t ld, Matrix m, int64_t rows,
   }
 }
 
-/// dst (cols x rows, rows of ld floats, zeros past rows) = m^T: L x L tiles
-/// transposed in registers where m's rows are contiguous, lane by lane at
-/// the edges.
+/// dst (cols x rows, rows of ld floats, zeros past rows) = m^T: whole L x L
+/// tiles transposed in registers where m's rows are contiguous, the other
+/// elements one by one.
 template <int L>
 TFL_INLINE void packTransposed(float *dst, int64_t ld, Matrix m, int64_t rows,
                                int64_t cols) {
-  int64_t r0 = 0;
-  if (m.cs == 1)
-    for (; r0 + L <= rows; r0 += L) {
-      int64_t c0 = 0;
-      for (; c0 + L <= cols; c0 += L) {
-        Vec<L> tile[L];
-        for (int i = 0; i < L; ++i)
-          tile[i] = load<L>(m.data + (r0 + i) * m.rs + c0);
-        transposeTile<L>(tile);
-        for (int i = 0; i < L; ++i)
-          store(dst + (c0 + i) * ld + r0, tile[i]);
-      }
-      for (int64_t r = r0; r < r0 + L; ++r)
-        for (int64_t c = c0; c < cols; ++c)
-          dst[c * ld + r] = m.data[r * m.rs + c];
+  int64_t tileRows = m.cs == 1 ? rows / L * L : 0, tileCols = cols / L * L;
+  for (int64_t r0 = 0; r0 < tileRows; r0 += L)
+    for (int64_t c0 = 0; c0 < tileCols; c0 += L) {
+      Vec<L> tile[L];
+      for (int i = 0; i < L; ++i)
+        tile[i] = load<L>(m.data + (r0 + i) * m.rs + c0);
+      transposeTile<L>(tile);
+      for (int i = 0; i < L; ++i)
+        store(dst + (c0 + i) * ld + r0, tile[i]);
     }
-  for (int64_t r = r0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = r < tileRows ? tileCols : 0; c < cols; ++c)
       dst[c * ld + r] = m.data[r * m.rs + c * m.cs];
   for (int64_t c = 0; c < cols; ++c)
     for (int64_t r = rows; r < ld; ++r)
