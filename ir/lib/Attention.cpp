@@ -3,7 +3,8 @@
 // The leading dims are flattened into one batch dim for the products
 // (tfl.matmul takes rank 2 or 3) and kept for the masks, which broadcast
 // against [..., T, S]. Masked scores are -inf, so a row's softmax gives
-// them 0 as the fused kernel does.
+// them 0 as the fused kernel does. A seq_major op ([..., T, H, E]) is the
+// heads-first one between transposes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +124,31 @@ void buildAttentionBackward(OpBuilder &b, Location loc, Value q, Value k,
   grads.push_back(unbatch(r, r.matmul(swapLast(r, p), dy3), v));
 }
 
+namespace {
+
+/// `x` with its dims r-3 and r-2 swapped: [..., T, H, E] <-> [..., H, T, E].
+Value swapSeqAndHeads(OpBuilder &b, Location loc, Value x) {
+  ReverseBuilder r(b, loc);
+  int64_t rank = shapeOf(x).size();
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    perm.push_back(d);
+  std::swap(perm[rank - 3], perm[rank - 2]);
+  return r.transpose(x, perm);
+}
+
+/// `values` each swapped (seq_major's layout <-> the heads-first one the
+/// decomposition takes) when `seqMajor`, else as they are.
+SmallVector<Value> swappedIf(OpBuilder &b, Location loc, ValueRange values,
+                             bool seqMajor) {
+  SmallVector<Value> out;
+  for (Value v : values)
+    out.push_back(seqMajor ? swapSeqAndHeads(b, loc, v) : v);
+  return out;
+}
+
+} // namespace
+
 void decomposeAttention(Operation *root, bool forwardToo) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
@@ -131,19 +157,22 @@ void decomposeAttention(Operation *root, bool forwardToo) {
   });
   for (Operation *op : ops) {
     OpBuilder b(op);
+    Location loc = op->getLoc();
+    // A seq_major op is the heads-first one between swaps.
+    bool seqMajor = op->hasAttr("seq_major");
+    SmallVector<Value> in = swappedIf(b, loc, op->getOperands(), seqMajor);
+    SmallVector<Value> results;
     if (auto fwd = dyn_cast<AttentionOp>(op)) {
-      fwd.replaceAllUsesWith(buildAttention(
-          b, op->getLoc(), fwd.getQ(), fwd.getK(), fwd.getV(), Value(),
-          fwd.getCausal(), fwd.getScale().convertToDouble()));
+      results.push_back(buildAttention(b, loc, in[0], in[1], in[2], Value(),
+                                       fwd.getCausal(),
+                                       fwd.getScale().convertToDouble()));
     } else {
       auto bwd = cast<AttentionBackwardOp>(op);
-      SmallVector<Value> grads;
-      buildAttentionBackward(b, op->getLoc(), bwd.getQ(), bwd.getK(),
-                             bwd.getV(), bwd.getOut(), bwd.getDy(),
+      buildAttentionBackward(b, loc, in[0], in[1], in[2], in[3], in[4],
                              bwd.getCausal(), bwd.getScale().convertToDouble(),
-                             grads);
-      op->replaceAllUsesWith(grads);
+                             results);
     }
+    op->replaceAllUsesWith(swappedIf(b, loc, results, seqMajor));
     op->erase();
   }
 }

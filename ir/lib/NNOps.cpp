@@ -104,30 +104,74 @@ LogicalResult SetRandomStateOp::verify() {
   return verifyRandomState(*this, getState().getType());
 }
 
-LogicalResult AttentionOp::verify() {
-  auto q = cast<RankedTensorType>(getQ().getType());
-  auto k = cast<RankedTensorType>(getK().getType());
-  auto v = cast<RankedTensorType>(getV().getType());
-  auto out = cast<RankedTensorType>(getType());
+/// `shape` with its sequence and heads dims swapped when `seqMajor`
+/// ([..., T, H, E] -> [..., H, T, E]): the layout the checks read.
+static SmallVector<int64_t> headsFirst(ArrayRef<int64_t> shape, bool seqMajor) {
+  SmallVector<int64_t> s(shape);
+  if (seqMajor && s.size() >= 3)
+    std::swap(s[s.size() - 3], s[s.size() - 2]);
+  return s;
+}
+
+/// Checks q, k, v and an attention's result `out` for tfl.attention and
+/// its adjoint.
+static LogicalResult verifyAttention(Operation *op, Value qv, Value kv,
+                                     Value vv, Type outType, bool seqMajor) {
+  auto q = cast<RankedTensorType>(qv.getType());
+  auto k = cast<RankedTensorType>(kv.getType());
+  auto v = cast<RankedTensorType>(vv.getType());
+  auto out = cast<RankedTensorType>(outType);
   int64_t rank = q.getRank();
   if (rank < 2 || k.getRank() != rank || v.getRank() != rank ||
       out.getRank() != rank)
-    return emitOpError("takes q, k and v of one rank, at least 2");
+    return op->emitOpError("takes q, k and v of one rank, at least 2");
+  if (seqMajor && rank < 3)
+    return op->emitOpError("with seq_major takes q, k and v of rank 3 or "
+                           "more ([..., T, H, E])");
   if (k.getElementType() != q.getElementType() ||
       v.getElementType() != q.getElementType() ||
       out.getElementType() != q.getElementType())
-    return emitOpError("takes and gives one element type");
-  // [..., T, E], [..., S, E], [..., S, F] -> [..., T, F]
-  SmallVector<int64_t> expected(q.getShape().drop_back());
-  expected.push_back(v.getShape().back());
-  bool ok = k.getShape().drop_back(2) == q.getShape().drop_back(2) &&
-            v.getShape().drop_back(2) == q.getShape().drop_back(2) &&
-            k.getShape().back() == q.getShape().back() &&
-            v.getShape()[rank - 2] == k.getShape()[rank - 2] &&
-            out.getShape() == ArrayRef<int64_t>(expected);
-  if (!ok)
-    return emitOpError("needs q [..., T, E], k [..., S, E], v [..., S, F] "
-                       "and a result [..., T, F], got ")
+    return op->emitOpError("takes and gives one element type");
+  // [..., T, E], [..., S, E], [..., S, F] -> [..., T, F], in the
+  // heads-first layout.
+  SmallVector<int64_t> qs = headsFirst(q.getShape(), seqMajor),
+                       ks = headsFirst(k.getShape(), seqMajor),
+                       vs = headsFirst(v.getShape(), seqMajor),
+                       os = headsFirst(out.getShape(), seqMajor);
+  SmallVector<int64_t> expected(ArrayRef<int64_t>(qs).drop_back());
+  expected.push_back(vs.back());
+  auto lead = [](ArrayRef<int64_t> s) { return s.drop_back(2); };
+  bool ok = lead(ks) == lead(qs) && lead(vs) == lead(qs) &&
+            ks.back() == qs.back() && vs[rank - 2] == ks[rank - 2] &&
+            os == expected;
+  if (!ok) {
+    if (seqMajor)
+      return op->emitOpError("with seq_major needs q [..., T, H, E], k [..., "
+                             "S, H, E], v [..., S, H, F] and a result [..., "
+                             "T, H, F], got ")
+             << q << ", " << k << ", " << v << " -> " << out;
+    return op->emitOpError("needs q [..., T, E], k [..., S, E], v [..., S, F] "
+                           "and a result [..., T, F], got ")
            << q << ", " << k << ", " << v << " -> " << out;
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttention(*this, getQ(), getK(), getV(), getType(),
+                         getSeqMajor());
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  if (failed(verifyAttention(*this, getQ(), getK(), getV(), getOut().getType(),
+                             getSeqMajor())))
+    return failure();
+  if (getDy().getType() != getOut().getType())
+    return emitOpError("needs dy of the result's type, got ")
+           << getDy().getType() << " and " << getOut().getType();
+  if (getDq().getType() != getQ().getType() ||
+      getDk().getType() != getK().getType() ||
+      getDv().getType() != getV().getType())
+    return emitOpError("gives dq, dk and dv of q's, k's and v's types");
   return success();
 }

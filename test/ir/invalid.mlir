@@ -503,3 +503,32 @@ func.func @attention_features(%q: tensor<2x8x4xf32>, %k: tensor<2x8x3xf32>, %v: 
   %0 = tfl.attention %q, %k, %v {causal = false, scale = 1.0 : f64} : tensor<2x8x4xf32>, tensor<2x8x3xf32>, tensor<2x8x5xf32> -> tensor<2x8x5xf32>
   return
 }
+
+// -----
+
+// Tests that a seq_major attention reads [..., T, H, E]: its heads dim
+// (r-2) is a batch dim that q and k share.
+func.func @attention_seq_major_heads(%q: tensor<2x8x3x4xf32>, %k: tensor<2x8x2x4xf32>, %v: tensor<2x8x3x5xf32>) {
+  // expected-error @+1 {{with seq_major needs q [..., T, H, E], k [..., S, H, E], v [..., S, H, F] and a result [..., T, H, F]}}
+  %0 = tfl.attention %q, %k, %v {causal = false, scale = 1.0 : f64, seq_major} : tensor<2x8x3x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x3x5xf32> -> tensor<2x8x3x5xf32>
+  return
+}
+
+// -----
+
+// Tests that seq_major needs a heads dim.
+func.func @attention_seq_major_rank(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>, %v: tensor<8x5xf32>) {
+  // expected-error @+1 {{with seq_major takes q, k and v of rank 3 or more}}
+  %0 = tfl.attention %q, %k, %v {causal = false, scale = 1.0 : f64, seq_major} : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x5xf32> -> tensor<8x5xf32>
+  return
+}
+
+// -----
+
+// Tests that an attention's adjoint gives cotangents of its operands'
+// types.
+func.func @attention_backward_types(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x5xf32>, %o: tensor<2x8x5xf32>) {
+  // expected-error @+1 {{gives dq, dk and dv of q's, k's and v's types}}
+  %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %o, %o {causal = false, scale = 1.0 : f64} : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32> -> tensor<2x8x4xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32>
+  return
+}

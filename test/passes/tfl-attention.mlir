@@ -82,3 +82,22 @@ module attributes {tfl.target = "cuda"} {
     return %0 : tensor<1x4x2xf32>
   }
 }
+
+// -----
+
+// Tests that a seq_major attention decomposes as the heads-first one
+// between transposes: its operands swapped to [B, H, T, E], the result
+// swapped back.
+// ALL-LABEL: func.func @seq_major
+// ALL-NOT: tfl.attention
+// ALL: tfl.transpose %{{.*}} {perm = array<i64: 0, 2, 1, 3>} : tensor<2x8x3x4xf32> -> tensor<2x3x8x4xf32>
+// ALL: tfl.reduce_max
+// ALL: tfl.matmul
+// ALL: %[[R:.*]] = tfl.transpose %{{.*}} {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x8x5xf32> -> tensor<2x8x3x5xf32>
+// ALL: return %[[R]]
+// CPU-LABEL: func.func @seq_major
+// CPU: tfl.attention %{{.*}} seq_major
+func.func @seq_major(%q: tensor<2x8x3x4xf32>, %k: tensor<2x8x3x4xf32>, %v: tensor<2x8x3x5xf32>) -> tensor<2x8x3x5xf32> {
+  %0 = tfl.attention %q, %k, %v {causal = true, scale = 0.5 : f64, seq_major} : tensor<2x8x3x4xf32>, tensor<2x8x3x4xf32>, tensor<2x8x3x5xf32> -> tensor<2x8x3x5xf32>
+  return %0 : tensor<2x8x3x5xf32>
+}

@@ -24,13 +24,15 @@ namespace {
 
 /// Bufferizes `op` as one call `tflrt_<op>_f32(operands..., results...,
 /// scalars...)`: the operands' buffers as they are (strided views
-/// included) and a fresh buffer per result, as unranked memrefs, then the
-/// i64 or f64 constants `scalars` makes.
+/// included) and a fresh buffer per result, each through `view` when
+/// given (a view of the buffer, such as a transpose), as unranked
+/// memrefs, then the i64 or f64 constants `scalars` makes.
 LogicalResult
 bufferizeAsCall(Operation *op, RewriterBase &rewriter,
                 const bufferization::BufferizationOptions &options,
                 bufferization::BufferizationState &state,
-                function_ref<void(SmallVectorImpl<Value> &)> scalars) {
+                function_ref<void(SmallVectorImpl<Value> &)> scalars,
+                function_ref<Value(Value)> view = nullptr) {
   Location loc = op->getLoc();
   FailureOr<SmallVector<Value>> inputs =
       getBuffers(rewriter, op->getOperands(), options, state);
@@ -47,7 +49,7 @@ bufferizeAsCall(Operation *op, RewriterBase &rewriter,
   }
   llvm::append_range(args, outs);
   for (Value &arg : args)
-    arg = castToUnranked(rewriter, loc, arg);
+    arg = castToUnranked(rewriter, loc, view ? view(arg) : arg);
   scalars(args);
   callRuntime(rewriter, op,
               ("tflrt_" + op->getName().stripDialect() + "_f32").str(), args);
@@ -79,8 +81,22 @@ struct WindowOpBufferization
   }
 };
 
+/// `buffer` [..., T, H, E] as [..., H, T, E]: a memref.transpose view,
+/// its strides swapped (no copy).
+Value swapSeqAndHeads(RewriterBase &rewriter, Location loc, Value buffer) {
+  int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
+  SmallVector<unsigned> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    perm.push_back(static_cast<unsigned>(d));
+  std::swap(perm[rank - 3], perm[rank - 2]);
+  auto map = AffineMapAttr::get(
+      AffineMap::getPermutationMap(perm, rewriter.getContext()));
+  return memref::TransposeOp::create(rewriter, loc, buffer, map);
+}
+
 /// tfl.attention and tfl.attention_backward: causal as an i64, the scale
-/// as an f64.
+/// as an f64. A seq_major op passes each buffer as a transposed view, so
+/// the kernels read and write [..., T, H, E] in place.
 template <typename OpTy>
 struct AttentionBufferization
     : RuntimeCallModel<AttentionBufferization<OpTy>, OpTy> {
@@ -88,13 +104,20 @@ struct AttentionBufferization
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
     auto attention = cast<OpTy>(op);
-    return bufferizeAsCall(op, rewriter, options, state, [&](auto &args) {
-      Location loc = op->getLoc();
-      args.push_back(arith::ConstantOp::create(
-          rewriter, loc, rewriter.getI64IntegerAttr(attention.getCausal())));
-      args.push_back(
-          arith::ConstantOp::create(rewriter, loc, attention.getScaleAttr()));
-    });
+    Location loc = op->getLoc();
+    auto swap = [&](Value buffer) {
+      return swapSeqAndHeads(rewriter, loc, buffer);
+    };
+    return bufferizeAsCall(
+        op, rewriter, options, state,
+        [&](auto &args) {
+          args.push_back(arith::ConstantOp::create(
+              rewriter, loc,
+              rewriter.getI64IntegerAttr(attention.getCausal())));
+          args.push_back(arith::ConstantOp::create(rewriter, loc,
+                                                   attention.getScaleAttr()));
+        },
+        attention.getSeqMajor() ? function_ref<Value(Value)>(swap) : nullptr);
   }
 };
 

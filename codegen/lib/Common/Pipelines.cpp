@@ -54,8 +54,8 @@ void buildSimplifyStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-/// Whole-program inlining, gradient buckets, then tfl -> linalg with
-/// elementwise fusion.
+/// Whole-program inlining, gradient buckets, attention's layout, then
+/// tfl -> linalg with elementwise fusion.
 void buildLinalgStage(OpPassManager &pm) {
   // The inliner's clean-up between inlinings is that canonicalizer too.
   pm.addPass(createInlinerPass({}, [](OpPassManager &nested) {
@@ -68,6 +68,8 @@ void buildLinalgStage(OpPassManager &pm) {
   // With the backward pass inlined, gradients are all-reduced in buckets
   // as it makes them.
   pm.addPass(createTflOverlapCollectives());
+  // The heads' transposes around each attention fold into its layout.
+  pm.addNestedPass<func::FuncOp>(createTflAttentionLayout());
   pm.addPass(createConvertTflToLinalg());
   pm.addPass(createFuseElementwise());
   pm.addPass(createCanonicalizer());
@@ -90,8 +92,8 @@ const PipelineStage kSharedStages[] = {
      "canonicalize and CSE (the IR eager mode runs)",
      buildSimplifyStage},
     {"linalg",
-     "inline, CSE, bucket collectives, lower tfl to linalg and fuse "
-     "elementwise ops",
+     "inline, CSE, bucket collectives, fold head transposes into "
+     "attention, lower tfl to linalg and fuse elementwise ops",
      buildLinalgStage},
     {"bufferize", "bufferize, deallocate, and call libraries on buffers",
      buildBufferizeStage},

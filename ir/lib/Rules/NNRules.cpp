@@ -28,8 +28,8 @@ LogicalResult AttentionOp::reverse(OpBuilder &b, ValueRange dResults,
   auto backward = AttentionBackwardOp::create(
       b, getLoc(),
       TypeRange{getQ().getType(), getK().getType(), getV().getType()}, getQ(),
-      getK(), getV(), getResult(), dResults[0], getCausalAttr(),
-      getScaleAttr());
+      getK(), getV(), getResult(), dResults[0], getCausalAttr(), getScaleAttr(),
+      getSeqMajorAttr());
   llvm::append_range(dOperands, backward.getResults());
   return success();
 }

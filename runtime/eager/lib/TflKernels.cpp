@@ -280,15 +280,29 @@ void matmulKernel(Operation *op, ArrayRef<Tensor> in,
 
 } // namespace
 
+/// `t`'s view as the kernels take it: with `seqMajor` ([..., T, H, E]),
+/// its sequence and heads dims swapped by strides, not copied.
+static tflrt::TensorView attentionView(const Tensor &t, bool seqMajor) {
+  tflrt::TensorView view = t.view();
+  if (seqMajor) {
+    size_t r = view.shape.size();
+    std::swap(view.shape[r - 3], view.shape[r - 2]);
+    std::swap(view.strides[r - 3], view.strides[r - 2]);
+  }
+  return view;
+}
+
 /// Attention and its adjoint: the fused kernels compiled code calls.
 static void registerAttentionKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::AttentionOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         auto attention = cast<mlir::tfl::AttentionOp>(op);
+        bool seqMajor = attention.getSeqMajor();
+        auto view = [&](const Tensor &t) { return attentionView(t, seqMajor); };
         Tensor t = resultTensor(attention.getType());
         tflrt::attention(
-            in[0].view(), in[1].view(), in[2].view(), t.view(),
+            view(in[0]), view(in[1]), view(in[2]), view(t),
             {attention.getCausal(), attention.getScale().convertToDouble()});
         out.push_back(t);
       });
@@ -296,11 +310,13 @@ static void registerAttentionKernels(KernelRegistry &registry) {
       mlir::tfl::AttentionBackwardOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         auto backward = cast<mlir::tfl::AttentionBackwardOp>(op);
+        bool seqMajor = backward.getSeqMajor();
+        auto view = [&](const Tensor &t) { return attentionView(t, seqMajor); };
         for (Type type : op->getResultTypes())
           out.push_back(resultTensor(type));
         tflrt::attentionBackward(
-            in[0].view(), in[1].view(), in[2].view(), in[3].view(),
-            in[4].view(), out[0].view(), out[1].view(), out[2].view(),
+            view(in[0]), view(in[1]), view(in[2]), view(in[3]), view(in[4]),
+            view(out[0]), view(out[1]), view(out[2]),
             {backward.getCausal(), backward.getScale().convertToDouble()});
       });
 }

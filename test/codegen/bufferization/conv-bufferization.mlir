@@ -103,3 +103,26 @@ func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x
   %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %0, %dy {causal = true, scale = 0.5 : f64} : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32>, tensor<2x8x5xf32> -> tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x5xf32>
   return %0, %dq : tensor<2x8x5xf32>, tensor<2x8x4xf32>
 }
+
+// -----
+
+// Tests that a seq_major attention passes each buffer, its own result's
+// included, as a transposed view ([B, T, H, E] read as [B, H, T, E]
+// through strides, no copy), and its adjoint the same.
+// CHECK-LABEL: func.func @attention_seq_major
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: memref<2x8x3x4xf32{{[^>]*}}>>,
+func.func @attention_seq_major(%q: tensor<2x8x3x4xf32>, %k: tensor<2x8x3x4xf32>, %v: tensor<2x8x3x5xf32>, %dy: tensor<2x8x3x5xf32>) -> (tensor<2x8x3x5xf32>, tensor<2x8x3x4xf32>) {
+  // CHECK: %[[OUT:.*]] = memref.alloc() {{.*}}: memref<2x8x3x5xf32>
+  // CHECK: %[[TQ:.*]] = memref.transpose %[[Q]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<2x8x3x4xf32, strided<[?, ?, ?, ?], offset: ?>> to memref<2x3x8x4xf32, strided<[?, ?, ?, ?], offset: ?>>
+  // CHECK: %[[UQ:.*]] = memref.cast %[[TQ]]
+  // CHECK: memref.transpose
+  // CHECK: memref.transpose
+  // CHECK: %[[TO:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<2x8x3x5xf32> to memref<2x3x8x5xf32, strided<[120, 5, 15, 1]>>
+  // CHECK: %[[UO:.*]] = memref.cast %[[TO]]
+  // CHECK: call @tflrt_attention_f32(%[[UQ]], %{{.*}}, %{{.*}}, %[[UO]],
+  // CHECK-COUNT-8: memref.transpose
+  // CHECK: call @tflrt_attention_backward_f32(
+  %0 = tfl.attention %q, %k, %v {causal = true, scale = 0.5 : f64, seq_major} : tensor<2x8x3x4xf32>, tensor<2x8x3x4xf32>, tensor<2x8x3x5xf32> -> tensor<2x8x3x5xf32>
+  %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %0, %dy {causal = true, scale = 0.5 : f64, seq_major} : tensor<2x8x3x4xf32>, tensor<2x8x3x4xf32>, tensor<2x8x3x5xf32>, tensor<2x8x3x5xf32>, tensor<2x8x3x5xf32> -> tensor<2x8x3x4xf32>, tensor<2x8x3x4xf32>, tensor<2x8x3x5xf32>
+  return %0, %dq : tensor<2x8x3x5xf32>, tensor<2x8x3x4xf32>
+}

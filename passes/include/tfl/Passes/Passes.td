@@ -144,6 +144,22 @@ def TflDecomposeAttention : Pass<"tfl-decompose-attention", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::tfl::TflDialect"];
 }
 
+def TflAttentionLayout : Pass<"tfl-attention-layout", "mlir::func::FuncOp"> {
+  let summary = "Fold the head transposes around an attention into its layout";
+  let description = [{
+    A transformer's heads are `[..., T, H, E]` slices of its projections,
+    transposed to `[..., H, T, E]` for the attention and back after it
+    (the gradient does the same in reverse): copies of every q, k, v, out
+    and dy. When every operand of a `tfl.attention` (or of its adjoint)
+    is such a transpose (dims r-3 and r-2 swapped), the op takes the
+    transposes' inputs instead, with `seq_major`, and its results are
+    transposed back, where the transposes that consume them cancel: the
+    kernels read and write `[..., T, H, E]` in place through strides. Run
+    after inlining, before tfl-to-linalg.
+  }];
+  let dependentDialects = ["mlir::tfl::TflDialect"];
+}
+
 def TflOverlapCollectives : Pass<"tfl-overlap-collectives", "mlir::ModuleOp"> {
   let summary = "Reduce gradients in buckets while the backward pass runs";
   let description = [{

@@ -167,12 +167,19 @@ def Tfl_AttentionOp : Tfl_Op<"attention",
     rewrites it into products and a softmax where that call is not at hand
     (on the GPU, for forward mode).
 
+    With `seq_major`, every operand and the result hold the sequence dim
+    before the heads dim, FlashAttention's layout: q `[..., T, H, E]`, k
+    `[..., S, H, E]`, v `[..., S, H, F]` give `[..., T, H, F]` (H, like
+    the leading dims, a batch dim). The kernels read and write that layout
+    in place through strides; `tfl-attention-layout` folds the head
+    transposes around an attention into it.
+
     ```mlir
     %o = tfl.attention %q, %k, %v {causal = true, scale = 0.17677669529663687 : f64} : tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32>, tensor<16x4x64x32xf32> -> tensor<16x4x64x32xf32>
     ```
   }];
   let arguments = (ins Tfl_ConvTensor:$q, Tfl_ConvTensor:$k, Tfl_ConvTensor:$v,
-                   BoolAttr:$causal, F64Attr:$scale);
+                   BoolAttr:$causal, F64Attr:$scale, UnitAttr:$seq_major);
   let results = (outs Tfl_ConvTensor:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v attr-dict `:` type($q) `,` type($k) `,` type($v) `->`
@@ -187,8 +194,10 @@ def Tfl_AttentionBackwardOp : Tfl_Op<"attention_backward",
   let description = [{
     The cotangents of an attention's q, k and v from its operands, its
     result `out` and the result's cotangent `dy`, with its `causal` and
-    `scale`; the softmax is recomputed block by block. A derivative of it
-    differentiates its decomposition (`tfl-decompose-attention`).
+    `scale`; the softmax is recomputed block by block. With `seq_major`,
+    every operand and result in tfl.attention's `seq_major` layout. A
+    derivative of it differentiates its decomposition
+    (`tfl-decompose-attention`).
 
     ```mlir
     %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %o, %dy {causal = true, scale = 0.5 : f64} : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>
@@ -196,7 +205,7 @@ def Tfl_AttentionBackwardOp : Tfl_Op<"attention_backward",
   }];
   let arguments = (ins Tfl_ConvTensor:$q, Tfl_ConvTensor:$k, Tfl_ConvTensor:$v,
                    Tfl_ConvTensor:$out, Tfl_ConvTensor:$dy, BoolAttr:$causal,
-                   F64Attr:$scale);
+                   F64Attr:$scale, UnitAttr:$seq_major);
   let results = (outs Tfl_ConvTensor:$dq, Tfl_ConvTensor:$dk,
                  Tfl_ConvTensor:$dv);
   let assemblyFormat = [{
@@ -204,6 +213,7 @@ def Tfl_AttentionBackwardOp : Tfl_Op<"attention_backward",
     type($v) `,` type($out) `,` type($dy) `->` type($dq) `,` type($dk) `,`
     type($dv)
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
