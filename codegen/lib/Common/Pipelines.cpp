@@ -113,6 +113,13 @@ void addBufferization(OpPassManager &pm) {
   options.allowReturnAllocsFromLoops = true;
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A value whose buffer's layout the analysis cannot infer (a loop's
+  // iter_arg that yields a fresh buffer: a training loop's parameters) is
+  // taken as contiguous, not as any strides: a reshape of a parameter
+  // (a transformer's [d, 3, H, E] projection as [d, 3HE]) is then a view,
+  // not a copy of the parameter every step.
+  options.unknownTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   // MLIR's buffer-deallocation-pipeline, with tfl-split-deallocs before its
   // simplification (whose alias queries grow with the square of a
