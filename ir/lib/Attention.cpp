@@ -124,26 +124,26 @@ void buildAttentionBackward(OpBuilder &b, Location loc, Value q, Value k,
   grads.push_back(unbatch(r, r.matmul(swapLast(r, p), dy3), v));
 }
 
-namespace {
-
-/// `x` with its dims r-3 and r-2 swapped: [..., T, H, E] <-> [..., H, T, E].
-Value swapSeqAndHeads(OpBuilder &b, Location loc, Value x) {
-  ReverseBuilder r(b, loc);
-  int64_t rank = shapeOf(x).size();
+SmallVector<int64_t> seqHeadsSwap(int64_t rank) {
   SmallVector<int64_t> perm;
   for (int64_t d = 0; d < rank; ++d)
     perm.push_back(d);
   std::swap(perm[rank - 3], perm[rank - 2]);
-  return r.transpose(x, perm);
+  return perm;
 }
 
-/// `values` each swapped (seq_major's layout <-> the heads-first one the
-/// decomposition takes) when `seqMajor`, else as they are.
+namespace {
+
+/// `values` each transposed by seqHeadsSwap (seq_major's layout <-> the
+/// heads-first one the decomposition takes) when `seqMajor`, else as they
+/// are.
 SmallVector<Value> swappedIf(OpBuilder &b, Location loc, ValueRange values,
                              bool seqMajor) {
+  ReverseBuilder r(b, loc);
   SmallVector<Value> out;
   for (Value v : values)
-    out.push_back(seqMajor ? swapSeqAndHeads(b, loc, v) : v);
+    out.push_back(seqMajor ? r.transpose(v, seqHeadsSwap(shapeOf(v).size()))
+                           : v);
   return out;
 }
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfl/IR/Attention.h"
 #include "tfl/IR/TflOps.h"
 #include "tfl/Passes/Passes.h"
 
@@ -22,15 +23,6 @@ namespace mlir::tfl {
 #include "tfl/Passes/Passes.h.inc"
 
 namespace {
-
-/// The identity permutation of `rank` dims with r-3 and r-2 swapped.
-SmallVector<int64_t> seqHeadsSwap(int64_t rank) {
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    perm.push_back(d);
-  std::swap(perm[rank - 3], perm[rank - 2]);
-  return perm;
-}
 
 /// The value `v` is the seq/heads swap of (a tfl.transpose by
 /// seqHeadsSwap), or null.

@@ -12,6 +12,7 @@
 #include "tfl/Codegen/Registration.h"
 #include "tfl/Codegen/RuntimeAbi.h"
 #include "tfl/Codegen/RuntimeCallModel.h"
+#include "tfl/IR/Attention.h"
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -85,12 +86,8 @@ struct WindowOpBufferization
 /// its strides swapped (no copy).
 Value swapSeqAndHeads(RewriterBase &rewriter, Location loc, Value buffer) {
   int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
-  SmallVector<unsigned> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    perm.push_back(static_cast<unsigned>(d));
-  std::swap(perm[rank - 3], perm[rank - 2]);
   auto map = AffineMapAttr::get(
-      AffineMap::getPermutationMap(perm, rewriter.getContext()));
+      AffineMap::getPermutationMap(seqHeadsSwap(rank), rewriter.getContext()));
   return memref::TransposeOp::create(rewriter, loc, buffer, map);
 }
 

@@ -28,6 +28,11 @@ void buildAttentionBackward(OpBuilder &b, Location loc, Value q, Value k,
                             Value v, Value out, Value dy, bool causal,
                             double scale, SmallVectorImpl<Value> &grads);
 
+/// The permutation between tfl.attention's `seq_major` layout ([..., T, H,
+/// E]) and the heads-first one ([..., H, T, E]) of `rank` dims: the
+/// identity with dims r-3 and r-2 swapped, its own inverse.
+SmallVector<int64_t> seqHeadsSwap(int64_t rank);
+
 /// Rewrites each tfl.attention_backward under `root`, and with
 /// `forwardToo` each tfl.attention, into the ops above.
 void decomposeAttention(Operation *root, bool forwardToo);
