@@ -2,8 +2,9 @@
 """Writes a TFL program of scaled_dot_product_attention in each of its
 forms (causal rank 4; more keys than queries with a scale; a bool mask; a
 float mask; f64) with gradients with respect to q, k and v, its jvp, a
-Hessian-vector product (jvp of grad) and per-example gradients (vmap of
-grad, one k shared), and PyTorch's values for them, computed in f64 from
+Hessian-vector product (jvp of grad), per-example gradients (vmap of
+grad, one k shared) and heads sliced from one QKV projection and
+transposed in and out, and PyTorch's values for them, computed in f64 from
 the same f32 inputs by the definition softmax(scale q k^T + mask) v
 (Debian's PyTorch has no scaled_dot_product_attention of its own).
 
@@ -30,6 +31,16 @@ def float_masked(q, k, v):
 
 def example(q, k, v):
     return sum(scaled_dot_product_attention(q, k, v, is_causal=True) * w3)
+
+def heads(qkv):
+    # A transformer's heads: slices of one [B, T, 3, H, E] projection,
+    # transposed to [B, H, T, E] and back (compiled, the attention reads
+    # and writes [B, T, H, E] in place: tfl-attention-layout).
+    q = transpose(qkv[:, :, 0], (0, 2, 1, 3))
+    k = transpose(qkv[:, :, 1], (0, 2, 1, 3))
+    v = transpose(qkv[:, :, 2], (0, 2, 1, 3))
+    y = scaled_dot_product_attention(q, k, v, is_causal=True)
+    return sum(transpose(y, (0, 2, 1, 3)) * w4)
 '''
 
 
@@ -59,8 +70,10 @@ def main():
     bm[:, 0] = True  # every query sees a key
     fm = f32(2, 1, 9)
     qs, k0, vs, w3 = f32(3, 5, 4), f32(5, 4), f32(3, 5, 4), f32(5, 4)
+    qkv, w4 = f32(2, 6, 3, 2, 4), f32(2, 6, 2, 4)
     names = dict(q1=q1, k1=k1, v1=v1, t1=t1, w1=w1, q2=q2, k2=k2, v2=v2,
-                 w2=w2, bm=bm, fm=fm, qs=qs, k0=k0, vs=vs, w3=w3)
+                 w2=w2, bm=bm, fm=fm, qs=qs, k0=k0, vs=vs, w3=w3, qkv=qkv,
+                 w4=w4)
     lines = PROGRAM.strip("\n").split("\n")
     lines += [f"{n} = {literal(a)}" for n, a in names.items()]
     lines += [
@@ -77,6 +90,8 @@ def main():
         " is_causal=True), (q1,), (t1,))[1])",
         "print(jvp(lambda q: grad(causal)(q, k1, v1), (q1,), (t1,))[1])",
         "print(vmap(grad(example), in_axes=(0, None, 0))(qs, k0, vs))",
+        "print(heads(qkv))",
+        "print(grad(heads)(qkv))",
     ]
 
     def d(a):
@@ -109,6 +124,11 @@ def main():
         loss = (sdpa(qi, K0, d(vs[i]), causal=True) * W3).sum()
         per.append(torch.autograd.grad(loss, qi)[0])
     out(torch.stack(per))
+    QKV, W4 = d(qkv), d(w4)
+    q, k, v = (QKV[:, :, i].transpose(1, 2) for i in range(3))
+    loss = (sdpa(q, k, v, causal=True).transpose(1, 2) * W4).sum()
+    out(loss)
+    out(torch.autograd.grad(loss, QKV)[0])
     write_case_files(tfl_path, expected_path, lines, expected)
 
 
