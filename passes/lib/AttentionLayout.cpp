@@ -37,11 +37,12 @@ Value swappedFrom(Value v) {
   return transpose.getInput();
 }
 
-/// `type` with dims r-3 and r-2 swapped.
+/// `type` transposed by seqHeadsSwap.
 RankedTensorType swappedType(Type type) {
   auto tensor = cast<RankedTensorType>(type);
-  SmallVector<int64_t> shape(tensor.getShape());
-  std::swap(shape[shape.size() - 3], shape[shape.size() - 2]);
+  SmallVector<int64_t> shape;
+  for (int64_t d : seqHeadsSwap(tensor.getRank()))
+    shape.push_back(tensor.getDimSize(d));
   return tensor.clone(shape);
 }
 
