@@ -100,11 +100,62 @@ FailureOr<Type> SemaImpl::analyzeTensorAttribute(const AttributeExpr *expr,
                             << "it where it is read, x." << attr << "(...)";
     return failure();
   }
-  error(expr->getBegin())
-      << "a tensor has no attribute '" << attr
-      << "' (it has shape, ndim, size, dtype and T, and the methods "
-      << llvm::join(sortedTensorMethods(), ", ") << ")";
+  auto diag = error(expr->getBegin());
+  diag << "a tensor has no attribute '" << attr
+       << "' (it has shape, ndim, size, dtype and T, and the methods "
+       << llvm::join(sortedTensorMethods(), ", ") << ")";
+  if (std::optional<std::string> hint = pytorchMethodHint(attr))
+    diag << "; " << *hint;
   return failure();
+}
+
+std::optional<std::string> tfl::sema::pytorchMethodHint(llvm::StringRef name) {
+  // What a PyTorch tensor method is in TFL, for code ported from PyTorch
+  // (nanoGPT's model.py reaches for most of these).
+  static const llvm::StringMap<const char *> hints = {
+      {"view", "x.reshape(...)"},
+      {"view_as", "x.reshape(y.shape)"},
+      {"contiguous", "x itself (TFL's tensors are values, with no memory "
+                     "layout to make contiguous)"},
+      {"masked_fill", "where(mask, value, x)"},
+      {"permute", "x.transpose(...)"},
+      {"unsqueeze", "expand_dims(x, axis), or x[:, None]"},
+      {"expand", "broadcast_to(x, shape)"},
+      {"expand_as", "broadcast_to(x, y.shape)"},
+      {"repeat", "tile(x, reps)"},
+      {"numel", "x.size"},
+      {"dim", "x.ndim"},
+      {"item", "x itself (a 0-d tensor is a scalar: print, f-strings and "
+               "arithmetic take it)"},
+      {"detach", "stop_gradient(x)"},
+      {"clamp", "x.clip(lo, hi)"},
+      {"type_as", "x.astype(y.dtype)"},
+      {"mm", "x @ y"},
+      {"bmm", "x @ y"},
+      {"float", "x.astype(f32)"},
+      {"double", "x.astype(f64)"},
+      {"half", "x.astype(f16)"},
+      {"bfloat16", "x.astype(bf16)"},
+      {"int", "x.astype(i32)"},
+      {"long", "x.astype(i64)"},
+      {"bool", "x.astype(bool)"},
+      {"to", "x.astype(dtype) for a dtype (`with device(...)` blocks and "
+             "--device cuda place work)"},
+      {"cpu", "x itself (`with device(...)` blocks and --device cuda place "
+              "work)"},
+      {"cuda", "x itself (`with device(...)` blocks and --device cuda place "
+               "work)"}};
+  auto it = hints.find(name);
+  if (it != hints.end())
+    return "in TFL, PyTorch's x." + name.str() + "(...) is " + it->second;
+  // In-place methods (add_, zero_, ...): TFL's tensors are values.
+  if (name.size() > 1 && name.ends_with("_") && !name.starts_with("_"))
+    return "TFL's tensors are values, not updated in place: PyTorch's x." +
+           name.str() + "(...) is an assignment, x = ...";
+  // A built-in function of that name (exp, log, softmax, matmul, ...).
+  if (Builtin::named(name))
+    return "TFL has the function " + name.str() + "(x, ...)";
+  return std::nullopt;
 }
 
 const llvm::StringMap<llvm::StringRef> &tfl::sema::tensorMethods() {
