@@ -1,19 +1,24 @@
 //===- Attention.cpp - Fused scaled dot-product attention -----------------===//
 //
-// Each problem of the batch (one head of one sequence) runs on one thread:
-// its q (scaled), k, v and, backward, dy are packed once into contiguous
-// matrices whose rows are padded to 16 floats (zeros), so that the
-// products below read whole vectors of any ISA's width. Then, block by
-// block of kRows query rows:
+// Each problem of the batch (one head of one sequence) runs on one thread.
+// The products below read and write whole vectors of any ISA's width: an
+// operand whose rows are contiguous and a multiple of 16 floats long (W8's
+// heads, 32 floats inside the QKV projection's output) is read, and a
+// gradient written, where it lies; any other is packed once into a
+// contiguous matrix whose rows are padded to 16 floats (zeros). k (and v
+// backward) are packed transposed in any case. The scale multiplies the
+// scores inside the softmax and ds (a positive scale; else a packed q).
+// Then, block by block of kRows query rows:
 //   forward:  scores = q_blk k^T (only the keys a causal block can see),
-//             e^(score - the row's max) in place, out_blk = p v divided
-//             by each row's sum (F columns divided, not the row's keys);
-//   backward: p again, dp = dy_blk v^T, ds = p * (dp - rowsum(dy * out)),
-//             dq_blk = scale ds k, dk += ds^T q_blk (q scaled), dv += p^T dy.
+//             e^(scale (score - the row's max)) in place, out_blk = p v
+//             divided by each row's sum (F columns divided, not the row's
+//             keys);
+//   backward: p again, dp = dy_blk v^T, ds = scale p (dp - rowsum(dy *
+//             out)), dq_blk = ds k, dk += ds^T q_blk, dv += p^T dy.
 // The [kRows, S] blocks stay in the cache; no [T, S] matrix is written.
 // The products are one kernel (rowsTimes): a few rows of c at a time, two
-// vectors of columns, the row block's scalars broadcast over them. k (and
-// v backward) are packed transposed, L x L tiles in registers.
+// vectors of columns, the row block's scalars broadcast over them; the
+// transposed packs move L x L tiles in registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +28,10 @@
 
 #include "tflrt/Parallel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -241,13 +248,16 @@ template <int L> TFL_INLINE float foldLanes(const Vec<L> &v, bool max) {
 }
 
 /// Rows i0.. of `p` (rows of ld floats, n columns computed): each row's
-/// softmax over the keys it sees, zeros after them up to n. With `sums`,
+/// softmax over the keys it sees, zeros after them up to n, the scores
+/// first multiplied by `by` (> 0: the scale, where q was not scaled before
+/// the product; else 1). With `sums`,
 /// the rows are left unnormalized (e^(x - max)) and sums[r] is what row r
 /// is to be divided by: the forward pass divides its output's F columns
 /// instead of the row's keys.
 template <int L>
 TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
-                            int64_t rows, int64_t n, float *sums = nullptr) {
+                            int64_t rows, int64_t n, float by,
+                            float *sums = nullptr) {
   typedef Vec<L> V;
   for (int64_t r = 0; r < rows; ++r) {
     float *row = p + r * ld;
@@ -264,7 +274,7 @@ TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
     float m = foldLanes<L>(top, true);
     V sum{};
     for (int64_t j = 0; j < end; j += L) {
-      V e = V(load<L>(row + j)) - m;
+      V e = (V(load<L>(row + j)) - m) * by;
       expNonPositive(e);
       store(row + j, e);
       sum += e;
@@ -300,6 +310,46 @@ TFL_INLINE void unpack(Matrix m, const float *src, int64_t ld, int64_t rows,
   }
 }
 
+/// Whether the kernels read `m`'s `cols` columns where they are: rows of
+/// contiguous floats that are whole vectors of every width (the products
+/// read and write whole vectors; W8's heads, E = 32, in the QKV
+/// projection's output), so that no packed copy is needed.
+TFL_INLINE bool inPlace(Matrix m, int64_t cols) {
+  return m.cs == 1 && cols % kStepChannels == 0;
+}
+
+/// Whether d's scale is folded into the softmax and the gradient of the
+/// scores (s = q k^T unscaled, p = softmax(scale s), ds = scale p (dp -
+/// rowdot)), so that q is read in place; a scale that is not positive
+/// scales a packed q instead, as it flips which score is the largest.
+TFL_INLINE bool foldsScale(const Dims &d) { return d.scale > 0.0f; }
+
+/// The first and one past the last float `m`'s `rows` x `cols` elements
+/// span.
+TFL_INLINE std::pair<const float *, const float *>
+extent(Matrix m, int64_t rows, int64_t cols) {
+  int64_t lo = 0, hi = 0;
+  for (int64_t step : {(rows - 1) * m.rs, (cols - 1) * m.cs})
+    (step < 0 ? lo : hi) += step;
+  return {m.data + lo, m.data + hi + 1};
+}
+
+/// Whether the output `m` (rows x cols) shares memory with any of the
+/// inputs (each with its rows and cols).
+TFL_INLINE bool overlaps(Matrix m, int64_t rows, int64_t cols,
+                         std::initializer_list<Matrix> inputs,
+                         std::initializer_list<int64_t> inputRows,
+                         std::initializer_list<int64_t> inputCols) {
+  auto [lo, hi] = extent(m, rows, cols);
+  const int64_t *r = inputRows.begin(), *c = inputCols.begin();
+  for (const Matrix &input : inputs) {
+    auto [ilo, ihi] = extent(input, *r++, *c++);
+    if (lo < ihi && ilo < hi)
+      return true;
+  }
+  return false;
+}
+
 /// Floats of scratch forwardOneBody needs.
 int64_t forwardScratch(const Dims &d) {
   return d.t * padded(d.e) + d.e * padded(d.s) + d.s * padded(d.f) +
@@ -312,16 +362,31 @@ TFL_INLINE void forwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
   int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
   float *qs = scratch, *kt = qs + d.t * ep, *vv = kt + d.e * sp;
   float *p = vv + d.s * fp, *o = p + kRows * sp, *sums = o + kRows * fp;
-  pack(qs, ep, q, d.t, d.e, d.scale);
+  // q is the scores' left operand (read a scalar at a time, any strides)
+  // where the scale is folded into the softmax; v the right operand of
+  // p v where its rows are whole vectors. The output is written once per
+  // block, after every read of its rows' inputs.
+  bool fold = foldsScale(d) && !overlaps(out, d.t, d.f, {q, k, v},
+                                         {d.t, d.s, d.s}, {d.e, d.e, d.f});
+  Matrix qa = q;
+  if (!fold) {
+    pack(qs, ep, q, d.t, d.e, d.scale);
+    qa = {qs, ep, 1};
+  }
   packTransposed<L>(kt, sp, k, d.s, d.e);
-  pack(vv, fp, v, d.s, d.f, 1.0f);
+  Matrix vb = v;
+  if (!fold || !inPlace(v, d.f)) {
+    pack(vv, fp, v, d.s, d.f, 1.0f);
+    vb = {vv, fp, 1};
+  }
   Causal cols = d.causal ? Causal::KeyColumns : Causal::Full;
   Causal depth = d.causal ? Causal::KeyDepth : Causal::Full;
   for (int64_t i0 = 0; i0 < d.t; i0 += kRows) {
     int64_t rows = lesser(kRows, d.t - i0), n = blockKeys(d, i0, rows);
-    times<L>(qs + i0 * ep, ep, 1, kt, sp, p, sp, rows, d.e, n, false, cols, i0);
-    softmaxRows<L>(d, p, sp, i0, rows, n, sums);
-    times<L>(p, sp, 1, vv, fp, o, fp, rows, n, d.f, false, depth, i0);
+    times<L>(qa.data + i0 * qa.rs, qa.rs, qa.cs, kt, sp, p, sp, rows, d.e, n,
+             false, cols, i0);
+    softmaxRows<L>(d, p, sp, i0, rows, n, fold ? d.scale : 1.0f, sums);
+    times<L>(p, sp, 1, vb.data, vb.rs, o, fp, rows, n, d.f, false, depth, i0);
     for (int64_t r = 0; r < rows; ++r)
       unpack({out.data + (i0 + r) * out.rs, out.rs, out.cs}, o + r * fp, fp, 1,
              d.f, 1.0f / sums[r]);
@@ -335,22 +400,64 @@ int64_t backwardScratch(const Dims &d) {
          2 * kRows * sp + kRows * ep + d.s * ep + d.s * fp;
 }
 
+/// A backward problem's operands as its products read and write them.
+/// Where no gradient overlaps an input (bufferization gives them buffers of
+/// their own), the inputs are read in place and the gradients written in
+/// place wherever their rows are whole vectors (inPlace), and the scale is
+/// folded into the softmax and into ds: s = q k^T, p = softmax(scale s),
+/// ds = scale p (dp - rowdot), dq = ds k, dk = ds^T q. Else everything is
+/// packed first, q scaled: dq = scale ds k, dk = ds^T (scale q). dk and dv
+/// sum over the blocks of queries: in place (zeroed here) or in scratch
+/// (dkAll, dvAll) copied out at the end.
+struct BackwardOperands {
+  Matrix qa, qb, kb, g, dk, dv;
+  bool fold, dqInPlace;
+};
+
+TFL_INLINE BackwardOperands backwardOperands(const Dims &d, Matrix q, Matrix k,
+                                             Matrix v, Matrix out, Matrix dy,
+                                             Matrix dq, Matrix dk, Matrix dv,
+                                             float *qs, float *kk, float *g,
+                                             float *dkAll, float *dvAll) {
+  int64_t ep = padded(d.e), fp = padded(d.f);
+  auto apart = [&](Matrix m, int64_t rows, int64_t cols) {
+    return !overlaps(m, rows, cols, {q, k, v, out, dy},
+                     {d.t, d.s, d.s, d.t, d.t}, {d.e, d.e, d.f, d.f, d.f});
+  };
+  bool direct =
+      apart(dq, d.t, d.e) && apart(dk, d.s, d.e) && apart(dv, d.s, d.f);
+  BackwardOperands o{q, q, k, dy, dk, dv, direct && foldsScale(d), false};
+  if (!o.fold || !inPlace(q, d.e)) {
+    pack(qs, ep, q, d.t, d.e, o.fold ? 1.0f : d.scale);
+    o.qb = {qs, ep, 1};
+    if (!o.fold)
+      o.qa = o.qb;
+  }
+  if (!direct || !inPlace(k, d.e)) {
+    pack(kk, ep, k, d.s, d.e, 1.0f);
+    o.kb = {kk, ep, 1};
+  }
+  if (!direct || !inPlace(dy, d.f)) {
+    pack(g, fp, dy, d.t, d.f, 1.0f);
+    o.g = {g, fp, 1};
+  }
+  o.dqInPlace = o.fold && inPlace(dq, d.e);
+  if (!direct || !inPlace(dk, d.e))
+    o.dk = {dkAll, ep, 1};
+  if (!direct || !inPlace(dv, d.f))
+    o.dv = {dvAll, fp, 1};
+  for (int64_t i = 0; i < d.s; ++i) {
+    std::fill_n(o.dk.data + i * o.dk.rs, o.dk.data == dkAll ? ep : d.e, 0.0f);
+    std::fill_n(o.dv.data + i * o.dv.rs, o.dv.data == dvAll ? fp : d.f, 0.0f);
+  }
+  return o;
+}
+
+/// rowDot[i] = the dot product of row i of g (contiguous rows) and of out.
 template <int L>
-TFL_INLINE void backwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
-                                Matrix out, Matrix dy, Matrix dq, Matrix dk,
-                                Matrix dv, float *scratch) {
-  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
-  float *qs = scratch, *kk = qs + d.t * ep, *kt = kk + d.s * ep;
-  float *vt = kt + d.e * sp, *g = vt + d.f * sp, *rowDot = g + d.t * fp;
-  float *p = rowDot + d.t, *dp = p + kRows * sp, *dqb = dp + kRows * sp;
-  float *dkAll = dqb + kRows * ep, *dvAll = dkAll + d.s * ep;
-  pack(qs, ep, q, d.t, d.e, d.scale);
-  pack(kk, ep, k, d.s, d.e, 1.0f);
-  packTransposed<L>(kt, sp, k, d.s, d.e);
-  packTransposed<L>(vt, sp, v, d.s, d.f);
-  pack(g, fp, dy, d.t, d.f, 1.0f);
+TFL_INLINE void rowDots(const Dims &d, Matrix g, Matrix out, float *rowDot) {
   for (int64_t i = 0; i < d.t; ++i) {
-    const float *gi = g + i * fp, *oi = out.data + i * out.rs;
+    const float *gi = g.data + i * g.rs, *oi = out.data + i * out.rs;
     float sum = 0.0f;
     int64_t j = 0;
     if (out.cs == 1) {
@@ -363,34 +470,59 @@ TFL_INLINE void backwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
       sum += gi[j] * oi[j * out.cs];
     rowDot[i] = sum;
   }
-  for (int64_t i = 0; i < d.s * ep; ++i)
-    dkAll[i] = 0.0f;
-  for (int64_t i = 0; i < d.s * fp; ++i)
-    dvAll[i] = 0.0f;
+}
+
+template <int L>
+TFL_INLINE void backwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
+                                Matrix out, Matrix dy, Matrix dq, Matrix dk,
+                                Matrix dv, float *scratch) {
+  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
+  float *qs = scratch, *kk = qs + d.t * ep, *kt = kk + d.s * ep;
+  float *vt = kt + d.e * sp, *g = vt + d.f * sp, *rowDot = g + d.t * fp;
+  float *p = rowDot + d.t, *dp = p + kRows * sp, *dqb = dp + kRows * sp;
+  float *dkAll = dqb + kRows * ep, *dvAll = dkAll + d.s * ep;
+  BackwardOperands o = backwardOperands(d, q, k, v, out, dy, dq, dk, dv, qs, kk,
+                                        g, dkAll, dvAll);
+  packTransposed<L>(kt, sp, k, d.s, d.e);
+  packTransposed<L>(vt, sp, v, d.s, d.f);
+  rowDots<L>(d, o.g, out, rowDot);
+  float by = o.fold ? d.scale : 1.0f;
   Causal cols = d.causal ? Causal::KeyColumns : Causal::Full;
   Causal depth = d.causal ? Causal::KeyDepth : Causal::Full;
   Causal keyRows = d.causal ? Causal::KeyRows : Causal::Full;
   for (int64_t i0 = 0; i0 < d.t; i0 += kRows) {
     int64_t rows = lesser(kRows, d.t - i0), n = blockKeys(d, i0, rows);
-    times<L>(qs + i0 * ep, ep, 1, kt, sp, p, sp, rows, d.e, n, false, cols, i0);
-    softmaxRows<L>(d, p, sp, i0, rows, n);
-    times<L>(g + i0 * fp, fp, 1, vt, sp, dp, sp, rows, d.f, n, false, cols, i0);
+    times<L>(o.qa.data + i0 * o.qa.rs, o.qa.rs, o.qa.cs, kt, sp, p, sp, rows,
+             d.e, n, false, cols, i0);
+    softmaxRows<L>(d, p, sp, i0, rows, n, by);
+    times<L>(o.g.data + i0 * o.g.rs, o.g.rs, 1, vt, sp, dp, sp, rows, d.f, n,
+             false, cols, i0);
     for (int64_t r = 0; r < rows; ++r) {
       int64_t seen = keysOf(d, i0 + r);
+      float *dpr = dp + r * sp;
+      const float *pr = p + r * sp;
+      float dot = rowDot[i0 + r];
       for (int64_t j = 0; j < seen; ++j)
-        dp[r * sp + j] = p[r * sp + j] * (dp[r * sp + j] - rowDot[i0 + r]);
+        dpr[j] = by * (pr[j] * (dpr[j] - dot));
       for (int64_t j = seen; j < n; ++j)
-        dp[r * sp + j] = 0.0f;
+        dpr[j] = 0.0f;
     }
-    times<L>(dp, sp, 1, kk, ep, dqb, ep, rows, n, d.e, false, depth, i0);
-    unpack({dq.data + i0 * dq.rs, dq.rs, dq.cs}, dqb, ep, rows, d.e, d.scale);
-    times<L>(dp, 1, sp, qs + i0 * ep, ep, dkAll, ep, n, rows, d.e, true,
-             keyRows, i0);
-    times<L>(p, 1, sp, g + i0 * fp, fp, dvAll, fp, n, rows, d.f, true, keyRows,
-             i0);
+    Matrix dqc = o.dqInPlace ? Matrix{dq.data + i0 * dq.rs, dq.rs, 1}
+                             : Matrix{dqb, ep, 1};
+    times<L>(dp, sp, 1, o.kb.data, o.kb.rs, dqc.data, dqc.rs, rows, n, d.e,
+             false, depth, i0);
+    if (!o.dqInPlace)
+      unpack({dq.data + i0 * dq.rs, dq.rs, dq.cs}, dqb, ep, rows, d.e,
+             o.fold ? 1.0f : d.scale);
+    times<L>(dp, 1, sp, o.qb.data + i0 * o.qb.rs, o.qb.rs, o.dk.data, o.dk.rs,
+             n, rows, d.e, true, keyRows, i0);
+    times<L>(p, 1, sp, o.g.data + i0 * o.g.rs, o.g.rs, o.dv.data, o.dv.rs, n,
+             rows, d.f, true, keyRows, i0);
   }
-  unpack(dk, dkAll, ep, d.s, d.e, 1.0f);
-  unpack(dv, dvAll, fp, d.s, d.f, 1.0f);
+  if (o.dk.data == dkAll)
+    unpack(dk, dkAll, ep, d.s, d.e, 1.0f);
+  if (o.dv.data == dvAll)
+    unpack(dv, dvAll, fp, d.s, d.f, 1.0f);
 }
 
 TFL_ISA_LANE_VARIANTS(forwardOne,

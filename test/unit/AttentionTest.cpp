@@ -89,8 +89,8 @@ probabilities(const Case &c, double scale,
   return p;
 }
 
-void expectNear(const Tensor &got, const Batch &want, const char *what) {
-  Batch g = asBatch(got.view());
+void expectNear(const TensorView &got, const Batch &want, const char *what) {
+  Batch g = asBatch(got);
   for (size_t b = 0; b < want.size(); ++b)
     for (size_t i = 0; i < want[b].size(); ++i)
       for (size_t j = 0; j < want[b][i].size(); ++j)
@@ -105,31 +105,38 @@ Shape withLast(Shape lead, int64_t rows, int64_t cols) {
   return lead;
 }
 
-void check(const Case &c, bool transposedK) {
-  std::mt19937 gen(7);
-  double scale = 1.0 / std::sqrt(static_cast<double>(c.e));
-  Tensor q = random(withLast(c.lead, c.t, c.e), gen);
-  // k read through strides: the transpose of a [.., E, S] tensor.
-  Tensor kStore = random(
-      withLast(c.lead, transposedK ? c.e : c.s, transposedK ? c.s : c.e), gen);
-  TensorView kView = kStore.view();
-  if (transposedK) {
-    int64_t r = kView.rank();
-    std::swap(kView.shape[r - 2], kView.shape[r - 1]);
-    std::swap(kView.strides[r - 2], kView.strides[r - 1]);
-  }
-  Tensor v = random(withLast(c.lead, c.s, c.f), gen);
-  Tensor dy = random(withLast(c.lead, c.t, c.f), gen);
-  Tensor out(DType::F32, withLast(c.lead, c.t, c.f));
-  Tensor dq(DType::F32, q.shape()), dk(DType::F32, withLast(c.lead, c.s, c.e));
-  Tensor dv(DType::F32, v.shape());
-  AttentionShape shape{c.causal, scale};
-  attention(q.view(), kView, v.view(), out.view(), shape);
-  attentionBackward(q.view(), kView, v.view(), out.view(), dy.view(), dq.view(),
-                    dk.view(), dv.view(), shape);
+/// How the operands lie in memory: contiguous; k read through strides
+/// (the transpose of a [.., E, S] tensor); every operand the first columns
+/// of wider rows (heads in a QKV projection's output, which the kernels
+/// read and write in place); contiguous with a negative scale (which the
+/// kernels do not fold into the softmax); dq written over dy's memory
+/// (which the kernels must read in full first).
+enum class Layout { Contiguous, TransposedK, WideRows, NegativeScale, DqInDy };
 
-  Batch bq = asBatch(q.view()), bk = asBatch(kView), bv = asBatch(v.view());
-  Batch bdy = asBatch(dy.view());
+/// A tensor of rows x cols matrices (random, or zeros without `gen`) and
+/// its view; with `wide`, rows of 16 floats more in memory, the view
+/// taking the first cols.
+struct Operand {
+  Tensor store;
+  TensorView view;
+};
+
+Operand operand(const Shape &lead, int64_t rows, int64_t cols, bool wide,
+                std::mt19937 *gen) {
+  Shape shape = withLast(lead, rows, cols + (wide ? 16 : 0));
+  Operand o{gen ? random(shape, *gen) : Tensor(DType::F32, shape), {}};
+  o.view = o.store.view();
+  o.view.shape.back() = cols;
+  return o;
+}
+
+/// The attention's output and gradients by their definition, in doubles.
+struct Wants {
+  Batch out, dq, dk, dv;
+};
+
+Wants definition(const Case &c, double scale, const Batch &bq, const Batch &bk,
+                 const Batch &bv, const Batch &bdy) {
   Batch wantOut = bdy, wantDq = bq, wantDk = bk, wantDv = bv;
   for (size_t b = 0; b < bq.size(); ++b) {
     auto p = probabilities(c, scale, bq[b], bk[b]);
@@ -177,10 +184,50 @@ void check(const Case &c, bool transposedK) {
       }
     }
   }
-  expectNear(out, wantOut, "out");
-  expectNear(dq, wantDq, "dq");
-  expectNear(dk, wantDk, "dk");
-  expectNear(dv, wantDv, "dv");
+  return {wantOut, wantDq, wantDk, wantDv};
+}
+
+void check(const Case &c, Layout layout) {
+  std::mt19937 gen(7);
+  double scale = (layout == Layout::NegativeScale ? -1.0 : 1.0) /
+                 std::sqrt(static_cast<double>(c.e));
+  bool wide = layout == Layout::WideRows;
+  bool transposedK = layout == Layout::TransposedK;
+  Operand q = operand(c.lead, c.t, c.e, wide, &gen);
+  Operand k = operand(c.lead, transposedK ? c.e : c.s, transposedK ? c.s : c.e,
+                      wide, &gen);
+  if (transposedK) {
+    int64_t r = k.view.rank();
+    std::swap(k.view.shape[r - 2], k.view.shape[r - 1]);
+    std::swap(k.view.strides[r - 2], k.view.strides[r - 1]);
+  }
+  Operand v = operand(c.lead, c.s, c.f, wide, &gen);
+  Operand dy = operand(c.lead, c.t, c.f, wide, &gen);
+  Operand out = operand(c.lead, c.t, c.f, wide, nullptr);
+  Operand dq =
+      layout == Layout::DqInDy ? dy : operand(c.lead, c.t, c.e, wide, nullptr);
+  Operand dk = operand(c.lead, c.s, c.e, wide, nullptr);
+  Operand dv = operand(c.lead, c.s, c.f, wide, nullptr);
+  Batch bq = asBatch(q.view), bk = asBatch(k.view), bv = asBatch(v.view);
+  Batch bdy = asBatch(dy.view);
+  AttentionShape shape{c.causal, scale};
+  attention(q.view, k.view, v.view, out.view, shape);
+  attentionBackward(q.view, k.view, v.view, out.view, dy.view, dq.view, dk.view,
+                    dv.view, shape);
+
+  Wants want = definition(c, scale, bq, bk, bv, bdy);
+  expectNear(out.view, want.out, "out");
+  expectNear(dq.view, want.dq, "dq");
+  expectNear(dk.view, want.dk, "dk");
+  expectNear(dv.view, want.dv, "dv");
+  // The columns past a wide output's are not written.
+  if (wide)
+    for (const Operand *o : {&out, &dq, &dk, &dv}) {
+      const float *p = o->store.data<float>();
+      int64_t cols = o->view.shape.back(), ld = cols + 16;
+      for (int64_t i = 0; i < o->store.numElements(); ++i)
+        ASSERT_EQ(i % ld < cols ? 0.0f : p[i], 0.0f) << "past column " << i;
+    }
 }
 
 TEST(AttentionTest, MatchesTheDefinitionOnEveryIsa) {
@@ -194,12 +241,16 @@ TEST(AttentionTest, MatchesTheDefinitionOnEveryIsa) {
   };
   forEachIsa([&] {
     for (const Case &c : cases)
-      for (bool transposedK : {false, true}) {
+      for (Layout layout :
+           {Layout::Contiguous, Layout::TransposedK, Layout::WideRows,
+            Layout::NegativeScale, Layout::DqInDy}) {
+        if (layout == Layout::DqInDy && c.e != c.f)
+          continue;
         SCOPED_TRACE(::testing::Message()
                      << "t " << c.t << " s " << c.s << " e " << c.e << " f "
-                     << c.f << (c.causal ? " causal" : "")
-                     << (transposedK ? " k strided" : ""));
-        check(c, transposedK);
+                     << c.f << (c.causal ? " causal" : "") << " layout "
+                     << static_cast<int>(layout));
+        check(c, layout);
       }
   });
 }
