@@ -259,6 +259,10 @@ TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
                             int64_t rows, int64_t n, float by,
                             float *sums = nullptr) {
   typedef Vec<L> V;
+  // Three passes over the rows, so that one row's folds of its lanes (a
+  // chain of dependent shuffles) overlap the next rows' work instead of
+  // holding up its own next step.
+  float tops[kRows], totals[kRows];
   for (int64_t r = 0; r < rows; ++r) {
     float *row = p + r * ld;
     int64_t seen = keysOf(d, i0 + r), end = roundUp(seen, L);
@@ -271,7 +275,12 @@ TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
       top = v > top ? v : top;
     }
     // (A NaN score the maximum skips makes its row's sum NaN all the same.)
-    float m = foldLanes<L>(top, true);
+    tops[r] = foldLanes<L>(top, true);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    float *row = p + r * ld;
+    int64_t end = roundUp(keysOf(d, i0 + r), L);
+    float m = tops[r];
     V sum{};
     for (int64_t j = 0; j < end; j += L) {
       V e = (V(load<L>(row + j)) - m) * by;
@@ -281,11 +290,15 @@ TFL_INLINE void softmaxRows(const Dims &d, float *p, int64_t ld, int64_t i0,
     }
     for (int64_t j = end; j < n; ++j)
       row[j] = 0.0f;
-    if (sums) {
-      sums[r] = foldLanes<L>(sum, false);
-      continue;
-    }
-    float inv = 1.0f / foldLanes<L>(sum, false);
+    totals[r] = foldLanes<L>(sum, false);
+  }
+  if (sums) {
+    std::copy_n(totals, rows, sums);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    float *row = p + r * ld, inv = 1.0f / totals[r];
+    int64_t end = roundUp(keysOf(d, i0 + r), L);
     for (int64_t j = 0; j < end; j += L)
       store(row + j, V(load<L>(row + j)) * inv);
   }
