@@ -20,20 +20,6 @@ using namespace tfl::ast;
 using namespace tfl::sema;
 
 FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
-  // x.size is NumPy's element count; PyTorch's x.size(d) is a method.
-  if (auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
-      attr && attr->attr == "size") {
-    FailureOr<Type> receiver = analyzeExpr(attr->value.get());
-    if (failed(receiver))
-      return failure();
-    if (receiver->isTensor()) {
-      error(expr->getBegin())
-          << "x.size is the number of elements (NumPy's), an integer, not a "
-             "method: PyTorch's x.size() is x.shape in TFL, and x.size(d) "
-             "is x.shape[d]";
-      return failure();
-    }
-  }
   if (auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
       attr && tensorMethods().contains(attr->attr)) {
     FailureOr<Type> receiver = analyzeExpr(attr->value.get());
@@ -78,6 +64,15 @@ FailureOr<Type> SemaImpl::analyzeCall(const CallExpr *expr) {
     error(expr->getBegin()) << "a " << callee->cls->name
                             << " record is not callable: its class defines "
                                "no __call__ method";
+    return failure();
+  }
+  // x.size is NumPy's element count; PyTorch's x.size(d) is a method.
+  if (auto *attr = dyn_cast<AttributeExpr>(expr->callee.get());
+      attr && attr->attr == "size" && typeOf(attr->value.get()).isTensor()) {
+    error(expr->getBegin())
+        << "x.size is the number of elements (NumPy's), an integer, not a "
+           "method: PyTorch's x.size() is x.shape in TFL, and x.size(d) is "
+           "x.shape[d]";
     return failure();
   }
   error(expr->getBegin()) << "'" << callee->str() << "' is not callable";

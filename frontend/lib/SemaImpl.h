@@ -74,9 +74,6 @@ bool anyContinue(const Block &block);
 /// NumPy's methods of arrays that TFL's tensors have (`x.sum(axis=1)`),
 /// each the built-in it names.
 const llvm::StringMap<llvm::StringRef> &tensorMethods();
-/// What the PyTorch tensor method `name` (one TFL's tensors do not have) is
-/// in TFL, for the error that names it, if it is one TFL has a form of.
-std::optional<std::string> pytorchMethodHint(llvm::StringRef name);
 /// The dtype a name like `f32` denotes, if any.
 std::optional<DType> dtypeNamed(llvm::StringRef name);
 /// Checks and computes the dtype two operands of arithmetic share.

@@ -67,49 +67,9 @@ FailureOr<Type> SemaImpl::analyzeAttribute(const AttributeExpr *expr) {
   }
 }
 
-FailureOr<Type> SemaImpl::analyzeTensorAttribute(const AttributeExpr *expr,
-                                                 const Type &x) {
-  // NumPy's: x.shape is shape(x), x.size size(x), x.T the reversed axes.
-  const std::string &attr = expr->attr;
-  auto known = [&]() -> FailureOr<Type> {
-    frame->spec->tensorAttributes[expr] = attr;
-    if (attr == "ndim")
-      return Type::knownInt(x.rank(), /*weak=*/false);
-    if (attr == "dtype")
-      return Type::dtypeValue(x.dtype);
-    if (attr == "T") {
-      std::vector<int64_t> shape(x.shape.rbegin(), x.shape.rend());
-      return Type::tensor(x.dtype, shape, x.weak);
-    }
-    if (attr == "shape")
-      return Type::shapeOf(x); // a `?` dim is a batch size
-    if (llvm::is_contained(x.shape, kDynamicDim)) {
-      error(expr->getBegin()) << "x." << attr << " of " << x.str()
-                              << " is known only when the program runs";
-      return failure();
-    }
-    int64_t n = 1;
-    for (int64_t d : x.shape)
-      n *= d;
-    return Type::knownInt(n, /*weak=*/false);
-  };
-  if (llvm::is_contained({"shape", "ndim", "size", "dtype", "T"}, attr))
-    return known();
-  if (tensorMethods().contains(attr)) {
-    error(expr->getBegin()) << "x." << attr << " is a method of tensors: call "
-                            << "it where it is read, x." << attr << "(...)";
-    return failure();
-  }
-  auto diag = error(expr->getBegin());
-  diag << "a tensor has no attribute '" << attr
-       << "' (it has shape, ndim, size, dtype and T, and the methods "
-       << llvm::join(sortedTensorMethods(), ", ") << ")";
-  if (std::optional<std::string> hint = pytorchMethodHint(attr))
-    diag << "; " << *hint;
-  return failure();
-}
-
-std::optional<std::string> tfl::sema::pytorchMethodHint(llvm::StringRef name) {
+/// What the PyTorch tensor method `name` (one TFL's tensors do not have) is
+/// in TFL, for the error that names it, if it is one TFL has a form of.
+static std::optional<std::string> pytorchMethodHint(llvm::StringRef name) {
   // What a PyTorch tensor method is in TFL, for code ported from PyTorch
   // (nanoGPT's model.py reaches for most of these).
   static const llvm::StringMap<const char *> hints = {
@@ -156,6 +116,48 @@ std::optional<std::string> tfl::sema::pytorchMethodHint(llvm::StringRef name) {
   if (Builtin::named(name))
     return "TFL has the function " + name.str() + "(x, ...)";
   return std::nullopt;
+}
+
+FailureOr<Type> SemaImpl::analyzeTensorAttribute(const AttributeExpr *expr,
+                                                 const Type &x) {
+  // NumPy's: x.shape is shape(x), x.size size(x), x.T the reversed axes.
+  const std::string &attr = expr->attr;
+  auto known = [&]() -> FailureOr<Type> {
+    frame->spec->tensorAttributes[expr] = attr;
+    if (attr == "ndim")
+      return Type::knownInt(x.rank(), /*weak=*/false);
+    if (attr == "dtype")
+      return Type::dtypeValue(x.dtype);
+    if (attr == "T") {
+      std::vector<int64_t> shape(x.shape.rbegin(), x.shape.rend());
+      return Type::tensor(x.dtype, shape, x.weak);
+    }
+    if (attr == "shape")
+      return Type::shapeOf(x); // a `?` dim is a batch size
+    if (llvm::is_contained(x.shape, kDynamicDim)) {
+      error(expr->getBegin()) << "x." << attr << " of " << x.str()
+                              << " is known only when the program runs";
+      return failure();
+    }
+    int64_t n = 1;
+    for (int64_t d : x.shape)
+      n *= d;
+    return Type::knownInt(n, /*weak=*/false);
+  };
+  if (llvm::is_contained({"shape", "ndim", "size", "dtype", "T"}, attr))
+    return known();
+  if (tensorMethods().contains(attr)) {
+    error(expr->getBegin()) << "x." << attr << " is a method of tensors: call "
+                            << "it where it is read, x." << attr << "(...)";
+    return failure();
+  }
+  auto diag = error(expr->getBegin());
+  diag << "a tensor has no attribute '" << attr
+       << "' (it has shape, ndim, size, dtype and T, and the methods "
+       << llvm::join(sortedTensorMethods(), ", ") << ")";
+  if (std::optional<std::string> hint = pytorchMethodHint(attr))
+    diag << "; " << *hint;
+  return failure();
 }
 
 const llvm::StringMap<llvm::StringRef> &tfl::sema::tensorMethods() {
