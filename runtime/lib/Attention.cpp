@@ -337,30 +337,40 @@ TFL_INLINE bool inPlace(Matrix m, int64_t cols) {
 /// scales a packed q instead, as it flips which score is the largest.
 TFL_INLINE bool foldsScale(const Dims &d) { return d.scale > 0.0f; }
 
-/// The first and one past the last float `m`'s `rows` x `cols` elements
-/// span.
-TFL_INLINE std::pair<const float *, const float *>
-extent(Matrix m, int64_t rows, int64_t cols) {
+/// A rows x cols matrix of a view.
+struct Region {
+  Matrix m;
+  int64_t rows, cols;
+};
+
+/// The first and one past the last float `r` spans.
+TFL_INLINE std::pair<const float *, const float *> extent(Region r) {
   int64_t lo = 0, hi = 0;
-  for (int64_t step : {(rows - 1) * m.rs, (cols - 1) * m.cs})
+  for (int64_t step : {(r.rows - 1) * r.m.rs, (r.cols - 1) * r.m.cs})
     (step < 0 ? lo : hi) += step;
-  return {m.data + lo, m.data + hi + 1};
+  return {r.m.data + lo, r.m.data + hi + 1};
 }
 
-/// Whether the output `m` (rows x cols) shares memory with any of the
-/// inputs (each with its rows and cols).
-TFL_INLINE bool overlaps(Matrix m, int64_t rows, int64_t cols,
-                         std::initializer_list<Matrix> inputs,
-                         std::initializer_list<int64_t> inputRows,
-                         std::initializer_list<int64_t> inputCols) {
-  auto [lo, hi] = extent(m, rows, cols);
-  const int64_t *r = inputRows.begin(), *c = inputCols.begin();
-  for (const Matrix &input : inputs) {
-    auto [ilo, ihi] = extent(input, *r++, *c++);
+/// Whether the output `out` shares no memory with any of `inputs`: then the
+/// kernels may read the inputs in place while they write it.
+TFL_INLINE bool apart(Region out, std::initializer_list<Region> inputs) {
+  auto [lo, hi] = extent(out);
+  for (Region input : inputs) {
+    auto [ilo, ihi] = extent(input);
     if (lo < ihi && ilo < hi)
-      return true;
+      return false;
   }
-  return false;
+  return true;
+}
+
+/// `m` itself when `keep`, else its rows x cols times `by` packed into
+/// `dst` (rows of ld floats, zeros past cols).
+TFL_INLINE Matrix readable(bool keep, float *dst, int64_t ld, Matrix m,
+                           int64_t rows, int64_t cols, float by) {
+  if (keep)
+    return m;
+  pack(dst, ld, m, rows, cols, by);
+  return {dst, ld, 1};
 }
 
 /// Floats of scratch forwardOneBody needs.
@@ -375,23 +385,16 @@ TFL_INLINE void forwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
   int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
   float *qs = scratch, *kt = qs + d.t * ep, *vv = kt + d.e * sp;
   float *p = vv + d.s * fp, *o = p + kRows * sp, *sums = o + kRows * fp;
-  // q is the scores' left operand (read a scalar at a time, any strides)
-  // where the scale is folded into the softmax; v the right operand of
-  // p v where its rows are whole vectors. The output is written once per
-  // block, after every read of its rows' inputs.
-  bool fold = foldsScale(d) && !overlaps(out, d.t, d.f, {q, k, v},
-                                         {d.t, d.s, d.s}, {d.e, d.e, d.f});
-  Matrix qa = q;
-  if (!fold) {
-    pack(qs, ep, q, d.t, d.e, d.scale);
-    qa = {qs, ep, 1};
-  }
+  // Where out shares no memory with the inputs (its rows are written block
+  // by block), q is read in place as the scores' left operand (a scalar at
+  // a time, any strides) with the scale folded into the softmax, and v as
+  // the right operand of p v where its rows are whole vectors.
+  bool direct =
+      apart({out, d.t, d.f}, {{q, d.t, d.e}, {k, d.s, d.e}, {v, d.s, d.f}});
+  bool fold = direct && foldsScale(d);
+  Matrix qa = readable(fold, qs, ep, q, d.t, d.e, d.scale);
   packTransposed<L>(kt, sp, k, d.s, d.e);
-  Matrix vb = v;
-  if (!fold || !inPlace(v, d.f)) {
-    pack(vv, fp, v, d.s, d.f, 1.0f);
-    vb = {vv, fp, 1};
-  }
+  Matrix vb = readable(direct && inPlace(v, d.f), vv, fp, v, d.s, d.f, 1.0f);
   Causal cols = d.causal ? Causal::KeyColumns : Causal::Full;
   Causal depth = d.causal ? Causal::KeyDepth : Causal::Full;
   for (int64_t i0 = 0; i0 < d.t; i0 += kRows) {
@@ -433,32 +436,23 @@ TFL_INLINE BackwardOperands backwardOperands(const Dims &d, Matrix q, Matrix k,
                                              float *qs, float *kk, float *g,
                                              float *dkAll, float *dvAll) {
   int64_t ep = padded(d.e), fp = padded(d.f);
-  auto apart = [&](Matrix m, int64_t rows, int64_t cols) {
-    return !overlaps(m, rows, cols, {q, k, v, out, dy},
-                     {d.t, d.s, d.s, d.t, d.t}, {d.e, d.e, d.f, d.f, d.f});
-  };
-  bool direct =
-      apart(dq, d.t, d.e) && apart(dk, d.s, d.e) && apart(dv, d.s, d.f);
-  BackwardOperands o{q, q, k, dy, dk, dv, direct && foldsScale(d), false};
-  if (!o.fold || !inPlace(q, d.e)) {
-    pack(qs, ep, q, d.t, d.e, o.fold ? 1.0f : d.scale);
-    o.qb = {qs, ep, 1};
-    if (!o.fold)
-      o.qa = o.qb;
-  }
-  if (!direct || !inPlace(k, d.e)) {
-    pack(kk, ep, k, d.s, d.e, 1.0f);
-    o.kb = {kk, ep, 1};
-  }
-  if (!direct || !inPlace(dy, d.f)) {
-    pack(g, fp, dy, d.t, d.f, 1.0f);
-    o.g = {g, fp, 1};
-  }
+  std::initializer_list<Region> inputs = {{q, d.t, d.e},
+                                          {k, d.s, d.e},
+                                          {v, d.s, d.f},
+                                          {out, d.t, d.f},
+                                          {dy, d.t, d.f}};
+  bool direct = apart({dq, d.t, d.e}, inputs) &&
+                apart({dk, d.s, d.e}, inputs) && apart({dv, d.s, d.f}, inputs);
+  BackwardOperands o;
+  o.fold = direct && foldsScale(d);
+  o.qb = readable(o.fold && inPlace(q, d.e), qs, ep, q, d.t, d.e,
+                  o.fold ? 1.0f : d.scale);
+  o.qa = o.fold ? q : o.qb;
+  o.kb = readable(direct && inPlace(k, d.e), kk, ep, k, d.s, d.e, 1.0f);
+  o.g = readable(direct && inPlace(dy, d.f), g, fp, dy, d.t, d.f, 1.0f);
   o.dqInPlace = o.fold && inPlace(dq, d.e);
-  if (!direct || !inPlace(dk, d.e))
-    o.dk = {dkAll, ep, 1};
-  if (!direct || !inPlace(dv, d.f))
-    o.dv = {dvAll, fp, 1};
+  o.dk = direct && inPlace(dk, d.e) ? dk : Matrix{dkAll, ep, 1};
+  o.dv = direct && inPlace(dv, d.f) ? dv : Matrix{dvAll, fp, 1};
   for (int64_t i = 0; i < d.s; ++i) {
     std::fill_n(o.dk.data + i * o.dk.rs, o.dk.data == dkAll ? ep : d.e, 0.0f);
     std::fill_n(o.dv.data + i * o.dv.rs, o.dv.data == dvAll ? fp : d.f, 0.0f);
