@@ -132,6 +132,13 @@ SmallVector<int64_t> seqHeadsSwap(int64_t rank) {
   return perm;
 }
 
+SmallVector<int64_t> seqHeadsSwapped(ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> out(dims);
+  if (out.size() >= 3)
+    std::swap(out[out.size() - 3], out[out.size() - 2]);
+  return out;
+}
+
 namespace {
 
 /// `values` each transposed by seqHeadsSwap (seq_major's layout <-> the

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfl/IR/Attention.h"
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -104,13 +105,10 @@ LogicalResult SetRandomStateOp::verify() {
   return verifyRandomState(*this, getState().getType());
 }
 
-/// `shape` with its sequence and heads dims swapped when `seqMajor`
-/// ([..., T, H, E] -> [..., H, T, E]): the layout the checks read.
+/// `shape` in the heads-first layout the checks read: with `seqMajor`,
+/// [..., T, H, E] -> [..., H, T, E].
 static SmallVector<int64_t> headsFirst(ArrayRef<int64_t> shape, bool seqMajor) {
-  SmallVector<int64_t> s(shape);
-  if (seqMajor && s.size() >= 3)
-    std::swap(s[s.size() - 3], s[s.size() - 2]);
-  return s;
+  return seqMajor ? seqHeadsSwapped(shape) : SmallVector<int64_t>(shape);
 }
 
 /// Checks q, k, v and an attention's result `out` for tfl.attention and

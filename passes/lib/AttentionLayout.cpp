@@ -40,10 +40,7 @@ Value swappedFrom(Value v) {
 /// `type` transposed by seqHeadsSwap.
 RankedTensorType swappedType(Type type) {
   auto tensor = cast<RankedTensorType>(type);
-  SmallVector<int64_t> shape;
-  for (int64_t d : seqHeadsSwap(tensor.getRank()))
-    shape.push_back(tensor.getDimSize(d));
-  return tensor.clone(shape);
+  return tensor.clone(seqHeadsSwapped(tensor.getShape()));
 }
 
 template <typename OpTy> struct FoldHeadTransposes : OpRewritePattern<OpTy> {

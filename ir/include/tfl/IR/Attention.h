@@ -33,6 +33,10 @@ void buildAttentionBackward(OpBuilder &b, Location loc, Value q, Value k,
 /// identity with dims r-3 and r-2 swapped, its own inverse.
 SmallVector<int64_t> seqHeadsSwap(int64_t rank);
 
+/// `dims` (a shape, or strides) permuted by seqHeadsSwap: dims r-3 and r-2
+/// swapped, when there are 3 or more.
+SmallVector<int64_t> seqHeadsSwapped(ArrayRef<int64_t> dims);
+
 /// Rewrites each tfl.attention_backward under `root`, and with
 /// `forwardToo` each tfl.attention, into the ops above.
 void decomposeAttention(Operation *root, bool forwardToo);
