@@ -35,7 +35,9 @@ def example(q, k, v):
 def heads(qkv):
     # A transformer's heads: slices of one [B, T, 3, H, E] projection,
     # transposed to [B, H, T, E] and back (compiled, the attention reads
-    # and writes [B, T, H, E] in place: tfl-attention-layout).
+    # and writes [B, T, H, E] in place: tfl-attention-layout; E = 16, so
+    # the kernels read the heads, and write their gradients, where they
+    # lie).
     q = transpose(qkv[:, :, 0], (0, 2, 1, 3))
     k = transpose(qkv[:, :, 1], (0, 2, 1, 3))
     v = transpose(qkv[:, :, 2], (0, 2, 1, 3))
@@ -70,7 +72,7 @@ def main():
     bm[:, 0] = True  # every query sees a key
     fm = f32(2, 1, 9)
     qs, k0, vs, w3 = f32(3, 5, 4), f32(5, 4), f32(3, 5, 4), f32(5, 4)
-    qkv, w4 = f32(2, 6, 3, 2, 4), f32(2, 6, 2, 4)
+    qkv, w4 = f32(2, 6, 3, 2, 16), f32(2, 6, 2, 16)
     names = dict(q1=q1, k1=k1, v1=v1, t1=t1, w1=w1, q2=q2, k2=k2, v2=v2,
                  w2=w2, bm=bm, fm=fm, qs=qs, k0=k0, vs=vs, w3=w3, qkv=qkv,
                  w4=w4)
