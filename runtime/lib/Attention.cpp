@@ -323,6 +323,27 @@ TFL_INLINE void unpack(Matrix m, const float *src, int64_t ld, int64_t rows,
   }
 }
 
+/// Zeros the first `cols` floats of `rows` rows of m (contiguous rows):
+/// in vector stores where cols is whole vectors, since a short row's
+/// memset is a library call (a head's gradient rows are 32 floats; W8's
+/// backward made 32,768 such calls a step).
+template <int L>
+TFL_INLINE void zeroRows(Matrix m, int64_t rows, int64_t cols) {
+  // GCC turns a loop storing a known zero back into memset calls; a zero
+  // it cannot see through stays a loop of stores.
+  float z = 0.0f;
+  asm("" : "+x"(z));
+  Vec<L> zero = Vec<L>{} + z;
+  for (int64_t i = 0; i < rows; ++i) {
+    float *row = m.data + i * m.rs;
+    int64_t j = 0;
+    for (; j + L <= cols; j += L)
+      store(row + j, zero);
+    for (; j < cols; ++j)
+      row[j] = z;
+  }
+}
+
 /// Whether the kernels read `m`'s `cols` columns where they are: rows of
 /// contiguous floats that are whole vectors of every width (the products
 /// read and write whole vectors; W8's heads, E = 32, in the QKV
@@ -430,6 +451,7 @@ struct BackwardOperands {
   bool fold, dqInPlace;
 };
 
+template <int L>
 TFL_INLINE BackwardOperands backwardOperands(const Dims &d, Matrix q, Matrix k,
                                              Matrix v, Matrix out, Matrix dy,
                                              Matrix dq, Matrix dk, Matrix dv,
@@ -453,10 +475,8 @@ TFL_INLINE BackwardOperands backwardOperands(const Dims &d, Matrix q, Matrix k,
   o.dqInPlace = o.fold && inPlace(dq, d.e);
   o.dk = direct && inPlace(dk, d.e) ? dk : Matrix{dkAll, ep, 1};
   o.dv = direct && inPlace(dv, d.f) ? dv : Matrix{dvAll, fp, 1};
-  for (int64_t i = 0; i < d.s; ++i) {
-    std::fill_n(o.dk.data + i * o.dk.rs, o.dk.data == dkAll ? ep : d.e, 0.0f);
-    std::fill_n(o.dv.data + i * o.dv.rs, o.dv.data == dvAll ? fp : d.f, 0.0f);
-  }
+  zeroRows<L>(o.dk, d.s, o.dk.data == dkAll ? ep : d.e);
+  zeroRows<L>(o.dv, d.s, o.dv.data == dvAll ? fp : d.f);
   return o;
 }
 
@@ -488,8 +508,8 @@ TFL_INLINE void backwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
   float *vt = kt + d.e * sp, *g = vt + d.f * sp, *rowDot = g + d.t * fp;
   float *p = rowDot + d.t, *dp = p + kRows * sp, *dqb = dp + kRows * sp;
   float *dkAll = dqb + kRows * ep, *dvAll = dkAll + d.s * ep;
-  BackwardOperands o = backwardOperands(d, q, k, v, out, dy, dq, dk, dv, qs, kk,
-                                        g, dkAll, dvAll);
+  BackwardOperands o = backwardOperands<L>(d, q, k, v, out, dy, dq, dk, dv, qs,
+                                           kk, g, dkAll, dvAll);
   packTransposed<L>(kt, sp, k, d.s, d.e);
   packTransposed<L>(vt, sp, v, d.s, d.f);
   rowDots<L>(d, o.g, out, rowDot);

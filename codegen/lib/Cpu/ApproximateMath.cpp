@@ -94,7 +94,11 @@ void guardLog(math::LogOp op) {
 /// function fitted to erf's relative error (1.8e-9 in exact arithmetic) by
 /// scripts/fit_vector_math.py; 6 ulp at most in f32, as XLA's erf. One
 /// division and ten multiply-adds, where MLIR's approximation picks its
-/// coefficients among three intervals (twice the vector operations).
+/// coefficients among three intervals (twice the vector operations). The
+/// division stays exact: with arcp, LLVM divides vectors by a refined
+/// reciprocal estimate but scalars exactly, so an element's erf would
+/// depend on whether it falls in a loop's vector body or its remainder
+/// (a checkpointed block's recomputation then differed from the block).
 void rationalErf(math::ErfOp op) {
   static constexpr float p[] = {1.128379225730896f,      0.18513421714305878f,
                                 0.05424300208687782f,    0.003838470671325922f,
