@@ -48,7 +48,6 @@ public:
     specializeCallees();
     makeDevicesExplicit();
     insertCopies();
-    warnOfHostWork();
   }
 
 private:
@@ -135,21 +134,6 @@ private:
         }
       });
     }
-  }
-
-  /// The CUDA pipeline does not lower host-placed work to host code yet:
-  /// it runs on the GPU, with the same values. Said once, where it starts.
-  void warnOfHostWork() {
-    StringAttr cpu = StringAttr::get(module.getContext(), "cpu");
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<ModuleOp, func::FuncOp>(op) ||
-          op->getAttrOfType<StringAttr>(kDeviceAttrName) != cpu)
-        return WalkResult::advance();
-      op->emitWarning("this build runs work placed on the CPU on the GPU "
-                      "(the values are the same): a --device cuda build does "
-                      "not run host-placed ops on the host yet");
-      return WalkResult::interrupt();
-    });
   }
 
   ModuleOp module;

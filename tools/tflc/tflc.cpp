@@ -91,6 +91,13 @@ cl::opt<bool> verifyEach(
     cl::desc("run, build, emit: verify the IR after each pass of the "
              "pipeline (else once, at its end)"),
     cl::Hidden, cl::cat(tflcCategory));
+cl::opt<bool> testCudaPlacement(
+    "test-cuda-placement",
+    cl::desc("run, build, emit (for the CPU): place the program's work and "
+             "move what is placed on the CPU into host functions as for "
+             "--device cuda, then compile all of it for the CPU (the host "
+             "functions' calls and copies, checked without a GPU)"),
+    cl::Hidden, cl::cat(tflcCategory));
 cl::opt<unsigned> glueInstructions(
     "glue-instructions",
     cl::desc("build, run, emit llvm: LLVM instructions above which a "
@@ -533,7 +540,7 @@ bool Driver::setModuleOptions(mlir::ModuleOp module) {
 
   // Where ops that name no device run, and which devices there are
   // (tfl-place-devices).
-  if (device == Device::Cuda)
+  if (device == Device::Cuda || testCudaPlacement)
     module->setAttr("tfl.target", mlir::StringAttr::get(&context, "cuda"));
   return true;
 }

@@ -65,6 +65,8 @@ void buildLinalgStage(OpPassManager &pm) {
   // A gradient inlined next to its primal recomputes the primal's work (a
   // vjp of a call re-runs the callee's forward): CSE merges the two.
   pm.addPass(createCSEPass());
+  // A GPU program's work placed on the CPU, in host functions of its own.
+  pm.addPass(createTflOutlineHostWork());
   // With the backward pass inlined, gradients are all-reduced in buckets
   // as it makes them.
   pm.addPass(createTflOverlapCollectives());
@@ -92,8 +94,9 @@ const PipelineStage kSharedStages[] = {
      "canonicalize and CSE (the IR eager mode runs)",
      buildSimplifyStage},
     {"linalg",
-     "inline, CSE, bucket collectives, fold head transposes into "
-     "attention, lower tfl to linalg and fuse elementwise ops",
+     "inline, CSE, outline host work, bucket collectives, fold head "
+     "transposes into attention, lower tfl to linalg and fuse elementwise "
+     "ops",
      buildLinalgStage},
     {"bufferize", "bufferize, deallocate, and call libraries on buffers",
      buildBufferizeStage},
@@ -135,6 +138,10 @@ void addBufferization(OpPassManager &pm) {
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(createSplitDeallocs());
   pm.addPass(bufferization::createLowerDeallocationsPass());
+  // A function's result that it does not own (a host function's constant,
+  // tfl-outline-host-work) is returned as a clone: an allocation and a
+  // copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizer());
   pm.addPass(createLowerToRuntimeCalls());

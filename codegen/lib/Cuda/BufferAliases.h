@@ -24,6 +24,13 @@ namespace mlir::tfl {
 /// host memory by the CUDA wing.
 inline constexpr llvm::StringLiteral kHostBufferAttr = "tfl.host";
 
+/// Whether `fn` is work placed on the CPU (tfl-outline-host-work made it):
+/// host code on host buffers, called with host copies of device values.
+inline bool isHostFunction(func::FuncOp fn) {
+  auto device = fn->getAttrOfType<StringAttr>("tfl.device");
+  return device && device.getValue() == "cpu";
+}
+
 /// The allocation (alloc or alloca) that `memref` views, through views,
 /// casts and strided metadata, if any.
 Operation *rootAllocation(Value memref);

@@ -326,6 +326,100 @@ bool checkAsync(IRRewriter &rewriter, memref::LoadOp load) {
   return true;
 }
 
+/// The bytes of the dense buffer `memref` (identity layout).
+Value bufferBytes(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value n = arith::ConstantIndexOp::create(b, loc,
+                                           elementBytes(type.getElementType()));
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    n = arith::MulIOp::create(b, loc, n,
+                              memref::DimOp::create(b, loc, memref, d));
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), n);
+}
+
+/// The address of `memref`'s first element, as an i64.
+Value firstElement(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<Value> zeros(type.getRank(),
+                           arith::ConstantIndexOp::create(b, loc, 0));
+  return elementAddress(b, loc, memref, zeros,
+                        elementBytes(type.getElementType()));
+}
+
+/// The sizes `memref.alloc` of a buffer shaped as `memref` takes.
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value memref) {
+  SmallVector<Value> sizes;
+  auto type = cast<MemRefType>(memref.getType());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, loc, memref, d));
+  return sizes;
+}
+
+void callCopy(IRRewriter &rewriter, Location loc, StringRef name, Value dst,
+              Value src) {
+  ModuleOp module =
+      rewriter.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  Value args[] = {firstElement(rewriter, loc, dst),
+                  firstElement(rewriter, loc, src),
+                  bufferBytes(rewriter, loc, src)};
+  func::FuncOp fn = getOrInsertRuntimeFunction(
+      rewriter, module, name,
+      rewriter.getFunctionType(ValueRange(args).getTypes(), {}));
+  func::CallOp::create(rewriter, loc, fn, args);
+}
+
+/// Step 2b: a call of work placed on the CPU (a host function) gets host
+/// copies of its device operands, freed after it, and device copies of its
+/// results, which the host's are freed for.
+void crossToHostFunctions(IRRewriter &rewriter, func::FuncOp fn,
+                          const HostBuffers &host, SymbolTable &symbols) {
+  SmallVector<func::CallOp> calls;
+  fn.walk([&](func::CallOp call) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (callee && isHostFunction(callee))
+      calls.push_back(call);
+  });
+  for (func::CallOp call : calls) {
+    Location loc = call.getLoc();
+    for (OpOperand &operand : call->getOpOperands()) {
+      Value v = operand.get();
+      if (!isa<MemRefType>(v.getType()) || isHostBuffer(v, host))
+        continue;
+      rewriter.setInsertionPoint(call);
+      auto copy = memref::AllocOp::create(
+          rewriter, loc, cast<MemRefType>(v.getType()),
+          dynamicSizes(rewriter, loc, v), IntegerAttr());
+      copy->setAttr(kHostBufferAttr, rewriter.getUnitAttr());
+      callCopy(rewriter, loc, "tflrt_cuda_copy_to_host", copy, v);
+      operand.set(copy);
+      rewriter.setInsertionPointAfter(call);
+      memref::DeallocOp::create(rewriter, loc, copy);
+    }
+    for (Value r : call.getResults()) {
+      if (!isa<MemRefType>(r.getType()))
+        continue;
+      rewriter.setInsertionPointAfter(call);
+      auto device = gpu::AllocOp::create(
+          rewriter, loc, r.getType(), gpu::AsyncTokenType::get(fn.getContext()),
+          ValueRange{streamToken(rewriter, loc)},
+          dynamicSizes(rewriter, loc, r), ValueRange{}, /*hostShared=*/false);
+      callCopy(rewriter, loc, "tflrt_cuda_copy_to_device", device.getMemref(),
+               r);
+      auto free = memref::DeallocOp::create(rewriter, loc, r);
+      // Every use but the copy's own (the ops made after the call).
+      llvm::SmallPtrSet<Operation *, 16> own;
+      for (Operation *op = call->getNextNode(); op != free;
+           op = op->getNextNode())
+        own.insert(op);
+      own.insert(free);
+      r.replaceUsesWithIf(device.getMemref(), [&](OpOperand &use) {
+        return !own.contains(use.getOwner());
+      });
+    }
+  }
+}
+
 /// Step 3.
 void accessFromHost(IRRewriter &rewriter, func::FuncOp fn,
                     const HostBuffers &host) {
@@ -457,15 +551,18 @@ struct DeviceMemoryPass : impl::DeviceMemoryBase<DeviceMemoryPass> {
           (alloc->hasAttr(kHostBufferAttr) || onlyHostUses(alloc.getResult())))
         host.allocs.insert(alloc);
     });
-    // Host functions only: kernels live in gpu.modules.
+    // Host functions only: kernels live in gpu.modules. Work placed on
+    // the CPU stays host code, on host buffers.
+    SymbolTable symbols(getOperation());
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      if (fn.isExternal() || isHostOnlyFunction(fn, host))
+      if (fn.isExternal() || isHostOnlyFunction(fn, host) || isHostFunction(fn))
         continue;
       // (Taken before any change: the analysis holds on to ops that the
       // steps replace.)
       host.scalars = BufferAliases(fn).hostValues();
       allocateOnDevice(rewriter, fn, host);
       uploadConstants(rewriter, fn);
+      crossToHostFunctions(rewriter, fn, host, symbols);
       accessFromHost(rewriter, fn, host);
       callDeviceEntryPoints(rewriter, fn, host);
       if (failed(launchOnStream(rewriter, fn, host)))

@@ -186,13 +186,19 @@ struct Placement {
   llvm::DenseSet<Operation *> hostOps;
 };
 
-Placement place(func::FuncOp fn, const BufferAliases &aliases) {
-  Placement p(aliases);
+/// The linalg ops on buffers in `fn`.
+SmallVector<linalg::LinalgOp> bufferOps(func::FuncOp fn) {
   SmallVector<linalg::LinalgOp> ops;
   fn.walk([&](linalg::LinalgOp op) {
     if (op.hasPureBufferSemantics())
       ops.push_back(op);
   });
+  return ops;
+}
+
+Placement place(func::FuncOp fn, const BufferAliases &aliases) {
+  Placement p(aliases);
+  SmallVector<linalg::LinalgOp> ops = bufferOps(fn);
   // Candidates: classes of one-element buffers made here, used only by
   // host loads and stores, deallocation and linalg ops.
   llvm::DenseSet<Value> rejected;
@@ -340,35 +346,49 @@ void passByValue(IRRewriter &rewriter, linalg::GenericOp op,
   rewriter.eraseOp(op);
 }
 
+/// Step 3: the buffers `isHost` says stay on the host are marked.
+void markHostBuffers(RewriterBase &rewriter, func::FuncOp fn,
+                     function_ref<bool(Value)> isHost) {
+  fn.walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
+        isHost(op->getResult(0)))
+      op->setAttr(kHostBufferAttr, rewriter.getUnitAttr());
+  });
+}
+
+/// `op` as host loops.
+LogicalResult toHostLoops(RewriterBase &rewriter, linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  if (failed(linalg::linalgOpToLoops(rewriter, op)))
+    return op.emitOpError("cannot become host loops");
+  rewriter.eraseOp(op);
+  return success();
+}
+
 struct HostScalarsPass : impl::HostScalarsBase<HostScalarsPass> {
   void runOnOperation() override {
     func::FuncOp fn = getOperation();
     IRRewriter rewriter(&getContext());
     // Copies between buffers are placed as the linalg ops they are.
     copiesToLinalg(rewriter, fn);
+    // Work placed on the CPU (a host function): all of it on the host.
+    if (isHostFunction(fn)) {
+      markHostBuffers(rewriter, fn, [](Value) { return true; });
+      for (linalg::LinalgOp op : bufferOps(fn))
+        if (failed(toHostLoops(rewriter, op)))
+          return signalPassFailure();
+      return;
+    }
     splitReusedScalars(rewriter, fn);
     BufferAliases aliases(fn);
     Placement p = place(fn, aliases);
 
     // Step 3: the host's buffers are marked, its ops become host loops.
-    fn.walk([&](Operation *op) {
-      if (isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
-          p.isHost(op->getResult(0)))
-        op->setAttr(kHostBufferAttr, rewriter.getUnitAttr());
-    });
-    SmallVector<linalg::LinalgOp> ops;
-    fn.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics())
-        ops.push_back(op);
-    });
-    for (linalg::LinalgOp op : ops) {
+    markHostBuffers(rewriter, fn, [&](Value v) { return p.isHost(v); });
+    for (linalg::LinalgOp op : bufferOps(fn)) {
       if (p.hostOps.contains(op)) {
-        rewriter.setInsertionPoint(op);
-        if (failed(linalg::linalgOpToLoops(rewriter, op))) {
-          op.emitOpError("cannot become host loops");
+        if (failed(toHostLoops(rewriter, op)))
           return signalPassFailure();
-        }
-        rewriter.eraseOp(op);
         continue;
       }
       if (llvm::none_of(op.getDpsInputs(), [&](Value v) {

@@ -524,6 +524,20 @@ void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits) {
             static_cast<size_t>(elemSize), cudaMemcpyHostToDevice);
 }
 
+void tflrt_cuda_copy_to_host(int64_t hostAddress, int64_t deviceAddress,
+                             int64_t bytes) {
+  copyToHost(reinterpret_cast<void *>(hostAddress),
+             reinterpret_cast<const void *>(deviceAddress),
+             static_cast<size_t>(bytes));
+}
+
+void tflrt_cuda_copy_to_device(int64_t deviceAddress, int64_t hostAddress,
+                               int64_t bytes) {
+  copyToDevice(reinterpret_cast<void *>(deviceAddress),
+               reinterpret_cast<const void *>(hostAddress),
+               static_cast<size_t>(bytes));
+}
+
 void tflrt_cuda_check_slice_async(int64_t elemSize, int64_t address,
                                   int64_t isSigned, int64_t size,
                                   int64_t stride, int64_t dim,

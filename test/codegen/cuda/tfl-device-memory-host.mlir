@@ -89,3 +89,65 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// Tests a call of work placed on the CPU (a host function): the host
+// function is left as it is (host buffers, libtflrt's host print); the
+// caller copies its device operand into a host buffer first
+// (tflrt_cuda_copy_to_host, the buffer's bytes), passes a host scalar
+// buffer as it is, frees the copy after the call, and copies the result
+// into a device buffer that its uses (a kernel, the deallocation) take,
+// freeing the host's result.
+// CHECK-LABEL: func.func private @f.host0(
+// CHECK: memref.alloc(%{{.*}}) {tfl.host} : memref<?xf32>
+// CHECK-NOT: gpu.
+// CHECK: call @tflrt_print_f32(
+// CHECK: return
+// CHECK-LABEL: func.func @caller(
+// CHECK: %[[D:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] (%arg0) : memref<?xf32>
+// CHECK: gpu.launch_func async [%{{.*}}] @kernels::@scale {{.*}} args(%[[D]] : memref<?xf32>)
+// CHECK: %[[S:.*]] = memref.alloc() {tfl.host} : memref<i64>
+// CHECK: %[[H:.*]] = memref.alloc(%{{.*}}) {tfl.host} : memref<?xf32>
+// CHECK: %[[HP:.*]] = memref.extract_aligned_pointer_as_index %[[H]]
+// CHECK: %[[DP:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
+// CHECK: %[[N:.*]] = memref.dim %[[D]], %{{.*}}
+// CHECK: %[[BYTES:.*]] = arith.muli %{{.*}}, %[[N]]
+// CHECK: call @tflrt_cuda_copy_to_host(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[R:.*]] = call @f.host0(%[[H]], %[[S]])
+// CHECK: %[[RD:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] (%{{.*}}) : memref<?xf32>
+// CHECK: call @tflrt_cuda_copy_to_device(
+// CHECK: memref.dealloc %[[R]] : memref<?xf32>
+// CHECK: memref.dealloc %[[H]] : memref<?xf32>
+// CHECK: gpu.launch_func async [%{{.*}}] @kernels::@scale {{.*}} args(%[[RD]] : memref<?xf32>)
+// CHECK: gpu.dealloc async [%{{.*}}] %[[RD]]
+// CHECK: gpu.dealloc async [%{{.*}}] %[[D]]
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a: memref<?xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func private @tflrt_print_f32(memref<*xf32>, !llvm.ptr)
+  func.func private @f.host0(%x: memref<?xf32>, %s: memref<i64>) -> memref<?xf32> attributes {tfl.device = "cpu"} {
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %y = memref.alloc(%n) {tfl.host} : memref<?xf32>
+    %u = memref.cast %y : memref<?xf32> to memref<*xf32>
+    %p = llvm.mlir.zero : !llvm.ptr
+    func.call @tflrt_print_f32(%u, %p) : (memref<*xf32>, !llvm.ptr) -> ()
+    return %y : memref<?xf32>
+  }
+  func.func @caller(%n: index) {
+    %c1 = arith.constant 1 : index
+    %d = memref.alloc(%n) : memref<?xf32>
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%d : memref<?xf32>)
+    %s = memref.alloc() {tfl.host} : memref<i64>
+    %r = func.call @f.host0(%d, %s) : (memref<?xf32>, memref<i64>) -> memref<?xf32>
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%r : memref<?xf32>)
+    memref.dealloc %r : memref<?xf32>
+    memref.dealloc %s : memref<i64>
+    memref.dealloc %d : memref<?xf32>
+    return
+  }
+}

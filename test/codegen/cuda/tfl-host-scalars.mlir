@@ -260,3 +260,37 @@ func.func @sum_of_host_element(%d: memref<2xf32>) -> memref<f32> {
   memref.dealloc %one : memref<1xf32>
   return %acc : memref<f32>
 }
+
+// -----
+
+// Tests that work placed on the CPU (a host function of
+// tfl-outline-host-work) runs on the host whole: its buffers marked
+// tfl.host, whatever their size, its linalg ops host loops, its copies
+// too, and no value passed to a kernel.
+// CHECK-LABEL: func.func private @f.host0(
+// CHECK-SAME: attributes {tfl.device = "cpu"}
+// CHECK: %[[A:.*]] = memref.alloc() {alignment = 64 : i64, tfl.host} : memref<1024xf32>
+// CHECK: scf.for
+// CHECK: math.tanh
+// CHECK: memref.store %{{.*}}, %[[A]]
+// CHECK: %[[B:.*]] = memref.alloc() {tfl.host} : memref<1024xf32>
+// CHECK: scf.for
+// CHECK: memref.load %[[A]]
+// CHECK: memref.store %{{.*}}, %[[B]]
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: return %[[B]]
+#map = affine_map<(d0) -> (d0)>
+func.func private @f.host0(%x: memref<1024xf32>) -> memref<1024xf32> attributes {tfl.device = "cpu"} {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+  linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%x : memref<1024xf32>) outs(%a : memref<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = math.tanh %in : f32
+    linalg.yield %t : f32
+  }
+  %b = memref.alloc() : memref<1024xf32>
+  memref.copy %a, %b : memref<1024xf32> to memref<1024xf32>
+  memref.dealloc %a : memref<1024xf32>
+  return %b : memref<1024xf32>
+}

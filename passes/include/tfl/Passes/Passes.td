@@ -160,6 +160,42 @@ def TflAttentionLayout : Pass<"tfl-attention-layout", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::tfl::TflDialect"];
 }
 
+def TflOutlineHostWork : Pass<"tfl-outline-host-work", "mlir::ModuleOp"> {
+  let summary = "Move the work placed on the CPU of a GPU program into host functions";
+  let description = [{
+    On the "cuda" target (the module's `tfl.target`), after whole-program
+    inlining: each run of consecutive ops placed on the CPU (`tfl.device =
+    "cpu"`, an op with regions only where everything in them is) becomes a
+    private function marked `tfl.device = "cpu"` and a `func.call` where
+    the run was. The CUDA wing runs such a function as host code (its loops
+    on the host, libtflrt's libraries, host buffers) and copies the call's
+    device operands to the host and its results back (`tfl-device-memory`).
+    1. A run is broken by any other op, except constants and
+       `tfl.to_device` copies, which stay outside it: those that do not
+       depend on the run move before the call, those that do after it.
+       Collectives and tape ops stay where they are (their buffers live on
+       the device).
+    2. The function's arguments are the values the run reads from outside
+       it (constants are cloned in instead), not written by it
+       (`bufferization.writable = false`); its results are the run's
+       values used after it.
+    Fusion and bufferization then see the host work apart from the device
+    work. Nothing changes on the "cpu" target, where placement forgot the
+    devices.
+
+    ```mlir
+    %1 = tfl.to_device %0 to "cpu" : tensor<3xf32>
+    %2 = tfl.tanh %1 {tfl.device = "cpu"} : tensor<3xf32>
+    %3 = tfl.exp %2 : tensor<3xf32>
+    // becomes
+    %1 = tfl.to_device %0 to "cpu" : tensor<3xf32>
+    %2 = call @f.host0(%1) : (tensor<3xf32>) -> tensor<3xf32>
+    %3 = tfl.exp %2 : tensor<3xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::tfl::TflDialect"];
+}
+
 def TflOverlapCollectives : Pass<"tfl-overlap-collectives", "mlir::ModuleOp"> {
   let summary = "Reduce gradients in buckets while the backward pass runs";
   let description = [{

@@ -53,6 +53,14 @@ void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
    for the stream); and a store of raw bits there (queued on the stream). */
 int64_t tflrt_cuda_read_scalar(int64_t elemSize, int64_t address);
 void tflrt_cuda_write_scalar(int64_t elemSize, int64_t address, int64_t bits);
+/* `bytes` from a device address to a host one, or from a host address to a
+   device one, for work placed on the CPU (a host function's operands and
+   results); both wait, so the host buffer is ready, or free to reuse, on
+   return. */
+void tflrt_cuda_copy_to_host(int64_t hostAddress, int64_t deviceAddress,
+                             int64_t bytes);
+void tflrt_cuda_copy_to_device(int64_t deviceAddress, int64_t hostAddress,
+                               int64_t bytes);
 /* tflrt_check_slice of the integer element at a device address (sign- or
    zero-extended from `elemSize` bytes), queued: the element is copied in
    stream order and checked when the host next waits for the stream, and

@@ -28,6 +28,10 @@ def HostScalars : Pass<"tfl-host-scalars", "mlir::func::FuncOp"> {
        it before the op, which takes it as a captured value instead of an
        operand, so the kernel receives it as an argument.
 
+    In a host function (`tfl.device = "cpu"`, tfl-outline-host-work's work
+    placed on the CPU) every buffer stays on the host and every linalg op
+    becomes a host loop.
+
     ```mlir
     // %n = i * 32, then a slice of the device tensor %order at %n
     linalg.generic ins(%i : memref<i64>) outs(%n : memref<i64>) {...}
@@ -153,6 +157,12 @@ def DeviceMemory : Pass<"tfl-device-memory", "mlir::ModuleOp"> {
     5. `gpu.launch_func` becomes asynchronous on the program's stream
        (`gpu.wait async`, which the runtime answers with its one stream):
        the host waits only where a value crosses to it.
+
+    A host function (`tfl.device = "cpu"`) is left as it is. A call of
+    one copies each device buffer it passes into a host buffer first
+    (`tflrt_cuda_copy_to_host`, freed after the call) and each buffer it
+    returns into a device buffer (`tflrt_cuda_copy_to_device`), which the
+    result's uses then take; the host's result is freed.
 
     6. The program's entry (`tfl_main`) first calls `tflrt_cuda_start`
        with the libraries the host code calls (cuBLAS for matmuls, cuDNN
