@@ -111,15 +111,25 @@ struct Autocast : impl::TflAutocastBase<Autocast> {
   }
 };
 
-/// Whether `op` is a product of 16-bit operands into a 16-bit result that
-/// the module's target computes as it is: cuBLAS takes bf16 and f16
-/// operands on tensor cores and accumulates in f32, so its result rounds
-/// as the f32 product's would (up to the order of the sums); the CPU's
-/// libraries widen them.
-bool productOnHalfFloats(Operation *op, ModuleOp module) {
+/// Whether `op` is a product or a convolution of 16-bit operands into a
+/// 16-bit result that the module's target computes as it is: cuBLAS and
+/// cuDNN take bf16 and f16 operands on tensor cores and accumulate in f32,
+/// so the result rounds as the f32 product's or convolution's would (up
+/// to the order of the sums); the CPU's libraries widen them. A
+/// convolution padded more on one side than the other (cuDNN pads evenly;
+/// the GPU runs those on the host, in f32) is widened too.
+bool keepsHalfFloatsOnGpu(Operation *op, ModuleOp module) {
   auto target = module->getAttrOfType<StringAttr>("tfl.target");
-  if (!target || target.getValue() != "cuda" || !isa<MatmulOp>(op))
+  if (!target || target.getValue() != "cuda")
     return false;
+  if (!isa<MatmulOp, Conv2DOp, Conv2DBackwardInputOp, Conv2DBackwardFilterOp>(
+          op))
+    return false;
+  if (auto padding = op->getAttrOfType<DenseI64ArrayAttr>("padding")) {
+    ArrayRef<int64_t> pad = padding.asArrayRef();
+    if (pad.size() != 4 || pad[0] != pad[1] || pad[2] != pad[3])
+      return false;
+  }
   Type elem = elementTypeOf(op->getResult(0).getType());
   return elem && isHalfFloat(elem) &&
          llvm::all_of(op->getOperandTypes(),
@@ -132,7 +142,7 @@ struct WidenHalf : impl::TflWidenHalfBase<WidenHalf> {
     ModuleOp module = getOperation();
     module.walk([&](Operation *op) {
       if (isa<TflDialect>(op->getDialect()) && !runsOnHalfFloats(op) &&
-          !productOnHalfFloats(op, module) &&
+          !keepsHalfFloatsOnGpu(op, module) &&
           (anyElementType(op->getOperandTypes(), isHalfFloat) ||
            anyElementType(op->getResultTypes(), isHalfFloat)))
         ops.push_back(op);

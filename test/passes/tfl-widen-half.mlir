@@ -48,18 +48,25 @@ func.func @native(%x: tensor<4x3xbf16>) -> tensor<i64> {
 
 // -----
 
-// Tests that for the CUDA target a product whose operands and result
-// share one 16-bit type keeps it (cuBLAS on tensor cores, f32
-// accumulation), while a convolution does not.
+// Tests that for the CUDA target a product or a convolution whose
+// operands and result share one 16-bit type keeps it (cuBLAS and cuDNN on
+// tensor cores, f32 accumulation), while a convolution padded unevenly
+// (which cuDNN cannot pad) and one of mixed types do not.
 // CHECK-LABEL: func.func @cuda_products(
 // CHECK: tfl.matmul {{.*}} : tensor<2x3xbf16>, tensor<3x2xbf16> -> tensor<2x2xbf16>
 // CHECK: tfl.matmul {{.*}} : tensor<2x3xf16>, tensor<3x2xf16> -> tensor<2x2xf16>
+// CHECK: tfl.conv2d {{.*}} : tensor<1x4x4x1xf16>, tensor<3x3x1x2xf16> -> tensor<1x2x2x2xf16>
 // CHECK: tfl.conv2d {{.*}} : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32> -> tensor<1x2x2x2xf32>
+// CHECK: tfl.conv2d_backward_filter {{.*}} : tensor<1x4x4x1xbf16>, tensor<1x2x2x2xbf16> -> tensor<3x3x1x2xbf16>
+// CHECK: tfl.conv2d_backward_input {{.*}} : tensor<1x2x2x2xf32>, tensor<3x3x1x2xf32> -> tensor<1x4x4x1xf32>
 module attributes {tfl.target = "cuda"} {
-func.func @cuda_products(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>, %c: tensor<2x3xf16>, %d: tensor<3x2xf16>, %x: tensor<1x4x4x1xf16>, %w: tensor<3x3x1x2xf16>) -> (tensor<2x2xbf16>, tensor<2x2xf16>, tensor<1x2x2x2xf16>) {
+func.func @cuda_products(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>, %c: tensor<2x3xf16>, %d: tensor<3x2xf16>, %x: tensor<1x4x4x1xf16>, %w: tensor<3x3x1x2xf16>, %xb: tensor<1x4x4x1xbf16>, %dy: tensor<1x2x2x2xbf16>, %dyh: tensor<1x2x2x2xf16>, %wb: tensor<3x3x1x2xbf16>) -> (tensor<2x2xbf16>, tensor<2x2xf16>, tensor<1x2x2x2xf16>, tensor<1x2x2x2xf16>, tensor<3x3x1x2xbf16>, tensor<1x4x4x1xf16>) {
   %0 = tfl.matmul %a, %b : tensor<2x3xbf16>, tensor<3x2xbf16> -> tensor<2x2xbf16>
   %1 = tfl.matmul %c, %d : tensor<2x3xf16>, tensor<3x2xf16> -> tensor<2x2xf16>
   %2 = tfl.conv2d %x, %w {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x4x1xf16>, tensor<3x3x1x2xf16> -> tensor<1x2x2x2xf16>
-  return %0, %1, %2 : tensor<2x2xbf16>, tensor<2x2xf16>, tensor<1x2x2x2xf16>
+  %3 = tfl.conv2d %x, %w {padding = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>} : tensor<1x4x4x1xf16>, tensor<3x3x1x2xf16> -> tensor<1x2x2x2xf16>
+  %4 = tfl.conv2d_backward_filter %xb, %dy {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x4x1xbf16>, tensor<1x2x2x2xbf16> -> tensor<3x3x1x2xbf16>
+  %5 = tfl.conv2d_backward_input %dyh, %wb {padding = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x2x2xf16>, tensor<3x3x1x2xbf16> -> tensor<1x4x4x1xf16>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x2xbf16>, tensor<2x2xf16>, tensor<1x2x2x2xf16>, tensor<1x2x2x2xf16>, tensor<3x3x1x2xbf16>, tensor<1x4x4x1xf16>
 }
 }

@@ -23,7 +23,7 @@ namespace mlir::tfl {
 
 namespace {
 
-/// Bufferizes `op` as one call `tflrt_<op>_f32(operands..., results...,
+/// Bufferizes `op` as one call `tflrt_<op>_<type>(operands..., results...,
 /// scalars...)`: the operands' buffers as they are (strided views
 /// included) and a fresh buffer per result, each through `view` when
 /// given (a view of the buffer, such as a transpose), as unranked
@@ -52,8 +52,12 @@ bufferizeAsCall(Operation *op, RewriterBase &rewriter,
   for (Value &arg : args)
     arg = castToUnranked(rewriter, loc, view ? view(arg) : arg);
   scalars(args);
+  // f32 (the CPU widens 16-bit operands first); the CUDA target keeps a
+  // 16-bit convolution (cuDNN's tensor cores): _bf16, _f16.
+  Type elem = getElementTypeOrSelf(op->getOperand(0).getType());
+  StringRef suffix = elem.isBF16() ? "_bf16" : elem.isF16() ? "_f16" : "_f32";
   callRuntime(rewriter, op,
-              ("tflrt_" + op->getName().stripDialect() + "_f32").str(), args);
+              ("tflrt_" + op->getName().stripDialect() + suffix).str(), args);
   bufferization::replaceOpWithBufferizedValues(rewriter, op, outs);
   return success();
 }

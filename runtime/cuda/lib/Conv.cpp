@@ -55,14 +55,24 @@ void tflrt::cuda::startCudnn() { handle(); }
 
 namespace {
 
+/// An element type cuDNN convolves: f32, or bf16 and f16 on tensor cores
+/// (f32 accumulation).
+struct Dtype {
+  cudnnDataType_t type;
+  size_t bytes;
+};
+constexpr Dtype kF32 = {CUDNN_DATA_FLOAT, 4};
+constexpr Dtype kBf16 = {CUDNN_DATA_BFLOAT16, 2};
+constexpr Dtype kF16 = {CUDNN_DATA_HALF, 2};
+
 /// An NHWC memref of rank 4: its dims and strides, and its first element.
 struct Nhwc {
   int n, h, w, c;
   int sn, sh, sw, sc;
-  float *data;
+  char *data;
 };
 
-Nhwc nhwc(void *desc) {
+Nhwc nhwc(void *desc, const Dtype &dt) {
   MemrefDesc *d = descOf(desc);
   const int64_t *s = d->dims, *st = d->dims + 4;
   return {static_cast<int>(s[0]),
@@ -73,35 +83,35 @@ Nhwc nhwc(void *desc) {
           static_cast<int>(st[1]),
           static_cast<int>(st[2]),
           static_cast<int>(st[3]),
-          reinterpret_cast<float *>(d->aligned) + d->offset};
+          d->aligned + d->offset * static_cast<int64_t>(dt.bytes)};
 }
 
 /// A tensor descriptor of an NHWC view (cuDNN's dims are N, C, H, W).
-cudnnTensorDescriptor_t tensorDesc(const Nhwc &v) {
+cudnnTensorDescriptor_t tensorDesc(const Nhwc &v, const Dtype &dt) {
   cudnnTensorDescriptor_t t;
   checkDnn(cudnn().cudnnCreateTensorDescriptor(&t), "a tensor descriptor");
-  checkDnn(cudnn().cudnnSetTensor4dDescriptorEx(
-               t, CUDNN_DATA_FLOAT, v.n, v.c, v.h, v.w, v.sn, v.sc, v.sh, v.sw),
+  checkDnn(cudnn().cudnnSetTensor4dDescriptorEx(t, dt.type, v.n, v.c, v.h, v.w,
+                                                v.sn, v.sc, v.sh, v.sw),
            "a tensor descriptor");
   return t;
 }
 
 /// The HWIO filter (dims H, W, I, O) as a strided tensor with dims
 /// (O, I, H, W), and the dense KRSC tensor cuDNN's NHWC filters are.
-cudnnTensorDescriptor_t hwioDesc(const Nhwc &f) {
+cudnnTensorDescriptor_t hwioDesc(const Nhwc &f, const Dtype &dt) {
   cudnnTensorDescriptor_t t;
   checkDnn(cudnn().cudnnCreateTensorDescriptor(&t), "a filter descriptor");
-  checkDnn(cudnn().cudnnSetTensor4dDescriptorEx(
-               t, CUDNN_DATA_FLOAT, f.c, f.w, f.n, f.h, f.sc, f.sw, f.sn, f.sh),
+  checkDnn(cudnn().cudnnSetTensor4dDescriptorEx(t, dt.type, f.c, f.w, f.n, f.h,
+                                                f.sc, f.sw, f.sn, f.sh),
            "a filter descriptor");
   return t;
 }
 
-cudnnTensorDescriptor_t krscDesc(const Nhwc &f) {
+cudnnTensorDescriptor_t krscDesc(const Nhwc &f, const Dtype &dt) {
   cudnnTensorDescriptor_t t;
   checkDnn(cudnn().cudnnCreateTensorDescriptor(&t), "a filter descriptor");
-  checkDnn(cudnn().cudnnSetTensor4dDescriptor(
-               t, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, f.c, f.w, f.n, f.h),
+  checkDnn(cudnn().cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NHWC, dt.type,
+                                              f.c, f.w, f.n, f.h),
            "a filter descriptor");
   return t;
 }
@@ -129,11 +139,14 @@ int firstAlgorithm(Get get, const char *what) {
   fail(std::string("cuDNN has no algorithm for this ") + what);
 }
 
-/// The plan for convolving `x` (NHWC) with filter `f` (HWIO) into `y`.
+/// The plan for convolving `x` (NHWC) with filter `f` (HWIO) into `y`, of
+/// element type `dt`. 16-bit convolutions run on tensor cores; f32 ones
+/// in f32 unless TF32 is allowed.
 Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
-           const int64_t window[6]) {
+           const int64_t window[6], const Dtype &dt) {
   static std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans;
-  std::vector<int64_t> key = {static_cast<int64_t>(kind)};
+  std::vector<int64_t> key = {static_cast<int64_t>(kind),
+                              static_cast<int64_t>(dt.type)};
   for (const Nhwc *v : {&x, &f, &y})
     key.insert(key.end(), {v->n, v->h, v->w, v->c, v->sn, v->sh, v->sw, v->sc});
   key.insert(key.end(), window, window + 6);
@@ -142,16 +155,15 @@ Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
     return *slot;
   slot = std::make_unique<Plan>();
   Plan &p = *slot;
-  p.x = tensorDesc(x);
-  p.y = tensorDesc(y);
-  p.hwio = hwioDesc(f);
-  p.krsc = krscDesc(f);
-  p.filterBytes = sizeof(float) * f.n * f.h * f.w * f.c;
+  p.x = tensorDesc(x, dt);
+  p.y = tensorDesc(y, dt);
+  p.hwio = hwioDesc(f, dt);
+  p.krsc = krscDesc(f, dt);
+  p.filterBytes = dt.bytes * f.n * f.h * f.w * f.c;
   checkDnn(cudnn().cudnnCreateFilterDescriptor(&p.filter),
            "a filter descriptor");
-  checkDnn(cudnn().cudnnSetFilter4dDescriptor(p.filter, CUDNN_DATA_FLOAT,
-                                              CUDNN_TENSOR_NHWC, f.c, f.w, f.n,
-                                              f.h),
+  checkDnn(cudnn().cudnnSetFilter4dDescriptor(
+               p.filter, dt.type, CUDNN_TENSOR_NHWC, f.c, f.w, f.n, f.h),
            "a filter descriptor");
   checkDnn(cudnn().cudnnCreateConvolutionDescriptor(&p.conv), "a convolution");
   checkDnn(cudnn().cudnnSetConvolution2dDescriptor(
@@ -159,9 +171,9 @@ Plan &plan(Kind kind, const Nhwc &x, const Nhwc &f, const Nhwc &y,
                static_cast<int>(window[0]), static_cast<int>(window[1]), 1, 1,
                CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
            "a convolution");
+  bool tensorCores = dt.type != CUDNN_DATA_FLOAT || tflrt_cuda_tf32_allowed();
   checkDnn(cudnn().cudnnSetConvolutionMathType(
-               p.conv, tflrt_cuda_tf32_allowed() ? CUDNN_TENSOR_OP_MATH
-                                                 : CUDNN_FMA_MATH),
+               p.conv, tensorCores ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH),
            "a convolution");
   cudnnHandle_t h = handle();
   switch (kind) {
@@ -248,20 +260,26 @@ using StagedConv = void (*)(int64_t, void *, int64_t, void *, int64_t, void *,
                             int64_t);
 
 /// What every convolution entry point does before its cuDNN call: a window
-/// cuDNN cannot pad runs `staged` on the host; an empty output needs
-/// nothing, and an empty input gives zeros; else `run(a, b, out)`.
+/// cuDNN cannot pad runs `staged` on the host (f32 only: a 16-bit
+/// convolution with such a window is compiled as an f32 one, on copies);
+/// an empty output needs nothing, and an empty input gives zeros; else
+/// `run(a, b, out)`.
 template <typename Run>
-void convolve(StagedConv staged, int64_t rankA, void *a, int64_t rankB, void *b,
-              int64_t rankOut, void *out, const int64_t window[6],
-              const char *what, Run run) {
-  if (!symmetric(window))
+void convolve(StagedConv staged, const Dtype &dt, int64_t rankA, void *a,
+              int64_t rankB, void *b, int64_t rankOut, void *out,
+              const int64_t window[6], const char *what, Run run) {
+  if (!symmetric(window)) {
+    if (!staged)
+      fail(std::string(what) + ": a 16-bit convolution with uneven padding "
+                               "(internal error: it should run in f32)");
     return staged(rankA, a, rankB, b, rankOut, out, window[0], window[1],
                   window[2], window[3], window[4], window[5]);
-  Nhwc va = nhwc(a), vb = nhwc(b), vo = nhwc(out);
+  }
+  Nhwc va = nhwc(a, dt), vb = nhwc(b, dt), vo = nhwc(out, dt);
   if (empty(vo))
     return;
   if (empty(va) || empty(vb)) {
-    size_t bytes = sizeof(float) * vo.n * vo.h * vo.w * vo.c;
+    size_t bytes = dt.bytes * vo.n * vo.h * vo.w * vo.c;
     tflrt::cuda::check(
         cudaMemsetAsync(vo.data, 0, bytes, tflrt::cuda::stream()), what);
     return;
@@ -269,19 +287,12 @@ void convolve(StagedConv staged, int64_t rankA, void *a, int64_t rankB, void *b,
   run(va, vb, vo);
 }
 
-} // namespace
-
-extern "C" {
-
-void tflrt_cuda_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
-                           int64_t rankOut, void *out, int64_t strideH,
-                           int64_t strideW, int64_t padTop, int64_t padBottom,
-                           int64_t padLeft, int64_t padRight) {
-  const int64_t window[6] = {strideH,   strideW, padTop,
-                             padBottom, padLeft, padRight};
-  convolve(tflrt::cuda::staged_conv2d_f32, rankX, x, rankW, w, rankOut, out,
-           window, "conv2d", [&](const Nhwc &x, const Nhwc &w, const Nhwc &y) {
-             Plan &p = plan(Kind::Forward, x, w, y, window);
+void forward(StagedConv staged, const Dtype &dt, int64_t rankX, void *x,
+             int64_t rankW, void *w, int64_t rankOut, void *out,
+             const int64_t window[6]) {
+  convolve(staged, dt, rankX, x, rankW, w, rankOut, out, window, "conv2d",
+           [&](const Nhwc &x, const Nhwc &w, const Nhwc &y) {
+             Plan &p = plan(Kind::Forward, x, w, y, window, dt);
              Scratch filter(p.filterBytes), workspace(p.workspace);
              issue(p, x, w, y, filter, workspace,
                    [&p, x, w, y, f = filter.ptr, ws = workspace.ptr] {
@@ -297,18 +308,13 @@ void tflrt_cuda_conv2d_f32(int64_t rankX, void *x, int64_t rankW, void *w,
            });
 }
 
-void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dy,
-                                          int64_t rankW, void *w,
-                                          int64_t rankDx, void *dx,
-                                          int64_t strideH, int64_t strideW,
-                                          int64_t padTop, int64_t padBottom,
-                                          int64_t padLeft, int64_t padRight) {
-  const int64_t window[6] = {strideH,   strideW, padTop,
-                             padBottom, padLeft, padRight};
-  convolve(tflrt::cuda::staged_conv2d_backward_input_f32, rankDy, dy, rankW, w,
-           rankDx, dx, window, "conv2d's input gradient",
+void backwardInput(StagedConv staged, const Dtype &dt, int64_t rankDy, void *dy,
+                   int64_t rankW, void *w, int64_t rankDx, void *dx,
+                   const int64_t window[6]) {
+  convolve(staged, dt, rankDy, dy, rankW, w, rankDx, dx, window,
+           "conv2d's input gradient",
            [&](const Nhwc &dy, const Nhwc &w, const Nhwc &dx) {
-             Plan &p = plan(Kind::BackwardData, dx, w, dy, window);
+             Plan &p = plan(Kind::BackwardData, dx, w, dy, window, dt);
              Scratch filter(p.filterBytes), workspace(p.workspace);
              issue(p, dy, w, dx, filter, workspace,
                    [&p, dy, w, dx, f = filter.ptr, ws = workspace.ptr] {
@@ -324,18 +330,13 @@ void tflrt_cuda_conv2d_backward_input_f32(int64_t rankDy, void *dy,
            });
 }
 
-void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *x,
-                                           int64_t rankDy, void *dy,
-                                           int64_t rankDw, void *dw,
-                                           int64_t strideH, int64_t strideW,
-                                           int64_t padTop, int64_t padBottom,
-                                           int64_t padLeft, int64_t padRight) {
-  const int64_t window[6] = {strideH,   strideW, padTop,
-                             padBottom, padLeft, padRight};
-  convolve(tflrt::cuda::staged_conv2d_backward_filter_f32, rankX, x, rankDy, dy,
-           rankDw, dw, window, "conv2d's filter gradient",
+void backwardFilter(StagedConv staged, const Dtype &dt, int64_t rankX, void *x,
+                    int64_t rankDy, void *dy, int64_t rankDw, void *dw,
+                    const int64_t window[6]) {
+  convolve(staged, dt, rankX, x, rankDy, dy, rankDw, dw, window,
+           "conv2d's filter gradient",
            [&](const Nhwc &x, const Nhwc &dy, const Nhwc &dw) {
-             Plan &p = plan(Kind::BackwardFilter, x, dw, dy, window);
+             Plan &p = plan(Kind::BackwardFilter, x, dw, dy, window, dt);
              Scratch filter(p.filterBytes), workspace(p.workspace);
              issue(p, x, dy, dw, filter, workspace,
                    [&p, x, dy, dw, f = filter.ptr, ws = workspace.ptr] {
@@ -350,5 +351,34 @@ void tflrt_cuda_conv2d_backward_filter_f32(int64_t rankX, void *x,
                    });
            });
 }
+
+} // namespace
+
+extern "C" {
+
+// The entry points: conv2d, its input gradient and its filter gradient, of
+// f32, bf16 and f16 tensors (x or dy, w or dy, the result; the window:
+// strides h, w, padding top, bottom, left, right).
+#define TFLRT_CUDA_CONV(NAME, IMPL, STAGED, DTYPE)                             \
+  void tflrt_cuda_##NAME(int64_t rankA, void *a, int64_t rankB, void *b,       \
+                         int64_t rankOut, void *out, int64_t strideH,          \
+                         int64_t strideW, int64_t padTop, int64_t padBottom,   \
+                         int64_t padLeft, int64_t padRight) {                  \
+    const int64_t window[6] = {strideH,   strideW, padTop,                     \
+                               padBottom, padLeft, padRight};                  \
+    IMPL(STAGED, DTYPE, rankA, a, rankB, b, rankOut, out, window);             \
+  }
+TFLRT_CUDA_CONV(conv2d_f32, forward, tflrt::cuda::staged_conv2d_f32, kF32)
+TFLRT_CUDA_CONV(conv2d_backward_input_f32, backwardInput,
+                tflrt::cuda::staged_conv2d_backward_input_f32, kF32)
+TFLRT_CUDA_CONV(conv2d_backward_filter_f32, backwardFilter,
+                tflrt::cuda::staged_conv2d_backward_filter_f32, kF32)
+TFLRT_CUDA_CONV(conv2d_bf16, forward, nullptr, kBf16)
+TFLRT_CUDA_CONV(conv2d_backward_input_bf16, backwardInput, nullptr, kBf16)
+TFLRT_CUDA_CONV(conv2d_backward_filter_bf16, backwardFilter, nullptr, kBf16)
+TFLRT_CUDA_CONV(conv2d_f16, forward, nullptr, kF16)
+TFLRT_CUDA_CONV(conv2d_backward_input_f16, backwardInput, nullptr, kF16)
+TFLRT_CUDA_CONV(conv2d_backward_filter_f16, backwardFilter, nullptr, kF16)
+#undef TFLRT_CUDA_CONV
 
 } // extern "C"

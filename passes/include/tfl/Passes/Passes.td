@@ -117,11 +117,13 @@ def TflWidenHalf : Pass<"tfl-widen-half", "mlir::ModuleOp"> {
     f32, compute in f32, and cast its 16-bit results back: reductions
     accumulate in f32 as PyTorch's do. The eager interpreter and both
     backends run the IR after this pass, so all three round alike. For
-    the CUDA target (the module's `tfl.target`), a product whose operands
-    and result share one 16-bit type keeps it: cuBLAS multiplies bf16 or
-    f16 operands on tensor cores with f32 accumulation and rounds the
+    the CUDA target (the module's `tfl.target`), a product or a
+    convolution (forward, input or filter gradient) whose operands and
+    result share one 16-bit type keeps it: cuBLAS and cuDNN multiply bf16
+    or f16 operands on tensor cores with f32 accumulation and round the
     result once, as the f32 product rounded to 16 bits (up to the order of
-    its sums).
+    its sums). A convolution padded unevenly (which the GPU runs on the
+    host) is widened.
   }];
   let dependentDialects = ["mlir::tfl::TflDialect"];
 }
