@@ -21,7 +21,8 @@ loads both; with no GPU visible, and with the driver hidden (its file
 covered by /dev/null in a mount namespace of the run's own), a program
 stops with TFL's error and exit status 1. And TFL_CUDA_PROFILE=1's table
 of the GPU's time: a program with products has a row of cuBLAS calls at
-the .tfl line that made them, and its kernels' rows.
+the .tfl line that made them, and its kernels' rows; a program with work
+placed on the CPU has rows of copies to and from the host at its lines.
 """
 import json
 import os
@@ -76,6 +77,8 @@ def launch_problem(ranks):
 NO_LIBRARIES = "e2e.control-flow.tfl.tmp"
 PRODUCTS = "e2e.attention-vs-torch.tfl.tmp"
 CONVOLUTIONS = "e2e.conv-vs-numpy.tfl.tmp"
+# A program with work placed on the CPU.
+PLACEMENT = "e2e.placement.tfl.tmp"
 
 
 def run_program(tests, name, env, wrapper=()):
@@ -145,6 +148,15 @@ def library_checks(tests, env):
     results.append(("profile.table", None if r.returncode == 0 and head and
                     int(head.group(1)) > 0 and float(head.group(2)) > 0 and
                     gemm and kernel else
+                    f"exit code {r.returncode}: {r.stderr.strip()[-1500:]}"))
+    # Work placed on the CPU runs on the host: its calls copy their
+    # operands to the host and their results back, at placement.tfl's
+    # lines (its values are checked with the other programs').
+    r = run_program(tests, PLACEMENT, dict(env, TFL_CUDA_PROFILE="1"))
+    copies = [re.search(rf"  copy {way} the host \(placement\.tfl:\d+:\d+\)",
+                        r.stderr) for way in ("to", "from")]
+    results.append(("placement.host-copies", None if r.returncode == 0 and
+                    all(copies) else
                     f"exit code {r.returncode}: {r.stderr.strip()[-1500:]}"))
     return results
 
