@@ -204,8 +204,14 @@ struct ParallelizeLoopsPass : impl::ParallelizeLoopsBase<ParallelizeLoopsPass> {
       do
         name = "__tfl_parallel_" + std::to_string(counter++);
       while (module.lookupSymbol(name));
-      if (outline(loop, name, converter))
-        outlined.push_back(module.lookupSymbol<func::FuncOp>(name));
+      auto parent = loop->getParentOfType<func::FuncOp>();
+      if (!outline(loop, name, converter))
+        continue;
+      auto fn = module.lookupSymbol<func::FuncOp>(name);
+      // Work placed on the CPU in a GPU program stays host code.
+      if (Attribute device = parent->getAttr("tfl.device"))
+        fn->setAttr("tfl.device", device);
+      outlined.push_back(fn);
     }
     mergeDuplicates(module, outlined);
   }

@@ -45,6 +45,10 @@ namespace {
 
 /// Kernels for the loops, device memory for the buffers.
 void buildGpuStage(OpPassManager &pm, const CudaOptions &options) {
+  // Work placed on the CPU: the CPU pipeline's loops (vectors, threads).
+  pm.addPass(createHostLoops());
+  pm.addPass(createParallelizeLoops());
+  pm.addPass(createConvertVectorToSCFPass());
   pm.addNestedPass<func::FuncOp>(createHostScalars());
   pm.addNestedPass<func::FuncOp>(createLinalgToGpu());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
@@ -86,6 +90,10 @@ void buildNvvmStage(OpPassManager &pm, const CudaOptions &) {
 void buildLlvmStage(OpPassManager &pm, const CudaOptions &options) {
   addHalfFloatLowering(pm); // the host's own (the kernels are NVVM by now)
   pm.addPass(createErrorLocations());
+  // Host functions' vector loops (tfl-host-loops).
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   addHostLLVMConversions(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -5,6 +5,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def HostLoops : Pass<"tfl-host-loops", "mlir::ModuleOp"> {
+  let summary = "Give the work placed on the CPU the CPU pipeline's loops";
+  let description = [{
+    The first step of the CUDA wing. Each host function (`tfl.device =
+    "cpu"`, tfl-outline-host-work's work placed on the CPU) gets what the
+    CPU pipeline does to its loops: bf16 and f16 arithmetic in f32,
+    tfl-fuse-rows, tfl-vectorize-loops (vector loops, the large ones
+    marked `tfl.parallel`) and tfl-approximate-math; tfl-parallelize-loops
+    then runs the marked loops on OpenMP's threads (host functions of their
+    own), and tfl-host-scalars makes what is left host loops. Device code
+    is not touched.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def HostScalars : Pass<"tfl-host-scalars", "mlir::func::FuncOp"> {
   let summary = "Keep the host code's scalar arithmetic on the host";
   let description = [{
