@@ -18,6 +18,10 @@
 #   bench/gpu.sh run DIR     on the GPU machine, DIR an unpacked bundle:
 #                            runs both sides REPEATS times (default 3),
 #                            keeps each side's best, prints the table
+# WORKLOADS="gpt_gpu ..." runs only those; TFL_GPU_GRAPH_STATS=1 prints each
+# TFL program's graph replays; TFL_GPU_DIAGNOSE=LOGDIR keeps, per program,
+# why its steps missed their graphs (TFL_CUDA_GRAPHS=trace) and its GPU
+# profile (TFL_CUDA_PROFILE=1), the first step of any GPU tuning.
 set -euo pipefail
 mode=$1
 dir=$(realpath "$2")
@@ -94,6 +98,18 @@ run() {
   local n=${#exes[@]}
   local -a t e g c
   for ((i = 0; i < n; i++)); do
+    if [ -n "${TFL_GPU_DIAGNOSE:-}" ]; then
+      # Why steps miss their graphs, and where the GPU's time goes: one run
+      # with TFL_CUDA_GRAPHS=trace and one with TFL_CUDA_PROFILE=1, each's
+      # first 400 lines of diagnostics kept in that directory.
+      mkdir -p "$TFL_GPU_DIAGNOSE"
+      # shellcheck disable=SC2086
+      TFL_CUDA_GRAPHS=trace $tfl "$b/${exes[i]}.exe" 2>&1 >/dev/null |
+        head -n 400 >"$TFL_GPU_DIAGNOSE/${exes[i]}.graphs.txt" || true
+      # shellcheck disable=SC2086
+      TFL_CUDA_PROFILE=1 $tfl "$b/${exes[i]}.exe" 2>&1 >/dev/null |
+        head -n 400 >"$TFL_GPU_DIAGNOSE/${exes[i]}.profile.txt" || true
+    fi
     if [ -n "${TFL_GPU_GRAPH_STATS:-}" ]; then
       # The step graphs' replay, checked (TFL_CUDA_GRAPHS=stats at exit).
       TFL_CUDA_GRAPHS=stats $tfl "$b/${exes[i]}.exe" 2>&1 | grep -i graph |

@@ -47,7 +47,8 @@ bool staysOnDevice(Operation *op) {
 /// Whether `op` can be part of a run: placed on the CPU, and so is
 /// everything in its regions (terminators and constants aside).
 bool isHostWork(Operation *op) {
-  if (!placedOnCpu(op) || staysOnDevice(op) || isMovable(op))
+  if (!placedOnCpu(op) || staysOnDevice(op) || isMovable(op) ||
+      op->hasTrait<mlir::OpTrait::IsTerminator>())
     return false;
   bool nestedOk = true;
   op->walk([&](Operation *nested) {

@@ -79,20 +79,25 @@ module attributes {tfl.target = "cuda"} {
 // Tests that a loop placed on the CPU with everything in it moves into the
 // host function whole (its bounds passed in), and that a loop with an op
 // on the GPU inside stays, its CPU ops outlined within its body.
-// (The loop's body is outlined first: host0.)
+// (The loop's body is outlined first: host0 and host1; a terminator placed
+// on the CPU stays where it is.)
 // CHECK-LABEL: func.func private @loops.host0(
 // CHECK: tfl.sin
 // CHECK-LABEL: func.func private @loops.host1(
+// CHECK: tfl.neg
+// CHECK-LABEL: func.func private @loops.host2(
 // CHECK-SAME: %{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: tensor<4xf32> {bufferization.writable = false})
 // CHECK: scf.for
 // CHECK: tfl.tanh
 // CHECK: } {tfl.device = "cpu"}
 // CHECK-LABEL: func.func @loops(
-// CHECK: %[[L:.*]] = call @loops.host1(
+// CHECK: %[[L:.*]] = call @loops.host2(
 // CHECK: scf.for {{.*}} iter_args(%[[S:.*]] = %[[L]])
 // CHECK: %[[C:.*]] = func.call @loops.host0(%[[S]])
 // CHECK: tfl.to_device %[[C]] to "cuda"
 // CHECK: tfl.exp
+// CHECK: %[[N:.*]] = func.call @loops.host1(
+// CHECK-NEXT: scf.yield {tfl.device = "cpu"} %[[N]]
 module attributes {tfl.target = "cuda"} {
   func.func @loops(%x: tensor<4xf32>, %lb: index, %ub: index, %st: index) -> tensor<4xf32> {
     %c = tfl.to_device %x to "cpu" : tensor<4xf32>
@@ -105,7 +110,8 @@ module attributes {tfl.target = "cuda"} {
       %g = tfl.to_device %t to "cuda" : tensor<4xf32>
       %e = tfl.exp %g : tensor<4xf32>
       %h = tfl.to_device %e to "cpu" : tensor<4xf32>
-      scf.yield %h : tensor<4xf32>
+      %n = tfl.neg %h {tfl.device = "cpu"} : tensor<4xf32>
+      scf.yield {tfl.device = "cpu"} %n : tensor<4xf32>
     } {tfl.device = "cpu"}
     %b = tfl.to_device %q to "cuda" : tensor<4xf32>
     return %b : tensor<4xf32>
