@@ -33,10 +33,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/tests" "$stage/lib" "$stage/files"
-cp "$dir"/*.run "$dir"/*.expected "$stage/tests/"
-for exe in "$dir"/*.exe; do
-  strip -o "$stage/tests/$(basename "$exe")" "$exe"
-done
+# The test programs (a lit run with TFL_GPU_BUNDLE=DIR), when there.
+if compgen -G "$dir/*.run" >/dev/null; then
+  cp "$dir"/*.run "$dir"/*.expected "$stage/tests/"
+  for exe in "$dir"/*.exe; do
+    strip -o "$stage/tests/$(basename "$exe")" "$exe"
+  done
+fi
 # The benchmarks' executables (bench/gpu.sh build DIR), when there.
 if [ -d "$dir/bench" ]; then
   mkdir -p "$stage/bench"
