@@ -36,12 +36,20 @@ bool isMovable(Operation *op) {
 }
 
 /// Ops whose buffers the CUDA wing keeps on the device whatever their
-/// placement: collectives (NCCL) and the autodiff tapes.
+/// placement: those with effects on the autodiff tapes or on the
+/// communicator (collectives, NCCL's), as tfl-overlap-collectives tells
+/// them apart; and calls (of a function this pass does not look into).
 bool staysOnDevice(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  return name.starts_with("tfl.tape_") || name.starts_with("tfl.all_") ||
-         name == "tfl.broadcast" || name == "tfl.reduce_to_root" ||
-         isa<func::CallOp>(op);
+  if (isa<func::CallOp>(op))
+    return true;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<TapeResource, CommunicatorResource>(e.getResource());
+  });
 }
 
 /// Whether `op` can be part of a run: placed on the CPU, and so is

@@ -162,6 +162,17 @@ void addHalfFloatLowering(OpPassManager &pm) {
   pm.addPass(createExpandBF16Conversions());
 }
 
+void addCpuLoops(OpPassManager &functionPm) {
+  functionPm.addPass(createFuseRows());
+  functionPm.addPass(createVectorizeLoops());
+}
+
+void addVectorLLVMConversion(OpPassManager &pm) {
+  ConvertVectorToLLVMPassOptions options;
+  options.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(options));
+}
+
 void addHostLLVMConversions(OpPassManager &pm) {
   // Heap buffers come from libtflrt's _mlir_memref_to_llvm_alloc, which
   // reports an allocation the system refuses at tflrt_where. It is

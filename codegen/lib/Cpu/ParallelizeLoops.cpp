@@ -13,6 +13,7 @@
 
 #include "tfl/Codegen/Passes.h"
 #include "tfl/Codegen/RuntimeAbi.h"
+#include "tfl/IR/TflOps.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -28,8 +29,8 @@ namespace {
 /// Values cloned into the outlined function rather than passed.
 bool isClonable(Value v) {
   Operation *def = v.getDefiningOp();
-  return def &&
-         (def->hasTrait<OpTrait::ConstantLike>() || isa<ub::PoisonOp>(def));
+  return def && (def->hasTrait<mlir::OpTrait::ConstantLike>() ||
+                 isa<ub::PoisonOp>(def));
 }
 
 /// The type a captured value has in the context struct, or null when it
@@ -209,8 +210,8 @@ struct ParallelizeLoopsPass : impl::ParallelizeLoopsBase<ParallelizeLoopsPass> {
         continue;
       auto fn = module.lookupSymbol<func::FuncOp>(name);
       // Work placed on the CPU in a GPU program stays host code.
-      if (Attribute device = parent->getAttr("tfl.device"))
-        fn->setAttr("tfl.device", device);
+      if (Attribute device = parent->getAttr(kDeviceAttrName))
+        fn->setAttr(kDeviceAttrName, device);
       outlined.push_back(fn);
     }
     mergeDuplicates(module, outlined);

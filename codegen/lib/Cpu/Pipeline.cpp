@@ -37,8 +37,7 @@ void buildCpuBufferizeStage(OpPassManager &pm) {
 void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createConvBias());
   addHalfFloatLowering(pm);
-  pm.addNestedPass<func::FuncOp>(createFuseRows());
-  pm.addNestedPass<func::FuncOp>(createVectorizeLoops());
+  addCpuLoops(pm.nest<func::FuncOp>());
   pm.addPass(createApproximateMath());
   pm.addPass(createErrorLocations()); // before loops move to other threads
   pm.addPass(createParallelizeLoops());
@@ -47,9 +46,7 @@ void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createScfToCf());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  ConvertVectorToLLVMPassOptions vectorOptions;
-  vectorOptions.reassociateFPReductions = true;
-  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+  addVectorLLVMConversion(pm);
   addHostLLVMConversions(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

@@ -13,6 +13,8 @@
 #ifndef TFL_CODEGEN_CUDA_BUFFERALIASES_H
 #define TFL_CODEGEN_CUDA_BUFFERALIASES_H
 
+#include "tfl/IR/TflOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -27,7 +29,7 @@ inline constexpr llvm::StringLiteral kHostBufferAttr = "tfl.host";
 /// Whether `fn` is work placed on the CPU (tfl-outline-host-work made it):
 /// host code on host buffers, called with host copies of device values.
 inline bool isHostFunction(func::FuncOp fn) {
-  auto device = fn->getAttrOfType<StringAttr>("tfl.device");
+  auto device = fn->getAttrOfType<StringAttr>(kDeviceAttrName);
   return device && device.getValue() == "cpu";
 }
 

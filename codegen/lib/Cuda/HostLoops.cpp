@@ -22,8 +22,7 @@ struct HostLoopsPass : impl::HostLoopsBase<HostLoopsPass> {
   void runOnOperation() override {
     OpPassManager host(func::FuncOp::getOperationName());
     addHalfFloatLowering(host);
-    host.addPass(createFuseRows());
-    host.addPass(createVectorizeLoops());
+    addCpuLoops(host);
     host.addPass(createApproximateMath());
     SmallVector<func::FuncOp> fns;
     for (auto fn : getOperation().getOps<func::FuncOp>())

@@ -90,10 +90,7 @@ void buildNvvmStage(OpPassManager &pm, const CudaOptions &) {
 void buildLlvmStage(OpPassManager &pm, const CudaOptions &options) {
   addHalfFloatLowering(pm); // the host's own (the kernels are NVVM by now)
   pm.addPass(createErrorLocations());
-  // Host functions' vector loops (tfl-host-loops).
-  ConvertVectorToLLVMPassOptions vectorOptions;
-  vectorOptions.reassociateFPReductions = true;
-  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+  addVectorLLVMConversion(pm); // host functions' loops (tfl-host-loops)
   addHostLLVMConversions(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

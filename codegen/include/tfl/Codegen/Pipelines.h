@@ -43,6 +43,15 @@ void addHalfFloatArithmetic(OpPassManager &pm);
 /// vectorizable).
 void addHalfFloatLowering(OpPassManager &pm);
 
+/// The CPU pipeline's loops, on a pass manager of functions: tfl-fuse-rows
+/// (a chain of row-wise ops on tiles of rows), then tfl-vectorize-loops.
+/// The CPU target runs them on every function; the CUDA target on the
+/// work placed on the CPU (tfl-host-loops).
+void addCpuLoops(OpPassManager &functionPm);
+
+/// Host code's vector ops to the LLVM dialect (reductions reassociated).
+void addVectorLLVMConversion(OpPassManager &pm);
+
 /// The conversions of host code (memref, math through libm, arith, index,
 /// func, cf, ub) to the LLVM dialect, which both targets' last stage runs.
 void addHostLLVMConversions(OpPassManager &pm);
