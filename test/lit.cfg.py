@@ -56,6 +56,13 @@ if config.tfl_sanitize:
 # do not depend on the machine's load, and no cache file written.
 config.environment["TFL_CONV"] = "tfl"
 config.environment["TFL_KERNEL_CACHE"] = "off"
+# Eager ops on compiled kernels: run_both.py runs each program a third
+# time so (TFL_TEST_COMPILED_OPS=0 leaves that out), the kernels kept in
+# the build tree, which the tests share.
+config.environment["TFL_OP_KERNEL_CACHE"] = os.path.join(
+    config.tfl_obj_root, "test", "op-kernels")
+config.environment["TFL_TEST_COMPILED_OPS"] = os.environ.get(
+    "TFL_TEST_COMPILED_OPS", "1")
 # The ISA builds of TFL's own kernels (runtime/lib/Isa.h) this CPU runs:
 # tests then run them all (TFL_ISA).
 try:

@@ -104,3 +104,24 @@ func.func @nothing(%x: f32) -> f32 {
   %y = arith.addf %x, %x : f32
   return %y : f32
 }
+
+// -----
+
+// One op's kernel, compiled for the eager interpreter (tfl.op_kernel):
+// nothing is stored, and no thread-local is declared.
+
+// CHECK-NOT: tflrt_where
+// CHECK-LABEL: func.func @kernel
+// CHECK-NEXT: memref.alloc()
+// CHECK-NEXT: memref.cast
+// CHECK-NEXT: call @tflrt_print_f32
+// CHECK-NOT: tflrt_where
+module attributes {tfl.op_kernel} {
+func.func private @tflrt_print_f32(memref<*xf32>, !llvm.ptr)
+func.func @kernel(%spec: !llvm.ptr) {
+  %a = memref.alloc() : memref<4xf32> loc("prog.tfl":3:5)
+  %u = memref.cast %a : memref<4xf32> to memref<*xf32>
+  call @tflrt_print_f32(%u, %spec) : (memref<*xf32>, !llvm.ptr) -> () loc("prog.tfl":3:5)
+  return
+}
+}

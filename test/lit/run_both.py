@@ -3,7 +3,8 @@
 
 Usage: run_both.py TFLC [--mpirun=N] [--tflc=OPTION ...] [--rtol=R]
                    [--gpu-tolerance=RTOL,ATOL]
-                   [--mask=REGEX ...] [--expect-error=REGEX] PROGRAM.tfl
+                   [--mask=REGEX ...] [--expect-error=REGEX]
+                   [--no-compiled-ops] PROGRAM.tfl
                    TMP_PREFIX [program flags...]
 
 --mpirun=N runs both modes on N processes (`mpirun -np N`); the output is
@@ -29,9 +30,18 @@ images/s, which is the one number the two modes need not agree on).
 --expect-error=REGEX: the program must stop with exit code 1 and an error
 matching REGEX in every mode; the eager run's error is printed.
 
+--no-compiled-ops leaves out the third run TFL_TEST_COMPILED_OPS=1 asks
+for (below): for a program that appends to files which the test then
+counts the lines of.
+
 Prints the eager run's output (for FileCheck) when both runs exit 0 and
 their outputs match up to float rounding (compare_outputs.py); otherwise
 reports the difference on stderr and exits 1.
+
+With TFL_TEST_COMPILED_OPS=1, the program also runs eagerly with each op
+on a kernel the pipeline compiles for it (`tflc run --eager
+--test-compiled-ops`, the machinery of eager mode on a GPU), and must
+print what the native run does.
 
 When TFL_CUDA=1 (tflc has the CUDA path), the program is also built with
 `--device cuda`, which assembles its kernels with ptxas for sm_90. With
@@ -140,6 +150,10 @@ def main():
     expect_error = None
     if args and args[0].startswith("--expect-error="):
         expect_error = args.pop(0)[len("--expect-error="):]
+    compiled_ops = os.environ.get("TFL_TEST_COMPILED_OPS") == "1"
+    if args and args[0] == "--no-compiled-ops":
+        args.pop(0)
+        compiled_ops = False
     program, prefix, *flags = args
     eager = run([tflc, "run", "--eager"] + options + [program] + flags,
                 "eager run", expect_error, ranks, prefix + ".eager.ranks")
@@ -151,18 +165,13 @@ def main():
         for m in masks:
             text = m.sub("<masked>", text)
         return text
-    with open(prefix + ".eager", "w", errors="surrogateescape") as f:
-        f.write(masked(eager))
     with open(prefix + ".native", "w", errors="surrogateescape") as f:
         f.write(masked(native))
-    cmp = subprocess.run([sys.executable, os.path.join(HERE,
-                                                       "compare_outputs.py"),
-                          prefix + ".eager", prefix + ".native"] + rtol,
-                         stdout=subprocess.PIPE, text=True)
-    if cmp.returncode != 0:
-        sys.stderr.write("eager and native outputs differ: " + cmp.stdout)
-        sys.stderr.write(f"--- eager\n{eager}--- native\n{native}")
-        sys.exit(1)
+    expect_same(prefix, ".eager", masked(eager), rtol, "eager",
+                f"--- eager\n{eager}--- native\n{native}")
+    if compiled_ops:
+        check_compiled_ops(tflc, options, program, prefix, flags, rtol,
+                           masked, expect_error, ranks)
     if os.environ.get("TFL_CUDA") == "1":
         build_for_gpu(tflc, options, program, prefix, {
             "flags": flags, "rtol": gpu_tolerance,
@@ -170,6 +179,34 @@ def main():
             "expect_error": expect_error, "ranks": ranks}, masked(eager))
     sys.stdout.reconfigure(errors="surrogateescape")
     sys.stdout.write(eager)
+
+
+def check_compiled_ops(tflc, options, program, prefix, flags, rtol, masked,
+                       expect_error, ranks):
+    """Runs the program eagerly once more, each op that can on a kernel the
+    pipeline compiles for it (--test-compiled-ops, the machinery of eager
+    mode on a GPU), and checks that it prints what the native run did."""
+    out = run([tflc, "run", "--eager", "--test-compiled-ops"] + options +
+              [program] + flags, "eager run on compiled ops", expect_error,
+              ranks, prefix + ".ops.ranks")
+    expect_same(prefix, ".ops", masked(out), rtol, "eager on compiled ops",
+                f"--- compiled ops\n{out}")
+
+
+def expect_same(prefix, suffix, text, rtol, what, shown):
+    """Writes `text` to prefix + suffix and exits 1, showing `shown`, unless
+    it matches the native run's output (prefix.native) up to float
+    rounding."""
+    with open(prefix + suffix, "w", errors="surrogateescape") as f:
+        f.write(text)
+    cmp = subprocess.run([sys.executable, os.path.join(HERE,
+                                                       "compare_outputs.py"),
+                          prefix + suffix, prefix + ".native"] + rtol,
+                         stdout=subprocess.PIPE, text=True)
+    if cmp.returncode != 0:
+        sys.stderr.write(what + " and native outputs differ: " + cmp.stdout)
+        sys.stderr.write(shown)
+        sys.exit(1)
 
 
 def build_for_gpu(tflc, options, program, prefix, spec, expected):

@@ -15,6 +15,7 @@
 
 #include "Build.h"
 #include "CheckGrad.h"
+#include "CompiledOps.h"
 #include "Repl.h"
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
@@ -97,6 +98,13 @@ cl::opt<bool> testCudaPlacement(
              "move what is placed on the CPU into host functions as for "
              "--device cuda, then compile all of it for the CPU (the host "
              "functions' calls and copies, checked without a GPU)"),
+    cl::Hidden, cl::cat(tflcCategory));
+cl::opt<bool> testCompiledOps(
+    "test-compiled-ops",
+    cl::desc("run --eager: run each op without regions or side effects on "
+             "a kernel the pipeline compiles for it (cached in "
+             "TFL_OP_KERNEL_CACHE), as eager mode on a GPU does, and report "
+             "the kernels' count on standard error"),
     cl::Hidden, cl::cat(tflcCategory));
 cl::opt<unsigned> glueInstructions(
     "glue-instructions",
@@ -556,6 +564,10 @@ bool Driver::runEager(mlir::ModuleOp module, unsigned bufferId) {
   tfl::eager::KernelRegistry kernels;
   tfl::eager::registerTflKernels(kernels);
   tfl::eager::registerUpstreamKernels(kernels);
+  std::shared_ptr<tfl::compiled::OpCompiler> compiler;
+  if (testCompiledOps &&
+      !(compiler = tfl::compiled::installCompiledKernels(kernels, module)))
+    return false;
   // Flags: declared from the module's table, parsed from the program's
   // arguments, as a native executable does.
   tfl::eager::declareFlags(module);
@@ -577,8 +589,11 @@ bool Driver::runEager(mlir::ModuleOp module, unsigned bufferId) {
         sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str(), *reader);
     options.pdb = pdb;
   }
-  return succeeded(
-      tfl::eager::run(module, tfl::kEntrySymbol, kernels, options));
+  bool ok =
+      succeeded(tfl::eager::run(module, tfl::kEntrySymbol, kernels, options));
+  if (compiler)
+    tfl::compiled::reportStats(*compiler);
+  return ok;
 }
 
 bool Driver::emitCode(mlir::ModuleOp module, EmitKind kind) {

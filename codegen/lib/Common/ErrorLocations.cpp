@@ -117,6 +117,8 @@ public:
 struct ErrorLocationsPass : impl::ErrorLocationsBase<ErrorLocationsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (module->hasAttr(kOpKernelAttrName))
+      return;
     Marker marker(module);
     for (auto fn : module.getOps<func::FuncOp>())
       for (Block &block : fn.getBody())

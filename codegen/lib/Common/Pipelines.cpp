@@ -168,6 +168,9 @@ void addCpuLoops(OpPassManager &functionPm) {
 }
 
 void addVectorLLVMConversion(OpPassManager &pm) {
+  // math.ipowi by a power known only at run time, as a function; on
+  // vectors, unrolled into its calls by vector ops, lowered here.
+  pm.addPass(createConvertMathToFuncs());
   ConvertVectorToLLVMPassOptions options;
   options.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(options));
@@ -181,7 +184,6 @@ void addHostLLVMConversions(OpPassManager &pm) {
   FinalizeMemRefToLLVMConversionPassOptions memref;
   memref.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
-  pm.addPass(createConvertMathToFuncs()); // math.ipowi
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

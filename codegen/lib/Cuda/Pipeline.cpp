@@ -25,6 +25,7 @@
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
@@ -47,6 +48,10 @@ namespace {
 void buildGpuStage(OpPassManager &pm, const CudaOptions &options) {
   // Work placed on the CPU: the CPU pipeline's loops (vectors, threads).
   pm.addPass(createHostLoops());
+  // Integer powers by a power known only at run time (math.ipowi), as
+  // calls of a function that kernel outlining copies into each kernel's
+  // module (NVVM has no such instruction).
+  pm.addPass(createConvertMathToFuncs());
   pm.addPass(createParallelizeLoops());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addNestedPass<func::FuncOp>(createHostScalars());

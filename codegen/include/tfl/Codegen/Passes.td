@@ -284,7 +284,11 @@ def ErrorLocations : Pass<"tfl-error-locations", "mlir::ModuleOp"> {
     call). A store is left out where straight-line code already set the
     same text. Loops that run on several threads (`tfl.parallel`,
     `scf.parallel`, OpenMP) and GPU regions are not entered: a failure in
-    them is reported at the op that holds them.
+    them is reported at the op that holds them. A module marked
+    `tfl.op_kernel` (one op's kernel, compiled for the eager interpreter,
+    which reports its errors at the op) is left as it is: it has no
+    locations to name, and code linked into a running process must not
+    touch the runtime's thread-locals.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

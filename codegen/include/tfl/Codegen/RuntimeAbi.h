@@ -20,6 +20,13 @@ namespace tfl {
 
 class PrintOp;
 
+/// The unit attribute of a module that is one op's kernel, compiled for
+/// the eager interpreter (`tflc run --eager --test-compiled-ops`, and eager
+/// mode on a GPU): the interpreter reports its errors at the op, so the
+/// module names no locations (tfl-error-locations), and, linked into the
+/// running tflc, touches none of libtflrt's thread-locals.
+inline constexpr llvm::StringLiteral kOpKernelAttrName = "tfl.op_kernel";
+
 /// Returns the private declaration `@name : type` in `module`, adding it if
 /// missing.
 func::FuncOp getOrInsertRuntimeFunction(OpBuilder &builder, ModuleOp module,

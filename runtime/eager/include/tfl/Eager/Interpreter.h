@@ -22,6 +22,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tfl::eager {
 
@@ -49,6 +50,13 @@ public:
   const Kernel *lookup(llvm::StringRef opName) const {
     auto it = kernels.find(opName);
     return it == kernels.end() ? nullptr : &it->second;
+  }
+  /// The ops that have kernels.
+  std::vector<std::string> names() const {
+    std::vector<std::string> all;
+    for (const auto &entry : kernels)
+      all.push_back(entry.getKey().str());
+    return all;
   }
 
 private:
