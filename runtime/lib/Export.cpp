@@ -15,7 +15,6 @@
 #include "tflrt/Tensor.h"
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,13 +123,8 @@ extern "C" int tflrt_export_call(const tflrt_export *e,
       lastError = std::string(e->name) + "(): " + problem;
       return 1;
     }
-    std::vector<int64_t> &d = descriptors[k];
-    d.assign(3, 0);
-    std::memcpy(&d[0], &v->data, sizeof v->data);
-    std::memcpy(&d[1], &v->data, sizeof v->data);
-    d.insert(d.end(), v->shape.begin(), v->shape.end());
-    d.insert(d.end(), v->strides.begin(), v->strides.end());
-    pointers[k] = d.data();
+    descriptors[k] = v->memrefDescriptor();
+    pointers[k] = descriptors[k].data();
   }
   int rc = guarded([&] { e->entry(pointers.data()); });
   tflrt::flushOutput();

@@ -48,8 +48,6 @@ void failAt(const char *where, const std::string &message) {
   std::string text = where ? where : "";
   size_t end = text.find('\n');
   std::string head = text.substr(0, end);
-  if (head == "<unknown location>") // an op without one (RuntimeAbi.cpp)
-    head.clear();
   if (exportDepth > 0)
     throw ExportError(head + (head.empty() ? "" : ": ") + "error: " + message +
                       (end == std::string::npos ? "" : text.substr(end)));

@@ -261,6 +261,15 @@ Tensor Tensor::reshaped(Shape shape) const {
   return t;
 }
 
+std::vector<int64_t> TensorView::memrefDescriptor() const {
+  std::vector<int64_t> d(3, 0);
+  std::memcpy(&d[0], &data, sizeof data);
+  std::memcpy(&d[1], &data, sizeof data);
+  d.insert(d.end(), shape.begin(), shape.end());
+  d.insert(d.end(), strides.begin(), strides.end());
+  return d;
+}
+
 TensorView Tensor::view() const {
   return TensorView{dtype_, shape_, contiguousStrides(shape_), data()};
 }

@@ -42,7 +42,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
-#include <cstring>
 #include <utility>
 
 namespace tfl::compiled {
@@ -413,21 +412,12 @@ bool OpCompiler::run(Operation *op, ArrayRef<Tensor> operands,
         tflrt::Shape(type.getShape().begin(), type.getShape().end())));
     leaves.push_back(results.back());
   }
-  // A memref descriptor per buffer: { allocated, aligned, offset, sizes,
-  // strides }.
-  SmallVector<SmallVector<int64_t>> descriptors;
+  std::vector<std::vector<int64_t>> descriptors;
+  descriptors.reserve(leaves.size());
   SmallVector<void *> pointers;
-  for (Tensor &t : leaves) {
-    SmallVector<int64_t> &d = descriptors.emplace_back(3, 0);
-    void *data = t.data();
-    std::memcpy(&d[0], &data, sizeof data);
-    std::memcpy(&d[1], &data, sizeof data);
-    d.append(t.shape().begin(), t.shape().end());
-    tflrt::Shape strides = tflrt::contiguousStrides(t.shape());
-    d.append(strides.begin(), strides.end());
-  }
-  for (SmallVector<int64_t> &d : descriptors)
-    pointers.push_back(d.data());
+  for (const Tensor &t : leaves)
+    pointers.push_back(
+        descriptors.emplace_back(t.view().memrefDescriptor()).data());
   ++calls;
   // What fails in the runtime is then the op's (the interpreter names it).
   tflrt_where = nullptr;

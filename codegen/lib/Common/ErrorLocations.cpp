@@ -97,7 +97,7 @@ private:
     builder.setInsertionPoint(op);
     Location loc = op->getLoc();
     auto ptr = LLVM::LLVMPointerType::get(module.getContext());
-    Value value = text == "<unknown location>" // locationText's
+    Value value = text.empty() // no location
                       ? LLVM::ZeroOp::create(builder, loc, ptr).getResult()
                       : getOrCreateStringPointer(builder, loc, module, text);
     Value where = LLVM::AddressOfOp::create(builder, loc, ptr, kWhere);

@@ -168,9 +168,6 @@ void addCpuLoops(OpPassManager &functionPm) {
 }
 
 void addVectorLLVMConversion(OpPassManager &pm) {
-  // math.ipowi by a power known only at run time, as a function; on
-  // vectors, unrolled into its calls by vector ops, lowered here.
-  pm.addPass(createConvertMathToFuncs());
   ConvertVectorToLLVMPassOptions options;
   options.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(options));

@@ -131,6 +131,8 @@ std::string locationText(Location loc) {
   if (auto site = dyn_cast<CallSiteLoc>(loc)) {
     std::string caller = locationText(site.getCaller());
     std::string callee = locationText(site.getCallee());
+    if (callee.empty() || caller.empty())
+      return callee.empty() ? caller : callee;
     size_t end = caller.find('\n');
     return callee + "\n" + caller.substr(0, end) + ": note: called from here" +
            (end == std::string::npos ? "" : caller.substr(end));
@@ -144,7 +146,7 @@ std::string locationText(Location loc) {
         return locationText(inner);
   if (auto name = dyn_cast<NameLoc>(loc))
     return locationText(name.getChildLoc());
-  return "<unknown location>";
+  return "";
 }
 
 Value viewedBuffer(Value memref) {

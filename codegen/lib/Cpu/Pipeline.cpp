@@ -46,6 +46,10 @@ void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createScfToCf());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // math.ipowi by a power known only at run time, as a function; on
+  // vectors, unrolled into its calls by vector ops, which are lowered next
+  // (the CUDA target does this before kernel outlining).
+  pm.addPass(createConvertMathToFuncs());
   addVectorLLVMConversion(pm);
   addHostLLVMConversions(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -90,6 +90,9 @@ struct TensorView {
   double getAsDouble(const int64_t *index) const;
   /// Reads element `index` as a signed 64-bit integer.
   int64_t getAsInt(const int64_t *index) const;
+  /// The MLIR memref descriptor compiled code takes for this view:
+  /// { allocated, aligned, offset, sizes..., strides... } as 64-bit words.
+  std::vector<int64_t> memrefDescriptor() const;
 };
 
 /// An owning, contiguous, row-major tensor with shared immutable storage.

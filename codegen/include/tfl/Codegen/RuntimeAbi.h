@@ -54,7 +54,8 @@ void emitPrintCalls(OpBuilder &builder, PrintOp op, ValueRange buffers);
 
 /// "file.tfl:LINE:COL" of a location (its innermost callee after inlining),
 /// followed by one "called from here" note per inlined call: the `where` of
-/// run-time errors.
+/// run-time errors; empty for an op without a location (the runtime's
+/// error then names none).
 std::string locationText(Location loc);
 
 /// The C ABI's dtype suffix of an element type ("f32", "u8", "bool", ...).
