@@ -71,7 +71,9 @@ def functions(lines):
             if depth <= 0 and re.search(r"[{;}]$", code_so_far):
                 break
             following = lines[j + 1].strip() if j + 1 < len(lines) else ""
-            if depth <= 0 and not following.startswith(CONTINUATIONS):
+            # (a line ending with a comma: more initializers follow)
+            if depth <= 0 and not following.startswith(CONTINUATIONS) \
+                    and not code_so_far.endswith(","):
                 break
             if j + 1 >= len(lines) or j - i >= 20:
                 break
@@ -84,7 +86,8 @@ def functions(lines):
             i = j + 1
             continue
         # The body ends at this indentation's closing brace.
-        close = re.compile(r"^ {%d}\}[;,)]*\s*(//.*)?$" % indent)
+        # ("}};": a lambda's brace, then its braced initializer's.)
+        close = re.compile(r"^ {%d}\}\}?[;,)]*\s*(//.*)?$" % indent)
         k = j + 1
         while k < len(lines) and not close.match(lines[k]):
             k += 1

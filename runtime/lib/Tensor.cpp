@@ -8,6 +8,7 @@
 #include "tflrt/Memory.h"
 #include "tflrt/Output.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -225,34 +226,95 @@ int64_t TensorView::getAsInt(const int64_t *index) const {
   return 0;
 }
 
-Tensor::Tensor(DType dtype, Shape shape, bool zeroed)
-    : dtype_(dtype), shape_(std::move(shape)) {
-  size_t bytes = byteSize();
-  // Round up to the alignment; never 0.
+namespace {
+
+/// Host memory for `bytes` of elements in `storage` (zero-filled when
+/// `zeroed`): 64-byte aligned, from the buffer cache compiled code's
+/// allocations use (a freed large buffer serves the next tensor of its
+/// size, where fresh memory from the system would be page-faulted in
+/// again).
+void allocateHost(detail::TensorStorage &storage, size_t bytes, bool zeroed) {
+  // Rounded up to the alignment; never 0.
   size_t alloc = ((bytes + 63) / 64) * 64;
   if (alloc == 0)
     alloc = 64;
   size_t limit = tensorByteLimit();
-  // From the buffer cache compiled code's allocations use (a freed large
-  // buffer serves the next tensor of its size, where fresh memory from
-  // the system would be page-faulted in again), 64 more bytes to align.
   void *raw = alloc >= bytes && (limit == 0 || bytes <= limit)
                   ? allocateHostBuffer(alloc + 64)
                   : nullptr;
   if (!raw)
     throw std::runtime_error(outOfMemoryMessage(bytes));
-  void *p = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(raw) + 63) &
-                                     ~uintptr_t(63));
+  storage.hostBuffer = raw;
+  storage.host = reinterpret_cast<void *>(
+      (reinterpret_cast<uintptr_t>(raw) + 63) & ~uintptr_t(63));
   if (zeroed)
-    std::memset(p, 0, alloc);
-  bool counted = countingMemory();
-  if (counted)
+    std::memset(storage.host, 0, alloc);
+  storage.hostBytes = alloc;
+  storage.counted = countingMemory();
+  if (storage.counted)
     noteHostAllocated(alloc);
-  storage_ = std::shared_ptr<void>(p, [counted, alloc, raw](void *) {
+}
+
+} // namespace
+
+detail::TensorStorage::~TensorStorage() {
+  if (hostBuffer) {
     if (counted)
-      noteHostFreed(alloc);
-    freeHostBuffer(raw);
-  });
+      noteHostFreed(hostBytes);
+    freeHostBuffer(hostBuffer);
+  }
+  if (device)
+    memory->release(device);
+}
+
+Tensor::Tensor(DType dtype, Shape shape, bool zeroed)
+    : dtype_(dtype), shape_(std::move(shape)),
+      storage_(std::make_shared<detail::TensorStorage>()) {
+  storage_->bytes = byteSize();
+  allocateHost(*storage_, storage_->bytes, zeroed);
+}
+
+Tensor Tensor::uninitializedOn(const DeviceMemory &memory, DType dtype,
+                               Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.storage_ = std::make_shared<detail::TensorStorage>();
+  t.storage_->bytes = t.byteSize();
+  t.storage_->memory = &memory;
+  // Never a null pointer, even for no elements (a kernel's buffer).
+  t.storage_->device = memory.allocate(std::max<size_t>(t.storage_->bytes, 1));
+  return t;
+}
+
+void *Tensor::hostCopy() const {
+  detail::TensorStorage &s = *storage_;
+  allocateHost(s, s.bytes, /*zeroed=*/false);
+  if (s.bytes)
+    s.memory->copyToHost(s.host, s.device, s.bytes);
+  return s.host;
+}
+
+void *Tensor::deviceData(const DeviceMemory &memory) const {
+  detail::TensorStorage &s = *storage_;
+  if (s.device) {
+    if (s.memory != &memory)
+      throw std::runtime_error(
+          "internal error: a tensor used on two devices' memories");
+    return s.device;
+  }
+  void *device = memory.allocate(std::max<size_t>(s.bytes, 1));
+  if (s.bytes) {
+    try {
+      memory.copyToDevice(device, s.host, s.bytes);
+    } catch (...) {
+      memory.release(device);
+      throw;
+    }
+  }
+  s.device = device;
+  s.memory = &memory;
+  return device;
 }
 
 Tensor Tensor::reshaped(Shape shape) const {

@@ -85,3 +85,37 @@ func.func @batch(%a: memref<5x3x2xf32>, %b: memref<5x3x4xf32>) -> memref<5x2x4xf
   linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%a, %b : memref<5x3x2xf32>, memref<5x3x4xf32>) outs(%c : memref<5x2x4xf32>)
   return %c : memref<5x2x4xf32>
 }
+
+// -----
+
+// An op's kernel for the eager interpreter (tfl.op_kernel): its result's
+// buffer is an argument the interpreter allocated for the call, apart from
+// the operands', so a zero fill of it before the product is dropped too
+// (flag 4).
+// CHECK-LABEL: func.func @tfl_export_op
+module attributes {tfl.op_kernel} {
+  func.func @tfl_export_op(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) {
+    %zero = arith.constant 0.0 : f32
+    // CHECK-NOT: linalg.fill
+    // CHECK: %[[FLAGS:.*]] = arith.constant 4 : i64
+    // CHECK: call @tflrt_gemm_f32(%[[FLAGS]],
+    linalg.fill ins(%zero : f32) outs(%c : memref<2x4xf32>)
+    linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+// Elsewhere a function's argument may be any buffer, one an operand views
+// among them: its zero fill stays, and the product accumulates (flag 0).
+// CHECK-LABEL: func.func @into_argument
+func.func @into_argument(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // CHECK: linalg.fill
+  // CHECK: %[[FLAGS:.*]] = arith.constant 0 : i64
+  // CHECK: call @tflrt_gemm_f32(%[[FLAGS]],
+  linalg.fill ins(%zero : f32) outs(%c : memref<2x4xf32>)
+  linalg.matmul ins(%a, %b : memref<2x3xf32>, memref<3x4xf32>) outs(%c : memref<2x4xf32>)
+  return
+}

@@ -37,7 +37,7 @@ mkdir -p "$stage/tests" "$stage/lib" "$stage/files"
 if compgen -G "$dir/*.run" >/dev/null; then
   cp "$dir"/*.run "$dir"/*.expected "$stage/tests/"
   for exe in "$dir"/*.exe; do
-    strip -o "$stage/tests/$(basename "$exe")" "$exe"
+    if [ -e "$exe" ]; then strip -o "$stage/tests/$(basename "$exe")" "$exe"; fi
   done
 fi
 # The benchmarks' executables (bench/gpu.sh build DIR), when there.

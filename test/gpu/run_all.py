@@ -23,6 +23,13 @@ stops with TFL's error and exit status 1. And TFL_CUDA_PROFILE=1's table
 of the GPU's time: a program with products has a row of cuBLAS calls at
 the .tfl line that made them, and its kernels' rows; a program with work
 placed on the CPU has rows of copies to and from the host at its lines.
+
+With BUNDLE_DIR/bin/tflc (test/gpu/prepare.sh eager: a self-contained
+tflc), each program also runs eagerly on the GPU (`tflc run --eager
+--device cuda`, from this source tree) and must print what the CPU
+printed; a second run loads every kernel from the disk cache, and a
+program's tensors cross between host and GPU as often as its lit test
+counts on a simulated device memory.
 """
 import json
 import os
@@ -161,6 +168,117 @@ def library_checks(tests, env):
     return results
 
 
+def check_output(bundle, tests, logs, name, spec, r, ranks, suffix=""):
+    """(ok, why) of run `r` of test NAME: its output (masked) must match
+    the CPU's, or it must stop with the expected error. The output goes to
+    LOGS/NAME.gpu (+ suffix)."""
+        out = r.stdout
+    for m in spec["masks"]:
+        out = re.sub(m, "<masked>", out)
+    got = os.path.join(logs, name + ".gpu" + suffix)
+    with open(got, "w", errors="surrogateescape") as f:
+        f.write(out)
+    ok = r.returncode == 0
+    why = f"exit code {r.returncode}: {r.stderr.strip()[-2000:]}"
+    if spec.get("expect_error"):
+        # A program that must stop with a run-time error, the CPU's.
+        m = re.search(".*" + spec["expect_error"] + ".*", r.stderr)
+        ok = (r.returncode != 0 if ranks else r.returncode == 1) and \
+            m is not None
+        why = f"expected an error like {spec['expect_error']!r}: {why}"
+        with open(got, "w", errors="surrogateescape") as f:
+            f.write(r.stdout + (m.group(0) + "\n" if m else r.stderr))
+    expected = os.path.join(tests, name + ".expected")
+    if ok and spec.get("expect_error"):
+        # The error's line is compared by the pattern, which allows the
+        # GPU's wording ("out of GPU memory: ... (N GiB free)"); what
+        # the program printed before it, by value.
+        expected = os.path.join(logs, name + ".expected" + suffix)
+        for path, source in ((got, got), (expected, os.path.join(
+                tests, name + ".expected"))):
+            with open(source) as f:
+                lines = f.read().splitlines(keepends=True)
+            with open(path, "w") as f:
+                f.write("".join(
+                    "<the expected error>\n"
+                    if re.search(spec["expect_error"], line) else line
+                    for line in lines))
+    if ok:
+        cmp = subprocess.run([sys.executable,
+                              os.path.join(bundle, "compare_outputs.py"),
+                              expected, got]
+                             + spec.get("rtol", []),
+                             capture_output=True, text=True)
+        ok = cmp.returncode == 0
+        why = "output differs from the CPU's: " + cmp.stdout.strip()
+    return ok, why
+
+
+# The source tree this script is in: eager runs compile its programs.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+# A program whose tensors' copies between host and GPU are counted: the
+# GPU's must be the simulated device memory's (its lit test's counts).
+RESIDENCY = "e2e.eager-device-memory.tfl.tmp"
+RESIDENCY_COPIES = "8 copies to the device, 7 to the host"
+
+
+def eager_run(bundle, logs, env, name, spec, cache):
+    """Runs NAME's program eagerly on the GPU with the bundle's tflc."""
+    cmd = [os.path.join(bundle, "bin", "tflc"), "run", "--eager", "--device",
+           "cuda"] + spec.get("options", []) + [
+               os.path.join(ROOT, spec["program"])] + spec["flags"]
+    return subprocess.run(
+        cmd, cwd=spec["cwd"], capture_output=True, text=True,
+        errors="surrogateescape", timeout=900,
+        env=dict(env, TFL_STDLIB_PATH=os.path.join(ROOT, "stdlib"),
+                 TFL_OP_KERNEL_CACHE=cache, TFL_OP_KERNEL_STATS="1"))
+
+
+def eager_runs(bundle, tests, logs, env, names):
+    """[(name, None if it passed, else why; or "SKIP: why")] of each
+    program run eagerly on the GPU (`tflc run --eager --device cuda`, each
+    op on its kernel from the CUDA pipeline): it must print what the CPU
+    printed. Then: a second run loads every kernel from the disk cache,
+    and a program's tensors cross between host and GPU as often as on the
+    simulated device memory of its lit test."""
+    from concurrent.futures import ThreadPoolExecutor
+    cache = os.path.join(logs, "op-kernels")
+    specs = {}
+    for name in names:
+        spec = json.load(open(os.path.join(tests, name + ".run")))
+        if "program" in spec and not spec.get("ranks"):
+            specs[name] = spec
+            os.makedirs(spec["cwd"], exist_ok=True)
+
+    def one(name):
+        r = eager_run(bundle, logs, env, name, specs[name], cache)
+        with open(os.path.join(logs, name + ".eager.stderr"), "w",
+                  errors="surrogateescape") as f:
+            f.write(r.stderr)
+        return r
+    # Programs in parallel: each compiles its kernels on a core.
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
+        runs = dict(zip(specs, pool.map(one, specs)))
+    results = []
+    for name, r in runs.items():
+        ok, why = check_output(bundle, tests, logs, name, specs[name], r,
+                               None, ".eager")
+        results.append(("eager." + name, None if ok else why))
+    if RESIDENCY in specs:
+        again = eager_run(bundle, logs, env, RESIDENCY, specs[RESIDENCY],
+                          cache)
+        stats = re.search(r"compiled ops: .*", again.stderr)
+        results.append(("eager.kernels-from-cache", None if stats and
+                        stats.group(0).startswith("compiled ops: 0 kernels")
+                        else f"second run: {again.stderr.strip()[-500:]}"))
+        results.append(("eager.tensors-stay-on-the-gpu", None if stats and
+                        stats.group(0).endswith(RESIDENCY_COPIES) else
+                        f"expected {RESIDENCY_COPIES}: "
+                        f"{stats.group(0) if stats else again.stderr}"))
+    return results
+
+
 # Programs whose training loop must replay its steps as CUDA graphs: most
 # graph launches reuse a captured graph.
 MUST_REPLAY = {"e2e.example-mnist-cnn.tfl.tmp", "e2e.example-mnist-mlp.tfl.tmp"}
@@ -181,7 +299,10 @@ def main():
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
     passed = failed = skipped = 0
-    for name in sorted(f[:-4] for f in os.listdir(tests) if f.endswith(".run")):
+    names = sorted(f[:-4] for f in os.listdir(tests) if f.endswith(".run"))
+    built = [n for n in names
+             if os.path.exists(os.path.join(tests, n + ".exe"))]
+    for name in built:
         spec = json.load(open(os.path.join(tests, name + ".run")))
         os.makedirs(spec["cwd"], exist_ok=True)
         cmd = [os.path.join(tests, name + ".exe")] + spec["flags"]
@@ -200,45 +321,7 @@ def main():
         if ranks:
             r.stdout = rank_output(outdir, "stdout")
             r.stderr = rank_output(outdir, "stderr") + r.stderr
-        out = r.stdout
-        for m in spec["masks"]:
-            out = re.sub(m, "<masked>", out)
-        got = os.path.join(logs, name + ".gpu")
-        with open(got, "w", errors="surrogateescape") as f:
-            f.write(out)
-        ok = r.returncode == 0
-        why = f"exit code {r.returncode}: {r.stderr.strip()[-2000:]}"
-        if spec.get("expect_error"):
-            # A program that must stop with a run-time error, the CPU's.
-            m = re.search(".*" + spec["expect_error"] + ".*", r.stderr)
-            ok = (r.returncode != 0 if ranks else r.returncode == 1) and \
-                m is not None
-            why = f"expected an error like {spec['expect_error']!r}: {why}"
-            with open(got, "w", errors="surrogateescape") as f:
-                f.write(r.stdout + (m.group(0) + "\n" if m else r.stderr))
-        expected = os.path.join(tests, name + ".expected")
-        if ok and spec.get("expect_error"):
-            # The error's line is compared by the pattern, which allows the
-            # GPU's wording ("out of GPU memory: ... (N GiB free)"); what
-            # the program printed before it, by value.
-            expected = os.path.join(logs, name + ".expected")
-            for path, source in ((got, got), (expected, os.path.join(
-                    tests, name + ".expected"))):
-                with open(source) as f:
-                    lines = f.read().splitlines(keepends=True)
-                with open(path, "w") as f:
-                    f.write("".join(
-                        "<the expected error>\n"
-                        if re.search(spec["expect_error"], line) else line
-                        for line in lines))
-        if ok:
-            cmp = subprocess.run([sys.executable,
-                                  os.path.join(bundle, "compare_outputs.py"),
-                                  expected, got]
-                                 + spec.get("rtol", []),
-                                 capture_output=True, text=True)
-            ok = cmp.returncode == 0
-            why = "output differs from the CPU's: " + cmp.stdout.strip()
+        ok, why = check_output(bundle, tests, logs, name, spec, r, ranks)
         if ok and name in MUST_REPLAY:
             # A training loop's steps must replay as graphs, not only run.
             m = re.search(r"step graphs: (\d+) launched, (\d+) captured",
@@ -252,7 +335,10 @@ def main():
         else:
             failed += 1
             print(f"FAIL {name}: {why}")
-    for name, why in library_checks(tests, env):
+    results = library_checks(tests, env) if built else []
+    if os.path.exists(os.path.join(bundle, "bin", "tflc")):
+        results += eager_runs(bundle, tests, logs, env, names)
+    for name, why in results:
         if why is None:
             passed += 1
             print(f"PASS {name}")

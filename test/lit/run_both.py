@@ -19,8 +19,9 @@ and build.
 bf16 program's two runs round f32 sums made in different orders to bf16,
 so they may differ by a bf16 rounding step.
 
---gpu-tolerance=RTOL,ATOL: the GPU run (test/gpu/run-all.sh) matches the
-eager output to these tolerances instead (default: --rtol's): a program
+--gpu-tolerance=RTOL,ATOL: the GPU runs (test/gpu/run-all.sh), and the
+eager run of the GPU's IR here (TFL_CUDA below), match the eager output to
+these tolerances instead (default: --rtol's): a program
 whose convolutions run on TFL's Winograd kernels on the CPU and on
 cuDNN's algorithms on the GPU agrees with it only as closely as both do
 with the reference the test holds them to.
@@ -30,9 +31,9 @@ images/s, which is the one number the two modes need not agree on).
 --expect-error=REGEX: the program must stop with exit code 1 and an error
 matching REGEX in every mode; the eager run's error is printed.
 
---no-compiled-ops leaves out the third run TFL_TEST_COMPILED_OPS=1 asks
-for (below): for a program that appends to files which the test then
-counts the lines of.
+--no-compiled-ops leaves out the runs on compiled kernels that
+TFL_TEST_COMPILED_OPS=1 asks for (below): for a program that appends to
+files which the test then counts the lines of.
 
 Prints the eager run's output (for FileCheck) when both runs exit 0 and
 their outputs match up to float rounding (compare_outputs.py); otherwise
@@ -44,9 +45,13 @@ on a kernel the pipeline compiles for it (`tflc run --eager
 print what the native run does.
 
 When TFL_CUDA=1 (tflc has the CUDA path), the program is also built with
-`--device cuda`, which assembles its kernels with ptxas for sm_90. With
-TFL_GPU_BUNDLE=DIR as well, the CUDA executable, its flags and the eager
-output go into DIR, for test/gpu/run-all.sh to run on a GPU.
+`--device cuda`, which assembles its kernels with ptxas for sm_90, and
+run eagerly with `--device cuda --test-compiled-ops`, which builds each
+op's CUDA kernel and links it into tflc (as eager mode on a GPU does)
+before running the op on the CPU: its output must be the native run's.
+With TFL_GPU_BUNDLE=DIR as well, the CUDA executable, its flags, the
+program (from the source tree) and the eager output go into DIR, for
+test/gpu/run-all.sh to run on a GPU, compiled and eagerly.
 """
 import glob
 import json
@@ -57,6 +62,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))  # the source tree
 
 
 def mpi_environment():
@@ -173,10 +179,15 @@ def main():
         check_compiled_ops(tflc, options, program, prefix, flags, rtol,
                            masked, expect_error, ranks)
     if os.environ.get("TFL_CUDA") == "1":
+        if compiled_ops:
+            check_cuda_kernels(tflc, options, program, prefix, flags,
+                               gpu_tolerance, masked, expect_error, ranks)
         build_for_gpu(tflc, options, program, prefix, {
             "flags": flags, "rtol": gpu_tolerance,
             "masks": [m.pattern for m in masks],
-            "expect_error": expect_error, "ranks": ranks}, masked(eager))
+            "expect_error": expect_error, "ranks": ranks,
+            "program": os.path.relpath(os.path.abspath(program), ROOT),
+            "options": options}, masked(eager))
     sys.stdout.reconfigure(errors="surrogateescape")
     sys.stdout.write(eager)
 
@@ -191,6 +202,23 @@ def check_compiled_ops(tflc, options, program, prefix, flags, rtol, masked,
               ranks, prefix + ".ops.ranks")
     expect_same(prefix, ".ops", masked(out), rtol, "eager on compiled ops",
                 f"--- compiled ops\n{out}")
+
+
+def check_cuda_kernels(tflc, options, program, prefix, flags, rtol, masked,
+                       expect_error, ranks):
+    """Runs the program eagerly once more with --device cuda
+    --test-compiled-ops: each op's kernel for the GPU is built by the CUDA
+    pipeline and linked into tflc as `tflc run --eager --device cuda` does,
+    then the op runs on the CPU; the output must be the native run's, to
+    the GPU's tolerance (the program's IR is the GPU's: attention written
+    out, for one)."""
+    out = run([tflc, "run", "--eager", "--device", "cuda",
+               "--test-compiled-ops"] + options + [program] + flags,
+              "eager run with the ops' CUDA kernels built", expect_error,
+              ranks, prefix + ".cuda-ops.ranks")
+    expect_same(prefix, ".cuda-ops", masked(out), rtol,
+                "eager run with CUDA kernels built",
+                f"--- eager run with CUDA kernels built\n{out}")
 
 
 def expect_same(prefix, suffix, text, rtol, what, shown):

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -123,6 +124,69 @@ TEST(MemoryTest, TheCacheOfFreeBuffersHoldsAtMostOneGiB) {
   void *small = allocateHostBuffer(1024);
   ASSERT_NE(small, nullptr);
   freeHostBuffer(small);
+}
+
+/// A device memory of host buffers whose uses are counted and whose
+/// copies can be told apart from the host's.
+struct CountedDevice {
+  static inline int allocated = 0, released = 0, toHost = 0, toDevice = 0;
+  static const DeviceMemory memory;
+};
+const DeviceMemory CountedDevice::memory{
+    [](size_t bytes) {
+      ++allocated;
+      return std::malloc(bytes);
+    },
+    [](void *p) {
+      ++released;
+      std::free(p);
+    },
+    [](void *host, const void *device, size_t bytes) {
+      ++toHost;
+      std::memcpy(host, device, bytes);
+    },
+    [](void *device, const void *host, size_t bytes) {
+      ++toDevice;
+      std::memcpy(device, host, bytes);
+    }};
+
+TEST(MemoryTest, ATensorIsCopiedBetweenHostAndDeviceOnceEachWay) {
+  CountedDevice::allocated = CountedDevice::released = 0;
+  CountedDevice::toHost = CountedDevice::toDevice = 0;
+  {
+    // Made on the device (a kernel's result): no host copy until read.
+    Tensor t =
+        Tensor::uninitializedOn(CountedDevice::memory, DType::F32, {2, 3});
+    EXPECT_FALSE(t.onHost());
+    auto *d = static_cast<float *>(t.deviceData(CountedDevice::memory));
+    for (int i = 0; i < 6; ++i)
+      d[i] = static_cast<float>(i) + 0.5f;
+    EXPECT_EQ(CountedDevice::toDevice, 0);
+    // Read on the host: copied once, shared by views (reshapes).
+    Tensor r = t.reshaped({3, 2});
+    EXPECT_EQ(r.data<float>()[5], 5.5f);
+    EXPECT_EQ(t.data<float>()[1], 1.5f);
+    EXPECT_TRUE(t.onHost());
+    EXPECT_EQ(CountedDevice::toHost, 1);
+    EXPECT_EQ(r.deviceData(CountedDevice::memory), d);
+
+    // Made on the host: copied to the device once, when a kernel takes it.
+    Tensor h(DType::I32, {4});
+    h.data<int32_t>()[2] = 7;
+    auto *hd = static_cast<int32_t *>(h.deviceData(CountedDevice::memory));
+    EXPECT_EQ(hd[2], 7);
+    EXPECT_EQ(h.deviceData(CountedDevice::memory), hd);
+    EXPECT_EQ(CountedDevice::toDevice, 1);
+    EXPECT_EQ(CountedDevice::toHost, 1);
+    // No elements: a buffer all the same, and nothing to copy.
+    Tensor empty =
+        Tensor::uninitializedOn(CountedDevice::memory, DType::F64, {0, 3});
+    EXPECT_NE(empty.data(), nullptr);
+    EXPECT_EQ(CountedDevice::toHost, 1);
+  }
+  // Every device buffer is released with its tensor.
+  EXPECT_EQ(CountedDevice::allocated, 3);
+  EXPECT_EQ(CountedDevice::released, 3);
 }
 
 } // namespace

@@ -10,8 +10,15 @@
 // from `linalg` on lower it, LLVM compiles it to object code, and ORC's
 // LLJIT links that into this process, each kernel in a JITDylib of its own
 // whose missing symbols resolve to the process's (libtflrt's entry points,
-// which tflc exports). The objects go to the disk cache under the SHA-256
-// of the key and of the tflc that built them.
+// and with the CUDA path libtflrt_cuda's, which tflc exports). A kernel's
+// constructors (a CUDA kernel's GPU module load) run once it is linked,
+// through tfl_export_op_init. The objects go to the disk cache under the
+// SHA-256 of the key and of the tflc that built them.
+//
+// Every buffer a kernel takes is in the target's device memory (GPU
+// memory, or for the CPU's kernels a simulated one): an operand computed
+// on the host is copied there, once, and results stay there until a host
+// kernel, a print or control flow reads them (tflrt::Tensor's two copies).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +30,11 @@
 #include "tfl/IR/TflOps.h"
 #include "tflrt/CApi.h"
 #include "tflrt/Output.h"
+#ifdef TFL_HAVE_CUDA
+#include "tfl/Codegen/Cuda/Cuda.h"
+#include "tflrt/CudaApi.h"
+#include "tflrt/CudaMemory.h"
+#endif
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -42,6 +54,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 namespace tfl::compiled {
@@ -53,11 +67,44 @@ namespace {
 
 constexpr llvm::StringLiteral kFunction = "tfl_export_op";
 constexpr llvm::StringLiteral kEntry = "_mlir_ciface_tfl_export_op";
+constexpr llvm::StringLiteral kInit = "tfl_export_op_init";
 /// Buffers a kernel takes at most (operands and results).
 constexpr size_t kMaxLeaves = 16;
 /// The disk cache's file format: this, then the number of objects, then
 /// each object's size and bytes (little-endian 64-bit numbers).
-constexpr llvm::StringLiteral kMagic = "TFLKERNEL1";
+constexpr llvm::StringLiteral kMagic = "TFLKERNEL2";
+
+/// The device memory of Target::SimulatedDevice: host memory apart from
+/// the tensors' own.
+const tflrt::DeviceMemory kSimulatedMemory{
+    [](size_t bytes) {
+      void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+      if (!p)
+        throw std::runtime_error(tflrt::outOfMemoryMessage(bytes));
+      return p;
+    },
+    [](void *pointer) { std::free(pointer); },
+    [](void *host, const void *device, size_t bytes) {
+      std::memcpy(host, device, bytes);
+    },
+    [](void *device, const void *host, size_t bytes) {
+      std::memcpy(device, host, bytes);
+    }};
+
+/// The target's memory, its copies counted for the run's report.
+const tflrt::DeviceMemory *targetMemory = nullptr;
+uint64_t copiesToDevice = 0, copiesToHost = 0;
+const tflrt::DeviceMemory kCountedMemory{
+    [](size_t bytes) { return targetMemory->allocate(bytes); },
+    [](void *pointer) { targetMemory->release(pointer); },
+    [](void *host, const void *device, size_t bytes) {
+      ++copiesToHost;
+      targetMemory->copyToHost(host, device, bytes);
+    },
+    [](void *device, const void *host, size_t bytes) {
+      ++copiesToDevice;
+      targetMemory->copyToDevice(device, host, bytes);
+    }};
 
 /// Calls a kernel's entry with its descriptors' pointers (the C interface
 /// takes one pointer per buffer), for each count of buffers.
@@ -107,7 +154,7 @@ SmallVector<Value> kernelInputs(Operation *op) {
 /// Whether `op` runs on a compiled kernel: a tfl op with operands, results,
 /// no regions and no side effects, on statically shaped tensors (constants
 /// stay with the interpreter, and so do product transposes, which pass
-/// their operand on).
+/// their operand on, and reshapes, which share its storage).
 bool compilable(Operation *op) {
   Dialect *dialect = op->getDialect();
   if (!dialect || dialect->getNamespace() != "tfl" || op->getNumRegions() ||
@@ -117,6 +164,10 @@ bool compilable(Operation *op) {
     return false;
   if (isa<mlir::tfl::TransposeOp>(op) &&
       eager::isProductTranspose(op->getResult(0)))
+    return false;
+  // A reshape's value shares its operand's storage, wherever that lives: a
+  // kernel would copy it.
+  if (isa<mlir::tfl::ReshapeOp>(op))
     return false;
   SmallVector<Value> inputs = kernelInputs(op);
   return llvm::all_of(inputs,
@@ -232,9 +283,16 @@ std::string cacheDirectory() {
 
 class OpCompiler {
 public:
-  OpCompiler(ModuleOp program, std::unique_ptr<llvm::orc::LLJIT> jit)
-      : program(program), jit(std::move(jit)), cacheDir(cacheDirectory()),
+  OpCompiler(std::unique_ptr<llvm::orc::LLJIT> jit, Target target)
+      : jit(std::move(jit)), target(target), cacheDir(cacheDirectory()),
         identity(compilerIdentity()) {}
+
+  /// The module whose ops run next (a session's next input): the kernels
+  /// kept by op are forgotten, those kept by key stay.
+  void setProgram(ModuleOp next) {
+    program = next;
+    byOp.clear();
+  }
 
   /// Runs `op` on its compiled kernel; false when it has none.
   bool run(Operation *op, ArrayRef<Tensor> operands,
@@ -249,6 +307,10 @@ private:
   void *entryFor(Operation *op);
   /// The kernel of `key` (built from `module` when no cache has it).
   void *load(const std::string &key, ModuleOp module);
+  /// Whether `op` runs on the target's device (not placed on the host).
+  bool onDevice(Operation *op) const;
+  /// Adds the target's stages from `linalg` on to `pm`.
+  void buildPipeline(PassManager &pm) const;
   /// Lowers and compiles `module` into a cache file's bytes.
   FailureOr<std::string> compile(ModuleOp module);
   /// Links `file`'s objects in: the entry, or null after an error, which
@@ -257,30 +319,56 @@ private:
 
   ModuleOp program;
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  Target target;
   std::string cacheDir, identity;
   llvm::DenseMap<Operation *, void *> byOp;
   llvm::StringMap<void *> byKey;
   unsigned libraries = 0; // JITDylibs made (each named by its number)
 };
 
-FailureOr<std::string> OpCompiler::compile(ModuleOp module) {
-  PassManager pm(module.getContext());
+bool OpCompiler::onDevice(Operation *op) const {
+  if (target == Target::SimulatedDevice)
+    return true;
+  auto cuda = StringAttr::get(op->getContext(), "cuda");
+  return mlir::tfl::deviceOf(op, cuda) == cuda;
+}
+
+void OpCompiler::buildPipeline(PassManager &pm) const {
+  // (The op's results computed in the buffers they are written to, not
+  // in buffers of their own copied there: empty-tensor elimination before
+  // bufferization.)
+  if (target != Target::SimulatedDevice) {
+#ifdef TFL_HAVE_CUDA
+    // The kernels as PTX, which the driver compiles when they load (and
+    // keeps in its own cache): no ptxas on the machine that runs them.
+    mlir::tfl::CudaOptions options;
+    options.ptxOnly = true;
+    (void)mlir::tfl::buildCudaPipeline(pm, "linalg", options, "linalg");
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+    (void)mlir::tfl::buildCudaPipeline(pm, "", options, "bufferize");
+#endif
+    return;
+  }
   bool started = false;
   for (const mlir::tfl::PipelineStage &stage :
        mlir::tfl::getCpuPipelineStages()) {
     started |= stage.name == "linalg";
-    // The op's results computed in the buffers they are written to, not
-    // in buffers of their own copied there.
     if (stage.name == "bufferize")
       pm.addPass(bufferization::createEmptyTensorEliminationPass());
     if (started)
       stage.build(pm);
   }
+}
+
+FailureOr<std::string> OpCompiler::compile(ModuleOp module) {
+  PassManager pm(module.getContext());
+  buildPipeline(pm);
   if (failed(pm.run(module)))
     return failure();
   SmallVector<std::string> paths;
   mlir::tfl::ObjectOptions options;
   options.threads = 1;
+  options.initializer = kInit.str();
   TimingScope timing;
   LogicalResult compiled =
       mlir::tfl::compileToObjectFiles(module, options, paths, timing);
@@ -325,6 +413,11 @@ void *OpCompiler::link(llvm::StringRef file, bool fromCache) {
   llvm::Expected<llvm::orc::ExecutorAddr> entry = jit->lookup(*lib, kEntry);
   if (!entry)
     return fail(entry.takeError());
+  llvm::Expected<llvm::orc::ExecutorAddr> init = jit->lookup(*lib, kInit);
+  if (!init)
+    return fail(init.takeError());
+  if (target != Target::CudaLinkOnly)
+    init->toPtr<void (*)()>()(); // a GPU kernel's module load
   return entry->toPtr<void *>();
 }
 
@@ -375,7 +468,7 @@ void *OpCompiler::entryFor(Operation *op) {
   if (programs && known != byOp.end())
     return known->second;
   void *entry = nullptr;
-  if (compilable(op)) {
+  if (compilable(op) && onDevice(op)) {
     OwningOpRef<ModuleOp> module = kernelModule(op, program);
     std::string key;
     llvm::raw_string_ostream os(key);
@@ -394,7 +487,7 @@ void *OpCompiler::entryFor(Operation *op) {
 bool OpCompiler::run(Operation *op, ArrayRef<Tensor> operands,
                      SmallVectorImpl<Tensor> &results) {
   void *entry = entryFor(op);
-  if (!entry)
+  if (!entry || target == Target::CudaLinkOnly)
     return false;
   SmallVector<Value> inputs = kernelInputs(op);
   SmallVector<Tensor> leaves(operands.begin(), operands.end());
@@ -405,24 +498,28 @@ bool OpCompiler::run(Operation *op, ArrayRef<Tensor> operands,
             tflrt::Shape(type.getShape().begin(), type.getShape().end()))
       return false; // not the shape the kernel was built for
   }
-  for (Type t : op->getResultTypes()) {
-    auto type = cast<RankedTensorType>(t);
-    results.push_back(Tensor::uninitialized(
-        eager::toRuntimeDType(type.getElementType()),
-        tflrt::Shape(type.getShape().begin(), type.getShape().end())));
-    leaves.push_back(results.back());
-  }
   std::vector<std::vector<int64_t>> descriptors;
-  descriptors.reserve(leaves.size());
+  descriptors.reserve(leaves.size() + op->getNumResults());
   SmallVector<void *> pointers;
-  for (const Tensor &t : leaves)
-    pointers.push_back(
-        descriptors.emplace_back(t.view().memrefDescriptor()).data());
-  ++calls;
   // What fails in the runtime is then the op's (the interpreter names it).
   tflrt_where = nullptr;
   try {
     tflrt::ExportBoundary boundary;
+    for (Type t : op->getResultTypes()) {
+      auto type = cast<RankedTensorType>(t);
+      results.push_back(Tensor::uninitializedOn(
+          kCountedMemory, eager::toRuntimeDType(type.getElementType()),
+          tflrt::Shape(type.getShape().begin(), type.getShape().end())));
+      leaves.push_back(results.back());
+    }
+    for (const Tensor &t : leaves) {
+      tflrt::TensorView view{t.dtype(), t.shape(),
+                             tflrt::contiguousStrides(t.shape()),
+                             t.deviceData(kCountedMemory)};
+      pointers.push_back(
+          descriptors.emplace_back(view.memrefDescriptor()).data());
+    }
+    ++calls;
     kCallers[pointers.size()](entry, pointers.data());
   } catch (const std::exception &error) {
     // "error: MESSAGE" (the kernel has no location): the interpreter
@@ -434,8 +531,38 @@ bool OpCompiler::run(Operation *op, ArrayRef<Tensor> operands,
   return true;
 }
 
-std::shared_ptr<OpCompiler>
-installCompiledKernels(eager::KernelRegistry &registry, ModuleOp program) {
+/// Starts `target`'s device and points the counted memory at its memory;
+/// false after reporting why it could not start.
+bool startTarget(Target target, bool allowTf32) {
+  copiesToDevice = copiesToHost = 0;
+  if (target != Target::Cuda) {
+    targetMemory = &kSimulatedMemory;
+    return true;
+  }
+#ifdef TFL_HAVE_CUDA
+  try {
+    tflrt::ExportBoundary boundary;
+    tflrt::cuda::startDevice(allowTf32 ? TFLRT_CUDA_START_TF32 : 0);
+  } catch (const std::exception &error) {
+    tflrt::flushOutput();
+    llvm::StringRef message = error.what();
+    message.consume_front("error: ");
+    llvm::errs() << "error: " << message << "\n";
+    return false;
+  }
+  targetMemory = &tflrt::cuda::deviceMemory();
+  return true;
+#else
+  (void)allowTf32;
+  llvm::errs() << "error: this tflc was built without the CUDA toolkit, so "
+                  "--device cuda is not available\n";
+  return false;
+#endif
+}
+
+std::shared_ptr<OpCompiler> makeOpCompiler(Target target, bool allowTf32) {
+  if (!startTarget(target, allowTf32))
+    return nullptr;
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit =
@@ -445,7 +572,12 @@ installCompiledKernels(eager::KernelRegistry &registry, ModuleOp program) {
                  << llvm::toString(jit.takeError()) << "\n";
     return nullptr;
   }
-  auto compiler = std::make_shared<OpCompiler>(program, std::move(*jit));
+  return std::make_shared<OpCompiler>(std::move(*jit), target);
+}
+
+void installCompiledKernels(eager::KernelRegistry &registry, ModuleOp program,
+                            const std::shared_ptr<OpCompiler> &compiler) {
+  compiler->setProgram(program);
   for (const std::string &name : registry.names()) {
     if (!llvm::StringRef(name).starts_with("tfl."))
       continue;
@@ -456,14 +588,32 @@ installCompiledKernels(eager::KernelRegistry &registry, ModuleOp program) {
         own(op, in, out);
     });
   }
-  return compiler;
+  // A constant of the program is made once for the run, not each time its
+  // op runs, so that it is copied to the device once.
+  eager::Kernel own =
+      *registry.lookup(mlir::tfl::ConstantOp::getOperationName());
+  auto made = std::make_shared<llvm::DenseMap<Operation *, Tensor>>();
+  registry.add(mlir::tfl::ConstantOp::getOperationName(),
+               [own, made, program](Operation *op, ArrayRef<Tensor> in,
+                                    SmallVectorImpl<Tensor> &out) {
+                 if (op->getParentOfType<ModuleOp>() != program)
+                   return own(op, in, out);
+                 auto [it, first] = made->try_emplace(op);
+                 if (first) {
+                   SmallVector<Tensor, 1> value;
+                   own(op, in, value);
+                   it->second = value.front();
+                 }
+                 out.push_back(it->second);
+               });
 }
 
 void reportStats(const OpCompiler &compiler) {
   tflrt::flushOutput(); // the program's, first
   llvm::errs() << "compiled ops: " << compiler.compiled << " kernels compiled, "
                << compiler.loaded << " loaded from the cache, "
-               << compiler.calls << " calls\n";
+               << compiler.calls << " calls, " << copiesToDevice
+               << " copies to the device, " << copiesToHost << " to the host\n";
 }
 
 } // namespace tfl::compiled

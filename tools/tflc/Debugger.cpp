@@ -135,12 +135,14 @@ functionNames(const Program &program) {
 
 /// A session with the program's definitions, to run inputs in a frame;
 /// null when they do not compile.
-std::unique_ptr<Session> frameSession(mlir::MLIRContext &context,
-                                      llvm::SourceMgr &sourceMgr,
-                                      const std::string &fileName,
-                                      const std::string &text) {
+std::unique_ptr<Session>
+frameSession(mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+             const std::string &fileName, const std::string &text,
+             const std::function<void(Session &)> &configure) {
   auto session = std::make_unique<Session>(
       context, sourceMgr, llvm::sys::path::parent_path(fileName).str());
+  if (configure)
+    configure(*session);
   if (failed(session->define(fileName, text)))
     return nullptr;
   return session;
@@ -148,17 +150,17 @@ std::unique_ptr<Session> frameSession(mlir::MLIRContext &context,
 
 } // namespace
 
-eager::DebugHook makeDebugger(const Program &program,
-                              const SourceProgram &source,
-                              mlir::MLIRContext &context,
-                              llvm::SourceMgr &sourceMgr,
-                              const std::string &fileName,
-                              const std::string &text, LineReader &reader) {
+eager::DebugHook
+makeDebugger(const Program &program, const SourceProgram &source,
+             mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+             const std::string &fileName, const std::string &text,
+             LineReader &reader, std::function<void(Session &)> configure) {
   auto names = functionNames(program);
   auto count = std::make_shared<int>(0);
   return [&program, &source, &context, &sourceMgr, fileName, text, &reader,
-          names, count](llvm::ArrayRef<eager::DebugFrame> frames,
-                        llvm::StringRef reason) -> eager::DebugAction {
+          names, count,
+          configure](llvm::ArrayRef<eager::DebugFrame> frames,
+                     llvm::StringRef reason) -> eager::DebugAction {
     auto show = [&](size_t k, bool marker) {
       // A function the autodiff pass made (`loss_f32x3.vjp`) runs the code
       // of the one it differentiates.
@@ -211,7 +213,7 @@ eager::DebugHook makeDebugger(const Program &program,
         // for the next (the program's own variables do not change).
         if (listing || !session || sessionFrame != current) {
           session.reset();
-          session = frameSession(context, sourceMgr, fileName, text);
+          session = frameSession(context, sourceMgr, fileName, text, configure);
           sessionFrame = current;
           if (!session)
             continue;

@@ -403,6 +403,24 @@ bool Session::setVariable(const std::string &name, const Type &type,
   return true;
 }
 
+std::map<std::string, Variable>
+Session::movedVariables(const Compiled &compiled) const {
+  std::map<std::string, Variable> moved;
+  for (const auto &[varName, var] : variables) {
+    std::optional<Type> t =
+        current ? remapType(var.type, current->index, compiled.index)
+                : std::optional<Type>(var.type);
+    if (!t) {
+      llvm::errs() << "note: '" << varName
+                   << "' is dropped: a definition its value refers to "
+                      "changed\n";
+      continue;
+    }
+    moved[varName] = {std::move(*t), var.leaves};
+  }
+  return moved;
+}
+
 mlir::LogicalResult Session::run(llvm::StringRef name, llvm::StringRef text,
                                  bool display) {
   std::optional<size_t> index = addSegment(name, text);
@@ -418,20 +436,7 @@ mlir::LogicalResult Session::run(llvm::StringRef name, llvm::StringRef text,
   if (!compiled)
     return drop();
 
-  // The variables, their types moved onto this compile's definitions.
-  std::map<std::string, Variable> moved;
-  for (auto &[varName, var] : variables) {
-    std::optional<Type> t =
-        current ? remapType(var.type, current->index, compiled->index)
-                : std::optional<Type>(var.type);
-    if (!t) {
-      llvm::errs() << "note: '" << varName
-                   << "' is dropped: a definition its value refers to "
-                      "changed\n";
-      continue;
-    }
-    moved[varName] = {std::move(*t), var.leaves};
-  }
+  std::map<std::string, Variable> moved = movedVariables(*compiled);
 
   SemaOptions options;
   options.session = true;
@@ -447,6 +452,8 @@ mlir::LogicalResult Session::run(llvm::StringRef name, llvm::StringRef text,
     module->emitError("internal compiler error: MLIRGen made invalid IR");
     return drop();
   }
+  if (prepareModule)
+    prepareModule(*module);
   mlir::PassManager pm(&context);
   if (failed(mlir::tfl::buildCpuPipeline(pm, "simplify")) ||
       failed(pm.run(*module)))
@@ -464,6 +471,8 @@ mlir::LogicalResult Session::run(llvm::StringRef name, llvm::StringRef text,
   eager::KernelRegistry kernels;
   eager::registerTflKernels(kernels);
   eager::registerUpstreamKernels(kernels);
+  if (prepareKernels)
+    prepareKernels(kernels, *module);
   std::map<std::string, std::vector<tflrt::Tensor>> stored;
   kernels.add("tfl.session_value",
               [&](mlir::Operation *op, llvm::ArrayRef<tflrt::Tensor>,

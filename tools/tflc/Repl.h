@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -94,6 +95,11 @@ public:
   }
   /// The exit status a flags' --help or a bad flag asked for, if any.
   std::optional<int> flagsExit;
+  /// What an input's module and kernels are given for the device the
+  /// session runs on (--device cuda): options set before the pipeline,
+  /// and the kernels its ops run on. None by default: the CPU.
+  std::function<void(mlir::ModuleOp)> prepareModule;
+  std::function<void(eager::KernelRegistry &, mlir::ModuleOp)> prepareKernels;
 
 private:
   struct Segment;
@@ -115,6 +121,11 @@ private:
   /// names it binds.
   void commitDefinitions(size_t index);
   llvm::StringSet<> definedNames() const;
+  /// The session's variables, their types moved onto `compiled`'s
+  /// definitions (a variable whose type's definition changed is dropped,
+  /// with a note).
+  std::map<std::string, Variable>
+  movedVariables(const Compiled &compiled) const;
   /// Loads (parses, with imports) the session's `text`.
   std::unique_ptr<Compiled> load(const std::string &text);
   /// The input (or file) and line a line of file `file` comes from: a
@@ -146,13 +157,13 @@ int runPrompt(Session &session, LineReader &reader);
 /// The debugger of an eager run of `program` (its main file `fileName`,
 /// whose text is `text`): at a stop, shows where the run is and a prompt
 /// (where, up, down, step, next, continue, quit, list, or any expression
-/// or statement, run in the frame's variables).
-eager::DebugHook makeDebugger(const Program &program,
-                              const SourceProgram &source,
-                              mlir::MLIRContext &context,
-                              llvm::SourceMgr &sourceMgr,
-                              const std::string &fileName,
-                              const std::string &text, LineReader &reader);
+/// or statement, run in the frame's variables, in a session `configure`
+/// prepares for the run's device).
+eager::DebugHook
+makeDebugger(const Program &program, const SourceProgram &source,
+             mlir::MLIRContext &context, llvm::SourceMgr &sourceMgr,
+             const std::string &fileName, const std::string &text,
+             LineReader &reader, std::function<void(Session &)> configure = {});
 
 } // namespace tfl::repl
 

@@ -16,6 +16,7 @@
 #include "Build.h"
 #include "CheckGrad.h"
 #include "CompiledOps.h"
+#include "Options.h"
 #include "Repl.h"
 #include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Pipelines.h"
@@ -55,162 +56,12 @@
 #include <optional>
 
 namespace cl = llvm::cl;
+using namespace tfl::tflc;
 
 namespace {
 
 enum class Command { Run, Build, Emit, CheckGrad, Repl };
 enum class EmitKind { Ast, Mlir, Llvm, Ptx };
-enum class Device { Cpu, Cuda };
-
-cl::OptionCategory tflcCategory("tflc options");
-
-cl::list<std::string> positionals(cl::Positional, cl::desc("<args>"),
-                                  cl::cat(tflcCategory));
-cl::opt<bool> eager("eager",
-                    cl::desc("run: interpret the IR op by op (eager mode)"),
-                    cl::cat(tflcCategory));
-cl::opt<bool> trace("trace",
-                    cl::desc("run --eager: print each op with its .tfl line, "
-                             "type and min/max/mean of its result"),
-                    cl::cat(tflcCategory));
-cl::opt<bool>
-    checkNumerics("check-numerics",
-                  cl::desc("run --eager: stop at the first NaN or infinity, "
-                           "with the .tfl line and call stack"),
-                  cl::cat(tflcCategory));
-cl::opt<bool> pdb("pdb",
-                  cl::desc("run --eager --check-numerics: at the first NaN or "
-                           "infinity, show the debugger's prompt there"),
-                  cl::cat(tflcCategory));
-cl::opt<uint64_t>
-    maxOps("max-ops",
-           cl::desc("run --eager: stop with an error once this many ops have "
-                    "run (0, the default: no limit)"),
-           cl::value_desc("N"), cl::init(0), cl::cat(tflcCategory));
-cl::opt<bool> verifyEach(
-    "verify-each",
-    cl::desc("run, build, emit: verify the IR after each pass of the "
-             "pipeline (else once, at its end)"),
-    cl::Hidden, cl::cat(tflcCategory));
-cl::opt<bool> testCudaPlacement(
-    "test-cuda-placement",
-    cl::desc("run, build, emit (for the CPU): place the program's work and "
-             "move what is placed on the CPU into host functions as for "
-             "--device cuda, then compile all of it for the CPU (the host "
-             "functions' calls and copies, checked without a GPU)"),
-    cl::Hidden, cl::cat(tflcCategory));
-cl::opt<bool> testCompiledOps(
-    "test-compiled-ops",
-    cl::desc("run --eager: run each op without regions or side effects on "
-             "a kernel the pipeline compiles for it (cached in "
-             "TFL_OP_KERNEL_CACHE), as eager mode on a GPU does, and report "
-             "the kernels' count on standard error"),
-    cl::Hidden, cl::cat(tflcCategory));
-cl::opt<unsigned> glueInstructions(
-    "glue-instructions",
-    cl::desc("build, run, emit llvm: LLVM instructions above which a "
-             "function (the program's top level) is cleaned up and left out "
-             "of -O3"),
-    cl::value_desc("N"), cl::init(mlir::tfl::kGlueInstructions), cl::Hidden,
-    cl::cat(tflcCategory));
-cl::opt<unsigned> buildThreads(
-    "build-threads",
-    cl::desc("build, run: the threads LLVM's optimization and code "
-             "generation run on (0, the default: one for each core; the "
-             "program is the same whatever their number)"),
-    cl::value_desc("N"), cl::init(0), cl::cat(tflcCategory));
-cl::opt<unsigned> moduleInstructions(
-    "module-instructions",
-    cl::desc("build, run: LLVM instructions of the program's loops and "
-             "kernels for each module compiled on a thread of its own"),
-    cl::value_desc("N"), cl::init(mlir::tfl::kModuleInstructions), cl::Hidden,
-    cl::cat(tflcCategory));
-cl::opt<std::string> outputFile("o", cl::desc("build: the executable to write"),
-                                cl::value_desc("path"), cl::cat(tflcCategory));
-cl::opt<bool> shared(
-    "shared",
-    cl::desc("build: a shared library of the functions marked @export (with "
-             "-o libNAME.so; writes NAME.h, its C API, next to it)"),
-    cl::cat(tflcCategory));
-cl::opt<bool> staticLibrary(
-    "static",
-    cl::desc("build: a static library of the exports (with -o libNAME.a; "
-             "libtflrt's objects inside; NAME.h says what to link after it)"),
-    cl::cat(tflcCategory));
-cl::opt<bool> python(
-    "python",
-    cl::desc("build --shared: also write NAME.py, the API on NumPy arrays "
-             "(ctypes); with -o NAME.py, the library is libNAME.so next to "
-             "it"),
-    cl::cat(tflcCategory));
-cl::list<std::string>
-    exportList("export",
-               cl::desc("build --shared: export these functions too (their "
-                        "annotations give the argument types)"),
-               cl::value_desc("f,g"), cl::CommaSeparated,
-               cl::cat(tflcCategory));
-cl::opt<std::string> afterStage(
-    "after",
-    cl::desc("emit mlir: show the IR after this stage "
-             "(mlirgen, autodiff, simplify, linalg, bufferize, llvm; with "
-             "--device cuda: ... bufferize, gpu, nvvm, llvm)"),
-    cl::value_desc("stage"), cl::init("mlirgen"), cl::cat(tflcCategory));
-cl::opt<Device>
-    device("device", cl::desc("build, run, emit: the target"),
-           cl::values(clEnumValN(Device::Cpu, "cpu", "the host CPU (default)"),
-                      clEnumValN(Device::Cuda, "cuda",
-                                 "an NVIDIA GPU (sm_90 code, PTX for others)")),
-           cl::init(Device::Cpu), cl::cat(tflcCategory));
-cl::opt<bool> allowTf32(
-    "allow-tf32",
-    cl::desc("--device cuda: let cuBLAS and cuDNN multiply f32 in TF32 "
-             "(tensor cores, 10-bit mantissas); f32 stays f32 without it"),
-    cl::cat(tflcCategory));
-cl::opt<std::string> precision(
-    "precision",
-    cl::desc("run, build, emit: run matmuls and convolutions (and their "
-             "gradients) in bf16 or f16 with f32 accumulation, the rest in "
-             "f32, as PyTorch's autocast (bf16, f16, f32; overrides the "
-             "program's set_precision)"),
-    cl::value_desc("bf16|f16|f32"), cl::cat(tflcCategory));
-cl::opt<double> bucketMb(
-    "bucket-mb",
-    cl::desc("run, build: the size of the gradient buckets that an "
-             "all_reduce is split into, started as the backward pass makes "
-             "them (MiB, after a 1 MiB first bucket; 0 keeps each all_reduce "
-             "whole, where the program has it)"),
-    cl::init(25.0), cl::cat(tflcCategory));
-cl::opt<int64_t> worldSize(
-    "world-size",
-    cl::desc("compile for N processes (mpirun -np N): world_size() is then "
-             "known at compile time, so it may size shapes, and all_gather "
-             "works; a run on another number stops with an error (tflc run "
-             "knows its own: the launcher's, or 1)"),
-    cl::init(0), cl::cat(tflcCategory));
-cl::opt<bool> reportMemory(
-    "report-memory",
-    cl::desc("run, build: print the run's peak memory in tensors at exit "
-             "(host, and GPU with --device cuda) to stderr"),
-    cl::cat(tflcCategory));
-cl::opt<bool> timeReport(
-    "time-report",
-    cl::desc("run, build, emit: print to stderr where compiling took its "
-             "time: the front end, each pass of the pipeline by stage, "
-             "LLVM's optimization and code generation, linking"),
-    cl::cat(tflcCategory));
-cl::opt<bool> verifyDiagnostics(
-    "verify-diagnostics",
-    cl::desc("check diagnostics against `expected-error {{...}}` markers"),
-    cl::cat(tflcCategory));
-
-cl::opt<int64_t> checkSeed("seed",
-                           cl::desc("check-grad: the seed of the random point"),
-                           cl::init(0), cl::cat(tflcCategory));
-cl::opt<double> checkTolerance(
-    "tolerance",
-    cl::desc("check-grad: the largest error allowed, relative to the "
-             "gradient's largest element (at least 1)"),
-    cl::init(1e-6), cl::cat(tflcCategory));
 
 const char *kUsage = "usage: tflc run [--eager|--device cuda] "
                      "[--precision bf16] [--report-memory] prog.tfl [flags]\n"
@@ -255,6 +106,16 @@ void splitArgs(int argc, char **argv, std::vector<const char *> &tflcArgs,
     if (arg == "-o" && i + 1 < argc)
       tflcArgs.push_back(argv[++i]);
   }
+}
+
+/// Where eager mode's compiled kernels run: on the GPU with --device cuda
+/// (with --test-compiled-ops, built and linked but not run); else, with
+/// --test-compiled-ops, the CPU's on a simulated device memory.
+tfl::compiled::Target opTarget() {
+  if (device != Device::Cuda)
+    return tfl::compiled::Target::SimulatedDevice;
+  return testCompiledOps ? tfl::compiled::Target::CudaLinkOnly
+                         : tfl::compiled::Target::Cuda;
 }
 
 /// The driver's state for one invocation.
@@ -311,6 +172,10 @@ private:
 
   /// Whether the eager run stops in the debugger (breakpoint(), --pdb).
   bool debugging() const;
+  /// Prepares a session's inputs as the program's: their options, and with
+  /// `compiler` (--device cuda) their ops on its kernels.
+  void configureSession(tfl::repl::Session &session,
+                        std::shared_ptr<tfl::compiled::OpCompiler> compiler);
 
   Command command;
   std::string inputPath;
@@ -325,6 +190,19 @@ private:
   std::unique_ptr<tfl::SourceProgram> source;
   std::unique_ptr<tfl::Program> program;
 };
+
+void Driver::configureSession(
+    tfl::repl::Session &session,
+    std::shared_ptr<tfl::compiled::OpCompiler> compiler) {
+  session.prepareModule = [this](mlir::ModuleOp module) {
+    (void)setModuleOptions(module); // checked for the program already
+  };
+  if (compiler)
+    session.prepareKernels = [compiler](tfl::eager::KernelRegistry &kernels,
+                                        mlir::ModuleOp module) {
+      tfl::compiled::installCompiledKernels(kernels, module, compiler);
+    };
+}
 
 bool Driver::debugging() const {
   if (command != Command::Run || !eager)
@@ -353,7 +231,17 @@ int Driver::repl() {
     directory = llvm::sys::path::parent_path(inputPath).str();
   }
   tfl::repl::LineReader reader;
+  // The options each input gets, checked once.
+  mlir::OwningOpRef<mlir::ModuleOp> options =
+      mlir::ModuleOp::create(mlir::UnknownLoc::get(&context));
+  if (!setModuleOptions(*options))
+    return 2;
   tfl::repl::Session session(context, sourceMgr, directory);
+  std::shared_ptr<tfl::compiled::OpCompiler> compiler;
+  if (device == Device::Cuda &&
+      !(compiler = tfl::compiled::makeOpCompiler(opTarget(), allowTf32)))
+    return 1;
+  configureSession(session, compiler);
   if (!inputPath.empty()) {
     session.setProgramArgs(programArgs);
     (void)session.run(inputPath, text, /*display=*/false);
@@ -554,20 +442,18 @@ bool Driver::setModuleOptions(mlir::ModuleOp module) {
 }
 
 bool Driver::runEager(mlir::ModuleOp module, unsigned bufferId) {
-  if (device == Device::Cuda) {
-    llvm::errs() << "error: eager mode runs on the CPU; --device cuda is "
-                    "for run, build and emit\n";
-    return false;
-  }
   if (failed(lower(module, "simplify")))
     return false;
   tfl::eager::KernelRegistry kernels;
   tfl::eager::registerTflKernels(kernels);
   tfl::eager::registerUpstreamKernels(kernels);
+  // On a GPU, each op on its kernel from the CUDA pipeline.
   std::shared_ptr<tfl::compiled::OpCompiler> compiler;
-  if (testCompiledOps &&
-      !(compiler = tfl::compiled::installCompiledKernels(kernels, module)))
-    return false;
+  if (device == Device::Cuda || testCompiledOps) {
+    if (!(compiler = tfl::compiled::makeOpCompiler(opTarget(), allowTf32)))
+      return false;
+    tfl::compiled::installCompiledKernels(kernels, module, compiler);
+  }
   // Flags: declared from the module's table, parsed from the program's
   // arguments, as a native executable does.
   tfl::eager::declareFlags(module);
@@ -586,12 +472,16 @@ bool Driver::runEager(mlir::ModuleOp module, unsigned bufferId) {
     reader = std::make_unique<tfl::repl::LineReader>();
     options.debugger = tfl::repl::makeDebugger(
         *program, *source, context, sourceMgr, inputPath,
-        sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str(), *reader);
+        sourceMgr.getMemoryBuffer(bufferId)->getBuffer().str(), *reader,
+        [this, compiler](tfl::repl::Session &session) {
+          configureSession(session, compiler);
+        });
     options.pdb = pdb;
   }
   bool ok =
       succeeded(tfl::eager::run(module, tfl::kEntrySymbol, kernels, options));
-  if (compiler)
+  // (TFL_OP_KERNEL_STATS=1 reports them without --test-compiled-ops.)
+  if (compiler && (testCompiledOps || std::getenv("TFL_OP_KERNEL_STATS")))
     tfl::compiled::reportStats(*compiler);
   return ok;
 }
@@ -763,11 +653,6 @@ int main(int argc, char **argv) {
   }
   // What the CUDA path does not do yet is refused, not done on the CPU or
   // written as a file that cannot load.
-  if (device == Device::Cuda && *command == Command::Repl) {
-    llvm::errs() << "error: the prompt runs on the CPU; --device cuda is for "
-                    "run, build and emit\n";
-    return 2;
-  }
   if (device == Device::Cuda && *command == Command::Build &&
       (shared || staticLibrary || python ||
        llvm::StringRef(outputFile).ends_with(".py"))) {

@@ -561,6 +561,7 @@ unsigned buildThreads(unsigned requested) {
     return requested;
   return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
 }
+
 } // namespace
 
 LogicalResult compileToObjectFiles(ModuleOp module,
@@ -574,6 +575,8 @@ LogicalResult compileToObjectFiles(ModuleOp module,
       translateForHost(module, llvmContext, tm);
   if (!llvmModule)
     return failure();
+  if (!options.initializer.empty())
+    exposeInitializers(*llvmModule, options.initializer);
   std::string error;
   auto fail = [&](const std::string &message) {
     llvm::errs() << "error: code generation failed: " << message << "\n";

@@ -4,6 +4,7 @@
 #include "tfl/Codegen/Passes.h"
 #include "tfl/Codegen/RuntimeCallModel.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -164,7 +165,14 @@ linalg::FillOp zeroFillBefore(Operation *product, Value out,
                               ValueRange inputs) {
   while (auto cast = out.getDefiningOp<memref::CastOp>())
     out = cast.getSource();
-  if (!out.getDefiningOp<memref::AllocOp>())
+  // An op kernel's result buffer is fresh too: the interpreter allocates it
+  // for the call, apart from the operands' (which the kernel's inputs are).
+  auto arg = dyn_cast<BlockArgument>(out);
+  bool kernelResult =
+      arg && isa<func::FuncOp>(arg.getOwner()->getParentOp()) &&
+      arg.getOwner()->getParentOp()->getParentOfType<ModuleOp>()->hasAttr(
+          kOpKernelAttrName);
+  if (!out.getDefiningOp<memref::AllocOp>() && !kernelResult)
     return {};
   for (Value input : inputs)
     if (viewedBuffer(input) == out)

@@ -137,18 +137,24 @@ SmallVector<StringRef> getCudaPipelineStageNames() {
 }
 
 LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage,
-                                const CudaOptions &options) {
+                                const CudaOptions &options,
+                                StringRef firstStage) {
+  bool started = firstStage.empty();
   for (const PipelineStage &stage : sharedStages()) {
-    stage.build(pm);
+    started |= stage.name == firstStage;
+    if (started)
+      stage.build(pm);
     if (stage.name == lastStage)
-      return success();
+      return success(started);
   }
   for (const CudaStage &stage : kCudaStages) {
-    stage.build(pm, options);
+    started |= stage.name == firstStage;
+    if (started)
+      stage.build(pm, options);
     if (stage.name == lastStage)
-      return success();
+      return success(started);
   }
-  return success(lastStage.empty());
+  return success(started && lastStage.empty());
 }
 
 void registerTflCudaPipelines() {

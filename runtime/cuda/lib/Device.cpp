@@ -26,6 +26,7 @@
 #include "Libraries.h"
 #include "tflrt/CApi.h"
 #include "tflrt/CudaApi.h"
+#include "tflrt/CudaMemory.h"
 #include "tflrt/Memory.h"
 #include "tflrt/Output.h"
 
@@ -382,6 +383,21 @@ bool isDeviceMemory(const void *ptr) {
   }
   return attributes.type == cudaMemoryTypeDevice;
 }
+
+const DeviceMemory &deviceMemory() {
+  static const DeviceMemory memory{
+      [](size_t bytes) { return allocate(bytes); },
+      [](void *pointer) { release(pointer); },
+      [](void *host, const void *device, size_t bytes) {
+        copyToHost(host, device, bytes);
+      },
+      [](void *device, const void *host, size_t bytes) {
+        copyToDevice(device, host, bytes);
+      }};
+  return memory;
+}
+
+void startDevice(int64_t flags) { tflrt_cuda_start(flags); }
 
 } // namespace tflrt::cuda
 

@@ -321,13 +321,42 @@ static void registerAttentionKernels(KernelRegistry &registry) {
       });
 }
 
-/// conv2d, pooling and their adjoints, on oneDNN or TFL's own kernels.
+/// A tensor of `op`'s result shape and `operand`'s dtype.
+static Tensor resultLike(Operation *op, const Tensor &operand) {
+  auto t = cast<RankedTensorType>(op->getResult(0).getType());
+  return Tensor(operand.dtype(),
+                tflrt::Shape(t.getShape().begin(), t.getShape().end()));
+}
+
+/// `kernel`, which computes in f32, run on bf16 and f16 operands too (the
+/// IR a GPU target keeps in 16 bits for cuDNN, whose ops a GPU build may
+/// still run here): the operands widened, the result rounded back, as
+/// every 16-bit op's is.
+static Kernel computedInF32(Kernel kernel) {
+  return [kernel](Operation *op, ArrayRef<Tensor> in,
+                  SmallVectorImpl<Tensor> &out) {
+    tflrt::DType type = toRuntimeDType(
+        cast<RankedTensorType>(op->getResult(0).getType()).getElementType());
+    if (!tflrt::isHalf(type))
+      return kernel(op, in, out);
+    SmallVector<Tensor> wide;
+    for (const Tensor &t : in)
+      wide.push_back(
+          tflrt::isHalf(t.dtype()) ? tflrt::cast(t, tflrt::DType::F32) : t);
+    SmallVector<Tensor, 1> result;
+    kernel(op, wide, result);
+    out.push_back(tflrt::cast(result.front(), type));
+  };
+}
+
+/// conv2d, pooling and their adjoints, on oneDNN or TFL's own kernels (in
+/// f32: computedInF32).
 static void registerConvKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::Conv2DOp::getOperationName(),
       [](Operation *op, ArrayRef<Tensor> in, SmallVectorImpl<Tensor> &out) {
         auto conv = cast<mlir::tfl::Conv2DOp>(op);
-        Tensor t = resultTensor(conv.getType());
+        Tensor t = resultLike(op, in[0]);
         ArrayRef<int64_t> s = conv.getStrides(), p = conv.getPadding();
         tflrt::conv2d(in[0].view(), in[1].view(), t.view(),
                       {{s[0], s[1]}, {p[0], p[1], p[2], p[3]}});
@@ -338,7 +367,7 @@ static void registerConvKernels(KernelRegistry &registry) {
     auto get = [&](StringRef name) {
       return cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef();
     };
-    Tensor t = resultTensor(op->getResult(0).getType());
+    Tensor t = resultLike(op, in[0]);
     ArrayRef<int64_t> s = get("strides"), p = get("padding");
     tflrt::Window window{{s[0], s[1]}, {p[0], p[1], p[2], p[3]}};
     if (isa<mlir::tfl::Conv2DBackwardInputOp>(op))
@@ -356,7 +385,7 @@ static void registerConvKernels(KernelRegistry &registry) {
     auto get = [&](StringRef name) {
       return cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef();
     };
-    Tensor t = resultTensor(op->getResult(0).getType());
+    Tensor t = resultLike(op, in[0]);
     ArrayRef<int64_t> k = get("size"), s = get("strides"), p = get("padding");
     tflrt::pool2d(isa<mlir::tfl::MaxPool2DOp>(op) ? tflrt::PoolKind::Max
                                                   : tflrt::PoolKind::Avg,
@@ -371,7 +400,7 @@ static void registerConvKernels(KernelRegistry &registry) {
     auto get = [&](StringRef name) {
       return cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef();
     };
-    Tensor t = resultTensor(op->getResult(0).getType());
+    Tensor t = resultLike(op, in[0]);
     ArrayRef<int64_t> k = get("size"), s = get("strides"), p = get("padding");
     tflrt::Window window{{s[0], s[1]}, {p[0], p[1], p[2], p[3]}};
     if (isa<mlir::tfl::MaxPool2DGatherOp>(op))
@@ -389,6 +418,15 @@ static void registerConvKernels(KernelRegistry &registry) {
   registry.add(mlir::tfl::MaxPool2DGatherOp::getOperationName(), poolAdjoint);
   registry.add(mlir::tfl::MaxPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::AvgPool2DOp::getOperationName(), pool);
+  for (StringRef name : {mlir::tfl::Conv2DOp::getOperationName(),
+                         mlir::tfl::Conv2DBackwardInputOp::getOperationName(),
+                         mlir::tfl::Conv2DBackwardFilterOp::getOperationName(),
+                         mlir::tfl::MaxPool2DBackwardOp::getOperationName(),
+                         mlir::tfl::AvgPool2DBackwardOp::getOperationName(),
+                         mlir::tfl::MaxPool2DGatherOp::getOperationName(),
+                         mlir::tfl::MaxPool2DOp::getOperationName(),
+                         mlir::tfl::AvgPool2DOp::getOperationName()})
+    registry.add(name, computedInF32(*registry.lookup(name)));
 }
 
 /// The generator's seed and state, and its draws.

@@ -95,7 +95,41 @@ struct TensorView {
   std::vector<int64_t> memrefDescriptor() const;
 };
 
+/// An accelerator's memory, for tensors that live there (eager mode on a
+/// GPU). The device's runtime supplies it; libtflrt knows no device. Both
+/// copies wait: on return the destination holds the bytes and the source
+/// may be reused.
+struct DeviceMemory {
+  void *(*allocate)(size_t bytes);
+  void (*release)(void *pointer);
+  void (*copyToHost)(void *host, const void *device, size_t bytes);
+  void (*copyToDevice)(void *device, const void *host, size_t bytes);
+};
+
+namespace detail {
+/// A tensor's elements: in host memory, in a device's, or in both (the
+/// second copy made when first asked for and kept, tensors being
+/// immutable).
+struct TensorStorage {
+  TensorStorage() = default;
+  TensorStorage(const TensorStorage &) = delete;
+  TensorStorage &operator=(const TensorStorage &) = delete;
+  ~TensorStorage();
+
+  void *host = nullptr;       // 64-byte aligned, inside hostBuffer
+  void *hostBuffer = nullptr; // allocateHostBuffer's
+  size_t hostBytes = 0;       // counted for --report-memory when `counted`
+  bool counted = false;
+  void *device = nullptr;
+  const DeviceMemory *memory = nullptr;
+  size_t bytes = 0; // the elements'
+};
+} // namespace detail
+
 /// An owning, contiguous, row-major tensor with shared immutable storage.
+/// Its elements live in host memory, or, made by a device's kernel, in the
+/// device's memory until the host reads them (data() copies them over
+/// once); deviceData() likewise copies host elements to the device once.
 class Tensor {
 public:
   Tensor() = default;
@@ -106,6 +140,10 @@ public:
   static Tensor uninitialized(DType dtype, Shape shape) {
     return Tensor(dtype, std::move(shape), false);
   }
+  /// Allocates, in `memory`, a tensor whose every element a device kernel
+  /// writes.
+  static Tensor uninitializedOn(const DeviceMemory &memory, DType dtype,
+                                Shape shape);
 
   DType dtype() const { return dtype_; }
   const Shape &shape() const { return shape_; }
@@ -114,12 +152,21 @@ public:
   size_t byteSize() const { return numElements() * dtypeSize(dtype_); }
   bool isValid() const { return storage_ != nullptr; }
 
-  void *data() { return storage_.get(); }
-  const void *data() const { return storage_.get(); }
+  /// The elements in host memory (copied from the device first if they
+  /// are only there). Written only by the kernel that made the tensor.
+  void *data() { return onHost() || !storage_ ? hostData() : hostCopy(); }
+  const void *data() const {
+    return onHost() || !storage_ ? hostData() : hostCopy();
+  }
   template <typename T> T *data() { return static_cast<T *>(data()); }
   template <typename T> const T *data() const {
     return static_cast<const T *>(data());
   }
+  /// The elements in `memory` (copied there first if they are only on the
+  /// host). A tensor lives on one device at most.
+  void *deviceData(const DeviceMemory &memory) const;
+  /// Whether the elements are in host memory now (data() copies nothing).
+  bool onHost() const { return storage_ && storage_->host; }
 
   TensorView view() const;
   /// The same elements in another shape of as many elements, sharing the
@@ -128,10 +175,12 @@ public:
 
 private:
   Tensor(DType dtype, Shape shape, bool zeroed);
+  void *hostCopy() const;
+  void *hostData() const { return storage_ ? storage_->host : nullptr; }
 
   DType dtype_ = DType::F32;
   Shape shape_;
-  std::shared_ptr<void> storage_;
+  std::shared_ptr<detail::TensorStorage> storage_;
 };
 
 } // namespace tflrt

@@ -44,7 +44,17 @@ struct ObjectOptions {
   unsigned moduleInstructions = kModuleInstructions;
   /// The threads the modules are compiled on (0: one for each core).
   unsigned threads = 0;
+  /// When set, the module's constructors (llvm.global_ctors: a GPU
+  /// module's load) run when an external function of this name is called,
+  /// not when the objects are loaded, and its destructors are dropped: for
+  /// objects a JIT links without running initializers.
+  std::string initializer;
 };
+
+/// Replaces `m`'s constructors (llvm.global_ctors) by an external function
+/// `name` that calls them in their order, and drops its destructors
+/// (ObjectOptions::initializer).
+void exposeInitializers(llvm::Module &m, llvm::StringRef name);
 
 /// Translates `module` (in the LLVM dialect) and compiles it to host object
 /// files, new temporary files whose paths are appended to `objectPaths`

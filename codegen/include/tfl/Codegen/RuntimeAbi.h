@@ -67,8 +67,9 @@ Value viewedBuffer(Value memref);
 
 /// The zero fill that a product overwriting its result `out` (beta = 0 in
 /// a GEMM library) makes unneeded, or null: `out` (through casts) is a
-/// fresh buffer, whole, that none of `inputs` views, filled with zeros by
-/// the op right before `product` (only casts between).
+/// fresh buffer (an allocation, or an op kernel's argument: its results'
+/// buffers are its own), whole, that none of `inputs` views, filled with
+/// zeros by the op right before `product` (only casts between).
 linalg::FillOp zeroFillBefore(Operation *product, Value out, ValueRange inputs);
 
 } // namespace tfl

@@ -25,16 +25,18 @@ SmallVector<StringRef> getCudaPipelineStageNames();
 
 /// What a CUDA build asks for beyond the default.
 struct CudaOptions {
-  /// Keep the kernels as PTX text (for `tflc emit ptx`), not a fatbin.
+  /// Keep the kernels as PTX text (for `tflc emit ptx`, and eager mode's
+  /// kernels, which the driver compiles as they load), not a fatbin.
   bool ptxOnly = false;
   /// Let cuBLAS and cuDNN multiply f32 in TF32 (`--allow-tf32`).
   bool allowTf32 = false;
 };
 
-/// Adds the stages up to and including `lastStage` (all when empty).
-/// Fails on an unknown stage.
+/// Adds the stages from `firstStage` (the first when empty) up to and
+/// including `lastStage` (the last when empty). Fails on an unknown stage.
 LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage = "",
-                                const CudaOptions &options = {});
+                                const CudaOptions &options = {},
+                                StringRef firstStage = "");
 
 /// Registers `tfl-cuda-pipeline` and `tfl-cuda-stage-<name>` for tfl-opt,
 /// and the CUDA wing's passes.
