@@ -172,7 +172,7 @@ def check_output(bundle, tests, logs, name, spec, r, ranks, suffix=""):
     """(ok, why) of run `r` of test NAME: its output (masked) must match
     the CPU's, or it must stop with the expected error. The output goes to
     LOGS/NAME.gpu (+ suffix)."""
-        out = r.stdout
+    out = r.stdout
     for m in spec["masks"]:
         out = re.sub(m, "<masked>", out)
     got = os.path.join(logs, name + ".gpu" + suffix)
