@@ -10,7 +10,7 @@ a declaration that starts a line at some indentation, holds a parameter
 list and ends its line with "{", up to the first line that is that
 indentation's "}" (or "};"). Lambdas and blocks inside a function count
 toward it. Namespaces (not indented in LLVM style) and class bodies are
-looked into; initializers ("= {") and control statements are not
+looked into; initializers ("= {", "x{") and control statements are not
 functions.
 
 Usage: scripts/check-sizes.py [--root DIR]   (DIR: a git checkout; this
@@ -81,8 +81,11 @@ def functions(lines):
             header += " " + lines[j].strip()
         code = re.sub(r"//.*", "", header).rstrip()
         ends_block = code.endswith("{")
+        # (Not a function: an initializer, "x = {" or "x{" before any
+        # parenthesis.)
         if not ends_block or "(" not in code or re.search(r"=\s*\{$", code) \
-                or re.search(r"(^|[^=!<>])=[^=]", code.split("(")[0]):
+                or re.search(r"(^|[^=!<>])=[^=]", code.split("(")[0]) \
+                or "{" in code.split("(")[0]:
             i = j + 1
             continue
         # The body ends at this indentation's closing brace.

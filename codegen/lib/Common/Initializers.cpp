@@ -1,4 +1,4 @@
-//===- Initializers.cpp - Constructors run on request
+//===- Initializers.cpp - Constructors run on request ---------------------===//
 //----------------------===//
 //
 // A GPU module's code is loaded by a constructor (llvm.global_ctors), which
