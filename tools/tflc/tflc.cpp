@@ -345,7 +345,7 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
 mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
                                             llvm::StringRef path) {
   tfl::build::Options options{
-      {glueInstructions, moduleInstructions, buildThreads},
+      {glueInstructions, moduleInstructions, buildThreads, ""},
       reportMemory,
       device == Device::Cuda};
   return tfl::build::buildExecutable(module, path, options, timing);
@@ -353,7 +353,7 @@ mlir::LogicalResult Driver::buildExecutable(mlir::ModuleOp module,
 
 mlir::LogicalResult Driver::buildLibrary(mlir::ModuleOp module) {
   tfl::build::Options options{
-      {glueInstructions, moduleInstructions, buildThreads},
+      {glueInstructions, moduleInstructions, buildThreads, ""},
       reportMemory,
       false};
   tfl::build::LibraryOptions library{outputFile, inputPath, python,

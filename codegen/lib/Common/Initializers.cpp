@@ -14,6 +14,8 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 
+#include <tuple>
+
 namespace mlir::tfl {
 
 void exposeInitializers(llvm::Module &m, llvm::StringRef name) {
@@ -23,17 +25,19 @@ void exposeInitializers(llvm::Module &m, llvm::StringRef name) {
       llvm::GlobalValue::ExternalLinkage, name, m);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", init));
   if (llvm::GlobalVariable *ctors = m.getNamedGlobal("llvm.global_ctors")) {
-    SmallVector<std::pair<uint64_t, llvm::Function *>> calls;
+    // By priority, then in the list's order (a sort that keeps equal
+    // priorities' order).
+    SmallVector<std::tuple<uint64_t, size_t, llvm::Function *>> calls;
     if (auto *list = dyn_cast<llvm::ConstantArray>(ctors->getInitializer()))
       for (llvm::Value *entry : list->operands()) {
         auto *fields = cast<llvm::ConstantStruct>(entry);
         if (auto *fn = dyn_cast<llvm::Function>(fields->getOperand(1)))
           calls.push_back(
               {cast<llvm::ConstantInt>(fields->getOperand(0))->getZExtValue(),
-               fn});
+               calls.size(), fn});
       }
-    llvm::stable_sort(calls, llvm::less_first());
-    for (auto [priority, fn] : calls)
+    llvm::sort(calls);
+    for (auto [priority, index, fn] : calls)
       b.CreateCall(fn);
     ctors->eraseFromParent();
   }
