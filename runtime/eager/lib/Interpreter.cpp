@@ -254,6 +254,9 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
       return failure();
     }
     try {
+      // What fails in libtflrt (or, on a GPU, libtflrt_cuda: a copy that
+      // finds the device's work failed) throws, to be reported at the op.
+      tflrt::ExportBoundary boundary;
       // bf16/f16 compute in f32: a kernel gets f32 copies of 16-bit float
       // operands and its results are rounded back, as compiled code's
       // arithmetic does. Casts, constants and prints take them as they are.
@@ -272,7 +275,9 @@ LogicalResult Interpreter::runOp(Operation &op, Frame &frame) {
           if (isHalfType(type))
             t = tflrt::cast(t, toRuntimeDType(getElementTypeOrSelf(type)));
     } catch (const std::exception &e) {
-      fail(&op, e.what());
+      StringRef message = e.what();
+      message.consume_front("error: "); // (the runtime's, placeless)
+      fail(&op, message);
       return failure();
     }
   }
