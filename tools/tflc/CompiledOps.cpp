@@ -584,14 +584,8 @@ void installCompiledKernels(eager::KernelRegistry &registry, ModuleOp program,
     eager::Kernel own = *registry.lookup(name);
     registry.add(name, [compiler, own](Operation *op, ArrayRef<Tensor> in,
                                        SmallVectorImpl<Tensor> &out) {
-      if (compiler->run(op, in, out))
-        return;
-      // A host kernel's operands on the host before it starts (a kernel
-      // may read them on several threads; the copy is made once, here).
-      for (const Tensor &t : in)
-        if (t.isValid() && !t.onHost())
-          (void)t.data();
-      own(op, in, out);
+      if (!compiler->run(op, in, out))
+        own(op, in, out);
     });
   }
   // A constant of the program is made once for the run, not each time its
