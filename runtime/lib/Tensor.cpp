@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 // Under AddressSanitizer (-DTFL_SANITIZE=address), an allocation too large
@@ -229,11 +230,12 @@ int64_t TensorView::getAsInt(const int64_t *index) const {
 namespace {
 
 /// Host memory for `bytes` of elements in `storage` (zero-filled when
-/// `zeroed`): 64-byte aligned, from the buffer cache compiled code's
+/// `zeroed`), returned, for the caller to publish as `storage.host`:
+/// 64-byte aligned, from the buffer cache compiled code's
 /// allocations use (a freed large buffer serves the next tensor of its
 /// size, where fresh memory from the system would be page-faulted in
 /// again).
-void allocateHost(detail::TensorStorage &storage, size_t bytes, bool zeroed) {
+void *allocateHost(detail::TensorStorage &storage, size_t bytes, bool zeroed) {
   // Rounded up to the alignment; never 0.
   size_t alloc = ((bytes + 63) / 64) * 64;
   if (alloc == 0)
@@ -245,14 +247,15 @@ void allocateHost(detail::TensorStorage &storage, size_t bytes, bool zeroed) {
   if (!raw)
     throw std::runtime_error(outOfMemoryMessage(bytes));
   storage.hostBuffer = raw;
-  storage.host = reinterpret_cast<void *>(
+  void *host = reinterpret_cast<void *>(
       (reinterpret_cast<uintptr_t>(raw) + 63) & ~uintptr_t(63));
   if (zeroed)
-    std::memset(storage.host, 0, alloc);
+    std::memset(host, 0, alloc);
   storage.hostBytes = alloc;
   storage.counted = countingMemory();
   if (storage.counted)
     noteHostAllocated(alloc);
+  return host;
 }
 
 } // namespace
@@ -271,7 +274,8 @@ Tensor::Tensor(DType dtype, Shape shape, bool zeroed)
     : dtype_(dtype), shape_(std::move(shape)),
       storage_(std::make_shared<detail::TensorStorage>()) {
   storage_->bytes = byteSize();
-  allocateHost(*storage_, storage_->bytes, zeroed);
+  storage_->host.store(allocateHost(*storage_, storage_->bytes, zeroed),
+                       std::memory_order_release);
 }
 
 Tensor Tensor::uninitializedOn(const DeviceMemory &memory, DType dtype,
@@ -288,11 +292,18 @@ Tensor Tensor::uninitializedOn(const DeviceMemory &memory, DType dtype,
 }
 
 void *Tensor::hostCopy() const {
+  // One copy, made by the first thread that asks (copies from a device
+  // are rare and wait for it anyway: one lock serves them all).
+  static std::mutex copying;
+  std::lock_guard<std::mutex> lock(copying);
   detail::TensorStorage &s = *storage_;
-  allocateHost(s, s.bytes, /*zeroed=*/false);
+  if (void *host = s.host.load(std::memory_order_acquire))
+    return host;
+  void *host = allocateHost(s, s.bytes, /*zeroed=*/false);
   if (s.bytes)
-    s.memory->copyToHost(s.host, s.device, s.bytes);
-  return s.host;
+    s.memory->copyToHost(host, s.device, s.bytes);
+  s.host.store(host, std::memory_order_release);
+  return host;
 }
 
 void *Tensor::deviceData(const DeviceMemory &memory) const {
@@ -306,7 +317,8 @@ void *Tensor::deviceData(const DeviceMemory &memory) const {
   void *device = memory.allocate(std::max<size_t>(s.bytes, 1));
   if (s.bytes) {
     try {
-      memory.copyToDevice(device, s.host, s.bytes);
+      memory.copyToDevice(device, s.host.load(std::memory_order_acquire),
+                          s.bytes);
     } catch (...) {
       memory.release(device);
       throw;

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <thread>
+#include <vector>
 
 using namespace tflrt;
 
@@ -178,15 +180,27 @@ TEST(MemoryTest, ATensorIsCopiedBetweenHostAndDeviceOnceEachWay) {
     EXPECT_EQ(h.deviceData(CountedDevice::memory), hd);
     EXPECT_EQ(CountedDevice::toDevice, 1);
     EXPECT_EQ(CountedDevice::toHost, 1);
+    // Threads asking for a device tensor's host copy together get one.
+    Tensor shared =
+        Tensor::uninitializedOn(CountedDevice::memory, DType::F32, {1024});
+    std::vector<const void *> seen(4);
+    std::vector<std::thread> threads;
+    for (size_t k = 0; k < seen.size(); ++k)
+      threads.emplace_back([&, k] { seen[k] = shared.data(); });
+    for (std::thread &t : threads)
+      t.join();
+    EXPECT_EQ(std::set<const void *>(seen.begin(), seen.end()).size(), 1u);
+    EXPECT_EQ(CountedDevice::toHost, 2);
+
     // No elements: a buffer all the same, and nothing to copy.
     Tensor empty =
         Tensor::uninitializedOn(CountedDevice::memory, DType::F64, {0, 3});
     EXPECT_NE(empty.data(), nullptr);
-    EXPECT_EQ(CountedDevice::toHost, 1);
+    EXPECT_EQ(CountedDevice::toHost, 2);
   }
   // Every device buffer is released with its tensor.
-  EXPECT_EQ(CountedDevice::allocated, 3);
-  EXPECT_EQ(CountedDevice::released, 3);
+  EXPECT_EQ(CountedDevice::allocated, 4);
+  EXPECT_EQ(CountedDevice::released, 4);
 }
 
 } // namespace

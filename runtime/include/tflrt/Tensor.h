@@ -10,6 +10,7 @@
 #ifndef TFLRT_TENSOR_H
 #define TFLRT_TENSOR_H
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -116,7 +117,9 @@ struct TensorStorage {
   TensorStorage &operator=(const TensorStorage &) = delete;
   ~TensorStorage();
 
-  void *host = nullptr;       // 64-byte aligned, inside hostBuffer
+  // 64-byte aligned, inside hostBuffer; set once (a kernel's threads may
+  // ask for a device tensor's host copy together: one makes it).
+  std::atomic<void *> host{nullptr};
   void *hostBuffer = nullptr; // allocateHostBuffer's
   size_t hostBytes = 0;       // counted for --report-memory when `counted`
   bool counted = false;
@@ -154,9 +157,9 @@ public:
 
   /// The elements in host memory (copied from the device first if they
   /// are only there). Written only by the kernel that made the tensor.
-  void *data() { return onHost() || !storage_ ? hostData() : hostCopy(); }
+  void *data() { return hostData() || !storage_ ? hostData() : hostCopy(); }
   const void *data() const {
-    return onHost() || !storage_ ? hostData() : hostCopy();
+    return hostData() || !storage_ ? hostData() : hostCopy();
   }
   template <typename T> T *data() { return static_cast<T *>(data()); }
   template <typename T> const T *data() const {
@@ -166,7 +169,7 @@ public:
   /// host). A tensor lives on one device at most.
   void *deviceData(const DeviceMemory &memory) const;
   /// Whether the elements are in host memory now (data() copies nothing).
-  bool onHost() const { return storage_ && storage_->host; }
+  bool onHost() const { return hostData() != nullptr; }
 
   TensorView view() const;
   /// The same elements in another shape of as many elements, sharing the
@@ -176,7 +179,9 @@ public:
 private:
   Tensor(DType dtype, Shape shape, bool zeroed);
   void *hostCopy() const;
-  void *hostData() const { return storage_ ? storage_->host : nullptr; }
+  void *hostData() const {
+    return storage_ ? storage_->host.load(std::memory_order_acquire) : nullptr;
+  }
 
   DType dtype_ = DType::F32;
   Shape shape_;
