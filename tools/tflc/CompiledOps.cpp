@@ -501,33 +501,25 @@ bool OpCompiler::run(Operation *op, ArrayRef<Tensor> operands,
   std::vector<std::vector<int64_t>> descriptors;
   descriptors.reserve(leaves.size() + op->getNumResults());
   SmallVector<void *> pointers;
-  // What fails in the runtime is then the op's (the interpreter names it).
+  // What fails in the runtime then names no place: the interpreter, which
+  // runs every kernel inside an export boundary, reports it at the op.
   tflrt_where = nullptr;
-  try {
-    tflrt::ExportBoundary boundary;
-    for (Type t : op->getResultTypes()) {
-      auto type = cast<RankedTensorType>(t);
-      results.push_back(Tensor::uninitializedOn(
-          kCountedMemory, eager::toRuntimeDType(type.getElementType()),
-          tflrt::Shape(type.getShape().begin(), type.getShape().end())));
-      leaves.push_back(results.back());
-    }
-    for (const Tensor &t : leaves) {
-      tflrt::TensorView view{t.dtype(), t.shape(),
-                             tflrt::contiguousStrides(t.shape()),
-                             t.deviceData(kCountedMemory)};
-      pointers.push_back(
-          descriptors.emplace_back(view.memrefDescriptor()).data());
-    }
-    ++calls;
-    kCallers[pointers.size()](entry, pointers.data());
-  } catch (const std::exception &error) {
-    // "error: MESSAGE" (the kernel has no location): the interpreter
-    // reports MESSAGE at the op.
-    llvm::StringRef message = error.what();
-    message.consume_front("error: ");
-    throw eager::RuntimeError(message.str());
+  for (Type t : op->getResultTypes()) {
+    auto type = cast<RankedTensorType>(t);
+    results.push_back(Tensor::uninitializedOn(
+        kCountedMemory, eager::toRuntimeDType(type.getElementType()),
+        tflrt::Shape(type.getShape().begin(), type.getShape().end())));
+    leaves.push_back(results.back());
   }
+  for (const Tensor &t : leaves) {
+    tflrt::TensorView view{t.dtype(), t.shape(),
+                           tflrt::contiguousStrides(t.shape()),
+                           t.deviceData(kCountedMemory)};
+    pointers.push_back(
+        descriptors.emplace_back(view.memrefDescriptor()).data());
+  }
+  ++calls;
+  kCallers[pointers.size()](entry, pointers.data());
   return true;
 }
 

@@ -46,11 +46,11 @@ cl::opt<bool> testCudaPlacement(
     cl::Hidden, cl::cat(tflcCategory));
 cl::opt<bool> testCompiledOps(
     "test-compiled-ops",
-    cl::desc("run --eager: run each op without regions or side effects on "
-             "a kernel the CPU pipeline compiles for it (cached in "
-             "TFL_OP_KERNEL_CACHE), its tensors in a simulated device "
-             "memory, as eager mode on a GPU does, and report the kernels' "
-             "and copies' counts on standard error; with --device cuda, "
+    cl::desc("run --eager, repl: run each op without regions or side "
+             "effects on a kernel the CPU pipeline compiles for it (cached "
+             "in TFL_OP_KERNEL_CACHE), its tensors in a simulated device "
+             "memory, as eager mode on a GPU does (run: report the kernels' "
+             "and copies' counts on standard error); with --device cuda, "
              "build and link each op's CUDA kernel without loading it, and "
              "run the op on the CPU"),
     cl::Hidden, cl::cat(tflcCategory));

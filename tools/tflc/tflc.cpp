@@ -238,7 +238,7 @@ int Driver::repl() {
     return 2;
   tfl::repl::Session session(context, sourceMgr, directory);
   std::shared_ptr<tfl::compiled::OpCompiler> compiler;
-  if (device == Device::Cuda &&
+  if ((device == Device::Cuda || testCompiledOps) &&
       !(compiler = tfl::compiled::makeOpCompiler(opTarget(), allowTf32)))
     return 1;
   configureSession(session, compiler);

@@ -1,5 +1,4 @@
 //===- Initializers.cpp - Constructors run on request ---------------------===//
-//----------------------===//
 //
 // A GPU module's code is loaded by a constructor (llvm.global_ctors), which
 // a program's loader runs. A JIT that links objects without running their

@@ -321,36 +321,17 @@ static void registerAttentionKernels(KernelRegistry &registry) {
       });
 }
 
-/// A tensor of `op`'s result shape and `operand`'s dtype.
+/// A tensor of `op`'s result shape and `operand`'s dtype: f32 where the
+/// result is bf16 or f16 (the IR a GPU target keeps in 16 bits for cuDNN),
+/// since the interpreter hands kernels f32 copies of 16-bit operands and
+/// rounds their results back.
 static Tensor resultLike(Operation *op, const Tensor &operand) {
   auto t = cast<RankedTensorType>(op->getResult(0).getType());
   return Tensor(operand.dtype(),
                 tflrt::Shape(t.getShape().begin(), t.getShape().end()));
 }
 
-/// `kernel`, which computes in f32, run on bf16 and f16 operands too (the
-/// IR a GPU target keeps in 16 bits for cuDNN, whose ops a GPU build may
-/// still run here): the operands widened, the result rounded back, as
-/// every 16-bit op's is.
-static Kernel computedInF32(Kernel kernel) {
-  return [kernel](Operation *op, ArrayRef<Tensor> in,
-                  SmallVectorImpl<Tensor> &out) {
-    tflrt::DType type = toRuntimeDType(
-        cast<RankedTensorType>(op->getResult(0).getType()).getElementType());
-    if (!tflrt::isHalf(type))
-      return kernel(op, in, out);
-    SmallVector<Tensor> wide;
-    for (const Tensor &t : in)
-      wide.push_back(
-          tflrt::isHalf(t.dtype()) ? tflrt::cast(t, tflrt::DType::F32) : t);
-    SmallVector<Tensor, 1> result;
-    kernel(op, wide, result);
-    out.push_back(tflrt::cast(result.front(), type));
-  };
-}
-
-/// conv2d, pooling and their adjoints, on oneDNN or TFL's own kernels (in
-/// f32: computedInF32).
+/// conv2d, pooling and their adjoints, on oneDNN or TFL's own kernels.
 static void registerConvKernels(KernelRegistry &registry) {
   registry.add(
       mlir::tfl::Conv2DOp::getOperationName(),
@@ -418,15 +399,6 @@ static void registerConvKernels(KernelRegistry &registry) {
   registry.add(mlir::tfl::MaxPool2DGatherOp::getOperationName(), poolAdjoint);
   registry.add(mlir::tfl::MaxPool2DOp::getOperationName(), pool);
   registry.add(mlir::tfl::AvgPool2DOp::getOperationName(), pool);
-  for (StringRef name : {mlir::tfl::Conv2DOp::getOperationName(),
-                         mlir::tfl::Conv2DBackwardInputOp::getOperationName(),
-                         mlir::tfl::Conv2DBackwardFilterOp::getOperationName(),
-                         mlir::tfl::MaxPool2DBackwardOp::getOperationName(),
-                         mlir::tfl::AvgPool2DBackwardOp::getOperationName(),
-                         mlir::tfl::MaxPool2DGatherOp::getOperationName(),
-                         mlir::tfl::MaxPool2DOp::getOperationName(),
-                         mlir::tfl::AvgPool2DOp::getOperationName()})
-    registry.add(name, computedInF32(*registry.lookup(name)));
 }
 
 /// The generator's seed and state, and its draws.
