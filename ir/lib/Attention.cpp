@@ -156,32 +156,35 @@ SmallVector<Value> swappedIf(OpBuilder &b, Location loc, ValueRange values,
 
 } // namespace
 
+void decomposeAttentionOp(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  // A seq_major op is the heads-first one between swaps.
+  bool seqMajor = op->hasAttr("seq_major");
+  SmallVector<Value> in = swappedIf(b, loc, op->getOperands(), seqMajor);
+  SmallVector<Value> results;
+  if (auto fwd = dyn_cast<AttentionOp>(op)) {
+    results.push_back(buildAttention(b, loc, in[0], in[1], in[2], Value(),
+                                     fwd.getCausal(),
+                                     fwd.getScale().convertToDouble()));
+  } else {
+    auto bwd = cast<AttentionBackwardOp>(op);
+    buildAttentionBackward(b, loc, in[0], in[1], in[2], in[3], in[4],
+                           bwd.getCausal(), bwd.getScale().convertToDouble(),
+                           results);
+  }
+  op->replaceAllUsesWith(swappedIf(b, loc, results, seqMajor));
+  op->erase();
+}
+
 void decomposeAttention(Operation *root, bool forwardToo) {
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
     if (isa<AttentionBackwardOp>(op) || (forwardToo && isa<AttentionOp>(op)))
       ops.push_back(op);
   });
-  for (Operation *op : ops) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    // A seq_major op is the heads-first one between swaps.
-    bool seqMajor = op->hasAttr("seq_major");
-    SmallVector<Value> in = swappedIf(b, loc, op->getOperands(), seqMajor);
-    SmallVector<Value> results;
-    if (auto fwd = dyn_cast<AttentionOp>(op)) {
-      results.push_back(buildAttention(b, loc, in[0], in[1], in[2], Value(),
-                                       fwd.getCausal(),
-                                       fwd.getScale().convertToDouble()));
-    } else {
-      auto bwd = cast<AttentionBackwardOp>(op);
-      buildAttentionBackward(b, loc, in[0], in[1], in[2], in[3], in[4],
-                             bwd.getCausal(), bwd.getScale().convertToDouble(),
-                             results);
-    }
-    op->replaceAllUsesWith(swappedIf(b, loc, results, seqMajor));
-    op->erase();
-  }
+  for (Operation *op : ops)
+    decomposeAttentionOp(op);
 }
 
 } // namespace mlir::tfl

@@ -1,4 +1,14 @@
 //===- DecomposeAttention.cpp - tfl.attention as products and a softmax ---===//
+//
+// The CPU runtime fuses every tfl.attention and its adjoint. On the GPU,
+// libtflrt_cuda's kernels fuse f32 ones whose heads have at most
+// kGpuAttentionMaxHead features; the others (16-bit precision, whose
+// products then run on tensor cores, wider or dynamic heads) become
+// products and a softmax, and so does every one with `all` or where the
+// module's tfl.gpu_attention is "products" (tflc's hidden
+// --gpu-attention, for measuring one against the other).
+//
+//===----------------------------------------------------------------------===//
 
 #include "tfl/IR/Attention.h"
 #include "tfl/IR/TflOps.h"
@@ -13,14 +23,46 @@ namespace mlir::tfl {
 
 namespace {
 
+bool hasStringAttr(ModuleOp module, StringRef name, StringRef value) {
+  auto attr = module->getAttrOfType<StringAttr>(name);
+  return attr && attr.getValue() == value;
+}
+
+/// Whether libtflrt_cuda's kernels take `op`: f32 operands, and heads (the
+/// last dim of q and of v) of a known size no wider than they take.
+bool fusedOnGpu(Operation *op) {
+  for (Type type : op->getOperandTypes())
+    if (!cast<RankedTensorType>(type).getElementType().isF32())
+      return false;
+  for (unsigned i : {0u, 2u}) {
+    int64_t head =
+        cast<RankedTensorType>(op->getOperand(i).getType()).getShape().back();
+    if (ShapedType::isDynamic(head) || head > kGpuAttentionMaxHead)
+      return false;
+  }
+  return true;
+}
+
 struct DecomposeAttention
     : impl::TflDecomposeAttentionBase<DecomposeAttention> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto target = module->getAttrOfType<StringAttr>("tfl.target");
-    if (all || (target && target.getValue() == "cuda"))
-      decomposeAttention(module, /*forwardToo=*/true);
+    if (all)
+      return decomposeAttention(module, /*forwardToo=*/true);
+    if (!hasStringAttr(module, "tfl.target", "cuda"))
+      return;
+    bool products = hasStringAttr(module, "tfl.gpu_attention", "products") ||
+                    hasStringAttr(module, "tfl.precision", "bf16") ||
+                    hasStringAttr(module, "tfl.precision", "f16");
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<AttentionOp, AttentionBackwardOp>(op) &&
+          (products || !fusedOnGpu(op)))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      decomposeAttentionOp(op);
   }
 };
 

@@ -71,14 +71,52 @@ func.func @main2(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2x
 
 // -----
 
-// Tests that a CUDA module's attention is decomposed without `all` (the
-// fused kernels are the CPU runtime's).
+// Tests that a CUDA module keeps an f32 attention and its adjoint whose
+// heads have at most 128 features (libtflrt_cuda's fused kernels take
+// them) and decomposes one with wider heads (160 features of v) and one
+// of bf16 operands.
 // CPU-LABEL: func.func @on_gpu
+// CPU: tfl.attention %{{.*}} : tensor<1x4x2xf32>
+// CPU: tfl.attention_backward
 // CPU-NOT: tfl.attention
 // CPU: tfl.reduce_max
+// CPU-NOT: tfl.attention
+// CPU: tfl.reduce_max
+// CPU-NOT: tfl.attention
+// CPU: return
 module attributes {tfl.target = "cuda"} {
-  func.func @on_gpu(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+  func.func @on_gpu(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2xf32>, %w: tensor<1x4x160xf32>, %h: tensor<1x4x2xbf16>) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x160xf32>, tensor<1x4x2xbf16>) {
     %0 = tfl.attention %q, %k, %v {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
+    %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %0, %v {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>
+    %1 = tfl.attention %q, %k, %w {causal = false, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x160xf32> -> tensor<1x4x160xf32>
+    %2 = tfl.attention %h, %h, %h {causal = false, scale = 1.0 : f64} : tensor<1x4x2xbf16>, tensor<1x4x2xbf16>, tensor<1x4x2xbf16> -> tensor<1x4x2xbf16>
+    return %0, %dq, %1, %2 : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x160xf32>, tensor<1x4x2xbf16>
+  }
+}
+
+// -----
+
+// Tests that a CUDA module decomposes every attention under 16-bit
+// precision (its products then run on tensor cores) and where
+// tfl.gpu_attention asks for products.
+// CPU-LABEL: func.func @half_precision
+// CPU-NOT: tfl.attention
+// CPU: tfl.reduce_max
+module attributes {tfl.target = "cuda", tfl.precision = "bf16"} {
+  func.func @half_precision(%q: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+    %0 = tfl.attention %q, %q, %q {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
+    return %0 : tensor<1x4x2xf32>
+  }
+}
+
+// -----
+
+// CPU-LABEL: func.func @products
+// CPU-NOT: tfl.attention
+// CPU: tfl.reduce_max
+module attributes {tfl.target = "cuda", tfl.gpu_attention = "products"} {
+  func.func @products(%q: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+    %0 = tfl.attention %q, %q, %q {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
     return %0 : tensor<1x4x2xf32>
   }
 }

@@ -54,6 +54,14 @@ cl::opt<bool> testCompiledOps(
              "build and link each op's CUDA kernel without loading it, and "
              "run the op on the CPU"),
     cl::Hidden, cl::cat(tflcCategory));
+cl::opt<std::string> gpuAttention(
+    "gpu-attention",
+    cl::desc("run, build, emit with --device cuda: 'fused' (the default) "
+             "runs each f32 attention on libtflrt_cuda's fused kernels, "
+             "'products' as products and a softmax, to measure one against "
+             "the other"),
+    cl::value_desc("fused|products"), cl::init("fused"), cl::Hidden,
+    cl::cat(tflcCategory));
 cl::opt<unsigned> glueInstructions(
     "glue-instructions",
     cl::desc("build, run, emit llvm: LLVM instructions above which a "

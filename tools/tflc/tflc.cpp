@@ -438,6 +438,14 @@ bool Driver::setModuleOptions(mlir::ModuleOp module) {
   // (tfl-place-devices).
   if (device == Device::Cuda || testCudaPlacement)
     module->setAttr("tfl.target", mlir::StringAttr::get(&context, "cuda"));
+  if (gpuAttention != "fused" && gpuAttention != "products") {
+    llvm::errs() << "error: --gpu-attention takes fused or products, not '"
+                 << gpuAttention << "'\n";
+    return false;
+  }
+  if (gpuAttention == "products")
+    module->setAttr("tfl.gpu_attention",
+                    mlir::StringAttr::get(&context, "products"));
   return true;
 }
 

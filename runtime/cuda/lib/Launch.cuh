@@ -1,8 +1,8 @@
 //===- Launch.cuh - What libtflrt_cuda's kernels share ---------*- CUDA -*-===//
 //
-// Strided views of memref descriptors, their element offsets on the
-// device, and launches through libtflrt_cuda (so that a loop step records
-// them into its graph like the compiler's kernels, Graphs.cpp).
+// Views of memref descriptors (View.cuh), and launches through libtflrt_cuda
+// (so that a loop step records them into its graph like the compiler's kernels,
+// Graphs.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,22 +10,14 @@
 #define TFLRT_CUDA_LAUNCH_CUH
 
 #include "Device.h"
+#include "View.cuh"
 
 #include <cstdint>
 #include <string>
 
 namespace tflrt::cuda {
 
-constexpr int kMaxRank = 8;
 constexpr unsigned kThreads = 256;
-
-/// A strided view: its data, and its sizes and strides in elements.
-struct View {
-  char *data;
-  int64_t rank;
-  int64_t sizes[kMaxRank];
-  int64_t strides[kMaxRank];
-};
 
 inline View viewOf(int64_t rank, void *desc, size_t elemSize) {
   if (rank > kMaxRank)
@@ -50,24 +42,6 @@ inline View dense(void *data, int64_t count) {
   v.sizes[0] = count;
   v.strides[0] = 1;
   return v;
-}
-
-inline int64_t count(const View &v) {
-  int64_t n = 1;
-  for (int64_t i = 0; i < v.rank; ++i)
-    n *= v.sizes[i];
-  return n;
-}
-
-/// The element offset of the row-major `linear`-th element (on the host
-/// too, for host views).
-__host__ __device__ inline int64_t offsetOf(const View &v, int64_t linear) {
-  int64_t offset = 0;
-  for (int64_t i = v.rank - 1; i >= 0; --i) {
-    offset += (linear % v.sizes[i]) * v.strides[i];
-    linear /= v.sizes[i];
-  }
-  return offset;
 }
 
 template <typename T> __device__ inline T &at(const View &v, int64_t linear) {

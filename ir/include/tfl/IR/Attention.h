@@ -41,6 +41,13 @@ SmallVector<int64_t> seqHeadsSwapped(ArrayRef<int64_t> dims);
 /// `forwardToo` each tfl.attention, into the ops above.
 void decomposeAttention(Operation *root, bool forwardToo);
 
+/// Rewrites one tfl.attention or tfl.attention_backward into the ops above.
+void decomposeAttentionOp(Operation *op);
+
+/// The widest head (E or F features) the GPU's fused attention kernels
+/// take (kMaxHead in libtflrt_cuda's AttentionKernels.cuh).
+constexpr int64_t kGpuAttentionMaxHead = 128;
+
 } // namespace mlir::tfl
 
 #endif // TFL_IR_ATTENTION_H

@@ -133,9 +133,13 @@ def TflDecomposeAttention : Pass<"tfl-decompose-attention", "mlir::ModuleOp"> {
   let description = [{
     Rewrites each `tfl.attention` and `tfl.attention_backward` into the
     tfl ops that define it (tfl/IR/Attention.h): batched products, the
-    causal mask as a `where`, a softmax along the keys: in a module whose
-    `tfl.target` is "cuda" (the fused kernels are the CPU runtime's), or
-    in any with `all`. The autodiff pass does the same to a function it
+    causal mask as a `where`, a softmax along the keys. The CPU runtime
+    fuses every attention; in a module whose `tfl.target` is "cuda", the
+    GPU's kernels fuse f32 ones with heads of at most 128 features, and
+    the others are decomposed: 16-bit precision (`tfl.precision` bf16 or
+    f16: the products run on tensor cores), wider or dynamic heads, and
+    all of them where `tfl.gpu_attention` is "products". With `all`,
+    every one on any target. The autodiff pass does the same to a function it
     takes a forward-mode derivative of, or a derivative of an attention's
     adjoint.
   }];
