@@ -1,12 +1,12 @@
 //===- DecomposeAttention.cpp - tfl.attention as products and a softmax ---===//
 //
-// The CPU runtime fuses every tfl.attention and its adjoint. On the GPU,
-// libtflrt_cuda's kernels fuse f32 ones whose heads have at most
-// kGpuAttentionMaxHead features; the others (16-bit precision, whose
-// products then run on tensor cores, wider or dynamic heads) become
-// products and a softmax, and so does every one with `all` or where the
-// module's tfl.gpu_attention is "products" (tflc's hidden
-// --gpu-attention, for measuring one against the other).
+// The CPU runtime fuses every tfl.attention and its adjoint. On the GPU
+// they become products and a softmax, unless the module's
+// tfl.gpu_attention is "fused" (tflc's --gpu-attention=fused): then
+// libtflrt_cuda's kernels take the f32 ones whose heads have at most
+// kGpuAttentionMaxHead features, and only the others (16-bit precision,
+// whose products run on tensor cores; wider or dynamic heads) are
+// decomposed. With `all`, every one on any target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,7 +52,7 @@ struct DecomposeAttention
       return decomposeAttention(module, /*forwardToo=*/true);
     if (!hasStringAttr(module, "tfl.target", "cuda"))
       return;
-    bool products = hasStringAttr(module, "tfl.gpu_attention", "products") ||
+    bool products = !hasStringAttr(module, "tfl.gpu_attention", "fused") ||
                     hasStringAttr(module, "tfl.precision", "bf16") ||
                     hasStringAttr(module, "tfl.precision", "f16");
     SmallVector<Operation *> ops;

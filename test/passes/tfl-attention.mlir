@@ -71,10 +71,23 @@ func.func @main2(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2x
 
 // -----
 
-// Tests that a CUDA module keeps an f32 attention and its adjoint whose
+// Tests that a CUDA module decomposes every attention by default, and with
+// tfl.gpu_attention "fused" keeps an f32 attention and its adjoint whose
 // heads have at most 128 features (libtflrt_cuda's fused kernels take
 // them) and decomposes one with wider heads (160 features of v) and one
 // of bf16 operands.
+// CPU-LABEL: func.func @by_default
+// CPU-NOT: tfl.attention
+// CPU: tfl.reduce_max
+module attributes {tfl.target = "cuda"} {
+  func.func @by_default(%q: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
+    %0 = tfl.attention %q, %q, %q {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
+    return %0 : tensor<1x4x2xf32>
+  }
+}
+
+// -----
+
 // CPU-LABEL: func.func @on_gpu
 // CPU: tfl.attention %{{.*}} : tensor<1x4x2xf32>
 // CPU: tfl.attention_backward
@@ -84,7 +97,7 @@ func.func @main2(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2x
 // CPU: tfl.reduce_max
 // CPU-NOT: tfl.attention
 // CPU: return
-module attributes {tfl.target = "cuda"} {
+module attributes {tfl.target = "cuda", tfl.gpu_attention = "fused"} {
   func.func @on_gpu(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2xf32>, %w: tensor<1x4x160xf32>, %h: tensor<1x4x2xbf16>) -> (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x160xf32>, tensor<1x4x2xbf16>) {
     %0 = tfl.attention %q, %k, %v {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
     %dq, %dk, %dv = tfl.attention_backward %q, %k, %v, %0, %v {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>
@@ -97,25 +110,12 @@ module attributes {tfl.target = "cuda"} {
 // -----
 
 // Tests that a CUDA module decomposes every attention under 16-bit
-// precision (its products then run on tensor cores) and where
-// tfl.gpu_attention asks for products.
+// precision (its products then run on tensor cores), fused or not.
 // CPU-LABEL: func.func @half_precision
 // CPU-NOT: tfl.attention
 // CPU: tfl.reduce_max
-module attributes {tfl.target = "cuda", tfl.precision = "bf16"} {
+module attributes {tfl.target = "cuda", tfl.precision = "bf16", tfl.gpu_attention = "fused"} {
   func.func @half_precision(%q: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
-    %0 = tfl.attention %q, %q, %q {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
-    return %0 : tensor<1x4x2xf32>
-  }
-}
-
-// -----
-
-// CPU-LABEL: func.func @products
-// CPU-NOT: tfl.attention
-// CPU: tfl.reduce_max
-module attributes {tfl.target = "cuda", tfl.gpu_attention = "products"} {
-  func.func @products(%q: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
     %0 = tfl.attention %q, %q, %q {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
     return %0 : tensor<1x4x2xf32>
   }

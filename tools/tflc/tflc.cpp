@@ -439,13 +439,13 @@ bool Driver::setModuleOptions(mlir::ModuleOp module) {
   if (device == Device::Cuda || testCudaPlacement)
     module->setAttr("tfl.target", mlir::StringAttr::get(&context, "cuda"));
   if (gpuAttention != "fused" && gpuAttention != "products") {
-    llvm::errs() << "error: --gpu-attention takes fused or products, not '"
+    llvm::errs() << "error: --gpu-attention takes products or fused, not '"
                  << gpuAttention << "'\n";
     return false;
   }
-  if (gpuAttention == "products")
+  if (gpuAttention == "fused")
     module->setAttr("tfl.gpu_attention",
-                    mlir::StringAttr::get(&context, "products"));
+                    mlir::StringAttr::get(&context, "fused"));
   return true;
 }
 

@@ -134,12 +134,12 @@ def TflDecomposeAttention : Pass<"tfl-decompose-attention", "mlir::ModuleOp"> {
     Rewrites each `tfl.attention` and `tfl.attention_backward` into the
     tfl ops that define it (tfl/IR/Attention.h): batched products, the
     causal mask as a `where`, a softmax along the keys. The CPU runtime
-    fuses every attention; in a module whose `tfl.target` is "cuda", the
-    GPU's kernels fuse f32 ones with heads of at most 128 features, and
-    the others are decomposed: 16-bit precision (`tfl.precision` bf16 or
-    f16: the products run on tensor cores), wider or dynamic heads, and
-    all of them where `tfl.gpu_attention` is "products". With `all`,
-    every one on any target. The autodiff pass does the same to a function it
+    fuses every attention; in a module whose `tfl.target` is "cuda", all
+    are decomposed unless `tfl.gpu_attention` is "fused": then the GPU's
+    kernels take f32 ones with heads of at most 128 features, and only
+    the others are decomposed (16-bit precision, `tfl.precision` bf16 or
+    f16, whose products run on tensor cores; wider or dynamic heads).
+    With `all`, every one on any target. The autodiff pass does the same to a function it
     takes a forward-mode derivative of, or a derivative of an attention's
     adjoint.
   }];
