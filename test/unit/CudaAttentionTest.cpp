@@ -4,7 +4,8 @@
 // the source nvcc compiles) run on the host's threads (CudaEmulation.h) and
 // are checked against attention and its adjoint computed here in f64 from
 // their definitions: causal and not, more or fewer keys than queries,
-// partial tiles, heads of kMaxHead features, operands in the seq_major
+// partial tiles, heads of kMaxHead features and of sizes that are not
+// whole float4s (the tiles' zero padding), operands in the seq_major
 // layout (strided views), and a second run that repeats every bit.
 //
 //===----------------------------------------------------------------------===//
@@ -224,6 +225,10 @@ TEST(CudaAttention, SeqMajorOperandsInPlace) {
 
 TEST(CudaAttention, WidestHeads) {
   check({1, 1, 33, 35, att::kMaxHead, att::kMaxHead, false, false});
+}
+
+TEST(CudaAttention, HeadsNotWholeFloat4s) {
+  check({1, 2, 40, 37, 5, 7, true, false});
 }
 
 TEST(CudaAttention, OneQueryOneKey) { check({1, 1, 1, 1, 3, 5, true, false}); }

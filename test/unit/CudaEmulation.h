@@ -6,7 +6,8 @@
 // among them, __shfl_xor_sync an exchange through the block between two
 // barriers (so every thread of the block must take part, as the kernels
 // here do), dynamic shared memory a buffer of the block filled with NaNs
-// (a kernel that reads what it never wrote shows it). A barrier that not
+// (a kernel that reads what it never wrote shows it), float4 CUDA's
+// 16-byte vector. A barrier that not
 // every thread reaches stops the test with a message instead of hanging.
 //
 // Include it before the kernels' header, in one test source only (the
@@ -119,6 +120,11 @@ inline float shuffleXor(float value, int mask) {
 }
 
 } // namespace tflrt::cuda::emulation
+
+/// CUDA's float4 (vector_types.h): four floats, 16-byte aligned.
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
 
 #define __global__
 #define __launch_bounds__(threads)

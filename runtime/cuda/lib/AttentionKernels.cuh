@@ -6,7 +6,11 @@
 // the results are f32 views of any strides (the leading dims a batch,
 // tfl.attention's seq_major layout read in place); E and F are at most
 // kMaxHead. A block has 128 threads, four to a row of its tile, each lane
-// holding every fourth column of the row's accumulators in registers.
+// holding every fourth float4 of the row's accumulators in registers. The
+// tiles' rows are padded to whole float4s (zeros) and read a float4 at a
+// time, each one loaded once for the eight dot products a lane makes with
+// it (with a load per multiply-add, the rate of shared memory loads would
+// hold a kernel to a fraction of the FMA rate).
 //
 //   forward:       per block of query rows, over the key tiles it can see
 //                  (causal: keys j <= i), the scores' running maximum and
@@ -93,23 +97,87 @@ __device__ inline float rowSum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
-/// Rows [r0, r0 + kRows) of `m`, `cols` columns, into `tile` (a row every
-/// cols + 1 floats, against bank conflicts); zeros for rows from `limit`.
+/// Floats of a tile row of `cols` columns: whole float4s, and 4 more when
+/// that makes a multiple of 8, so that rows start 4 banks apart (mod 8)
+/// and the float4 loads of 8 rows at once hit distinct banks.
+__host__ __device__ inline int widthOf(int cols) { return (cols + 3) / 4 * 4; }
+__host__ __device__ inline int pitchOf(int cols) {
+  int w = widthOf(cols);
+  return w % 8 == 0 ? w + 4 : w;
+}
+
+__device__ inline float4 load4(const float *p) {
+  return *reinterpret_cast<const float4 *>(p);
+}
+
+/// Rows [r0, r0 + kRows) of `m`, `cols` columns, into `tile` (rows of
+/// pitchOf(cols) floats, zeros up to widthOf(cols)); zeros for rows from
+/// `limit`.
 __device__ inline void loadTile(float *tile, Matrix m, int64_t r0,
                                 int64_t limit, int cols) {
-  for (int i = threadIdx.x; i < kRows * cols; i += kBlockThreads) {
-    int r = i / cols, c = i % cols;
-    tile[r * (cols + 1) + c] =
-        r0 + r < limit ? m.data[(r0 + r) * m.rs + c * m.cs] : 0.0f;
+  const int width = widthOf(cols), pitch = pitchOf(cols);
+  for (int i = threadIdx.x; i < kRows * width; i += kBlockThreads) {
+    int r = i / width, c = i % width;
+    tile[r * pitch + c] =
+        r0 + r < limit && c < cols ? m.data[(r0 + r) * m.rs + c * m.cs] : 0.0f;
   }
 }
 
-/// The dot product of tile rows a and b (`n` floats each).
-__device__ inline float dot(const float *a, const float *b, int n) {
-  float sum = 0.0f;
-  for (int x = 0; x < n; ++x)
-    sum += a[x] * b[x];
-  return sum;
+/// s[c] = the dot product of `row` with tile row lane + 4 c of `tile`
+/// (kPerTile of them, `width` floats each), summed in column order: each
+/// float4 of `row` is loaded once for all of them.
+__device__ inline void dots(const float *row, const float *tile, int pitch,
+                            int width, int lane, float *s) {
+  TFLRT_UNROLL
+  for (int c = 0; c < kPerTile; ++c)
+    s[c] = 0.0f;
+  for (int x = 0; x < width; x += 4) {
+    float4 u = load4(row + x);
+    TFLRT_UNROLL
+    for (int c = 0; c < kPerTile; ++c) {
+      float4 v = load4(tile + (lane + kLanes * c) * pitch + x);
+      s[c] += u.x * v.x;
+      s[c] += u.y * v.y;
+      s[c] += u.z * v.z;
+      s[c] += u.w * v.w;
+    }
+  }
+}
+
+/// The feature of a lane's accumulator `a`: a row's float4s are dealt to
+/// its four lanes in turn (lane l holds features 16 i + 4 l .. 16 i + 4 l
+/// + 3), so that the lanes' float4 loads of one tile row hit distinct
+/// banks.
+__device__ inline int featureOf(int lane, int a) {
+  return 16 * (a / 4) + 4 * lane + a % 4;
+}
+
+/// acc[a] += w * row[featureOf(lane, a)] over the row's `width` floats.
+__device__ inline void addScaled(float *acc, float w, const float *row,
+                                 int width, int lane) {
+  TFLRT_UNROLL
+  for (int i = 0; i < kPerLane / 4; ++i) {
+    int x = 16 * i + 4 * lane;
+    if (x < width) {
+      float4 v = load4(row + x);
+      acc[4 * i] += w * v.x;
+      acc[4 * i + 1] += w * v.y;
+      acc[4 * i + 2] += w * v.z;
+      acc[4 * i + 3] += w * v.w;
+    }
+  }
+}
+
+/// Row `row` of `m` (`cols` columns) = acc times `factor`, or divided by
+/// `divisor`.
+__device__ inline void storeRow(Matrix m, int64_t row, int cols, int lane,
+                                const float *acc, float factor, float divisor) {
+  TFLRT_UNROLL
+  for (int a = 0; a < kPerLane; ++a) {
+    int x = featureOf(lane, a);
+    if (x < cols)
+      m.data[row * m.rs + x * m.cs] = acc[a] * factor / divisor;
+  }
 }
 
 /// Whether query i sees key j.
@@ -132,12 +200,12 @@ __device__ inline void onlineSoftmax(const Problem &p, const float *qRow,
                                      const float *ks, int64_t row, int64_t j0,
                                      int lane, float *ps, float &m, float &l,
                                      float *acc) {
+  const int e = static_cast<int>(p.e);
   float s[kPerTile], most = -INFINITY;
+  dots(qRow, ks, pitchOf(e), widthOf(e), lane, s);
   TFLRT_UNROLL
   for (int c = 0; c < kPerTile; ++c) {
-    int jj = lane + kLanes * c;
-    float score = dot(qRow, ks + jj * (p.e + 1), static_cast<int>(p.e));
-    s[c] = sees(p, row, j0 + jj) ? score * p.scale : -INFINITY;
+    s[c] = sees(p, row, j0 + lane + kLanes * c) ? s[c] * p.scale : -INFINITY;
     most = fmaxf(most, s[c]);
   }
   float next = fmaxf(m, rowMax(most)), sum = 0.0f;
@@ -163,8 +231,9 @@ static __global__ void __launch_bounds__(kBlockThreads)
     forward(View q, View k, View v, View out, Problem p) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
-  float *qs = shared, *kv = qs + kRows * (e + 1),
-        *ps = kv + kKeys * ((e > f ? e : f) + 1);
+  const int pe = pitchOf(e), pf = pitchOf(f);
+  float *qs = shared, *kv = qs + kRows * pe,
+        *ps = kv + kKeys * (pe > pf ? pe : pf);
   const int64_t b = blockIdx.x, i0 = int64_t(blockIdx.y) * kRows;
   const int r = threadIdx.x / kLanes, lane = threadIdx.x % kLanes;
   const int64_t row = i0 + r;
@@ -178,27 +247,16 @@ static __global__ void __launch_bounds__(kBlockThreads)
     __syncthreads(); // the last tile's values and weights are read
     loadTile(kv, mk, j0, p.s, e);
     __syncthreads();
-    onlineSoftmax(p, qs + r * (e + 1), kv, row, j0, lane, ps + r * (kKeys + 1),
-                  m, l, acc);
+    onlineSoftmax(p, qs + r * pe, kv, row, j0, lane, ps + r * (kKeys + 1), m, l,
+                  acc);
     __syncthreads(); // the keys are read, the weights written
     loadTile(kv, mv, j0, p.s, f);
     __syncthreads();
-    for (int jj = 0; jj < kKeys; ++jj) {
-      float w = ps[r * (kKeys + 1) + jj];
-      const float *vRow = kv + jj * (f + 1);
-      TFLRT_UNROLL
-      for (int a = 0; a < kPerLane; ++a)
-        if (lane + kLanes * a < f)
-          acc[a] += w * vRow[lane + kLanes * a];
-    }
+    for (int jj = 0; jj < kKeys; ++jj)
+      addScaled(acc, ps[r * (kKeys + 1) + jj], kv + jj * pf, widthOf(f), lane);
   }
-  if (row >= p.t)
-    return;
-  const Matrix mo = matrixOf(out, b);
-  TFLRT_UNROLL
-  for (int a = 0; a < kPerLane; ++a)
-    if (lane + kLanes * a < f)
-      mo.data[row * mo.rs + (lane + kLanes * a) * mo.cs] = acc[a] / l;
+  if (row < p.t)
+    storeRow(matrixOf(out, b), row, f, lane, acc, 1.0f, l);
 }
 
 /// stats[b T + i] = logsumexp over the keys row i sees of its scaled
@@ -208,7 +266,7 @@ static __global__ void __launch_bounds__(kBlockThreads)
              int64_t batch) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
-  float *qs = shared, *ks = qs + kRows * (e + 1);
+  float *qs = shared, *ks = qs + kRows * pitchOf(e);
   const int64_t b = blockIdx.x, i0 = int64_t(blockIdx.y) * kRows;
   const int r = threadIdx.x / kLanes, lane = threadIdx.x % kLanes;
   const int64_t row = i0 + r;
@@ -219,7 +277,7 @@ static __global__ void __launch_bounds__(kBlockThreads)
     __syncthreads();
     loadTile(ks, mk, j0, p.s, e);
     __syncthreads();
-    onlineSoftmax(p, qs + r * (e + 1), ks, row, j0, lane, nullptr, m, l,
+    onlineSoftmax(p, qs + r * pitchOf(e), ks, row, j0, lane, nullptr, m, l,
                   nullptr);
   }
   float d = 0.0f;
@@ -236,16 +294,17 @@ static __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
-/// p and ds of query row i (tile row `rr`) and key j (tile row `c`):
-/// p = e^(scale q k - lse), ds = p (dy v - D).
-__device__ inline void weights(const Problem &p, const float *qRow,
-                               const float *dyRow, const float *kRow,
-                               const float *vRow, float lse, float d, int64_t i,
-                               int64_t j, float &w, float &ds) {
-  float score = dot(qRow, kRow, static_cast<int>(p.e));
-  float dp = dot(dyRow, vRow, static_cast<int>(p.f));
-  w = sees(p, i, j) ? expf(score * p.scale - lse) : 0.0f;
-  ds = w * (dp - d);
+/// w = e^(scale s - lse) where query i sees key j (else 0), and ds = w
+/// (dp - d), for kPerTile pairs at once.
+__device__ inline void weights(const Problem &p, const float *s,
+                               const float *dp, const float *lse,
+                               const float *d, const int64_t *i,
+                               const int64_t *j, float *w, float *ds) {
+  TFLRT_UNROLL
+  for (int u = 0; u < kPerTile; ++u) {
+    w[u] = sees(p, i[u], j[u]) ? expf(s[u] * p.scale - lse[u]) : 0.0f;
+    ds[u] = w[u] * (dp[u] - d[u]);
+  }
 }
 
 /// dk and dv; block (b, tile) of keys, over the query tiles that see them.
@@ -254,8 +313,9 @@ static __global__ void __launch_bounds__(kBlockThreads)
                  const float *stats, Problem p, int64_t batch) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
-  float *ks = shared, *vs = ks + kKeys * (e + 1), *qs = vs + kKeys * (f + 1),
-        *dys = qs + kRows * (e + 1), *ps = dys + kRows * (f + 1),
+  const int pe = pitchOf(e), pf = pitchOf(f);
+  float *ks = shared, *vs = ks + kKeys * pe, *qs = vs + kKeys * pf,
+        *dys = qs + kRows * pe, *ps = dys + kRows * pf,
         *dss = ps + kRows * (kKeys + 1), *lse = dss + kRows * (kKeys + 1),
         *dd = lse + kRows;
   const int64_t b = blockIdx.x, j0 = int64_t(blockIdx.y) * kKeys;
@@ -277,39 +337,40 @@ static __global__ void __launch_bounds__(kBlockThreads)
       dd[i] = in ? stats[(batch + b) * p.t + i0 + i] : 0.0f;
     }
     __syncthreads();
+    // This key against the tile's rows lane, lane + 4, ...
+    float s[kPerTile], dp[kPerTile], rl[kPerTile], rd[kPerTile], w[kPerTile],
+        ds[kPerTile];
+    int64_t is[kPerTile], js[kPerTile];
+    dots(ks + c * pe, qs, pe, widthOf(e), lane, s);
+    dots(vs + c * pf, dys, pf, widthOf(f), lane, dp);
     TFLRT_UNROLL
     for (int u = 0; u < kPerTile; ++u) {
       int rr = lane + kLanes * u;
-      weights(p, qs + rr * (e + 1), dys + rr * (f + 1), ks + c * (e + 1),
-              vs + c * (f + 1), lse[rr], dd[rr], i0 + rr, j0 + c,
-              ps[rr * (kKeys + 1) + c], dss[rr * (kKeys + 1) + c]);
+      rl[u] = lse[rr];
+      rd[u] = dd[rr];
+      is[u] = i0 + rr;
+      js[u] = j0 + c;
+    }
+    weights(p, s, dp, rl, rd, is, js, w, ds);
+    TFLRT_UNROLL
+    for (int u = 0; u < kPerTile; ++u) {
+      int rr = lane + kLanes * u;
+      ps[rr * (kKeys + 1) + c] = w[u];
+      dss[rr * (kKeys + 1) + c] = ds[u];
     }
     __syncthreads();
     for (int rr = 0; rr < kRows; ++rr) {
-      float w = ps[rr * (kKeys + 1) + c], g = dss[rr * (kKeys + 1) + c];
-      const float *qRow = qs + rr * (e + 1), *dyRow = dys + rr * (f + 1);
-      TFLRT_UNROLL
-      for (int a = 0; a < kPerLane; ++a) {
-        int x = lane + kLanes * a;
-        if (x < f)
-          dvAcc[a] += w * dyRow[x];
-        if (x < e)
-          dkAcc[a] += g * qRow[x];
-      }
+      addScaled(dvAcc, ps[rr * (kKeys + 1) + c], dys + rr * pf, widthOf(f),
+                lane);
+      addScaled(dkAcc, dss[rr * (kKeys + 1) + c], qs + rr * pe, widthOf(e),
+                lane);
     }
   }
   const int64_t j = j0 + c;
   if (j >= p.s)
     return;
-  const Matrix mdk = matrixOf(dk, b), mdv = matrixOf(dv, b);
-  TFLRT_UNROLL
-  for (int a = 0; a < kPerLane; ++a) {
-    int x = lane + kLanes * a;
-    if (x < e)
-      mdk.data[j * mdk.rs + x * mdk.cs] = dkAcc[a] * p.scale;
-    if (x < f)
-      mdv.data[j * mdv.rs + x * mdv.cs] = dvAcc[a];
-  }
+  storeRow(matrixOf(dk, b), j, e, lane, dkAcc, p.scale, 1.0f);
+  storeRow(matrixOf(dv, b), j, f, lane, dvAcc, 1.0f, 1.0f);
 }
 
 /// dq; block (b, tile) of query rows, over the key tiles they see.
@@ -318,8 +379,9 @@ static __global__ void __launch_bounds__(kBlockThreads)
                     const float *stats, Problem p, int64_t batch) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
-  float *qs = shared, *dys = qs + kRows * (e + 1), *ks = dys + kRows * (f + 1),
-        *vs = ks + kKeys * (e + 1), *dss = vs + kKeys * (f + 1);
+  const int pe = pitchOf(e), pf = pitchOf(f);
+  float *qs = shared, *dys = qs + kRows * pe, *ks = dys + kRows * pf,
+        *vs = ks + kKeys * pe, *dss = vs + kKeys * pf;
   const int64_t b = blockIdx.x, i0 = int64_t(blockIdx.y) * kRows;
   const int r = threadIdx.x / kLanes, lane = threadIdx.x % kLanes;
   const int64_t row = i0 + r;
@@ -338,31 +400,29 @@ static __global__ void __launch_bounds__(kBlockThreads)
     loadTile(ks, mk, j0, p.s, e);
     loadTile(vs, mv, j0, p.s, f);
     __syncthreads();
-    float w;
+    // This row against the tile's keys lane, lane + 4, ...
+    float s[kPerTile], dp[kPerTile], rl[kPerTile], rd[kPerTile], w[kPerTile],
+        ds[kPerTile];
+    int64_t is[kPerTile], js[kPerTile];
+    dots(qs + r * pe, ks, pe, widthOf(e), lane, s);
+    dots(dys + r * pf, vs, pf, widthOf(f), lane, dp);
     TFLRT_UNROLL
     for (int u = 0; u < kPerTile; ++u) {
-      int jj = lane + kLanes * u;
-      weights(p, qs + r * (e + 1), dys + r * (f + 1), ks + jj * (e + 1),
-              vs + jj * (f + 1), lse, d, row, j0 + jj, w,
-              dss[r * (kKeys + 1) + jj]);
+      rl[u] = lse;
+      rd[u] = d;
+      is[u] = row;
+      js[u] = j0 + lane + kLanes * u;
     }
+    weights(p, s, dp, rl, rd, is, js, w, ds);
+    TFLRT_UNROLL
+    for (int u = 0; u < kPerTile; ++u)
+      dss[r * (kKeys + 1) + lane + kLanes * u] = ds[u];
     __syncthreads();
-    for (int jj = 0; jj < kKeys; ++jj) {
-      float g = dss[r * (kKeys + 1) + jj];
-      const float *kRow = ks + jj * (e + 1);
-      TFLRT_UNROLL
-      for (int a = 0; a < kPerLane; ++a)
-        if (lane + kLanes * a < e)
-          acc[a] += g * kRow[lane + kLanes * a];
-    }
+    for (int jj = 0; jj < kKeys; ++jj)
+      addScaled(acc, dss[r * (kKeys + 1) + jj], ks + jj * pe, widthOf(e), lane);
   }
-  if (!in)
-    return;
-  const Matrix mdq = matrixOf(dq, b);
-  TFLRT_UNROLL
-  for (int a = 0; a < kPerLane; ++a)
-    if (lane + kLanes * a < e)
-      mdq.data[row * mdq.rs + (lane + kLanes * a) * mdq.cs] = acc[a] * p.scale;
+  if (in)
+    storeRow(matrixOf(dq, b), row, e, lane, acc, p.scale, 1.0f);
 }
 
 // ---- Host side: the launches ----------------------------------------------
@@ -386,20 +446,21 @@ inline int64_t tiles(int64_t n) { return (n + kRows - 1) / kRows; }
 
 /// Bytes of shared memory each kernel takes for problem `p`.
 inline size_t forwardShared(const Problem &p) {
-  int64_t widest = p.e > p.f ? p.e : p.f;
+  int pe = pitchOf(static_cast<int>(p.e)), pf = pitchOf(static_cast<int>(p.f));
   return sizeof(float) *
-         (kRows * (p.e + 1) + kKeys * (widest + 1) + kRows * (kKeys + 1));
+         (kRows * pe + kKeys * (pe > pf ? pe : pf) + kRows * (kKeys + 1));
 }
 inline size_t statsShared(const Problem &p) {
-  return sizeof(float) * (kRows + kKeys) * (p.e + 1);
+  return sizeof(float) * (kRows + kKeys) * pitchOf(static_cast<int>(p.e));
 }
 inline size_t keysShared(const Problem &p) {
-  return sizeof(float) * ((kRows + kKeys) * (p.e + p.f + 2) +
-                          2 * kRows * (kKeys + 1) + 2 * kRows);
+  int pe = pitchOf(static_cast<int>(p.e)), pf = pitchOf(static_cast<int>(p.f));
+  return sizeof(float) *
+         ((kRows + kKeys) * (pe + pf) + 2 * kRows * (kKeys + 1) + 2 * kRows);
 }
 inline size_t queriesShared(const Problem &p) {
-  return sizeof(float) *
-         ((kRows + kKeys) * (p.e + p.f + 2) + kRows * (kKeys + 1));
+  int pe = pitchOf(static_cast<int>(p.e)), pf = pitchOf(static_cast<int>(p.f));
+  return sizeof(float) * ((kRows + kKeys) * (pe + pf) + kRows * (kKeys + 1));
 }
 /// The most any kernel takes (heads of kMaxHead features).
 inline size_t mostShared() {
