@@ -7,8 +7,9 @@
 #   W4  MLP 784-256-256-10 training step, batch 128, Adam        (ms/step)
 #   causal attention forward and backward, bf16, B 8, H 12, T 1024, head
 #   dim 64 (bench/attention.tfl, .py)                           (ms)
-#   the same in f32 by scaled_dot_product_attention (attention_f32.tfl):
-#   libtflrt_cuda's fused kernels, and products and a softmax   (ms)
+#   the same by scaled_dot_product_attention, in f32 (attention_f32.tfl)
+#   and bf16 (attention_sdpa_bf16.tfl): libtflrt_cuda's fused kernels,
+#   and products and a softmax                                  (ms)
 #   GPT: nanoGPT's shakespeare_char training step (6 layers, width 384,
 #   context 256, batch 64, dropout 0.2, AdamW) under bf16 autocast
 #   (bench/gpt_gpu.tfl, .py; PyTorch with flash attention)       (ms/step)
@@ -51,6 +52,11 @@ build() {
     "$src/attention_f32.tfl" -o "$dir/bench/attention_f32.exe"
   "$tflc" build --device cuda "$src/attention_f32.tfl" \
     -o "$dir/bench/attention_f32_products.exe"
+  # bf16 attention on the fused tensor-core kernels, and as products.
+  "$tflc" build --device cuda --gpu-attention=fused \
+    "$src/attention_sdpa_bf16.tfl" -o "$dir/bench/attention_sdpa_bf16.exe"
+  "$tflc" build --device cuda "$src/attention_sdpa_bf16.tfl" \
+    -o "$dir/bench/attention_sdpa_bf16_products.exe"
   TFL_STDLIB_PATH=$here/../stdlib:$here/../examples "$tflc" build \
     --device cuda --precision bf16 "$src/gpt_gpu.tfl" -o "$dir/bench/gpt_gpu.exe"
   "$tflc" build --device cuda "$here/../examples/mnist_cnn.tfl" \
@@ -83,15 +89,16 @@ run() {
     "W4 MLP step, batch 128 (ms)"
     "attention fwd+bwd, bf16, 8x12x1024x64 (ms)"
     "attention fwd+bwd, f32, fused kernels (ms)"
+    "attention fwd+bwd, bf16, fused kernels (ms)"
     "GPT shakespeare_char step, bf16 (ms)")
   local exes=(w1_matmul_4096 w1_matmul_4096_bf16 w3_cnn w3_cnn_256 w4_mlp
-    attention attention_f32 gpt_gpu)
+    attention attention_f32 attention_sdpa_bf16 gpt_gpu)
   local scripts=("w1_matmul.py" "w1_matmul.py --bf16" "w3_cnn.py"
     "w3_cnn.py --batch=256" "w4_mlp.py" "attention.py" "attention.py --f32"
-    "gpt_gpu.py")
+    "attention.py" "gpt_gpu.py")
   # The third column: the whole step as a CUDA graph, or for attention
   # PyTorch's fused kernel.
-  local thirds=("" "" "--graph" "--graph" "--graph" "--sdpa" "--sdpa"
+  local thirds=("" "" "--graph" "--graph" "--graph" "--sdpa" "--sdpa" "--sdpa"
     "--graph")
   # WORKLOADS="w3_cnn w4_mlp" (executables' names) runs only those.
   if [ -n "${WORKLOADS:-}" ]; then

@@ -112,8 +112,9 @@ struct Autocast : impl::TflAutocastBase<Autocast> {
 };
 
 /// Whether `op` is a product or a convolution of 16-bit operands into a
-/// 16-bit result that the module's target computes as it is: cuBLAS and
-/// cuDNN take bf16 and f16 operands on tensor cores and accumulate in f32,
+/// 16-bit result that the module's target computes as it is (or a fused
+/// attention, with --gpu-attention=fused): cuBLAS, cuDNN and libtflrt_cuda's
+/// attention take bf16 and f16 operands on tensor cores and accumulate in f32,
 /// so the result rounds as the f32 product's or convolution's would (up
 /// to the order of the sums); the CPU's libraries widen them. A
 /// convolution padded more on one side than the other (cuDNN pads evenly;
@@ -122,7 +123,13 @@ bool keepsHalfFloatsOnGpu(Operation *op, ModuleOp module) {
   auto target = module->getAttrOfType<StringAttr>("tfl.target");
   if (!target || target.getValue() != "cuda")
     return false;
-  if (!isa<MatmulOp, Conv2DOp, Conv2DBackwardInputOp, Conv2DBackwardFilterOp>(
+  // A fused attention stays 16-bit where tfl-decompose-attention left it
+  // (--gpu-attention=fused): libtflrt_cuda's tensor-core kernels.
+  auto attention = module->getAttrOfType<StringAttr>("tfl.gpu_attention");
+  bool fusedAttention = isa<AttentionOp, AttentionBackwardOp>(op) &&
+                        attention && attention.getValue() == "fused";
+  if (!fusedAttention &&
+      !isa<MatmulOp, Conv2DOp, Conv2DBackwardInputOp, Conv2DBackwardFilterOp>(
           op))
     return false;
   if (auto padding = op->getAttrOfType<DenseI64ArrayAttr>("padding")) {

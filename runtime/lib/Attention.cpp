@@ -32,6 +32,8 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -575,6 +577,11 @@ Matrix matrixOf(const TensorView &view, int64_t b) {
 
 Dims dimsOf(const TensorView &q, const TensorView &k, const TensorView &v,
             AttentionShape shape) {
+  for (const TensorView *t : {&q, &k, &v})
+    if (t->dtype != DType::F32)
+      throw std::runtime_error("attention: the fused kernels take f32 "
+                               "tensors, not " +
+                               std::string(dtypeName(t->dtype)));
   int64_t r = q.rank();
   return {q.shape[r - 2], k.shape[r - 2], q.shape[r - 1],
           v.shape[r - 1], shape.causal,   static_cast<float>(shape.scale)};

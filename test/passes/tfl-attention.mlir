@@ -75,7 +75,7 @@ func.func @main2(%q: tensor<1x4x2xf32>, %k: tensor<1x4x2xf32>, %v: tensor<1x4x2x
 // tfl.gpu_attention "fused" keeps an f32 attention and its adjoint whose
 // heads have at most 128 features (libtflrt_cuda's fused kernels take
 // them) and decomposes one with wider heads (160 features of v) and one
-// of bf16 operands.
+// of bf16 operands whose heads (2) are not a multiple of 16.
 // CPU-LABEL: func.func @by_default
 // CPU-NOT: tfl.attention
 // CPU: tfl.reduce_max
@@ -109,15 +109,20 @@ module attributes {tfl.target = "cuda", tfl.gpu_attention = "fused"} {
 
 // -----
 
-// Tests that a CUDA module decomposes every attention under 16-bit
-// precision (its products then run on tensor cores), fused or not.
+// Tests that under 16-bit precision a fused CUDA module keeps an attention
+// whose heads are a multiple of 16 features (autocast then makes it bf16,
+// for the tensor-core kernels) and decomposes one of heads of 2.
 // CPU-LABEL: func.func @half_precision
+// CPU: tfl.attention %{{.*}} : tensor<1x4x16xf32>
 // CPU-NOT: tfl.attention
 // CPU: tfl.reduce_max
+// CPU-NOT: tfl.attention
+// CPU: return
 module attributes {tfl.target = "cuda", tfl.precision = "bf16", tfl.gpu_attention = "fused"} {
-  func.func @half_precision(%q: tensor<1x4x2xf32>) -> tensor<1x4x2xf32> {
-    %0 = tfl.attention %q, %q, %q {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
-    return %0 : tensor<1x4x2xf32>
+  func.func @half_precision(%q: tensor<1x4x16xf32>, %r: tensor<1x4x2xf32>) -> (tensor<1x4x16xf32>, tensor<1x4x2xf32>) {
+    %0 = tfl.attention %q, %q, %q {causal = true, scale = 1.0 : f64} : tensor<1x4x16xf32>, tensor<1x4x16xf32>, tensor<1x4x16xf32> -> tensor<1x4x16xf32>
+    %1 = tfl.attention %r, %r, %r {causal = true, scale = 1.0 : f64} : tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32> -> tensor<1x4x2xf32>
+    return %0, %1 : tensor<1x4x16xf32>, tensor<1x4x2xf32>
   }
 }
 

@@ -70,3 +70,30 @@ func.func @cuda_products(%a: tensor<2x3xbf16>, %b: tensor<3x2xbf16>, %c: tensor<
   return %0, %1, %2, %3, %4, %5 : tensor<2x2xbf16>, tensor<2x2xf16>, tensor<1x2x2x2xf16>, tensor<1x2x2x2xf16>, tensor<3x3x1x2xbf16>, tensor<1x4x4x1xf16>
 }
 }
+
+// -----
+
+// Tests that a bf16 attention and its adjoint stay 16-bit for the CUDA
+// target with tfl.gpu_attention "fused" (libtflrt_cuda's tensor-core
+// kernels), and are computed on f32 copies without it.
+// CHECK-LABEL: func.func @fused_attention(
+// CHECK: tfl.attention {{.*}} : tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16> -> tensor<1x4x16xbf16>
+// CHECK: tfl.attention_backward {{.*}} -> tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16>
+module attributes {tfl.target = "cuda", tfl.gpu_attention = "fused"} {
+func.func @fused_attention(%q: tensor<1x4x16xbf16>) -> (tensor<1x4x16xbf16>, tensor<1x4x16xbf16>) {
+  %0 = tfl.attention %q, %q, %q {causal = true, scale = 0.25 : f64} : tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16> -> tensor<1x4x16xbf16>
+  %dq, %dk, %dv = tfl.attention_backward %q, %q, %q, %0, %q {causal = true, scale = 0.25 : f64} : tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16> -> tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16>
+  return %0, %dq : tensor<1x4x16xbf16>, tensor<1x4x16xbf16>
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @attention_products(
+// CHECK: tfl.attention {{.*}} : tensor<1x4x16xf32>, tensor<1x4x16xf32>, tensor<1x4x16xf32> -> tensor<1x4x16xf32>
+module attributes {tfl.target = "cuda"} {
+func.func @attention_products(%q: tensor<1x4x16xbf16>) -> tensor<1x4x16xbf16> {
+  %0 = tfl.attention %q, %q, %q {causal = true, scale = 0.25 : f64} : tensor<1x4x16xbf16>, tensor<1x4x16xbf16>, tensor<1x4x16xbf16> -> tensor<1x4x16xbf16>
+  return %0 : tensor<1x4x16xbf16>
+}
+}

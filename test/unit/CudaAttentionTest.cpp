@@ -12,7 +12,7 @@
 
 #include "CudaEmulation.h"
 
-#include "AttentionKernels.cuh"
+#include "AttentionKernels16.cuh"
 
 #include <gtest/gtest.h>
 
@@ -138,9 +138,16 @@ Reference reference(const Case &c, const Tensor &q, const Tensor &k,
 }
 
 /// Every element of `got` (a [batch, heads, rows, cols] tensor) against the
-/// reference's (problem, row, col) order.
+/// reference's (problem, row, col) order: within atol + rtol |want|, atol
+/// `tol` times the largest |want| when `relativeToLargest`.
 void expectNear(const Tensor &got, const std::vector<double> &want,
-                const char *what) {
+                const char *what, double tol = 2e-5,
+                bool relativeToLargest = false) {
+  double largest = 0.0;
+  for (double w : want)
+    largest = std::max(largest, std::fabs(w));
+  double atol = relativeToLargest ? tol * largest : tol;
+  double rtol = relativeToLargest ? 0.0 : tol;
   int64_t bad = 0;
   for (int64_t b = 0; b < got.batch; ++b)
     for (int64_t h = 0; h < got.heads; ++h)
@@ -149,17 +156,19 @@ void expectNear(const Tensor &got, const std::vector<double> &want,
           double w = want[static_cast<size_t>(
               ((b * got.heads + h) * got.rows + r) * got.cols + c)];
           double g = got.at(b, h, r, c);
-          if (!(std::fabs(g - w) <= 2e-5 + 2e-5 * std::fabs(w)) && bad++ < 5)
+          if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w)) && bad++ < 5)
             ADD_FAILURE() << what << "[" << b << ", " << h << ", " << r << ", "
                           << c << "] = " << g << ", want " << w;
         }
   EXPECT_EQ(bad, 0) << what << ": elements off";
 }
 
-auto launcher() {
-  return [](auto kernel, int64_t gridX, int64_t gridY, size_t shared,
-            auto... args) {
-    EXPECT_LE(shared, att::mostShared());
+/// Launches a kernel on the host's threads, its shared memory at most
+/// `most` bytes.
+auto launcher(size_t most) {
+  return [most](auto kernel, int64_t gridX, int64_t gridY, size_t shared,
+                auto... args) {
+    EXPECT_LE(shared, most);
     tflrt::cuda::emulation::launch(kernel, gridX, gridY, att::kBlockThreads,
                                    shared, args...);
   };
@@ -178,11 +187,11 @@ Results run(const Case &c, Tensor &q, Tensor &k, Tensor &v, Tensor &dy,
             Tensor(c.batch, c.heads, c.s, c.f, c.seqMajor, nan)};
   View vq = q.view(), vk = k.view(), vv = v.view(), out = r.out.view();
   att::Problem p = att::problemOf(vq, vk, vv, c.causal, scale);
-  att::runForward(launcher(), vq, vk, vv, out, p);
+  att::runForward(launcher(att::mostShared()), vq, vk, vv, out, p);
   std::vector<float> stats(static_cast<size_t>(att::backwardScratch(vq, p)),
                            nan);
-  att::runBackward(launcher(), vq, vk, vv, out, dy.view(), r.dq.view(),
-                   r.dk.view(), r.dv.view(), p, stats.data());
+  att::runBackward(launcher(att::mostShared()), vq, vk, vv, out, dy.view(),
+                   r.dq.view(), r.dk.view(), r.dv.view(), p, stats.data());
   return r;
 }
 
@@ -232,5 +241,89 @@ TEST(CudaAttention, HeadsNotWholeFloat4s) {
 }
 
 TEST(CudaAttention, OneQueryOneKey) { check({1, 1, 1, 1, 3, 5, true, false}); }
+
+// ---- bf16 and f16 on the warp matrix functions -----------------------------
+
+/// A tensor's elements as T, stored as `x` stores its floats (rounded).
+template <typename T> std::vector<T> narrowed(const Tensor &x) {
+  std::vector<T> out(x.data.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = att::narrow16<T>(x.data[i]);
+  return out;
+}
+
+/// `x` with its floats replaced by the values of `elems` (widened).
+template <typename T> Tensor widened(Tensor x, const std::vector<T> &elems) {
+  for (size_t i = 0; i < elems.size(); ++i)
+    x.data[i] = att::widen16(elems[i]);
+  return x;
+}
+
+template <typename T> View viewOf(Tensor &shape, std::vector<T> &elems) {
+  View v = shape.view();
+  v.data = reinterpret_cast<char *>(elems.data());
+  return v;
+}
+
+/// The 16-bit kernels on inputs rounded to T, against the f64 reference
+/// of the rounded inputs, within `tol` of each result's largest element;
+/// a second run gives the same bits.
+template <typename T> void check16(const Case &c, double tol) {
+  std::mt19937 gen(static_cast<unsigned>(c.t * 17 + c.s * 5 + c.e));
+  Tensor q = random(c, c.t, c.e, gen), k = random(c, c.s, c.e, gen),
+         v = random(c, c.s, c.f, gen), dy = random(c, c.t, c.f, gen);
+  std::vector<T> q16 = narrowed<T>(q), k16 = narrowed<T>(k),
+                 v16 = narrowed<T>(v), dy16 = narrowed<T>(dy);
+  q = widened(q, q16), k = widened(k, k16), v = widened(v, v16);
+  dy = widened(dy, dy16);
+  double scale = 1.0 / std::sqrt(static_cast<double>(c.e));
+  Reference want = reference(c, q, k, v, dy, scale);
+  auto run16 = [&] {
+    Results r{Tensor(c.batch, c.heads, c.t, c.f, c.seqMajor, 0.0f),
+              Tensor(c.batch, c.heads, c.t, c.e, c.seqMajor, 0.0f),
+              Tensor(c.batch, c.heads, c.s, c.e, c.seqMajor, 0.0f),
+              Tensor(c.batch, c.heads, c.s, c.f, c.seqMajor, 0.0f)};
+    const T nan = att::narrow16<T>(std::nanf(""));
+    std::vector<T> out(r.out.data.size(), nan), dq(r.dq.data.size(), nan),
+        dk(r.dk.data.size(), nan), dv(r.dv.data.size(), nan);
+    View vq = viewOf(q, q16), vk = viewOf(k, k16), vv = viewOf(v, v16),
+         vout = viewOf(r.out, out);
+    att::Problem p = att::problemOf(vq, vk, vv, c.causal, scale);
+    att::runForward16<T>(launcher(att::mostShared16()), vq, vk, vv, vout, p);
+    std::vector<float> stats(static_cast<size_t>(att::backwardScratch(vq, p)),
+                             std::nanf(""));
+    att::runBackward16<T>(launcher(att::mostShared16()), vq, vk, vv, vout,
+                          viewOf(dy, dy16), viewOf(r.dq, dq), viewOf(r.dk, dk),
+                          viewOf(r.dv, dv), p, stats.data());
+    return Results{widened(r.out, out), widened(r.dq, dq), widened(r.dk, dk),
+                   widened(r.dv, dv)};
+  };
+  Results got = run16();
+  expectNear(got.out, want.out, "out", tol, true);
+  expectNear(got.dq, want.dq, "dq", tol, true);
+  expectNear(got.dk, want.dk, "dk", tol, true);
+  expectNear(got.dv, want.dv, "dv", tol, true);
+  Results again = run16();
+  EXPECT_EQ(again.out.data, got.out.data);
+  EXPECT_EQ(again.dq.data, got.dq.data);
+  EXPECT_EQ(again.dk.data, got.dk.data);
+  EXPECT_EQ(again.dv.data, got.dv.data);
+}
+
+TEST(CudaAttention16, Bf16CausalWithPartialTiles) {
+  check16<__nv_bfloat16>({1, 2, 100, 100, 32, 16, true, false}, 2e-2);
+}
+
+TEST(CudaAttention16, F16MoreKeysThanQueries) {
+  check16<__half>({1, 1, 40, 90, 16, 32, true, false}, 4e-3);
+}
+
+TEST(CudaAttention16, F16FewerKeysNotCausal) {
+  check16<__half>({2, 1, 70, 30, 16, 16, false, false}, 4e-3);
+}
+
+TEST(CudaAttention16, Bf16SeqMajorWidestHeads) {
+  check16<__nv_bfloat16>({1, 2, 20, 20, 128, 128, true, true}, 2e-2);
+}
 
 } // namespace

@@ -5,9 +5,11 @@
 // are threads of the host (one block at a time), __syncthreads a barrier
 // among them, __shfl_xor_sync an exchange through the block between two
 // barriers (so every thread of the block must take part, as the kernels
-// here do), dynamic shared memory a buffer of the block filled with NaNs
-// (a kernel that reads what it never wrote shows it), float4 CUDA's
-// 16-byte vector. A barrier that not
+// here do), __syncwarp a barrier of the whole block likewise (every warp
+// of the kernels here takes the same ones), dynamic shared memory a
+// buffer of the block filled with NaNs (a kernel that reads what it never
+// wrote shows it), float4, bf16 and f16 CUDA's types, and the warp matrix
+// functions (below) computed by every thread of a warp. A barrier that not
 // every thread reaches stops the test with a message instead of hanging.
 //
 // Include it before the kernels' header, in one test source only (the
@@ -19,13 +21,16 @@
 #define TFL_TEST_CUDAEMULATION_H
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace tflrt::cuda::emulation {
@@ -39,7 +44,7 @@ class Block {
 public:
   Block(unsigned threads, size_t sharedBytes)
       : threads_(threads), exchange_(threads),
-        shared_((sharedBytes + sizeof(float) - 1) / sizeof(float),
+        shared_((sharedBytes + kAlign - 1) / sizeof(float) + kAlign,
                 std::numeric_limits<float>::quiet_NaN()) {}
 
   void barrier() {
@@ -69,9 +74,14 @@ public:
     return theirs;
   }
 
-  float *shared() { return shared_.data(); }
+  /// Aligned to 128 bytes, as the kernels declare it.
+  float *shared() {
+    auto at = reinterpret_cast<uintptr_t>(shared_.data());
+    return shared_.data() + (kAlign - at % kAlign) % kAlign / sizeof(float);
+  }
 
 private:
+  static constexpr size_t kAlign = 128;
   unsigned threads_, arrived_ = 0;
   uint64_t generation_ = 0;
   std::mutex mutex_;
@@ -126,6 +136,127 @@ struct alignas(16) float4 {
   float x, y, z, w;
 };
 
+/// CUDA's 16-bit floats (cuda_bf16.h, cuda_fp16.h) and their conversions,
+/// rounding to nearest even.
+struct __nv_bfloat16 {
+  uint16_t bits;
+};
+struct __half {
+  _Float16 value;
+};
+inline float __bfloat162float(__nv_bfloat16 x) {
+  uint32_t word = uint32_t(x.bits) << 16;
+  float f;
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
+inline __nv_bfloat16 __float2bfloat16(float f) {
+  uint32_t word;
+  std::memcpy(&word, &f, sizeof word);
+  if (std::isnan(f))
+    return {uint16_t((word >> 16) | 0x40)};
+  word += 0x7fff + ((word >> 16) & 1);
+  return {uint16_t(word >> 16)};
+}
+inline float __half2float(__half x) { return static_cast<float>(x.value); }
+inline __half __float2half(float f) { return {static_cast<_Float16>(f)}; }
+
+/// The part of CUDA's warp matrix functions (mma.h) that the kernels use:
+/// 16x16x16 fragments of 16-bit operands and f32 accumulators. Each thread
+/// of a warp holds a whole fragment (CUDA spreads it over the warp: code
+/// that only loads, multiplies and stores fragments cannot tell), and a
+/// store is made by the warp's first thread, so that the other threads
+/// see it only after a __syncwarp, as on a GPU. The loads and stores check
+/// CUDA's rules: a pointer 32-byte aligned, a leading dimension a multiple
+/// of 16 bytes.
+namespace nvcuda::wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+template <typename Use, int M, int N, int K, typename T, typename Layout = void>
+struct fragment {
+  float x[16][16];
+};
+
+inline void checkPointer(const void *ptr, unsigned ldm, size_t elemSize) {
+  if (reinterpret_cast<uintptr_t>(ptr) % 32 != 0 || ldm * elemSize % 16 != 0) {
+    std::fprintf(stderr, "emulated wmma: a pointer not 32-byte aligned or a "
+                         "leading dimension not a multiple of 16 bytes\n");
+    std::abort();
+  }
+}
+
+inline float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+inline float widen(__half v) { return __half2float(v); }
+inline float widen(float v) { return v; }
+
+/// Element (r, c) of a 16x16 tile at ptr: row-major or column-major.
+template <typename T>
+float element(const T *ptr, unsigned ldm, bool rowMajor, int r, int c) {
+  return widen(rowMajor ? ptr[r * ldm + c] : ptr[c * ldm + r]);
+}
+
+template <typename Use, typename T, typename Layout>
+void load_matrix_sync(fragment<Use, 16, 16, 16, T, Layout> &frag, const T *ptr,
+                      unsigned ldm) {
+  checkPointer(ptr, ldm, sizeof(T));
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c)
+      frag.x[r][c] =
+          element(ptr, ldm, std::is_same<Layout, row_major>::value, r, c);
+}
+
+inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, float> &frag,
+                             const float *ptr, unsigned ldm, layout_t layout) {
+  checkPointer(ptr, ldm, sizeof(float));
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c)
+      frag.x[r][c] = element(ptr, ldm, layout == mem_row_major, r, c);
+}
+
+inline void
+store_matrix_sync(float *ptr,
+                  const fragment<accumulator, 16, 16, 16, float> &frag,
+                  unsigned ldm, layout_t layout) {
+  checkPointer(ptr, ldm, sizeof(float));
+  if (::tflrt::cuda::emulation::threadIndex.x % 32 != 0)
+    return;
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c)
+      (layout == mem_row_major ? ptr[r * ldm + c] : ptr[c * ldm + r]) =
+          frag.x[r][c];
+}
+
+inline void fill_fragment(fragment<accumulator, 16, 16, 16, float> &frag,
+                          float value) {
+  for (auto &row : frag.x)
+    for (float &v : row)
+      v = value;
+}
+
+/// d = a b + c, the products of 16-bit values exact in f32, summed in k's
+/// order (a GPU's tensor cores sum in an order of their own).
+template <typename T, typename LayoutA, typename LayoutB>
+void mma_sync(fragment<accumulator, 16, 16, 16, float> &d,
+              const fragment<matrix_a, 16, 16, 16, T, LayoutA> &a,
+              const fragment<matrix_b, 16, 16, 16, T, LayoutB> &b,
+              const fragment<accumulator, 16, 16, 16, float> &c) {
+  fragment<accumulator, 16, 16, 16, float> out;
+  for (int r = 0; r < 16; ++r)
+    for (int col = 0; col < 16; ++col) {
+      float sum = c.x[r][col];
+      for (int k = 0; k < 16; ++k)
+        sum += a.x[r][k] * b.x[k][col];
+      out.x[r][col] = sum;
+    }
+  d = out;
+}
+} // namespace nvcuda::wmma
+
 #define __global__
 #define __launch_bounds__(threads)
 #define threadIdx ::tflrt::cuda::emulation::threadIndex
@@ -133,6 +264,7 @@ struct alignas(16) float4 {
 #define blockDim ::tflrt::cuda::emulation::blockSize
 #define gridDim ::tflrt::cuda::emulation::gridSize
 #define __syncthreads() ::tflrt::cuda::emulation::syncthreads()
+#define __syncwarp() ::tflrt::cuda::emulation::syncthreads()
 #define __shfl_xor_sync(mask, value, lane)                                     \
   ::tflrt::cuda::emulation::shuffleXor(value, lane)
 

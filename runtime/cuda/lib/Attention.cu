@@ -1,14 +1,15 @@
 //===- Attention.cu - tfl.attention and its adjoint on the GPU ------------===//
 //
-// tflrt_cuda_attention_f32 and tflrt_cuda_attention_backward_f32, libtflrt's
-// tflrt_attention_* on device tensors: the kernels of AttentionKernels.cuh,
-// launched on the program's stream through libtflrt_cuda's launch (so that
-// a step graph records them), the backward's row statistics in a block of
-// the caching allocator.
+// tflrt_cuda_attention_<f32|bf16|f16> and tflrt_cuda_attention_backward_*:
+// tfl.attention and its adjoint on device tensors, f32 on the kernels of
+// AttentionKernels.cuh, bf16 and f16 on AttentionKernels16.cuh's, launched on
+// the program's stream through libtflrt_cuda's launch (so that a step graph
+// records them), the backward's row statistics in a block of the caching
+// allocator.
 //
 //===----------------------------------------------------------------------===//
 
-#include "AttentionKernels.cuh"
+#include "AttentionKernels16.cuh"
 #include "Launch.cuh"
 #include "tflrt/CudaApi.h"
 
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 
 namespace {
 
@@ -38,9 +40,11 @@ void launchBlocks(void (*kernel)(Params...), int64_t gridX, int64_t gridY,
     std::lock_guard<std::mutex> lock(mutex);
     if (raised.insert(symbol).second)
       tflrt::cuda::check(
-          cudaFuncSetAttribute(symbol,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(att::mostShared())),
+          cudaFuncSetAttribute(
+              symbol, cudaFuncAttributeMaxDynamicSharedMemorySize,
+              static_cast<int>(att::mostShared() > att::mostShared16()
+                                   ? att::mostShared()
+                                   : att::mostShared16())),
           "cannot give an attention kernel its shared memory");
   }
   cudaFunction_t function = nullptr;
@@ -66,48 +70,83 @@ struct Launcher {
   }
 };
 
-/// The problem of q, k and v, stopping the program when a head is wider
-/// than the kernels take (the compiler gives those to products instead).
+/// The problem of q, k and v, stopping the program when its heads are not
+/// ones the kernels take (the compiler gives those to products instead):
+/// at most kMaxHead features, and with 16-bit elements a multiple of 16.
 att::Problem problemOf(const View &q, const View &k, const View &v,
-                       int64_t causal, double scale) {
+                       int64_t causal, double scale, bool halfFloats) {
   att::Problem p = att::problemOf(q, k, v, causal != 0, scale);
-  if (p.e > att::kMaxHead || p.f > att::kMaxHead)
-    tflrt::cuda::fail("internal error: the GPU's attention takes heads of at "
-                      "most " +
-                      std::to_string(att::kMaxHead) + " features, not " +
-                      std::to_string(p.e > p.f ? p.e : p.f));
+  if (p.e > att::kMaxHead || p.f > att::kMaxHead ||
+      (halfFloats && !att::takes16(p.e, p.f)))
+    tflrt::cuda::fail(
+        "internal error: the GPU's attention takes heads of at most " +
+        std::to_string(att::kMaxHead) + " features" +
+        (halfFloats ? ", a multiple of 16," : "") + " not " +
+        std::to_string(p.e) + " and " + std::to_string(p.f));
   return p;
+}
+
+/// out = attention(q, k, v) for elements of `elemSize` bytes (T: 16-bit).
+template <typename T>
+void attention(int64_t rankQ, void *q, int64_t rankK, void *k, int64_t rankV,
+               void *v, int64_t rankOut, void *out, int64_t causal,
+               double scale) {
+  constexpr bool half = !std::is_same<T, float>::value;
+  View vq = viewOf(rankQ, q, sizeof(T)), vk = viewOf(rankK, k, sizeof(T)),
+       vv = viewOf(rankV, v, sizeof(T)), vo = viewOf(rankOut, out, sizeof(T));
+  att::Problem p = problemOf(vq, vk, vv, causal, scale, half);
+  if constexpr (half)
+    att::runForward16<T>(Launcher{}, vq, vk, vv, vo, p);
+  else
+    att::runForward(Launcher{}, vq, vk, vv, vo, p);
+}
+
+/// dq, dk and dv of attention(q, k, v) for the cotangent dy of `out`.
+template <typename T>
+void attentionBackward(int64_t rankQ, void *q, int64_t rankK, void *k,
+                       int64_t rankV, void *v, int64_t rankOut, void *out,
+                       int64_t rankDy, void *dy, int64_t rankDq, void *dq,
+                       int64_t rankDk, void *dk, int64_t rankDv, void *dv,
+                       int64_t causal, double scale) {
+  constexpr bool half = !std::is_same<T, float>::value;
+  const size_t size = sizeof(T);
+  View vq = viewOf(rankQ, q, size), vk = viewOf(rankK, k, size),
+       vv = viewOf(rankV, v, size), vo = viewOf(rankOut, out, size),
+       vdy = viewOf(rankDy, dy, size), vdq = viewOf(rankDq, dq, size),
+       vdk = viewOf(rankDk, dk, size), vdv = viewOf(rankDv, dv, size);
+  att::Problem p = problemOf(vq, vk, vv, causal, scale, half);
+  tflrt::cuda::Scratch stats(static_cast<size_t>(att::backwardScratch(vq, p)) *
+                             sizeof(float));
+  float *rows = static_cast<float *>(stats.ptr);
+  if constexpr (half)
+    att::runBackward16<T>(Launcher{}, vq, vk, vv, vo, vdy, vdq, vdk, vdv, p,
+                          rows);
+  else
+    att::runBackward(Launcher{}, vq, vk, vv, vo, vdy, vdq, vdk, vdv, p, rows);
 }
 
 } // namespace
 
 extern "C" {
 
-void tflrt_cuda_attention_f32(int64_t rankQ, void *q, int64_t rankK, void *k,
-                              int64_t rankV, void *v, int64_t rankOut,
-                              void *out, int64_t causal, double scale) {
-  View vq = viewOf(rankQ, q, 4), vk = viewOf(rankK, k, 4),
-       vv = viewOf(rankV, v, 4);
-  att::runForward(Launcher{}, vq, vk, vv, viewOf(rankOut, out, 4),
-                  problemOf(vq, vk, vv, causal, scale));
-}
-
-void tflrt_cuda_attention_backward_f32(int64_t rankQ, void *q, int64_t rankK,
-                                       void *k, int64_t rankV, void *v,
-                                       int64_t rankOut, void *out,
-                                       int64_t rankDy, void *dy, int64_t rankDq,
-                                       void *dq, int64_t rankDk, void *dk,
-                                       int64_t rankDv, void *dv, int64_t causal,
-                                       double scale) {
-  View vq = viewOf(rankQ, q, 4), vk = viewOf(rankK, k, 4),
-       vv = viewOf(rankV, v, 4);
-  att::Problem p = problemOf(vq, vk, vv, causal, scale);
-  tflrt::cuda::Scratch stats(static_cast<size_t>(att::backwardScratch(vq, p)) *
-                             sizeof(float));
-  att::runBackward(Launcher{}, vq, vk, vv, viewOf(rankOut, out, 4),
-                   viewOf(rankDy, dy, 4), viewOf(rankDq, dq, 4),
-                   viewOf(rankDk, dk, 4), viewOf(rankDv, dv, 4), p,
-                   static_cast<float *>(stats.ptr));
-}
+#define TFLRT_CUDA_ATTENTION(SUFFIX, T)                                        \
+  void tflrt_cuda_attention_##SUFFIX(                                          \
+      int64_t rankQ, void *q, int64_t rankK, void *k, int64_t rankV, void *v,  \
+      int64_t rankOut, void *out, int64_t causal, double scale) {              \
+    attention<T>(rankQ, q, rankK, k, rankV, v, rankOut, out, causal, scale);   \
+  }                                                                            \
+  void tflrt_cuda_attention_backward_##SUFFIX(                                 \
+      int64_t rankQ, void *q, int64_t rankK, void *k, int64_t rankV, void *v,  \
+      int64_t rankOut, void *out, int64_t rankDy, void *dy, int64_t rankDq,    \
+      void *dq, int64_t rankDk, void *dk, int64_t rankDv, void *dv,            \
+      int64_t causal, double scale) {                                          \
+    attentionBackward<T>(rankQ, q, rankK, k, rankV, v, rankOut, out, rankDy,   \
+                         dy, rankDq, dq, rankDk, dk, rankDv, dv, causal,       \
+                         scale);                                               \
+  }
+TFLRT_CUDA_ATTENTION(f32, float)
+TFLRT_CUDA_ATTENTION(bf16, __nv_bfloat16)
+TFLRT_CUDA_ATTENTION(f16, __half)
+#undef TFLRT_CUDA_ATTENTION
 
 } // extern "C"

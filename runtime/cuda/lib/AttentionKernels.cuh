@@ -43,7 +43,7 @@
 #include <cstdint>
 
 #ifdef __CUDACC__
-#define TFLRT_SHARED_FLOATS(name) extern __shared__ float name[]
+#define TFLRT_SHARED_FLOATS(name) extern __shared__ __align__(128) float name[]
 #define TFLRT_UNROLL _Pragma("unroll")
 #else
 #define TFLRT_UNROLL
@@ -62,6 +62,10 @@ constexpr int kMaxHead = 128;
 constexpr int kPerLane = kMaxHead / kLanes, kPerTile = kRows / kLanes;
 static_assert(kRows == kKeys && kRows * kLanes == kBlockThreads,
               "a tile's rows (or keys) share the block, four threads each");
+
+/// A kernel (internal to its source) of kBlockThreads threads a block.
+#define TFLRT_ATTENTION_KERNEL                                                 \
+  static __global__ void __launch_bounds__(kBlockThreads)
 
 /// One problem's sizes: T queries, S keys, E features of q and k, F of v.
 struct Problem {
@@ -227,8 +231,7 @@ __device__ inline void onlineSoftmax(const Problem &p, const float *qRow,
 }
 
 /// out = softmax(scale q k^T) v; block (b, tile) of query rows.
-static __global__ void __launch_bounds__(kBlockThreads)
-    forward(View q, View k, View v, View out, Problem p) {
+TFLRT_ATTENTION_KERNEL forward(View q, View k, View v, View out, Problem p) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
   const int pe = pitchOf(e), pf = pitchOf(f);
@@ -261,9 +264,8 @@ static __global__ void __launch_bounds__(kBlockThreads)
 
 /// stats[b T + i] = logsumexp over the keys row i sees of its scaled
 /// scores, stats[(batch + b) T + i] = sum over F of dy * out.
-static __global__ void __launch_bounds__(kBlockThreads)
-    rowStats(View q, View k, View out, View dy, float *stats, Problem p,
-             int64_t batch) {
+TFLRT_ATTENTION_KERNEL rowStats(View q, View k, View out, View dy, float *stats,
+                                Problem p, int64_t batch) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
   float *qs = shared, *ks = qs + kRows * pitchOf(e);
@@ -294,6 +296,18 @@ static __global__ void __launch_bounds__(kBlockThreads)
   }
 }
 
+/// lse[i] and d[i] of the tile's query rows i0 + i, i < n, from rowStats'
+/// `stats` (zeros past T), loaded by the block's threads.
+__device__ inline void loadRowStats(float *lse, float *d, const float *stats,
+                                    const Problem &p, int64_t b, int64_t i0,
+                                    int n, int64_t batch) {
+  for (int i = threadIdx.x; i < n; i += kBlockThreads) {
+    bool in = i0 + i < p.t;
+    lse[i] = in ? stats[b * p.t + i0 + i] : 0.0f;
+    d[i] = in ? stats[(batch + b) * p.t + i0 + i] : 0.0f;
+  }
+}
+
 /// w = e^(scale s - lse) where query i sees key j (else 0), and ds = w
 /// (dp - d), for kPerTile pairs at once.
 __device__ inline void weights(const Problem &p, const float *s,
@@ -308,9 +322,9 @@ __device__ inline void weights(const Problem &p, const float *s,
 }
 
 /// dk and dv; block (b, tile) of keys, over the query tiles that see them.
-static __global__ void __launch_bounds__(kBlockThreads)
-    keysBackward(View q, View k, View v, View dy, View dk, View dv,
-                 const float *stats, Problem p, int64_t batch) {
+TFLRT_ATTENTION_KERNEL keysBackward(View q, View k, View v, View dy, View dk,
+                                    View dv, const float *stats, Problem p,
+                                    int64_t batch) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
   const int pe = pitchOf(e), pf = pitchOf(f);
@@ -331,11 +345,7 @@ static __global__ void __launch_bounds__(kBlockThreads)
     __syncthreads(); // the last tile's rows are read
     loadTile(qs, mq, i0, p.t, e);
     loadTile(dys, mdy, i0, p.t, f);
-    for (int i = threadIdx.x; i < kRows; i += kBlockThreads) {
-      bool in = i0 + i < p.t;
-      lse[i] = in ? stats[b * p.t + i0 + i] : 0.0f;
-      dd[i] = in ? stats[(batch + b) * p.t + i0 + i] : 0.0f;
-    }
+    loadRowStats(lse, dd, stats, p, b, i0, kRows, batch);
     __syncthreads();
     // This key against the tile's rows lane, lane + 4, ...
     float s[kPerTile], dp[kPerTile], rl[kPerTile], rd[kPerTile], w[kPerTile],
@@ -374,9 +384,9 @@ static __global__ void __launch_bounds__(kBlockThreads)
 }
 
 /// dq; block (b, tile) of query rows, over the key tiles they see.
-static __global__ void __launch_bounds__(kBlockThreads)
-    queriesBackward(View q, View k, View v, View dy, View dq,
-                    const float *stats, Problem p, int64_t batch) {
+TFLRT_ATTENTION_KERNEL queriesBackward(View q, View k, View v, View dy, View dq,
+                                       const float *stats, Problem p,
+                                       int64_t batch) {
   TFLRT_SHARED_FLOATS(shared);
   const int e = static_cast<int>(p.e), f = static_cast<int>(p.f);
   const int pe = pitchOf(e), pf = pitchOf(f);

@@ -292,6 +292,16 @@ static tflrt::TensorView attentionView(const Tensor &t, bool seqMajor) {
   return view;
 }
 
+/// A tensor of `op`'s result `i` shape and `operand`'s dtype: f32 where the
+/// result is bf16 or f16 (the IR a GPU target keeps in 16 bits for cuDNN
+/// and its fused attention), since the interpreter hands kernels f32
+/// copies of 16-bit operands and rounds their results back.
+static Tensor resultLike(Operation *op, const Tensor &operand, unsigned i = 0) {
+  auto t = cast<RankedTensorType>(op->getResult(i).getType());
+  return Tensor(operand.dtype(),
+                tflrt::Shape(t.getShape().begin(), t.getShape().end()));
+}
+
 /// Attention and its adjoint: the fused kernels compiled code calls.
 static void registerAttentionKernels(KernelRegistry &registry) {
   registry.add(
@@ -300,7 +310,7 @@ static void registerAttentionKernels(KernelRegistry &registry) {
         auto attention = cast<mlir::tfl::AttentionOp>(op);
         bool seqMajor = attention.getSeqMajor();
         auto view = [&](const Tensor &t) { return attentionView(t, seqMajor); };
-        Tensor t = resultTensor(attention.getType());
+        Tensor t = resultLike(op, in[0]);
         tflrt::attention(
             view(in[0]), view(in[1]), view(in[2]), view(t),
             {attention.getCausal(), attention.getScale().convertToDouble()});
@@ -312,23 +322,13 @@ static void registerAttentionKernels(KernelRegistry &registry) {
         auto backward = cast<mlir::tfl::AttentionBackwardOp>(op);
         bool seqMajor = backward.getSeqMajor();
         auto view = [&](const Tensor &t) { return attentionView(t, seqMajor); };
-        for (Type type : op->getResultTypes())
-          out.push_back(resultTensor(type));
+        for (unsigned i = 0; i < op->getNumResults(); ++i)
+          out.push_back(resultLike(op, in[0], i));
         tflrt::attentionBackward(
             view(in[0]), view(in[1]), view(in[2]), view(in[3]), view(in[4]),
             view(out[0]), view(out[1]), view(out[2]),
             {backward.getCausal(), backward.getScale().convertToDouble()});
       });
-}
-
-/// A tensor of `op`'s result shape and `operand`'s dtype: f32 where the
-/// result is bf16 or f16 (the IR a GPU target keeps in 16 bits for cuDNN),
-/// since the interpreter hands kernels f32 copies of 16-bit operands and
-/// rounds their results back.
-static Tensor resultLike(Operation *op, const Tensor &operand) {
-  auto t = cast<RankedTensorType>(op->getResult(0).getType());
-  return Tensor(operand.dtype(),
-                tflrt::Shape(t.getShape().begin(), t.getShape().end()));
 }
 
 /// conv2d, pooling and their adjoints, on oneDNN or TFL's own kernels.

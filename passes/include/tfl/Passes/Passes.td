@@ -136,10 +136,11 @@ def TflDecomposeAttention : Pass<"tfl-decompose-attention", "mlir::ModuleOp"> {
     causal mask as a `where`, a softmax along the keys. The CPU runtime
     fuses every attention; in a module whose `tfl.target` is "cuda", all
     are decomposed unless `tfl.gpu_attention` is "fused": then the GPU's
-    kernels take f32 ones with heads of at most 128 features, and only
-    the others are decomposed (16-bit precision, `tfl.precision` bf16 or
-    f16, whose products run on tensor cores; wider or dynamic heads).
-    With `all`, every one on any target. The autodiff pass does the same to a function it
+    kernels take those with heads of at most 128 features, f32 ones on
+    CUDA cores, bf16 and f16 ones (and those of a module of 16-bit
+    `tfl.precision`) on tensor cores if their heads are a multiple of
+    16; only the others are decomposed. With `all`, every one on any
+    target. The autodiff pass does the same to a function it
     takes a forward-mode derivative of, or a derivative of an attention's
     adjoint.
   }];
