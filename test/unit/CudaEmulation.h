@@ -8,7 +8,8 @@
 // here do), __syncwarp a barrier of the whole block likewise (every warp
 // of the kernels here takes the same ones), dynamic shared memory a
 // buffer of the block filled with NaNs (a kernel that reads what it never
-// wrote shows it), float4, bf16 and f16 CUDA's types, and the warp matrix
+// wrote shows it) and followed by a canary (one that writes past it stops
+// the test), float4, bf16 and f16 CUDA's types, and the warp matrix
 // functions (below) computed by every thread of a warp. A barrier that not
 // every thread reaches stops the test with a message instead of hanging.
 //
@@ -43,9 +44,26 @@ struct Dim3 {
 class Block {
 public:
   Block(unsigned threads, size_t sharedBytes)
-      : threads_(threads), exchange_(threads),
-        shared_((sharedBytes + kAlign - 1) / sizeof(float) + kAlign,
-                std::numeric_limits<float>::quiet_NaN()) {}
+      : threads_(threads), sharedFloats_((sharedBytes + 3) / 4),
+        exchange_(threads), shared_(sharedFloats_ + kCanary + kAlign,
+                                    std::numeric_limits<float>::quiet_NaN()) {
+    float *canary = shared() + sharedFloats_;
+    for (size_t i = 0; i < kCanary; ++i)
+      std::memcpy(canary + i, &kCanaryBits, sizeof(float));
+  }
+
+  /// Stops the test when a thread wrote past the launch's shared memory.
+  void checkCanary() {
+    const float *canary = shared() + sharedFloats_;
+    for (size_t i = 0; i < kCanary; ++i)
+      if (std::memcmp(canary + i, &kCanaryBits, sizeof(float)) != 0) {
+        std::fprintf(stderr,
+                     "emulated kernel: a write past the %zu bytes of "
+                     "shared memory it was launched with\n",
+                     sharedFloats_ * sizeof(float));
+        std::abort();
+      }
+  }
 
   void barrier() {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -81,8 +99,10 @@ public:
   }
 
 private:
-  static constexpr size_t kAlign = 128;
+  static constexpr size_t kAlign = 128, kCanary = 1024;
+  static constexpr uint32_t kCanaryBits = 0x7fc0dead;
   unsigned threads_, arrived_ = 0;
+  size_t sharedFloats_;
   uint64_t generation_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -118,6 +138,7 @@ void launch(void (*kernel)(Params...), int64_t gridX, int64_t gridY,
         });
       for (std::thread &thread : pool)
         thread.join();
+      block.checkCanary();
       running = nullptr;
     }
 }

@@ -14,8 +14,8 @@
 #include "tflrt/CudaApi.h"
 
 #include <cstdint>
+#include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <type_traits>
 
@@ -28,24 +28,30 @@ namespace att = tflrt::cuda::attention;
 
 /// Launches `kernel` on a grid of gridX x gridY blocks of kBlockThreads
 /// threads with `shared` bytes of dynamic shared memory. A kernel may take
-/// more than the 48 KiB every kernel may: the first launch of each raises
-/// its limit to what the widest heads take.
+/// more than the 48 KiB every kernel may: its limit is raised to what a
+/// launch takes, the first time it takes more (a GPU with less shared
+/// memory than the widest heads take runs the narrower ones).
 template <typename... Params>
 void launchBlocks(void (*kernel)(Params...), int64_t gridX, int64_t gridY,
                   size_t shared, typename Same<Params>::type... args) {
   static std::mutex mutex;
-  static std::set<const void *> raised;
+  static std::map<const void *, size_t> raised;
   const void *symbol = reinterpret_cast<const void *>(kernel);
-  {
+  constexpr size_t kDefault = 48 * 1024;
+  if (shared > kDefault) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (raised.insert(symbol).second)
+    size_t &limit = raised[symbol];
+    if (shared > limit) {
       tflrt::cuda::check(
-          cudaFuncSetAttribute(
-              symbol, cudaFuncAttributeMaxDynamicSharedMemorySize,
-              static_cast<int>(att::mostShared() > att::mostShared16()
-                                   ? att::mostShared()
-                                   : att::mostShared16())),
-          "cannot give an attention kernel its shared memory");
+          cudaFuncSetAttribute(symbol,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(shared)),
+          ("an attention kernel cannot have the " +
+           std::to_string(shared / 1024) +
+           " KiB of shared memory its heads take on this GPU")
+              .c_str());
+      limit = shared;
+    }
   }
   cudaFunction_t function = nullptr;
   tflrt::cuda::check(cudaGetFuncBySymbol(&function, symbol),
