@@ -187,11 +187,12 @@ Results run(const Case &c, Tensor &q, Tensor &k, Tensor &v, Tensor &dy,
             Tensor(c.batch, c.heads, c.s, c.f, c.seqMajor, nan)};
   View vq = q.view(), vk = k.view(), vv = v.view(), out = r.out.view();
   att::Problem p = att::problemOf(vq, vk, vv, c.causal, scale);
-  att::runForward(launcher(att::mostShared()), vq, vk, vv, out, p);
+  att::runForward<float>(launcher(att::mostShared()), vq, vk, vv, out, p);
   std::vector<float> stats(static_cast<size_t>(att::backwardScratch(vq, p)),
                            nan);
-  att::runBackward(launcher(att::mostShared()), vq, vk, vv, out, dy.view(),
-                   r.dq.view(), r.dk.view(), r.dv.view(), p, stats.data());
+  att::runBackward<float>(launcher(att::mostShared()), vq, vk, vv, out,
+                          dy.view(), r.dq.view(), r.dk.view(), r.dv.view(), p,
+                          stats.data());
   return r;
 }
 
@@ -289,12 +290,12 @@ template <typename T> void check16(const Case &c, double tol) {
     View vq = viewOf(q, q16), vk = viewOf(k, k16), vv = viewOf(v, v16),
          vout = viewOf(r.out, out);
     att::Problem p = att::problemOf(vq, vk, vv, c.causal, scale);
-    att::runForward16<T>(launcher(att::mostShared16()), vq, vk, vv, vout, p);
+    att::runForward<T>(launcher(att::mostShared16()), vq, vk, vv, vout, p);
     std::vector<float> stats(static_cast<size_t>(att::backwardScratch(vq, p)),
                              std::nanf(""));
-    att::runBackward16<T>(launcher(att::mostShared16()), vq, vk, vv, vout,
-                          viewOf(dy, dy16), viewOf(r.dq, dq), viewOf(r.dk, dk),
-                          viewOf(r.dv, dv), p, stats.data());
+    att::runBackward<T>(launcher(att::mostShared16()), vq, vk, vv, vout,
+                        viewOf(dy, dy16), viewOf(r.dq, dq), viewOf(r.dk, dk),
+                        viewOf(r.dv, dv), p, stats.data());
     return Results{widened(r.out, out), widened(r.dq, dq), widened(r.dk, dk),
                    widened(r.dv, dv)};
   };

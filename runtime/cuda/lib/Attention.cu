@@ -101,10 +101,7 @@ void attention(int64_t rankQ, void *q, int64_t rankK, void *k, int64_t rankV,
   View vq = viewOf(rankQ, q, sizeof(T)), vk = viewOf(rankK, k, sizeof(T)),
        vv = viewOf(rankV, v, sizeof(T)), vo = viewOf(rankOut, out, sizeof(T));
   att::Problem p = problemOf(vq, vk, vv, causal, scale, half);
-  if constexpr (half)
-    att::runForward16<T>(Launcher{}, vq, vk, vv, vo, p);
-  else
-    att::runForward(Launcher{}, vq, vk, vv, vo, p);
+  att::runForward<T>(Launcher{}, vq, vk, vv, vo, p);
 }
 
 /// dq, dk and dv of attention(q, k, v) for the cotangent dy of `out`.
@@ -124,11 +121,7 @@ void attentionBackward(int64_t rankQ, void *q, int64_t rankK, void *k,
   tflrt::cuda::Scratch stats(static_cast<size_t>(att::backwardScratch(vq, p)) *
                              sizeof(float));
   float *rows = static_cast<float *>(stats.ptr);
-  if constexpr (half)
-    att::runBackward16<T>(Launcher{}, vq, vk, vv, vo, vdy, vdq, vdk, vdv, p,
-                          rows);
-  else
-    att::runBackward(Launcher{}, vq, vk, vv, vo, vdy, vdq, vdk, vdv, p, rows);
+  att::runBackward<T>(Launcher{}, vq, vk, vv, vo, vdy, vdq, vdk, vdv, p, rows);
 }
 
 } // namespace

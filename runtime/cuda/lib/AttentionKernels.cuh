@@ -308,17 +308,11 @@ __device__ inline void loadRowStats(float *lse, float *d, const float *stats,
   }
 }
 
-/// w = e^(scale s - lse) where query i sees key j (else 0), and ds = w
-/// (dp - d), for kPerTile pairs at once.
-__device__ inline void weights(const Problem &p, const float *s,
-                               const float *dp, const float *lse,
-                               const float *d, const int64_t *i,
-                               const int64_t *j, float *w, float *ds) {
-  TFLRT_UNROLL
-  for (int u = 0; u < kPerTile; ++u) {
-    w[u] = sees(p, i[u], j[u]) ? expf(s[u] * p.scale - lse[u]) : 0.0f;
-    ds[u] = w[u] * (dp[u] - d[u]);
-  }
+/// p = e^(scale s - lse), the softmax's weight of score s, where query i
+/// sees key j (else 0).
+__device__ inline float weightOf(const Problem &p, float s, float lse,
+                                 int64_t i, int64_t j) {
+  return sees(p, i, j) ? expf(s * p.scale - lse) : 0.0f;
 }
 
 /// dk and dv; block (b, tile) of keys, over the query tiles that see them.
@@ -347,26 +341,17 @@ TFLRT_ATTENTION_KERNEL keysBackward(View q, View k, View v, View dy, View dk,
     loadTile(dys, mdy, i0, p.t, f);
     loadRowStats(lse, dd, stats, p, b, i0, kRows, batch);
     __syncthreads();
-    // This key against the tile's rows lane, lane + 4, ...
-    float s[kPerTile], dp[kPerTile], rl[kPerTile], rd[kPerTile], w[kPerTile],
-        ds[kPerTile];
-    int64_t is[kPerTile], js[kPerTile];
+    // This key against the tile's rows lane, lane + 4, ...: p and ds =
+    // p (dp - D).
+    float s[kPerTile], dp[kPerTile];
     dots(ks + c * pe, qs, pe, widthOf(e), lane, s);
     dots(vs + c * pf, dys, pf, widthOf(f), lane, dp);
     TFLRT_UNROLL
     for (int u = 0; u < kPerTile; ++u) {
       int rr = lane + kLanes * u;
-      rl[u] = lse[rr];
-      rd[u] = dd[rr];
-      is[u] = i0 + rr;
-      js[u] = j0 + c;
-    }
-    weights(p, s, dp, rl, rd, is, js, w, ds);
-    TFLRT_UNROLL
-    for (int u = 0; u < kPerTile; ++u) {
-      int rr = lane + kLanes * u;
-      ps[rr * (kKeys + 1) + c] = w[u];
-      dss[rr * (kKeys + 1) + c] = ds[u];
+      float w = weightOf(p, s[u], lse[rr], i0 + rr, j0 + c);
+      ps[rr * (kKeys + 1) + c] = w;
+      dss[rr * (kKeys + 1) + c] = w * (dp[u] - dd[rr]);
     }
     __syncthreads();
     for (int rr = 0; rr < kRows; ++rr) {
@@ -410,23 +395,16 @@ TFLRT_ATTENTION_KERNEL queriesBackward(View q, View k, View v, View dy, View dq,
     loadTile(ks, mk, j0, p.s, e);
     loadTile(vs, mv, j0, p.s, f);
     __syncthreads();
-    // This row against the tile's keys lane, lane + 4, ...
-    float s[kPerTile], dp[kPerTile], rl[kPerTile], rd[kPerTile], w[kPerTile],
-        ds[kPerTile];
-    int64_t is[kPerTile], js[kPerTile];
+    // This row against the tile's keys lane, lane + 4, ...: ds.
+    float s[kPerTile], dp[kPerTile];
     dots(qs + r * pe, ks, pe, widthOf(e), lane, s);
     dots(dys + r * pf, vs, pf, widthOf(f), lane, dp);
     TFLRT_UNROLL
     for (int u = 0; u < kPerTile; ++u) {
-      rl[u] = lse;
-      rd[u] = d;
-      is[u] = row;
-      js[u] = j0 + lane + kLanes * u;
+      int jj = lane + kLanes * u;
+      dss[r * (kKeys + 1) + jj] =
+          weightOf(p, s[u], lse, row, j0 + jj) * (dp[u] - d);
     }
-    weights(p, s, dp, rl, rd, is, js, w, ds);
-    TFLRT_UNROLL
-    for (int u = 0; u < kPerTile; ++u)
-      dss[r * (kKeys + 1) + lane + kLanes * u] = ds[u];
     __syncthreads();
     for (int jj = 0; jj < kKeys; ++jj)
       addScaled(acc, dss[r * (kKeys + 1) + jj], ks + jj * pe, widthOf(e), lane);
@@ -478,13 +456,39 @@ inline size_t mostShared() {
   return keysShared(widest);
 }
 
-/// out = attention(q, k, v).
-template <typename Launch>
+/// The kernels of one element type, their tiles and shared memory: f32
+/// here, bf16 and f16 in AttentionKernels16.cuh.
+template <typename T> struct Kernels;
+
+template <> struct Kernels<float> {
+  static constexpr auto forward = attention::forward;
+  static constexpr auto rowStats = attention::rowStats;
+  static constexpr auto queriesBackward = attention::queriesBackward;
+  static constexpr auto keysBackward = attention::keysBackward;
+  static int64_t tiles(int64_t n) { return attention::tiles(n); }
+  static size_t forwardShared(const Problem &p) {
+    return attention::forwardShared(p);
+  }
+  static size_t statsShared(const Problem &p) {
+    return attention::statsShared(p);
+  }
+  static size_t queriesShared(const Problem &p) {
+    return attention::queriesShared(p);
+  }
+  static size_t keysShared(const Problem &p) {
+    return attention::keysShared(p);
+  }
+};
+
+/// out = attention(q, k, v), on the kernels of T.
+template <typename T, typename Launch>
 void runForward(Launch &&launch, const View &q, const View &k, const View &v,
                 const View &out, const Problem &p) {
+  using K = Kernels<T>;
   int64_t batch = batchOf(q);
   if (batch > 0 && p.t > 0)
-    launch(forward, batch, tiles(p.t), forwardShared(p), q, k, v, out, p);
+    launch(K::forward, batch, K::tiles(p.t), K::forwardShared(p), q, k, v, out,
+           p);
 }
 
 /// Floats of device scratch runBackward takes.
@@ -492,24 +496,27 @@ inline int64_t backwardScratch(const View &q, const Problem &p) {
   return 2 * batchOf(q) * p.t;
 }
 
-/// dq, dk and dv, with `stats` backwardScratch floats of device memory.
-template <typename Launch>
+/// dq, dk and dv on the kernels of T, with `stats` backwardScratch floats
+/// of device memory.
+template <typename T, typename Launch>
 void runBackward(Launch &&launch, const View &q, const View &k, const View &v,
                  const View &out, const View &dy, const View &dq,
                  const View &dk, const View &dv, const Problem &p,
                  float *stats) {
+  using K = Kernels<T>;
   int64_t batch = batchOf(q);
   if (batch == 0)
     return;
+  const float *rows = stats;
   if (p.t > 0) {
-    launch(rowStats, batch, tiles(p.t), statsShared(p), q, k, out, dy, stats, p,
-           batch);
-    launch(queriesBackward, batch, tiles(p.t), queriesShared(p), q, k, v, dy,
-           dq, static_cast<const float *>(stats), p, batch);
+    launch(K::rowStats, batch, K::tiles(p.t), K::statsShared(p), q, k, out, dy,
+           stats, p, batch);
+    launch(K::queriesBackward, batch, K::tiles(p.t), K::queriesShared(p), q, k,
+           v, dy, dq, rows, p, batch);
   }
   if (p.s > 0)
-    launch(keysBackward, batch, tiles(p.s), keysShared(p), q, k, v, dy, dk, dv,
-           static_cast<const float *>(stats), p, batch);
+    launch(K::keysBackward, batch, K::tiles(p.s), K::keysShared(p), q, k, v, dy,
+           dk, dv, rows, p, batch);
 }
 
 } // namespace tflrt::cuda::attention

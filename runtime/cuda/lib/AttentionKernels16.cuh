@@ -283,8 +283,7 @@ weights16(const Problem &p, const float *sw, const float *dpw, T *pw, T *dsw,
     int64_t i = transposed ? colBase + c : rowIndex;
     int64_t j = transposed ? rowIndex : colBase + c;
     float rl = lse[transposed ? c : 0], rd = d[transposed ? c : 0];
-    float w =
-        sees(p, i, j) ? expf(sw[rr * kScorePitch + c] * p.scale - rl) : 0.0f;
+    float w = weightOf(p, sw[rr * kScorePitch + c], rl, i, j);
     if (pw)
       pw[rr * kWeightPitch + c] = narrow16<T>(w);
     dsw[rr * kWeightPitch + c] =
@@ -438,33 +437,19 @@ inline size_t mostShared16() {
   return keys16Shared(widest);
 }
 
-template <typename T, typename Launch>
-void runForward16(Launch &&launch, const View &q, const View &k, const View &v,
-                  const View &out, const Problem &p) {
-  int64_t batch = batchOf(q);
-  if (batch > 0 && p.t > 0)
-    launch(forward16<T>, batch, tiles16(p.t), forward16Shared(p), q, k, v, out,
-           p);
-}
-
-template <typename T, typename Launch>
-void runBackward16(Launch &&launch, const View &q, const View &k, const View &v,
-                   const View &out, const View &dy, const View &dq,
-                   const View &dk, const View &dv, const Problem &p,
-                   float *stats) {
-  int64_t batch = batchOf(q);
-  if (batch == 0)
-    return;
-  if (p.t > 0) {
-    launch(rowStats16<T>, batch, tiles16(p.t), stats16Shared(p), q, k, out, dy,
-           stats, p, batch);
-    launch(queriesBackward16<T>, batch, tiles16(p.t), queries16Shared(p), q, k,
-           v, dy, dq, static_cast<const float *>(stats), p, batch);
-  }
-  if (p.s > 0)
-    launch(keysBackward16<T>, batch, tiles16(p.s), keys16Shared(p), q, k, v, dy,
-           dk, dv, static_cast<const float *>(stats), p, batch);
-}
+/// The tensor-core kernels of T (bf16 or f16), for runForward and
+/// runBackward (AttentionKernels.cuh).
+template <typename T> struct Kernels {
+  static constexpr auto forward = forward16<T>;
+  static constexpr auto rowStats = rowStats16<T>;
+  static constexpr auto queriesBackward = queriesBackward16<T>;
+  static constexpr auto keysBackward = keysBackward16<T>;
+  static int64_t tiles(int64_t n) { return tiles16(n); }
+  static size_t forwardShared(const Problem &p) { return forward16Shared(p); }
+  static size_t statsShared(const Problem &p) { return stats16Shared(p); }
+  static size_t queriesShared(const Problem &p) { return queries16Shared(p); }
+  static size_t keysShared(const Problem &p) { return keys16Shared(p); }
+};
 
 } // namespace tflrt::cuda::attention
 
