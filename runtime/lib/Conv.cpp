@@ -17,9 +17,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -322,13 +324,54 @@ void oneDnnBackwardFilter(const TensorView &x, const TensorView &dy,
   c.stream.wait();
 }
 
+/// A pass (its name's first letter and its options) and its shapes,
+/// windows and options as numbers: what `describe` spells out, without
+/// building strings on every call.
+using PassKey = std::array<int64_t, 20>;
+
+PassKey keyOf(char pass, int64_t options, const TensorView &x,
+              const TensorView &w, const TensorView &y, const Window &window) {
+  PassKey k{pass, options};
+  size_t i = 2;
+  for (const TensorView *v : {&x, &w, &y})
+    for (int64_t d = 0; d < 4; ++d)
+      k[i++] = v->shape[d];
+  for (int64_t stride : window.strides)
+    k[i++] = stride;
+  for (int64_t pad : window.padding)
+    k[i++] = pad;
+  return k;
+}
+
+/// Whether TFL's kernel runs the pass `key`: tflKernelWins's choice (made
+/// by `choose` on the pass's first call), remembered for the process under
+/// the numeric key. The seed CNN's step makes five convolution calls,
+/// each of which spent about a microsecond building its description (40
+/// strings) and looking it up, on one thread while the other waits.
+template <typename Choose> bool ownWins(const PassKey &key, Choose choose) {
+  static std::mutex mutex;
+  static std::map<PassKey, bool> known;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(key);
+    if (it != known.end())
+      return it->second;
+  }
+  bool wins = choose();
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, wins);
+  return wins;
+}
+
 /// Runs a pass on TFL's kernel `own` (`runOwn`) where one takes it and it
 /// measures faster than oneDNN's on this machine (KernelChoice.h), else on
-/// oneDNN's (`runOneDnn`); `what()` names the pass and its shapes.
+/// oneDNN's (`runOneDnn`); `key` and `what()` name the pass and its shapes.
 template <typename What, typename Own, typename OneDnn>
-void runFaster(Kernels own, What what, Own runOwn, OneDnn runOneDnn) {
-  if (own != Kernels::OneDnn &&
-      tflKernelWins(what(), kernelName(own), runOwn, runOneDnn))
+void runFaster(Kernels own, const PassKey &key, What what, Own runOwn,
+               OneDnn runOneDnn) {
+  if (own != Kernels::OneDnn && ownWins(key, [&] {
+        return tflKernelWins(what(), kernelName(own), runOwn, runOneDnn);
+      }))
     return runOwn();
   runOneDnn();
 }
@@ -339,7 +382,7 @@ void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
     return;
   Kernels own = ownKernelsFor(x, w, out, window, winograd::Pass::Forward);
   runFaster(
-      own,
+      own, keyOf('f', (bias ? 1 : 0) + (relu ? 2 : 0), x, w, out, window),
       [&] {
         return describe("forward", x, w, out, window,
                         bias ? (relu ? " +bias +relu" : " +bias") : "");
@@ -384,6 +427,7 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
   // Only the Winograd kernels take an input's gradient.
   runFaster(
       ownKernelsFor(dx, w, dy, window, winograd::Pass::Input),
+      keyOf('i', 0, dx, w, dy, window),
       [&] { return describe("input gradient", dx, w, dy, window, ""); },
       [&] { winograd::backwardInput(dy, w, dx, window); },
       [&] { oneDnnBackwardInput(dy, w, dx, window); });
@@ -404,7 +448,7 @@ void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
   }
   Kernels own = ownKernelsFor(x, dw, dy, window, winograd::Pass::Filter);
   runFaster(
-      own,
+      own, keyOf('w', dbias ? 1 : 0, x, dw, dy, window),
       [&] {
         return describe("filter gradient", x, dw, dy, window,
                         dbias ? " +bias" : "");

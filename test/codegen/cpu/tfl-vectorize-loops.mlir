@@ -369,6 +369,45 @@ func.func @gather_rows_large(%src: memref<500x32x32xf32>, %idx: memref<64xi64>, 
   return %out : memref<64x32x32xf32>
 }
 
+// A gather's iteration counts four times toward the threads' threshold
+// (its rows come from memory): a batch of 32 picked images of 28x28,
+// 25,088 elements, goes on the threads, where an elementwise loop of the
+// same size stays on one.
+// CHECK-LABEL: func.func @gather_rows_batch
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<32xi64>
+// CHECK: arith.uitofp %{{.*}} : vector<32xi8> to vector<32xf32>
+// CHECK: } {tfl.parallel}
+// CHECK: return
+// CHECK-LABEL: func.func @elementwise_batch
+// CHECK-NOT: tfl.parallel
+// CHECK: return
+func.func @gather_rows_batch(%src: memref<60000x28x28x1xi8>, %idx: memref<32xi64>) -> memref<32x28x28x1xf32> {
+  %out = memref.alloc() : memref<32x28x28x1xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%out : memref<32x28x28x1xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %h = linalg.index 1 : index
+    %w = linalg.index 2 : index
+    %c0 = arith.constant 0 : index
+    %raw = memref.load %idx[%i] : memref<32xi64>
+    %at = arith.index_cast %raw : i64 to index
+    %x = memref.load %src[%at, %h, %w, %c0] : memref<60000x28x28x1xi8>
+    %f = arith.uitofp %x : i8 to f32
+    linalg.yield %f : f32
+  }
+  return %out : memref<32x28x28x1xf32>
+}
+func.func @elementwise_batch(%src: memref<32x28x28x1xi8>) -> memref<32x28x28x1xf32> {
+  %out = memref.alloc() : memref<32x28x28x1xf32>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%src : memref<32x28x28x1xi8>) outs(%out : memref<32x28x28x1xf32>) {
+  ^bb0(%x: i8, %o: f32):
+    %f = arith.uitofp %x : i8 to f32
+    linalg.yield %f : f32
+  }
+  return %out : memref<32x28x28x1xf32>
+}
+
 // What stays a generic: a gather of columns (the picked index is the
 // innermost), a row whose inner index also feeds the arithmetic, and a
 // row of the buffer the generic writes.
