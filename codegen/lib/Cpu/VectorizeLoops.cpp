@@ -112,6 +112,14 @@ bool worthThreads(ArrayRef<int64_t> ranges, int64_t weight = 1) {
   return iterations >= kParallelIterations;
 }
 
+/// Marks `loop`, over loops of `ranges` (worthThreads's), for
+/// tfl-parallelize-loops, unless it is small or inside a marked loop.
+void markIfWorthThreads(RewriterBase &rewriter, Operation *loop,
+                        ArrayRef<int64_t> ranges, int64_t weight = 1) {
+  if (worthThreads(ranges, weight) && !insideParallelLoop(loop))
+    loop->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+}
+
 /// Elements a vector holds as they lie in memory: 32- and 64-bit floats,
 /// integers of 8 bits or more (u8 images), not i1 (a byte in memory, a bit
 /// in a vector: boolsAsBytes views such buffers as bytes first).
@@ -284,9 +292,8 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
   else
     for (Operation *o = outermost; o != after; o = o->getNextNode())
       markTiles(o);
-  if (linalg::isParallelIterator(iterators[outerDim]) && worthThreads(ranges) &&
-      !insideParallelLoop(outermost))
-    outermost->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+  if (linalg::isParallelIterator(iterators[outerDim]))
+    markIfWorthThreads(rewriter, outermost, ranges);
 }
 
 /// Step 3: vectorizes each marked tile: static ones as they are, the
@@ -650,9 +657,7 @@ void gatherRows(RewriterBase &rewriter, linalg::GenericOp op) {
                   bb.clone(inner, map);
             });
       });
-  if (worthThreads(ranges, kGatherWeight) &&
-      !insideParallelLoop(nest.loops.front()))
-    nest.loops.front()->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+  markIfWorthThreads(rewriter, nest.loops.front(), ranges, kGatherWeight);
   rewriter.eraseOp(op);
 }
 
