@@ -187,7 +187,8 @@ def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
     becomes vector ops. Accumulators of reductions move from memory into
     loop-carried vectors. Other generics stay for convert-linalg-to-loops.
     The outermost loop of a generic with at least 2^15 iterations, when it
-    runs over a parallel dim, gets the unit attribute `tfl.parallel`.
+    runs over a parallel dim, gets the unit attribute `tfl.parallel` (an
+    iteration that gathers rows from another buffer counts four times).
   }];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
