@@ -17,11 +17,9 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -324,14 +322,12 @@ void oneDnnBackwardFilter(const TensorView &x, const TensorView &dy,
   c.stream.wait();
 }
 
-/// A pass (its name's first letter and its options) and its shapes,
-/// windows and options as numbers: what `describe` spells out, without
-/// building strings on every call.
-using PassKey = std::array<int64_t, 20>;
-
-PassKey keyOf(char pass, int64_t options, const TensorView &x,
-              const TensorView &w, const TensorView &y, const Window &window) {
-  PassKey k{pass, options};
+/// A pass (its name's first letter and its options) and its shapes and
+/// window as numbers: what `describe` spells out (KernelChoice.h's key).
+KernelKey keyOf(char pass, int64_t options, const TensorView &x,
+                const TensorView &w, const TensorView &y,
+                const Window &window) {
+  KernelKey k{pass, options};
   size_t i = 2;
   for (const TensorView *v : {&x, &w, &y})
     for (int64_t d = 0; d < 4; ++d)
@@ -343,36 +339,18 @@ PassKey keyOf(char pass, int64_t options, const TensorView &x,
   return k;
 }
 
-/// Whether TFL's kernel runs the pass `key`: tflKernelWins's choice (made
-/// by `choose` on the pass's first call), remembered for the process under
-/// the numeric key. The seed CNN's step makes five convolution calls,
-/// each of which spent about a microsecond building its description (40
-/// strings) and looking it up, on one thread while the other waits.
-template <typename Choose> bool ownWins(const PassKey &key, Choose choose) {
-  static std::mutex mutex;
-  static std::map<PassKey, bool> known;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = known.find(key);
-    if (it != known.end())
-      return it->second;
-  }
-  bool wins = choose();
-  std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(key, wins);
-  return wins;
-}
-
 /// Runs a pass on TFL's kernel `own` (`runOwn`) where one takes it and it
 /// measures faster than oneDNN's on this machine (KernelChoice.h), else on
 /// oneDNN's (`runOneDnn`); `key` and `what()` name the pass and its shapes.
 template <typename What, typename Own, typename OneDnn>
-void runFaster(Kernels own, const PassKey &key, What what, Own runOwn,
+void runFaster(Kernels own, const KernelKey &key, What what, Own runOwn,
                OneDnn runOneDnn) {
-  if (own != Kernels::OneDnn && ownWins(key, [&] {
-        return tflKernelWins(what(), kernelName(own), runOwn, runOneDnn);
-      }))
-    return runOwn();
+  if (own != Kernels::OneDnn) {
+    std::optional<bool> known = knownKernelChoice(key);
+    if (known ? *known
+              : tflKernelWins(key, what(), kernelName(own), runOwn, runOneDnn))
+      return runOwn();
+  }
   runOneDnn();
 }
 

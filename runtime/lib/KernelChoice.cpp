@@ -84,6 +84,8 @@ struct Choices {
   bool loaded = false;
   std::string machine, path;
   std::map<std::string, bool> choice;
+  /// The choices made in this process, by the callers' numeric keys.
+  std::map<KernelKey, bool> known;
   std::set<std::string> reported;
 
   void load() {
@@ -163,12 +165,13 @@ void report(const std::string &what, const char *tflName, bool tfl,
 
 } // namespace
 
-bool tflKernelWins(const std::string &what, const char *tflName,
-                   const std::function<void()> &runTfl,
-                   const std::function<void()> &runOneDnn) {
+namespace {
+
+/// tflKernelWins's choice for `what`, with the choices' lock held.
+bool choose(Choices &c, const std::string &what, const char *tflName,
+            const std::function<void()> &runTfl,
+            const std::function<void()> &runOneDnn) {
   Forced f = forced();
-  Choices &c = choices();
-  std::lock_guard<std::mutex> lock(c.mutex);
   if (f != Forced::None) {
     bool tfl = f == Forced::Tfl;
     if (reporting() && c.reported.insert(what).second)
@@ -196,6 +199,27 @@ bool tflKernelWins(const std::string &what, const char *tflName,
                   tflName, tflMs, oneDnnMs);
     report(what, tflName, tfl, times);
   }
+  return tfl;
+}
+
+} // namespace
+
+std::optional<bool> knownKernelChoice(const KernelKey &key) {
+  Choices &c = choices();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.known.find(key);
+  if (it == c.known.end())
+    return std::nullopt;
+  return it->second;
+}
+
+bool tflKernelWins(const KernelKey &key, const std::string &what,
+                   const char *tflName, const std::function<void()> &runTfl,
+                   const std::function<void()> &runOneDnn) {
+  Choices &c = choices();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  bool tfl = choose(c, what, tflName, runTfl, runOneDnn);
+  c.known.emplace(key, tfl);
   return tfl;
 }
 

@@ -14,21 +14,34 @@
 #ifndef TFLRT_KERNELCHOICE_H
 #define TFLRT_KERNELCHOICE_H
 
+#include <array>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace tflrt {
 
+/// A pass, its shapes, windows and options as numbers: its key within the
+/// process, which a caller makes on every call without building strings.
+using KernelKey = std::array<int64_t, 20>;
+
+/// The choice tflKernelWins made for `key` in this process, if it made one
+/// (a convolution asks on every call: the seed CNN's step makes five).
+std::optional<bool> knownKernelChoice(const KernelKey &key);
+
 /// Whether TFL's kernel (named `tflName`, e.g. "winograd") runs the pass
-/// `what` (the pass and its shapes, windows and options: the cache's key)
-/// rather than oneDNN's: TFL_CONV=tfl or =onednn forces a side, else the
-/// measured choice (remembered, or measured now by calling `runTfl` and
-/// `runOneDnn`, each of which computes the pass in full). Under
-/// TFL_REPORT_KERNELS=1 each new choice is reported on stderr with its
-/// reason and times. The cache file is TFL_KERNEL_CACHE (`off`: none), by
-/// default $XDG_CACHE_HOME/tfl/conv-kernels.tsv (~/.cache when unset).
-bool tflKernelWins(const std::string &what, const char *tflName,
-                   const std::function<void()> &runTfl,
+/// `key`, spelled out as `what` (the pass and its shapes, windows and
+/// options: the cache file's key), rather than oneDNN's: TFL_CONV=tfl or
+/// =onednn forces a side, else the measured choice (remembered, or
+/// measured now by calling `runTfl` and `runOneDnn`, each of which computes
+/// the pass in full). The answer holds for `key` for the rest of the
+/// process (knownKernelChoice). Under TFL_REPORT_KERNELS=1 each new choice
+/// is reported on stderr with its reason and times. The cache file is
+/// TFL_KERNEL_CACHE (`off`: none), by default
+/// $XDG_CACHE_HOME/tfl/conv-kernels.tsv (~/.cache when unset).
+bool tflKernelWins(const KernelKey &key, const std::string &what,
+                   const char *tflName, const std::function<void()> &runTfl,
                    const std::function<void()> &runOneDnn);
 
 } // namespace tflrt

@@ -74,20 +74,23 @@ struct Problem {
   float scale;
 };
 
-/// One problem's matrix in a view: element (r, c) at data[r * rs + c * cs].
-struct Matrix {
-  float *data;
+/// One problem's matrix in a view: element (r, c) at data[r * rs + c * cs]
+/// (of floats, or of the tensor-core kernels' 16-bit elements).
+template <typename T> struct MatrixOf {
+  T *data;
   int64_t rs, cs;
 };
+using Matrix = MatrixOf<float>;
 
 /// Problem `b`'s matrix of `v` (its leading dims the batch, row-major).
-__host__ __device__ inline Matrix matrixOf(const View &v, int64_t b) {
+template <typename T = float>
+__host__ __device__ inline MatrixOf<T> matrixOf(const View &v, int64_t b) {
   int64_t offset = 0;
   for (int64_t dim = v.rank - 3; dim >= 0; --dim) {
     offset += (b % v.sizes[dim]) * v.strides[dim];
     b /= v.sizes[dim];
   }
-  return {reinterpret_cast<float *>(v.data) + offset, v.strides[v.rank - 2],
+  return {reinterpret_cast<T *>(v.data) + offset, v.strides[v.rank - 2],
           v.strides[v.rank - 1]};
 }
 

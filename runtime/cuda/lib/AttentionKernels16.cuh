@@ -55,22 +55,8 @@ template <> __device__ inline __half narrow16(float x) {
   return __float2half(x);
 }
 
-/// A problem's matrix of 16-bit elements: (r, c) at data[r * rs + c * cs].
-template <typename T> struct Matrix16 {
-  T *data;
-  int64_t rs, cs;
-};
-
-template <typename T>
-__host__ __device__ inline Matrix16<T> matrix16(const View &v, int64_t b) {
-  int64_t offset = 0;
-  for (int64_t dim = v.rank - 3; dim >= 0; --dim) {
-    offset += (b % v.sizes[dim]) * v.strides[dim];
-    b /= v.sizes[dim];
-  }
-  return {reinterpret_cast<T *>(v.data) + offset, v.strides[v.rank - 2],
-          v.strides[v.rank - 1]};
-}
+/// A problem's matrix of 16-bit elements (matrixOf<T>).
+template <typename T> using Matrix16 = MatrixOf<T>;
 
 /// A tile's leading dim in elements: `cols` and 8 more (rows 16 bytes
 /// apart, not a multiple of 128 bytes).
@@ -185,6 +171,13 @@ __device__ inline float softmaxTile(const Problem &p, const float *sw, T *pw,
   return rescale;
 }
 
+/// Zeros a warp's kWarpRows rows of `width` floats at `rows`, each lane
+/// every 32nd float.
+__device__ inline void zeroWarpRows(float *rows, int width, int lane) {
+  for (int i = lane; i < kWarpRows * width; i += 32)
+    rows[i] = 0.0f;
+}
+
 template <typename T>
 TFLRT_ATTENTION_KERNEL forward16(View q, View k, View v, View out, Problem p) {
   TFLRT_SHARED_FLOATS(shared);
@@ -200,11 +193,10 @@ TFLRT_ATTENTION_KERNEL forward16(View q, View k, View v, View out, Problem p) {
   const int64_t b = blockIdx.x, i0 = int64_t(blockIdx.y) * kTile16;
   const int rr = lane / 2, half = lane % 2;
   const int64_t row = i0 + warp * kWarpRows + rr;
-  loadTile16(qs, matrix16<T>(q, b), i0, p.t, e);
-  for (int i = lane; i < kWarpRows * (f + 4); i += 32)
-    ow[i] = 0.0f;
+  loadTile16(qs, matrixOf<T>(q, b), i0, p.t, e);
+  zeroWarpRows(ow, f + 4, lane);
   __syncthreads(); // (the zeros seen by every lane, even with no key tile)
-  const Matrix16<T> mk = matrix16<T>(k, b), mv = matrix16<T>(v, b);
+  const Matrix16<T> mk = matrixOf<T>(k, b), mv = matrixOf<T>(v, b);
   float m = -INFINITY, l = 0.0f;
   for (int64_t j0 = 0; j0 < keysSeen16(p, i0); j0 += kTile16) {
     __syncthreads(); // the last tiles are read
@@ -223,7 +215,7 @@ TFLRT_ATTENTION_KERNEL forward16(View q, View k, View v, View out, Problem p) {
   }
   if (row >= p.t)
     return;
-  const Matrix16<T> mo = matrix16<T>(out, b);
+  const Matrix16<T> mo = matrixOf<T>(out, b);
   for (int x = half; x < f; x += 2)
     mo.data[row * mo.rs + x * mo.cs] = narrow16<T>(ow[rr * (f + 4) + x] / l);
 }
@@ -242,8 +234,8 @@ TFLRT_ATTENTION_KERNEL rowStats16(View q, View k, View out, View dy,
   const int64_t b = blockIdx.x, i0 = int64_t(blockIdx.y) * kTile16;
   const int rr = lane / 2, half = lane % 2;
   const int64_t row = i0 + warp * kWarpRows + rr;
-  loadTile16(qs, matrix16<T>(q, b), i0, p.t, e);
-  const Matrix16<T> mk = matrix16<T>(k, b);
+  loadTile16(qs, matrixOf<T>(q, b), i0, p.t, e);
+  const Matrix16<T> mk = matrixOf<T>(k, b);
   float m = -INFINITY, l = 0.0f;
   for (int64_t j0 = 0; j0 < keysSeen16(p, i0); j0 += kTile16) {
     __syncthreads();
@@ -257,7 +249,7 @@ TFLRT_ATTENTION_KERNEL rowStats16(View q, View k, View out, View dy,
   }
   float d = 0.0f;
   if (row < p.t) {
-    const Matrix16<T> mo = matrix16<T>(out, b), mdy = matrix16<T>(dy, b);
+    const Matrix16<T> mo = matrixOf<T>(out, b), mdy = matrixOf<T>(dy, b);
     for (int x = half; x < f; x += 2)
       d += widen16(mdy.data[row * mdy.rs + x * mdy.cs]) *
            widen16(mo.data[row * mo.rs + x * mo.cs]);
@@ -323,14 +315,12 @@ TFLRT_ATTENTION_KERNEL keysBackward16(View q, View k, View v, View dy, View dk,
   const int64_t b = blockIdx.x, j0 = int64_t(blockIdx.y) * kTile16;
   const int rr = lane / 2, half = lane % 2;
   const int64_t key = j0 + at + rr;
-  loadTile16(ks, matrix16<T>(k, b), j0, p.s, e);
-  loadTile16(vs, matrix16<T>(v, b), j0, p.s, f);
-  for (int i = lane; i < kWarpRows * (e + 4); i += 32)
-    dkw[i] = 0.0f;
-  for (int i = lane; i < kWarpRows * (f + 4); i += 32)
-    dvw[i] = 0.0f;
+  loadTile16(ks, matrixOf<T>(k, b), j0, p.s, e);
+  loadTile16(vs, matrixOf<T>(v, b), j0, p.s, f);
+  zeroWarpRows(dkw, e + 4, lane);
+  zeroWarpRows(dvw, f + 4, lane);
   __syncthreads(); // (the zeros seen by every lane, even with no query tile)
-  const Matrix16<T> mq = matrix16<T>(q, b), mdy = matrix16<T>(dy, b);
+  const Matrix16<T> mq = matrixOf<T>(q, b), mdy = matrixOf<T>(dy, b);
   for (int64_t i0 = p.causal ? j0 : 0; i0 < p.t; i0 += kTile16) {
     __syncthreads(); // the last query tile is read
     loadTile16(qs, mq, i0, p.t, e);
@@ -348,8 +338,8 @@ TFLRT_ATTENTION_KERNEL keysBackward16(View q, View k, View v, View dy, View dk,
   }
   if (key >= p.s)
     return;
-  storeRow16(matrix16<T>(dk, b), key, dkw + rr * (e + 4), e, half, p.scale);
-  storeRow16(matrix16<T>(dv, b), key, dvw + rr * (f + 4), f, half, 1.0f);
+  storeRow16(matrixOf<T>(dk, b), key, dkw + rr * (e + 4), e, half, p.scale);
+  storeRow16(matrixOf<T>(dv, b), key, dvw + rr * (f + 4), f, half, 1.0f);
 }
 
 template <typename T>
@@ -372,15 +362,14 @@ TFLRT_ATTENTION_KERNEL queriesBackward16(View q, View k, View v, View dy,
   const int64_t b = blockIdx.x, i0 = int64_t(blockIdx.y) * kTile16;
   const int rr = lane / 2, half = lane % 2;
   const int64_t row = i0 + at + rr;
-  loadTile16(qs, matrix16<T>(q, b), i0, p.t, e);
-  loadTile16(dys, matrix16<T>(dy, b), i0, p.t, f);
-  for (int i = lane; i < kWarpRows * (e + 4); i += 32)
-    dqw[i] = 0.0f;
+  loadTile16(qs, matrixOf<T>(q, b), i0, p.t, e);
+  loadTile16(dys, matrixOf<T>(dy, b), i0, p.t, f);
+  zeroWarpRows(dqw, e + 4, lane);
   __syncthreads(); // (the zeros seen by every lane, even with no key tile)
   const bool in = row < p.t;
   const float lse = in ? stats[b * p.t + row] : 0.0f;
   const float d = in ? stats[(batch + b) * p.t + row] : 0.0f;
-  const Matrix16<T> mk = matrix16<T>(k, b), mv = matrix16<T>(v, b);
+  const Matrix16<T> mk = matrixOf<T>(k, b), mv = matrixOf<T>(v, b);
   for (int64_t j0 = 0; j0 < keysSeen16(p, i0); j0 += kTile16) {
     __syncthreads(); // the last key tile is read
     loadTile16(ks, mk, j0, p.s, e);
@@ -395,7 +384,7 @@ TFLRT_ATTENTION_KERNEL queriesBackward16(View q, View k, View v, View dy,
     __syncwarp();
   }
   if (in)
-    storeRow16(matrix16<T>(dq, b), row, dqw + rr * (e + 4), e, half, p.scale);
+    storeRow16(matrixOf<T>(dq, b), row, dqw + rr * (e + 4), e, half, p.scale);
 }
 
 // ---- Host side --------------------------------------------------------------
