@@ -320,26 +320,41 @@ Value MLIRGenImpl::genAttention(const CallExpr *expr) {
 }
 
 Value MLIRGenImpl::genTriangle(const CallExpr *expr, bool lower) {
-  // where(mask, x, 0) with the [rows, cols] mask a constant: column - row
-  // <= k (tril) or >= k (triu). Its gradient is where's.
+  // where(mask, x, 0) with the [rows, cols] mask column - row <= k (tril)
+  // or >= k (triu). Its gradient is where's.
   mlir::Location l = loc(expr->getBegin());
   Value x = genExpr(spec->callArgs.find(expr)->second[0])[0];
   auto xType = cast<mlir::RankedTensorType>(x.getType());
   int64_t rank = xType.getRank();
-  int64_t rows = xType.getDimSize(rank - 2), cols = xType.getDimSize(rank - 1);
-  int64_t k = spec->builtinCalls.find(expr)->second.diagonal;
-  llvm::SmallVector<bool> keep;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      keep.push_back(lower ? j - i <= k : j - i >= k);
-  auto maskType =
-      mlir::RankedTensorType::get({rows, cols}, builder.getI1Type());
-  Value mask = mlir::tfl::ConstantOp::create(
-      builder, l,
-      mlir::DenseElementsAttr::get(maskType, llvm::ArrayRef<bool>(keep)));
+  Value mask = diagonalMask(
+      xType.getDimSize(rank - 2), xType.getDimSize(rank - 1),
+      spec->builtinCalls.find(expr)->second.diagonal,
+      lower ? mlir::tfl::ComparePredicate::le : mlir::tfl::ComparePredicate::ge,
+      l);
   Value zero =
       zerosOf(mlir::RankedTensorType::get({}, xType.getElementType()), l);
   return mlir::tfl::WhereOp::create(builder, l, xType, mask, x, zero);
+}
+
+Value MLIRGenImpl::diagonalMask(int64_t rows, int64_t cols, int64_t k,
+                                mlir::tfl::ComparePredicate pred,
+                                mlir::Location l) {
+  auto indices = [&](llvm::ArrayRef<int64_t> shape, int64_t from) {
+    llvm::SmallVector<int64_t> values;
+    for (int64_t i = 0; i < shape[0]; ++i)
+      values.push_back(from + i);
+    auto type = mlir::RankedTensorType::get(shape, builder.getI64Type());
+    return mlir::tfl::ConstantOp::create(
+        builder, l,
+        mlir::DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(values)));
+  };
+  // column <pred> row + k: a [rows, 1] column of row + k against a [cols]
+  // row of column indices, broadcast.
+  Value row = indices({rows, 1}, k), column = indices({cols}, 0);
+  return mlir::tfl::CompareOp::create(
+      builder, l,
+      mlir::RankedTensorType::get({rows, cols}, builder.getI1Type()), pred,
+      column, row);
 }
 
 Value MLIRGenImpl::genUnaryMath(MathBuiltin op, Value x, mlir::Location l) {

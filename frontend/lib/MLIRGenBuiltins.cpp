@@ -191,13 +191,9 @@ Value MLIRGenImpl::genFilled(const CallExpr *expr, ShapeBuiltin op) {
             type, builder.getI64IntegerAttr(mlir::ShapedType::getNumElements(
                       tensorType(typeOf(argument(expr, 0, "x"))).getShape()))));
   assert(op == ShapeBuiltin::Eye && "a filled shape built-in");
-  int64_t n = t.shape[0], m = t.shape[1];
-  std::vector<float> values(n * m, 0.0f);
-  for (int64_t i = 0; i < std::min(n, m); ++i)
-    values[i * m + i] = 1.0f;
-  return ConstantOp::create(
-      builder, l,
-      mlir::DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
+  Value diagonal = diagonalMask(t.shape[0], t.shape[1], 0,
+                                mlir::tfl::ComparePredicate::eq, l);
+  return CastOp::create(builder, l, type, diagonal);
 }
 
 /// arange and linspace: constants of Sema's plan.

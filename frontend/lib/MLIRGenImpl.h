@@ -273,6 +273,12 @@ private:
   Value genAttention(const CallExpr *expr);
   /// tril (`lower`) and triu.
   Value genTriangle(const CallExpr *expr, bool lower);
+  /// The [rows, cols] bool mask of `column <pred> row + k` (eye's diagonal,
+  /// tril's and triu's triangles), compared from a column of row indices
+  /// and a row of column indices: constants of rows + cols elements, not
+  /// rows * cols.
+  Value diagonalMask(int64_t rows, int64_t cols, int64_t k,
+                     mlir::tfl::ComparePredicate pred, mlir::Location l);
   Value genReduction(const CallExpr *expr, ReductionBuiltin op);
   /// mean, var and std of `x` over `info`'s axes (NumPy's two passes).
   Value genMoment(Value x, const ReductionInfo &info, ReductionBuiltin op,

@@ -22,6 +22,13 @@ using namespace tfl;
 using namespace tfl::ast;
 using namespace tfl::sema;
 
+namespace {
+/// Values a range (arange, linspace, eye's indices) makes when compiling,
+/// at most: a larger one would exhaust the compiler's memory before the
+/// program ran.
+constexpr int64_t kMaxRangeElements = int64_t(1) << 26;
+} // namespace
+
 const Expr *SemaImpl::ShapeArgs::arg(size_t i) const {
   return argument(expr, i, names[i]);
 }
@@ -217,18 +224,16 @@ FailureOr<std::vector<double>> SemaImpl::rangeNumbers(const ShapeArgs &args,
   return values;
 }
 
-/// The ranges are constants made when compiling, so their size is bounded
-/// (a larger one would exhaust the compiler's memory before the program
-/// ran).
+/// The ranges are constants made when compiling, so their size is bounded.
 LogicalResult SemaImpl::checkRangeSize(const ShapeArgs &args, double n) {
-  constexpr int64_t kMaxElements = int64_t(1) << 26;
-  if (n <= double(kMaxElements))
+  if (n <= double(kMaxRangeElements))
     return success();
   char count[32];
   std::snprintf(count, sizeof count, "%.0f", n);
-  return args.fail(nullptr,
-                   args.name + "() makes its values when compiling, at most " +
-                       std::to_string(kMaxElements) + " of them, not " + count);
+  return args.fail(nullptr, args.name +
+                                "() makes its values when compiling, at most " +
+                                std::to_string(kMaxRangeElements) +
+                                " of them, not " + count);
 }
 
 FailureOr<Type> SemaImpl::analyzeRange(const ShapeArgs &args) {
@@ -243,8 +248,16 @@ FailureOr<Type> SemaImpl::analyzeRange(const ShapeArgs &args) {
             m = values->size() > 1 ? int64_t((*values)[1]) : n;
     if (n < 0 || m < 0)
       return args.fail(nullptr, "eye() got a negative dimension");
-    if (failed(checkRangeSize(args, double(n) * double(m))))
-      return failure();
+    // Its values are compared from n row and m column indices made when
+    // compiling; the n * m elements are made when it runs (as zeros').
+    if (double(n) + double(m) > double(kMaxRangeElements)) {
+      char count[32];
+      std::snprintf(count, sizeof count, "%.0f", double(n) + double(m));
+      return args.fail(
+          nullptr, "eye(n, m) makes n + m indices when compiling, at "
+                   "most " +
+                       std::to_string(kMaxRangeElements) + ", not " + count);
+    }
     return Type::tensor(DType::F32, {n, m});
   }
   if (args.name == "linspace")
