@@ -13,6 +13,8 @@
 #   GPT: nanoGPT's shakespeare_char training step (6 layers, width 384,
 #   context 256, batch 64, dropout 0.2, AdamW) under bf16 autocast
 #   (bench/gpt_gpu.tfl, .py; PyTorch with flash attention)       (ms/step)
+#   the attention and GPT steps also built with --gpu-rows=fused (each
+#   chain of row-wise ops one kernel), timed against the default
 #   the main job: one epoch of Fashion-MNIST (examples/mnist_cnn.tfl),
 #   GPU build against the CPU build on the same machine (images/s).
 # The GPU machine has no compiler, so this runs in two halves:
@@ -59,6 +61,13 @@ build() {
     -o "$dir/bench/attention_sdpa_bf16_products.exe"
   TFL_STDLIB_PATH=$here/../stdlib:$here/../examples "$tflc" build \
     --device cuda --precision bf16 "$src/gpt_gpu.tfl" -o "$dir/bench/gpt_gpu.exe"
+  # The same with each chain of row-wise ops (softmax, layer norm, their
+  # gradients) one kernel, a block per row.
+  TFL_STDLIB_PATH=$here/../stdlib:$here/../examples "$tflc" build \
+    --device cuda --precision bf16 --gpu-rows=fused "$src/gpt_gpu.tfl" \
+    -o "$dir/bench/gpt_gpu_rows.exe"
+  "$tflc" build --device cuda --gpu-rows=fused "$src/attention.tfl" \
+    -o "$dir/bench/attention_rows.exe"
   "$tflc" build --device cuda "$here/../examples/mnist_cnn.tfl" \
     -o "$dir/bench/mnist_cnn.exe"
   "$tflc" build "$here/../examples/mnist_cnn.tfl" -o "$dir/bench/mnist_cnn_cpu.exe"
@@ -142,6 +151,11 @@ run() {
       g[i]=$(cd "$here" && best $py ${scripts[i]} --cuda ${thirds[i]})
     fi
     echo "${exes[i]}: TFL ${t[i]}, eager ${e[i]}, ${thirds[i]:-(none)} ${g[i]}"
+    if [ -e "$b/${exes[i]}_rows.exe" ]; then
+      # shellcheck disable=SC2086
+      echo "${exes[i]}: TFL with --gpu-rows=fused" \
+        "$(best $tfl "$b/${exes[i]}_rows.exe")"
+    fi
     if [ -e "$b/${exes[i]}_products.exe" ]; then
       # shellcheck disable=SC2086
       echo "${exes[i]}: TFL as products and a softmax (the default)" \

@@ -62,6 +62,14 @@ cl::opt<std::string> gpuAttention(
              "measured against the products on a GPU)"),
     cl::value_desc("products|fused"), cl::init("products"), cl::Hidden,
     cl::cat(tflcCategory));
+cl::opt<std::string> gpuRows(
+    "gpu-rows",
+    cl::desc("run, build, emit with --device cuda: 'ops' (the default) "
+             "runs a softmax's or a layer norm's ops as a kernel each, "
+             "'fused' each chain of row-wise ops as one kernel, a block per "
+             "row (not yet measured against the ops on a GPU)"),
+    cl::value_desc("ops|fused"), cl::init("ops"), cl::Hidden,
+    cl::cat(tflcCategory));
 cl::opt<unsigned> glueInstructions(
     "glue-instructions",
     cl::desc("build, run, emit llvm: LLVM instructions above which a "

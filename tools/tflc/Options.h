@@ -28,6 +28,7 @@ extern llvm::cl::opt<uint64_t> maxOps;
 extern llvm::cl::opt<bool> verifyEach;
 extern llvm::cl::opt<bool> testCudaPlacement;
 extern llvm::cl::opt<std::string> gpuAttention;
+extern llvm::cl::opt<std::string> gpuRows;
 extern llvm::cl::opt<bool> testCompiledOps;
 extern llvm::cl::opt<unsigned> glueInstructions;
 extern llvm::cl::opt<unsigned> buildThreads;

@@ -312,7 +312,8 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
   if (device == Device::Cuda) {
 #ifdef TFL_HAVE_CUDA
     stages = mlir::tfl::getCudaPipelineStageNames();
-    built = mlir::tfl::buildCudaPipeline(pm, lastStage, {ptxOnly, allowTf32});
+    built = mlir::tfl::buildCudaPipeline(
+        pm, lastStage, {ptxOnly, allowTf32, gpuRows == "fused"});
 #else
     llvm::errs() << "error: this tflc was built without the CUDA toolkit, so "
                     "--device cuda is not available\n";
@@ -441,6 +442,11 @@ bool Driver::setModuleOptions(mlir::ModuleOp module) {
   if (gpuAttention != "fused" && gpuAttention != "products") {
     llvm::errs() << "error: --gpu-attention takes products or fused, not '"
                  << gpuAttention << "'\n";
+    return false;
+  }
+  if (gpuRows != "fused" && gpuRows != "ops") {
+    llvm::errs() << "error: --gpu-rows takes ops or fused, not '" << gpuRows
+                 << "'\n";
     return false;
   }
   if (gpuAttention == "fused")

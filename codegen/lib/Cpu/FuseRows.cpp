@@ -32,6 +32,14 @@
 // loop and deallocations move after it; any other op ends the chain. A
 // chain of one generic (a reduction and its fill) stays as it is.
 //
+// With the `gpu` option (the CUDA pipeline's device functions), a chain is
+// worth a loop whatever its size: its tiles become the blocks of one
+// kernel (tfl-linalg-to-gpu), where the ops were a launch each. The rows
+// may then be every leading parallel dim (a softmax over the last dim of
+// [B, H, T, T] has B x H x T rows), and a tile is one row, or the rows of
+// about kGpuTileElements elements along the last row dim; the loop is
+// marked `tfl.row_blocks` instead.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tfl/Codegen/BufferRoots.h"
@@ -56,6 +64,10 @@ constexpr int64_t kTileElements = 4096;
 constexpr int64_t kMinTiles = 4;
 /// Row dims at most (tiles over one or two leading dims).
 constexpr unsigned kMaxRowDims = 2;
+/// On the GPU: row dims at most, and elements of a tile (a block's) below
+/// which a tile takes several rows.
+constexpr unsigned kGpuMaxRowDims = 4;
+constexpr int64_t kGpuTileElements = 256;
 
 /// Whether `e` reads any of the dims below `k`.
 bool usesRows(AffineExpr e, unsigned k) {
@@ -123,10 +135,10 @@ bool rowsFit(linalg::LinalgOp op, unsigned k) {
   return true;
 }
 
-/// The most row dims `op` can have.
-unsigned rowDimsOf(linalg::LinalgOp op) {
+/// The most row dims `op` can have, up to `most`.
+unsigned rowDimsOf(linalg::LinalgOp op, unsigned most) {
   unsigned k = 0;
-  while (k < kMaxRowDims && rowsFit(op, k + 1))
+  while (k < most && rowsFit(op, k + 1))
     ++k;
   return k;
 }
@@ -198,7 +210,7 @@ int64_t tileCount(ArrayRef<int64_t> rows, ArrayRef<int64_t> tile) {
 
 /// The tile of the row dims for `chain`: rows of each dim per tile, or
 /// empty when the chain is not worth a loop.
-SmallVector<int64_t> tileOf(const Chain &chain) {
+SmallVector<int64_t> tileOf(const Chain &chain, bool gpu) {
   bool reduces = false;
   int64_t perRow = 1, iterations = 0, generics = 0;
   unsigned k = chain.rows.size();
@@ -215,7 +227,16 @@ SmallVector<int64_t> tileOf(const Chain &chain) {
     perRow = std::max(perRow, inner);
     iterations = std::max(iterations, all);
   }
-  if (generics < 2 || !reduces || iterations < kParallelIterations)
+  if (generics < 2 || !reduces)
+    return {};
+  if (gpu) {
+    // A row per block, or a few short ones.
+    SmallVector<int64_t> tile(k, 1);
+    tile[k - 1] = largestDivisor(
+        chain.rows[k - 1], std::max<int64_t>(kGpuTileElements / perRow, 1));
+    return tile;
+  }
+  if (iterations < kParallelIterations)
     return {};
   SmallVector<int64_t> tile(chain.rows);
   int64_t budget = std::max<int64_t>(kTileElements / perRow, 1);
@@ -241,7 +262,7 @@ SmallVector<int64_t> tileOf(const Chain &chain) {
 /// Replaces the ops of `chain` by one loop over tiles of `tile` rows, right
 /// after its last op; the deallocs in `frees` move after the loop.
 void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
-          ArrayRef<Operation *> frees) {
+          ArrayRef<Operation *> frees, bool gpu) {
   unsigned k = chain.rows.size();
   Operation *last = chain.ops.back();
   Location loc = last->getLoc();
@@ -251,7 +272,8 @@ void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
   };
   auto loop = scf::ForOp::create(rewriter, loc, c(0),
                                  c(tileCount(chain.rows, tile)), c(1));
-  loop->setAttr(kParallelLoopAttr, rewriter.getUnitAttr());
+  loop->setAttr(gpu ? kRowBlocksAttr : kParallelLoopAttr,
+                rewriter.getUnitAttr());
   Operation *after = loop;
   for (Operation *free : frees) {
     rewriter.moveOpAfter(free, after);
@@ -264,6 +286,16 @@ void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
   SmallVector<Value> first;
   if (k == 1) {
     first.push_back(arith::MulIOp::create(rewriter, loc, index, c(tile[0])));
+  } else if (k > 2) {
+    // Row-major over the tiles of each dim, the first dim slowest.
+    first.resize(k);
+    for (unsigned d = k - 1; d > 0; --d) {
+      Value across = c(chain.rows[d] / tile[d]);
+      Value at = arith::RemUIOp::create(rewriter, loc, index, across);
+      first[d] = arith::MulIOp::create(rewriter, loc, at, c(tile[d]));
+      index = arith::DivUIOp::create(rewriter, loc, index, across);
+    }
+    first[0] = arith::MulIOp::create(rewriter, loc, index, c(tile[0]));
   } else {
     Value across = c(chain.rows[1] / tile[1]);
     Value outer = arith::DivUIOp::create(rewriter, loc, index, across);
@@ -307,21 +339,22 @@ void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
 }
 
 /// Fuses the chains of `block` (not of the blocks nested in its ops).
-void fuseChains(RewriterBase &rewriter, Block &block) {
+void fuseChains(RewriterBase &rewriter, Block &block, bool gpu) {
+  unsigned most = gpu ? kGpuMaxRowDims : kMaxRowDims;
   Chain chain;
   SmallVector<Operation *> frees, pendingFrees;
   auto close = [&] {
     if (!chain.ops.empty()) {
-      SmallVector<int64_t> tile = tileOf(chain);
+      SmallVector<int64_t> tile = tileOf(chain, gpu);
       if (!tile.empty())
-        fuse(rewriter, chain, tile, frees);
+        fuse(rewriter, chain, tile, frees, gpu);
     }
     chain = Chain();
     frees.clear();
     pendingFrees.clear();
   };
   auto start = [&](linalg::LinalgOp op) {
-    unsigned k = rowDimsOf(op);
+    unsigned k = rowDimsOf(op, most);
     if (k == 0)
       return;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -367,6 +400,8 @@ void fuseChains(RewriterBase &rewriter, Block &block) {
 }
 
 struct FuseRowsPass : impl::FuseRowsBase<FuseRowsPass> {
+  using FuseRowsBase::FuseRowsBase;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     // The blocks outside linalg ops (whose bodies hold no chains, and go
@@ -381,7 +416,7 @@ struct FuseRowsPass : impl::FuseRowsBase<FuseRowsPass> {
       return WalkResult::advance();
     });
     for (Block *block : blocks)
-      fuseChains(rewriter, *block);
+      fuseChains(rewriter, *block, gpu);
   }
 };
 

@@ -5,14 +5,18 @@
 // kernel launch; gpu-map-parallel-loops and convert-parallel-loops-to-gpu
 // then make the `gpu.launch`. The algorithm is the pass's description in
 // Passes.td. Each thread computes whole output elements, so a reduction's
-// dims run sequentially inside the thread that owns the element.
+// dims run sequentially inside the thread that owns the element, except
+// in block reductions (a block per output) and row kernels (a block per
+// tile of a chain of row-wise ops, tfl-fuse-rows with `gpu`).
 //
 //===----------------------------------------------------------------------===//
 
 #include "BufferAliases.h"
 #include "Copies.h"
+#include "tfl/Codegen/BufferRoots.h"
 #include "tfl/Codegen/CollapseLoops.h"
 #include "tfl/Codegen/Cuda/Passes.h"
+#include "tfl/Codegen/Passes.h"
 #include "tfl/Codegen/RuntimeAbi.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -140,16 +144,24 @@ Value identity(OpBuilder &b, Location loc, gpu::AllReduceOperation kind,
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
 }
 
-/// Splits a linear index into indices of dims of the given sizes (row-major).
+/// Splits a linear index into indices of dims of the given sizes (row-major;
+/// a dim of size 1 is index 0, with no division: a row kernel's tile has
+/// such dims).
 void delinearize(OpBuilder &b, Location loc, Value linear,
                  ArrayRef<Value> sizes, MutableArrayRef<Value> indices) {
+  auto unit = [&](int64_t i) { return getConstantIntValue(sizes[i]) == 1; };
+  int64_t outermost = 0; // the first dim not of size 1: takes what is left
+  while (outermost + 1 < static_cast<int64_t>(sizes.size()) && unit(outermost))
+    ++outermost;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    if (i == 0) {
+    if (i == outermost) {
       indices[i] = linear;
-      break;
+    } else if (unit(i)) {
+      indices[i] = arith::ConstantIndexOp::create(b, loc, 0);
+    } else {
+      indices[i] = arith::RemUIOp::create(b, loc, linear, sizes[i]);
+      linear = arith::DivUIOp::create(b, loc, linear, sizes[i]);
     }
-    indices[i] = arith::RemUIOp::create(b, loc, linear, sizes[i]);
-    linear = arith::DivUIOp::create(b, loc, linear, sizes[i]);
   }
 }
 
@@ -429,6 +441,219 @@ bool wantsBlockReduction(linalg::GenericOp g) {
   return reduced >= 32;
 }
 
+/// Reductions into at most this many outputs per tile run, in a row
+/// kernel, as block reductions one output after the other; more outputs
+/// are a thread's each.
+constexpr int64_t kRowBlockReducedOutputs = 4;
+
+/// One thread's share of `g` in a row kernel: the output elements thread,
+/// thread + threads, ... of its parallel dims, each computed whole (its
+/// reduced dims, if any, a sequential loop carrying the outputs' values).
+void threadShare(RewriterBase &rewriter, linalg::GenericOp g, Value thread,
+                 Value threads) {
+  Location loc = g.getLoc();
+  unsigned numParallel = g.getNumParallelLoops();
+  SmallVector<Value> sizes = loopSizes(rewriter, g);
+  ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
+  ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
+  Value outputs = product(rewriter, loc, parallelSizes);
+  auto loop = scf::ForOp::create(rewriter, loc, thread, outputs, threads);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  SmallVector<Value> ivs(g.getNumLoops(), zero);
+  delinearize(rewriter, loc, loop.getInductionVar(), parallelSizes,
+              MutableArrayRef<Value>(ivs).take_front(numParallel));
+  Block &body = g.getRegion().front();
+  auto at = [&](OpOperand *operand, ArrayRef<Value> loopIvs) {
+    return applyMap(rewriter, loc, g.getMatchingIndexingMap(operand), loopIvs);
+  };
+  // The outputs' values before the element's reduction, or where the body
+  // reads them (null otherwise: an elementwise op only writes them).
+  SmallVector<Value> outs;
+  for (OpOperand &init : g.getDpsInitsMutable()) {
+    bool read =
+        !reducedSizes.empty() || !g.getMatchingBlockArgument(&init).use_empty();
+    outs.push_back(
+        read ? memref::LoadOp::create(rewriter, loc, init.get(), at(&init, ivs))
+                   .getResult()
+             : Value());
+  }
+  // The body at `loopIvs` on the outputs' values `current`: what it yields.
+  auto compute = [&](ArrayRef<Value> loopIvs, ValueRange current) {
+    IRMapping map;
+    for (OpOperand *input : g.getDpsInputOperands()) {
+      Value arg = body.getArgument(input->getOperandNumber());
+      map.map(arg, isa<MemRefType>(input->get().getType())
+                       ? memref::LoadOp::create(rewriter, loc, input->get(),
+                                                at(input, loopIvs))
+                             .getResult()
+                       : input->get());
+    }
+    for (auto [i, v] : llvm::enumerate(current))
+      if (v)
+        map.map(body.getArgument(g.getNumDpsInputs() + i), v);
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op))
+        map.map(index.getResult(), loopIvs[index.getDim()]);
+      else
+        rewriter.clone(op, map);
+    }
+    return llvm::map_to_vector(body.getTerminator()->getOperands(),
+                               [&](Value v) { return map.lookupOrDefault(v); });
+  };
+  SmallVector<Value> results;
+  if (reducedSizes.empty()) {
+    results = compute(ivs, outs);
+  } else {
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto reduce = scf::ForOp::create(
+        rewriter, loc, zero, product(rewriter, loc, reducedSizes), one, outs);
+    OpBuilder::InsertionGuard inner(rewriter);
+    rewriter.setInsertionPointToStart(reduce.getBody());
+    SmallVector<Value> loopIvs(ivs);
+    delinearize(rewriter, loc, reduce.getInductionVar(), reducedSizes,
+                MutableArrayRef<Value>(loopIvs).drop_front(numParallel));
+    scf::YieldOp::create(rewriter, loc,
+                         compute(loopIvs, reduce.getRegionIterArgs()));
+    results = reduce.getResults();
+  }
+  for (auto [init, v] : llvm::zip(g.getDpsInitsMutable(), results))
+    memref::StoreOp::create(rewriter, loc, v, init.get(), at(&init, ivs));
+}
+
+/// A combining reduction of `g` into few outputs in a row kernel: for each
+/// output in turn, the block's threads stride over its reduced elements,
+/// gpu.all_reduce combines their partials and thread 0 stores.
+void blockShare(RewriterBase &rewriter, linalg::GenericOp g, const Combiner &c,
+                Value thread, Value threads, int64_t outputs) {
+  Location loc = g.getLoc();
+  unsigned numParallel = g.getNumParallelLoops();
+  SmallVector<Value> sizes = loopSizes(rewriter, g);
+  ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
+  ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto loop = scf::ForOp::create(rewriter, loc, zero,
+                                 product(rewriter, loc, parallelSizes), one);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+  SmallVector<Value> ivs(g.getNumLoops(), zero);
+  delinearize(rewriter, loc, loop.getInductionVar(), parallelSizes,
+              MutableArrayRef<Value>(ivs).take_front(numParallel));
+  scf::ForOp partial =
+      partialLoop(rewriter, g, c, ivs, reducedSizes, thread,
+                  product(rewriter, loc, reducedSizes), threads);
+  Value total = gpu::AllReduceOp::create(
+      rewriter, loc, partial.getResult(0),
+      gpu::AllReduceOperationAttr::get(rewriter.getContext(), c.kind),
+      rewriter.getUnitAttr());
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      thread, zero);
+  auto ifFirst = scf::IfOp::create(rewriter, loc, first, false);
+  rewriter.setInsertionPointToStart(ifFirst.thenBlock());
+  OpOperand *init = g.getDpsInitOperand(0);
+  SmallVector<Value> indices =
+      applyMap(rewriter, loc, g.getMatchingIndexingMap(init), ivs);
+  Value old = memref::LoadOp::create(rewriter, loc, init->get(), indices);
+  IRMapping map;
+  map.map(g.getRegion().front().getArgument(g.getNumDpsInputs()), old);
+  map.map(c.contribution, total);
+  memref::StoreOp::create(rewriter, loc,
+                          rewriter.clone(*c.op, map)->getResult(0), init->get(),
+                          indices);
+  // Every thread reads the total from the all-reduce's workgroup buffer
+  // before the next output's all-reduce writes that buffer again.
+  if (outputs > 1) {
+    rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+    gpu::BarrierOp::create(rewriter, loc);
+  }
+}
+
+/// The elements of one tile of `op` (all its loops' iterations).
+int64_t tileElements(linalg::LinalgOp op) {
+  int64_t n = 1;
+  for (int64_t r : op.getStaticLoopRanges())
+    n *= r;
+  return n;
+}
+
+/// A tfl.row_blocks loop (tfl-fuse-rows' chain of row-wise ops over tiles
+/// of rows) as one kernel: a block per tile, with as many threads as the
+/// widest op's tile has elements (rounded up to a warp, at most
+/// `blockSize`); its ops run in order, each shared out among the threads
+/// (threadShare, blockShare), with a block barrier (after which every
+/// thread sees what the others wrote) before an op that depends on one
+/// since the last barrier.
+LogicalResult buildRowKernel(RewriterBase &rewriter, scf::ForOp loop,
+                             int64_t blockSize) {
+  Location loc = loop.getLoc();
+  int64_t widest = 1;
+  for (auto op : loop.getBody()->getOps<linalg::LinalgOp>())
+    widest = std::max(widest, tileElements(op));
+  int64_t threads = std::min(blockSize, (widest + 31) / 32 * 32);
+  rewriter.setInsertionPoint(loop);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value threadCount = arith::ConstantIndexOp::create(rewriter, loc, threads);
+  auto launch = gpu::LaunchOp::create(rewriter, loc, loop.getUpperBound(), one,
+                                      one, threadCount, one, one);
+  Block &body = launch.getBody().front();
+  rewriter.setInsertionPointToEnd(&body);
+  auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+  // (fuse's loops count tiles from 0 by 1.)
+  rewriter.replaceAllUsesWith(loop.getInductionVar(), launch.getBlockIds().x);
+  for (Operation &op :
+       llvm::make_early_inc_range(loop.getBody()->without_terminator()))
+    op.moveBefore(terminator);
+  rewriter.eraseOp(loop);
+  rewriter.setInsertionPointToStart(&body);
+  Value thread = launch.getThreadIds().x;
+  Value blockThreads = arith::ConstantIndexOp::create(rewriter, loc, threads);
+  SmallVector<linalg::LinalgOp> ops(body.getOps<linalg::LinalgOp>());
+  // The buffers the ops since the last barrier wrote and read: an op that
+  // reads the one or writes either (other threads' elements) waits.
+  SmallVector<Value> written, read;
+  auto touches = [](ArrayRef<Value> buffers, Value v) {
+    return llvm::any_of(
+        buffers, [&](Value b) { return !distinctBuffers(b, rootBuffer(v)); });
+  };
+  for (linalg::LinalgOp op : ops) {
+    bool waits = false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()))
+        continue;
+      waits |= touches(written, operand.get()) ||
+               (op.isDpsInit(&operand) && touches(read, operand.get()));
+    }
+    rewriter.setInsertionPoint(op);
+    if (waits) {
+      gpu::BarrierOp::create(rewriter, loc);
+      written.clear();
+      read.clear();
+    }
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<MemRefType>(operand.get().getType()))
+        (op.isDpsInit(&operand) ? written : read)
+            .push_back(rootBuffer(operand.get()));
+    FailureOr<linalg::GenericOp> g = parallelDimsFirst(rewriter, op);
+    if (failed(g))
+      return failure();
+    rewriter.setInsertionPoint(*g);
+    std::optional<Combiner> c = matchCombiner(*g);
+    int64_t outputs = 1;
+    SmallVector<int64_t> ranges = g->getStaticLoopRanges();
+    for (unsigned d = 0; d < g->getNumParallelLoops(); ++d)
+      outputs *= ranges[d];
+    if (c && outputs <= kRowBlockReducedOutputs &&
+        tileElements(*g) / outputs >= 32)
+      blockShare(rewriter, *g, *c, thread, blockThreads, outputs);
+    else
+      threadShare(rewriter, *g, thread, blockThreads);
+    rewriter.eraseOp(*g);
+  }
+  return success();
+}
+
 /// Steps 2 and 3 for one op.
 LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp op,
                       int64_t blockSize) {
@@ -493,6 +718,15 @@ struct LinalgToGpuPass : impl::LinalgToGpuBase<LinalgToGpuPass> {
 
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    // Chains of row-wise ops (tfl-fuse-rows) become a kernel each.
+    SmallVector<scf::ForOp> rowLoops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kRowBlocksAttr))
+        rowLoops.push_back(loop);
+    });
+    for (scf::ForOp loop : rowLoops)
+      if (failed(buildRowKernel(rewriter, loop, blockSize)))
+        return signalPassFailure();
     // Copies between buffers become kernels too.
     copiesToLinalg(rewriter, getOperation());
     SmallVector<linalg::LinalgOp> ops;

@@ -55,6 +55,13 @@ void buildGpuStage(OpPassManager &pm, const CudaOptions &options) {
   pm.addPass(createParallelizeLoops());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addNestedPass<func::FuncOp>(createHostScalars());
+  // (After tfl-host-scalars: a tile's one-element views are not host
+  // scalars.)
+  if (options.fuseRows) {
+    FuseRowsOptions rows;
+    rows.gpu = true;
+    pm.addNestedPass<func::FuncOp>(createFuseRows(rows));
+  }
   pm.addNestedPass<func::FuncOp>(createLinalgToGpu());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());

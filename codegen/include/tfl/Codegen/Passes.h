@@ -30,6 +30,11 @@ namespace mlir::tfl {
 /// for tfl-parallelize-loops.
 constexpr StringLiteral kParallelLoopAttr = "tfl.parallel";
 
+/// The unit attribute tfl-fuse-rows puts, for the GPU, on its scf.for over
+/// tiles of rows: tfl-linalg-to-gpu makes each iteration a block of one
+/// kernel, the chain's ops run by the block's threads together.
+constexpr StringLiteral kRowBlocksAttr = "tfl.row_blocks";
+
 /// Loops with at least this many iterations in all are worth several
 /// threads (tfl-vectorize-loops marks them; tfl-fuse-rows fuses no smaller
 /// chain): a parallel region costs about a microsecond, 2^15 float

@@ -167,7 +167,17 @@ def FuseRows : Pass<"tfl-fuse-rows", "mlir::func::FuncOp"> {
       ...
     } {tfl.parallel}
     ```
+
+    With `gpu=true` (the CUDA pipeline's device functions) every chain
+    with a reduction is fused, whatever its size, over up to four row dims,
+    in tiles of one row (or of the rows of about 256 elements along the
+    last row dim), and the loop is marked `tfl.row_blocks`:
+    tfl-linalg-to-gpu makes it one kernel, a block per tile.
   }];
+  let options = [
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "fuse for the GPU's blocks (tfl.row_blocks) instead of threads">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect"];

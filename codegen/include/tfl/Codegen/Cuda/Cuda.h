@@ -30,6 +30,10 @@ struct CudaOptions {
   bool ptxOnly = false;
   /// Let cuBLAS and cuDNN multiply f32 in TF32 (`--allow-tf32`).
   bool allowTf32 = false;
+  /// Run each chain of row-wise ops (a softmax, a layer norm, their
+  /// gradients) as one kernel, a block per row (tfl-fuse-rows with `gpu`;
+  /// `--gpu-rows=fused`), not a kernel per op.
+  bool fuseRows = false;
 };
 
 /// Adds the stages from `firstStage` (the first when empty) up to and

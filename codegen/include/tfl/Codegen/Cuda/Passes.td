@@ -73,6 +73,18 @@ def LinalgToGpu : Pass<"tfl-linalg-to-gpu", "mlir::func::FuncOp"> {
     Every linalg op on buffers in host code becomes a loop nest that
     `convert-parallel-loops-to-gpu` turns into one `gpu.launch`:
 
+    0. First, an `scf.for` marked `tfl.row_blocks` (tfl-fuse-rows with
+       `gpu`: a chain of row-wise ops over tiles of rows) becomes one
+       `gpu.launch` of a block per iteration, with as many threads as its
+       widest op's tile has elements (a multiple of 32, at most the block
+       size). Its ops run in order, with a `gpu.barrier` before one that
+       reads a buffer written, or writes one touched, since the last: a
+       combining reduction into at most 4 outputs per tile as the block's
+       (threads striding over each output's elements in turn,
+       `gpu.all_reduce`, thread 0 storing, a barrier before the next
+       output), any other op an output element per thread (a reduction's
+       elements in a sequential loop).
+
     1. Named ops are generalized; a generic's loops are interchanged so its
        parallel dims come first. Runs of adjacent loops of one kind that
        every operand (of the identity layout) stores contiguously fold into
