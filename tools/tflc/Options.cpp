@@ -70,6 +70,13 @@ cl::opt<std::string> gpuRows(
              "row (not yet measured against the ops on a GPU)"),
     cl::value_desc("ops|fused"), cl::init("ops"), cl::Hidden,
     cl::cat(tflcCategory));
+cl::opt<bool> testGpuRowsOnCpu(
+    "test-gpu-rows-on-cpu",
+    cl::desc("run, build on the CPU: run each chain of row-wise ops as the "
+             "GPU's row kernel (--gpu-rows=fused) would, built for one "
+             "thread per block, as loops on the CPU (tests of the kernels' "
+             "numbers without a GPU)"),
+    cl::Hidden, cl::cat(tflcCategory));
 cl::opt<unsigned> glueInstructions(
     "glue-instructions",
     cl::desc("build, run, emit llvm: LLVM instructions above which a "

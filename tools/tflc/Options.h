@@ -29,6 +29,7 @@ extern llvm::cl::opt<bool> verifyEach;
 extern llvm::cl::opt<bool> testCudaPlacement;
 extern llvm::cl::opt<std::string> gpuAttention;
 extern llvm::cl::opt<std::string> gpuRows;
+extern llvm::cl::opt<bool> testGpuRowsOnCpu;
 extern llvm::cl::opt<bool> testCompiledOps;
 extern llvm::cl::opt<unsigned> glueInstructions;
 extern llvm::cl::opt<unsigned> buildThreads;

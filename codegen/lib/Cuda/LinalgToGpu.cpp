@@ -727,6 +727,8 @@ struct LinalgToGpuPass : impl::LinalgToGpuBase<LinalgToGpuPass> {
     for (scf::ForOp loop : rowLoops)
       if (failed(buildRowKernel(rewriter, loop, blockSize)))
         return signalPassFailure();
+    if (rowsOnly)
+      return;
     // Copies between buffers become kernels too.
     copiesToLinalg(rewriter, getOperation());
     SmallVector<linalg::LinalgOp> ops;

@@ -143,6 +143,18 @@ SmallVector<StringRef> getCudaPipelineStageNames() {
   return names;
 }
 
+void addGpuRowKernelsOnHost(OpPassManager &pm) {
+  FuseRowsOptions rows;
+  rows.gpu = true;
+  pm.addNestedPass<func::FuncOp>(createFuseRows(rows));
+  LinalgToGpuOptions kernels;
+  kernels.blockSize = 1;
+  kernels.rowsOnly = true;
+  pm.addNestedPass<func::FuncOp>(createLinalgToGpu(kernels));
+  pm.addNestedPass<func::FuncOp>(createTestLaunchOnHost());
+  pm.addPass(createCanonicalizerPass());
+}
+
 LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage,
                                 const CudaOptions &options,
                                 StringRef firstStage) {

@@ -42,6 +42,12 @@ LogicalResult buildCudaPipeline(OpPassManager &pm, StringRef lastStage = "",
                                 const CudaOptions &options = {},
                                 StringRef firstStage = "");
 
+/// For tests without a GPU (`tflc run --test-gpu-rows-on-cpu`): the GPU's
+/// row kernels (tfl-fuse-rows with `gpu`, tfl-linalg-to-gpu's row blocks)
+/// built for one thread per block and run as loops on the host
+/// (tfl-test-launch-on-host), before the CPU pipeline's llvm stage.
+void addGpuRowKernelsOnHost(OpPassManager &pm);
+
 /// Registers `tfl-cuda-pipeline` and `tfl-cuda-stage-<name>` for tfl-opt,
 /// and the CUDA wing's passes.
 void registerTflCudaPipelines();

@@ -117,6 +117,9 @@ def LinalgToGpu : Pass<"tfl-linalg-to-gpu", "mlir::func::FuncOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "threads per block">,
+    Option<"rowsOnly", "rows-only", "bool", /*default=*/"false",
+           "make only the tfl.row_blocks loops kernels (with "
+           "tfl-test-launch-on-host, to run them on the CPU)">,
   ];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
@@ -252,6 +255,24 @@ def StepGraphs : Pass<"tfl-step-graphs", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect"];
+}
+
+def TestLaunchOnHost : Pass<"tfl-test-launch-on-host", "mlir::func::FuncOp"> {
+  let summary = "Run one-thread GPU launches as loops on the CPU (tests)";
+  let description = [{
+    For tests of the GPU's row kernels on a machine without a GPU
+    (`tflc run --test-gpu-rows-on-cpu`): after `tfl-fuse-rows{gpu=true}`
+    and `tfl-linalg-to-gpu{rows-only=true block-size=1}`, each
+    `gpu.launch` of one thread per block becomes an `scf.for` over its
+    blocks on the host, the thread id 0: a `gpu.all_reduce` of one thread
+    is its operand, and a `gpu.barrier` has nothing to wait for. The
+    kernels' index arithmetic, tiles and order of ops then run on the CPU
+    pipeline's loops, and a program prints what the GPU's kernels would
+    compute, up to the order of their sums. A launch of more threads is
+    an error.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 #endif // TFL_CODEGEN_CUDA_PASSES_TD
