@@ -192,6 +192,23 @@ SmallVector<Value> loopSizes(RewriterBase &rewriter, linalg::GenericOp g) {
   return sizes;
 }
 
+/// A generic's loop sizes (its parallel dims first, tfl-linalg-to-gpu's
+/// step 1), split into the parallel dims' and the reduced dims'.
+struct LoopSizes {
+  SmallVector<Value> all;
+  unsigned numParallel;
+  ArrayRef<Value> parallel() const {
+    return ArrayRef(all).take_front(numParallel);
+  }
+  ArrayRef<Value> reduced() const {
+    return ArrayRef(all).drop_front(numParallel);
+  }
+};
+
+LoopSizes splitLoopSizes(RewriterBase &rewriter, linalg::GenericOp g) {
+  return {loopSizes(rewriter, g), g.getNumParallelLoops()};
+}
+
 /// The sequential loop of one thread's partial result: it combines the
 /// contributions of reduced elements `from`, `from + step`, ... (below
 /// `reduced`, the reduced dims' linearized size), starting from the
@@ -236,6 +253,38 @@ scf::ForOp partialLoop(RewriterBase &rewriter, linalg::GenericOp g,
   return loop;
 }
 
+/// One output of a combining reduction by a block's threads: each combines
+/// every `threads`-th of the output's reduced elements from `thread` on
+/// (the output's parallel ivs in `ivs`), gpu.all_reduce combines their
+/// partials, and thread 0 combines the total into the output element.
+void blockCombine(RewriterBase &rewriter, linalg::GenericOp g,
+                  const Combiner &c, ArrayRef<Value> ivs,
+                  ArrayRef<Value> reducedSizes, Value thread, Value threads) {
+  Location loc = g.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  scf::ForOp loop = partialLoop(rewriter, g, c, ivs, reducedSizes, thread,
+                                product(rewriter, loc, reducedSizes), threads);
+  Value total = gpu::AllReduceOp::create(
+      rewriter, loc, loop.getResult(0),
+      gpu::AllReduceOperationAttr::get(rewriter.getContext(), c.kind),
+      rewriter.getUnitAttr());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      thread, zero);
+  auto ifFirst = scf::IfOp::create(rewriter, loc, first, false);
+  rewriter.setInsertionPointToStart(ifFirst.thenBlock());
+  OpOperand *init = g.getDpsInitOperand(0);
+  SmallVector<Value> indices =
+      applyMap(rewriter, loc, g.getMatchingIndexingMap(init), ivs);
+  Value old = memref::LoadOp::create(rewriter, loc, init->get(), indices);
+  IRMapping map;
+  map.map(g.getRegion().front().getArgument(g.getNumDpsInputs()), old);
+  map.map(c.contribution, total);
+  Operation *combined = rewriter.clone(*c.op, map);
+  memref::StoreOp::create(rewriter, loc, combined->getResult(0), init->get(),
+                          indices);
+}
+
 /// The block reduction: one block per output element; its threads stride
 /// over the reduced elements, each combining a partial result in a
 /// register, then gpu.all_reduce combines the block's partials (warp
@@ -247,11 +296,10 @@ void buildBlockReduction(RewriterBase &rewriter, linalg::GenericOp g,
   rewriter.setInsertionPoint(g);
   unsigned numLoops = g.getNumLoops();
   unsigned numParallel = g.getNumParallelLoops();
-  SmallVector<Value> sizes = loopSizes(rewriter, g);
-  ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
-  ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
+  LoopSizes sizes = splitLoopSizes(rewriter, g);
+  ArrayRef<Value> parallelSizes = sizes.parallel(),
+                  reducedSizes = sizes.reduced();
   Value outputs = product(rewriter, loc, parallelSizes);
-  Value reduced = product(rewriter, loc, reducedSizes);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
   auto launch = gpu::LaunchOp::create(rewriter, loc, outputs, one, one, threads,
@@ -261,32 +309,10 @@ void buildBlockReduction(RewriterBase &rewriter, linalg::GenericOp g,
   SmallVector<Value> ivs(numLoops, zero);
   delinearize(rewriter, loc, launch.getBlockIds().x, parallelSizes,
               MutableArrayRef<Value>(ivs).take_front(numParallel));
-  Value thread = launch.getThreadIds().x;
-  Block &body = g.getRegion().front();
-  Value out = body.getArgument(g.getNumDpsInputs());
-
   // Each thread's partial result over reduced elements thread, thread +
   // blockSize, ...
-  scf::ForOp loop =
-      partialLoop(rewriter, g, c, ivs, reducedSizes, thread, reduced, threads);
-  Value total = gpu::AllReduceOp::create(
-      rewriter, loc, loop.getResult(0),
-      gpu::AllReduceOperationAttr::get(rewriter.getContext(), c.kind),
-      rewriter.getUnitAttr());
-  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                      thread, zero);
-  auto ifFirst = scf::IfOp::create(rewriter, loc, first, false);
-  rewriter.setInsertionPointToStart(ifFirst.thenBlock());
-  OpOperand *init = g.getDpsInitOperand(0);
-  SmallVector<Value> indices =
-      applyMap(rewriter, loc, g.getMatchingIndexingMap(init), ivs);
-  Value old = memref::LoadOp::create(rewriter, loc, init->get(), indices);
-  IRMapping map;
-  map.map(out, old);
-  map.map(c.contribution, total);
-  Operation *combined = rewriter.clone(*c.op, map);
-  memref::StoreOp::create(rewriter, loc, combined->getResult(0), init->get(),
-                          indices);
+  blockCombine(rewriter, g, c, ivs, reducedSizes, launch.getThreadIds().x,
+               threads);
   rewriter.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(rewriter, loc);
   rewriter.eraseOp(g);
@@ -347,9 +373,9 @@ void buildSplitReduction(RewriterBase &rewriter, linalg::GenericOp g,
   unsigned numLoops = g.getNumLoops();
   unsigned numParallel = g.getNumParallelLoops();
   SmallVector<int64_t> ranges = g.getStaticLoopRanges();
-  SmallVector<Value> sizes = loopSizes(rewriter, g);
-  ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
-  ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
+  LoopSizes sizes = splitLoopSizes(rewriter, g);
+  ArrayRef<Value> parallelSizes = sizes.parallel(),
+                  reducedSizes = sizes.reduced();
 
   // partial[p][o...] or partial[o...][p].
   SmallVector<int64_t> shape(ranges.begin(), ranges.begin() + numParallel);
@@ -453,9 +479,9 @@ void threadShare(RewriterBase &rewriter, linalg::GenericOp g, Value thread,
                  Value threads) {
   Location loc = g.getLoc();
   unsigned numParallel = g.getNumParallelLoops();
-  SmallVector<Value> sizes = loopSizes(rewriter, g);
-  ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
-  ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
+  LoopSizes sizes = splitLoopSizes(rewriter, g);
+  ArrayRef<Value> parallelSizes = sizes.parallel(),
+                  reducedSizes = sizes.reduced();
   Value outputs = product(rewriter, loc, parallelSizes);
   auto loop = scf::ForOp::create(rewriter, loc, thread, outputs, threads);
   OpBuilder::InsertionGuard guard(rewriter);
@@ -529,9 +555,9 @@ void blockShare(RewriterBase &rewriter, linalg::GenericOp g, const Combiner &c,
                 Value thread, Value threads, int64_t outputs) {
   Location loc = g.getLoc();
   unsigned numParallel = g.getNumParallelLoops();
-  SmallVector<Value> sizes = loopSizes(rewriter, g);
-  ArrayRef<Value> parallelSizes = ArrayRef(sizes).take_front(numParallel);
-  ArrayRef<Value> reducedSizes = ArrayRef(sizes).drop_front(numParallel);
+  LoopSizes sizes = splitLoopSizes(rewriter, g);
+  ArrayRef<Value> parallelSizes = sizes.parallel(),
+                  reducedSizes = sizes.reduced();
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   auto loop = scf::ForOp::create(rewriter, loc, zero,
@@ -541,27 +567,7 @@ void blockShare(RewriterBase &rewriter, linalg::GenericOp g, const Combiner &c,
   SmallVector<Value> ivs(g.getNumLoops(), zero);
   delinearize(rewriter, loc, loop.getInductionVar(), parallelSizes,
               MutableArrayRef<Value>(ivs).take_front(numParallel));
-  scf::ForOp partial =
-      partialLoop(rewriter, g, c, ivs, reducedSizes, thread,
-                  product(rewriter, loc, reducedSizes), threads);
-  Value total = gpu::AllReduceOp::create(
-      rewriter, loc, partial.getResult(0),
-      gpu::AllReduceOperationAttr::get(rewriter.getContext(), c.kind),
-      rewriter.getUnitAttr());
-  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                      thread, zero);
-  auto ifFirst = scf::IfOp::create(rewriter, loc, first, false);
-  rewriter.setInsertionPointToStart(ifFirst.thenBlock());
-  OpOperand *init = g.getDpsInitOperand(0);
-  SmallVector<Value> indices =
-      applyMap(rewriter, loc, g.getMatchingIndexingMap(init), ivs);
-  Value old = memref::LoadOp::create(rewriter, loc, init->get(), indices);
-  IRMapping map;
-  map.map(g.getRegion().front().getArgument(g.getNumDpsInputs()), old);
-  map.map(c.contribution, total);
-  memref::StoreOp::create(rewriter, loc,
-                          rewriter.clone(*c.op, map)->getResult(0), init->get(),
-                          indices);
+  blockCombine(rewriter, g, c, ivs, reducedSizes, thread, threads);
   // Every thread reads the total from the all-reduce's workgroup buffer
   // before the next output's all-reduce writes that buffer again.
   if (outputs > 1) {
