@@ -16,4 +16,5 @@ logs=$(realpath "$logs")
 work=$(realpath "$work")
 tar -C "$work" -xJf "$bundle"
 tar -xPf "$work/files/inputs.tar"
+python3 "$(dirname "$0")/unpack_inputs.py" "$work"
 exec python3 "$(dirname "$0")/run_all.py" "$work" "$logs"

@@ -18,7 +18,8 @@ work=$(mktemp -d)
   lscpu | grep -m1 'Model name'
   date -u
 } >>"$logs/machine.txt" 2>&1
-tar -C "$work" -xJf "$bundle" && tar -xPf "$work/files/inputs.tar"
+tar -C "$work" -xJf "$bundle" && tar -xPf "$work/files/inputs.tar" &&
+  python3 "$here/unpack_inputs.py" "$work"
 start=$(date +%s)
 if compgen -G "$work/tests/*.run" >/dev/null; then
   python3 "$here/run_all.py" "$work" "$logs/run-all" >"$logs/run-all.txt" 2>&1
