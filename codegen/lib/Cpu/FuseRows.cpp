@@ -19,11 +19,14 @@
 // The rows are the chain's leading loop dims d0..dk-1 (k <= 2), parallel in
 // every op. Fusing is legal when each op touches, of any buffer the chain
 // writes, only the rows of its own iteration:
-//  - every operand an op indexes by a row dim takes d0..dk-1 as its own
-//    leading dims, with their extents, and no other dim from them;
-//  - an operand that may share memory with a buffer the chain writes is
-//    indexed that way and is a whole buffer of the identity layout, so
-//    that its tiles are the same bytes as every other view's of it;
+//  - every operand an op indexes by a row dim reads each row dim at most
+//    once, as an index of its own, with its extent (a causal mask [T, T]
+//    of scores [B, T, T], indexed by the rows' T: a tile reads the mask's
+//    rows its own rows index), the same way wherever the op reads it;
+//  - an operand that may share memory with a buffer the chain writes
+//    takes d0..dk-1 as its leading dims, in order, and is a whole buffer
+//    of the identity layout, so that its tiles are the same bytes as every
+//    other view's of it;
 //  - operands indexed by no row dim (a layer norm's weight, a broadcast)
 //    are read whole by every tile, and so must not be written by the chain;
 //  - bodies read no other memory, and `linalg.index` of a row dim is
@@ -48,6 +51,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::tfl {
 
@@ -101,9 +105,33 @@ bool isCandidate(Operation *op) {
   return !inner.wasInterrupted();
 }
 
+/// The row dim (below `k`) that `e` is, if it is one alone.
+std::optional<unsigned> rowDimOf(AffineExpr e, unsigned k) {
+  auto dim = dyn_cast<AffineDimExpr>(e);
+  if (!dim || dim.getPosition() >= k)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
+/// Whether `map` takes the row dims (below `k`) as its leading results, in
+/// order, and reads them nowhere else.
+bool rowsLeading(AffineMap map, unsigned k) {
+  if (map.getNumResults() < k)
+    return false;
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    if (r < k ? rowDimOf(map.getResult(r), k) != r
+              : usesRows(map.getResult(r), k))
+      return false;
+  return true;
+}
+
 /// Whether `op`'s first `k` loop dims can be row dims: parallel, and each
-/// operand either takes them as its leading dims (and no other dim from
-/// them) or reads none of them; a value is never both.
+/// operand either reads none of them or reads each of them at most once,
+/// as a whole index of its own (a causal mask [T, T] of scores [B, H, T, T]
+/// indexed by the rows' T; a tile then reads the rows of it that the
+/// tile's rows index), with their extents; a value read by several
+/// operands reads the rows at the same positions in each (one view of it
+/// serves them).
 bool rowsFit(linalg::LinalgOp op, unsigned k) {
   if (k > op.getNumLoops())
     return false;
@@ -112,24 +140,30 @@ bool rowsFit(linalg::LinalgOp op, unsigned k) {
   for (unsigned d = 0; d < k; ++d)
     if (!linalg::isParallelIterator(iterators[d]))
       return false;
-  DenseMap<Value, bool> tiled;
+  // Per value, the row dim at each of its positions (-1: none).
+  DenseMap<Value, SmallVector<int>> tiled;
   for (OpOperand &operand : op->getOpOperands()) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    bool rows = usesRows(map, k);
-    auto [it, inserted] = tiled.try_emplace(operand.get(), rows);
-    if (!inserted && it->second != rows)
+    SmallVector<int> positions;
+    for (AffineExpr e : map.getResults())
+      positions.push_back(rowDimOf(e, k) ? int(*rowDimOf(e, k)) : -1);
+    auto [it, inserted] = tiled.try_emplace(operand.get(), positions);
+    if (!inserted && it->second != positions)
       return false;
-    if (!rows)
+    if (!usesRows(map, k))
       continue;
     auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || map.getNumResults() < k)
+    if (!type)
       return false;
+    llvm::SmallBitVector seen(k);
     for (unsigned r = 0; r < map.getNumResults(); ++r) {
       AffineExpr e = map.getResult(r);
-      if (r < k ? e != getAffineDimExpr(r, op.getContext()) ||
-                      type.getDimSize(r) != ranges[r]
-                : usesRows(e, k))
+      if (!usesRows(e, k))
+        continue;
+      std::optional<unsigned> d = rowDimOf(e, k);
+      if (!d || seen.test(*d) || type.getDimSize(r) != ranges[*d])
         return false;
+      seen.set(*d);
     }
   }
   return true;
@@ -176,7 +210,7 @@ bool touchesOwnRows(ArrayRef<linalg::LinalgOp> ops, unsigned k) {
       if (llvm::all_of(written,
                        [&](Value w) { return distinctBuffers(root, w); }))
         continue;
-      if (!usesRows(op.getMatchingIndexingMap(&operand), k) ||
+      if (!rowsLeading(op.getMatchingIndexingMap(&operand), k) ||
           !isWholeBuffer(type, root))
         return false;
     }
@@ -307,16 +341,19 @@ void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
     IRMapping map;
     for (OpOperand &operand : op->getOpOperands()) {
       Value v = operand.get();
-      if (map.contains(v) || !usesRows(op.getMatchingIndexingMap(&operand), k))
+      AffineMap indexing = op.getMatchingIndexingMap(&operand);
+      if (map.contains(v) || !usesRows(indexing, k))
         continue;
       auto type = cast<MemRefType>(v.getType());
       SmallVector<OpFoldResult> offsets, sizes,
           strides(type.getRank(), rewriter.getIndexAttr(1));
+      // A tile of the rows where a row dim indexes the operand.
       for (int64_t r = 0; r < type.getRank(); ++r) {
-        offsets.push_back(r < k ? OpFoldResult(first[r])
-                                : OpFoldResult(rewriter.getIndexAttr(0)));
+        std::optional<unsigned> d = rowDimOf(indexing.getResult(r), k);
+        offsets.push_back(d ? OpFoldResult(first[*d])
+                            : OpFoldResult(rewriter.getIndexAttr(0)));
         sizes.push_back(
-            rewriter.getIndexAttr(r < k ? tile[r] : type.getDimSize(r)));
+            rewriter.getIndexAttr(d ? tile[*d] : type.getDimSize(r)));
       }
       map.map(v, memref::SubViewOp::create(rewriter, loc, v, offsets, sizes,
                                            strides)

@@ -299,3 +299,76 @@ func.func @weights(%x: memref<512x512xf32>, %w0: memref<512xf32>,
   return %t : memref<512xf32>
 }
 func.func private @use512(memref<512x512xf32>)
+
+// -----
+
+// Tests that an operand reading a row dim at a position of its own (a
+// causal mask [128, 128] of scores [4, 128, 128], indexed by the rows' T)
+// lets the rows be both leading dims: tiles of 32 rows of one sequence,
+// the mask's view the tile's 32 rows of it; and that a mask read with its
+// dims swapped as well keeps the chain to the first dim (its two views
+// would differ).
+
+#s3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#r3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#m3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#t3 = affine_map<(d0, d1, d2) -> (d2, d1)>
+
+// CHECK-LABEL: func.func @masked
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[B:.*]] = arith.divui %[[I]], %[[C4:.*]] : index
+// CHECK: %[[T:.*]] = arith.remui %[[I]], %[[C4]] : index
+// CHECK: %[[ROW:.*]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK: memref.subview %{{.*}}[%{{.*}}, %[[ROW]], 0] [1, 32, 128] [1, 1, 1]
+// CHECK: memref.subview %{{.*}}[%[[ROW]], 0] [32, 128] [1, 1] : memref<128x128xi1> to memref<32x128xi1
+// CHECK: } {tfl.parallel}
+func.func @masked(%x: memref<4x128x128xf32>, %mask: memref<128x128xi1>,
+                  %y: memref<4x128x128xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %max = memref.alloc() : memref<4x128xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x128xf32>)
+  linalg.generic {indexing_maps = [#s3, #m3, #r3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %mask : memref<4x128x128xf32>, memref<128x128xi1>) outs(%max : memref<4x128xf32>) {
+  ^bb0(%in: f32, %keep: i1, %out: f32):
+    %v = arith.select %keep, %in, %ninf : f32
+    %m = arith.maximumf %out, %v : f32
+    linalg.yield %m : f32
+  }
+  %t = memref.alloc() : memref<4x128x128xf32>
+  linalg.generic {indexing_maps = [#s3, #m3, #r3, #s3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %mask, %max : memref<4x128x128xf32>, memref<128x128xi1>, memref<4x128xf32>) outs(%t : memref<4x128x128xf32>) {
+  ^bb0(%in: f32, %keep: i1, %m: f32, %out: f32):
+    %v = arith.select %keep, %in, %ninf : f32
+    %d = arith.subf %v, %m : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %max : memref<4x128xf32>
+  call @use3(%t) : (memref<4x128x128xf32>) -> ()
+  return
+}
+
+// CHECK-LABEL: func.func @masked_both_ways
+// CHECK: scf.for
+// CHECK: memref.subview %{{.*}}[%{{.*}}, 0, 0] [1, 128, 128] [1, 1, 1]
+// CHECK: } {tfl.parallel}
+func.func @masked_both_ways(%x: memref<4x128x128xf32>, %mask: memref<128x128xi1>,
+                            %y: memref<4x128x128xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %max = memref.alloc() : memref<4x128xf32>
+  linalg.fill ins(%ninf : f32) outs(%max : memref<4x128xf32>)
+  linalg.generic {indexing_maps = [#s3, #m3, #t3, #r3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %mask, %mask : memref<4x128x128xf32>, memref<128x128xi1>, memref<128x128xi1>) outs(%max : memref<4x128xf32>) {
+  ^bb0(%in: f32, %keep: i1, %keep2: i1, %out: f32):
+    %k = arith.andi %keep, %keep2 : i1
+    %v = arith.select %k, %in, %ninf : f32
+    %m = arith.maximumf %out, %v : f32
+    linalg.yield %m : f32
+  }
+  %t = memref.alloc() : memref<4x128x128xf32>
+  linalg.generic {indexing_maps = [#s3, #r3, #s3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %max : memref<4x128x128xf32>, memref<4x128xf32>) outs(%t : memref<4x128x128xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %max : memref<4x128xf32>
+  call @use3(%t) : (memref<4x128x128xf32>) -> ()
+  return
+}
+func.func private @use3(memref<4x128x128xf32>)

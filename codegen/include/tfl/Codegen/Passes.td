@@ -147,8 +147,10 @@ def FuseRows : Pass<"tfl-fuse-rows", "mlir::func::FuncOp"> {
     order, on `memref.subview`s of its tile's rows. Every operand that may
     share memory with a buffer the chain writes is a whole buffer of the
     identity layout indexed by the rows as its leading dims, so each tile
-    touches only its own rows; operands without the rows (a weight, a
-    broadcast) are read whole. Allocations, views and pure ops between the
+    touches only its own rows; another operand may read a row dim at a
+    position of its own (a causal mask [T, T] of scores [B, T, T]: a tile
+    reads the mask's rows its own rows index); operands without the rows
+    (a weight, a broadcast) are read whole. Allocations, views and pure ops between the
     chain's ops stay before the loop, deallocations move after it. Tiles
     hold about 4096 elements of each op; chains with fewer than 2^15
     iterations or 4 tiles stay as they are.
