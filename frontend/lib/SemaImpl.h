@@ -427,7 +427,10 @@ private:
                                   llvm::ArrayRef<double> values);
   FailureOr<std::vector<double>> rangeNumbers(const ShapeArgs &args,
                                               bool &floats);
-  LogicalResult checkRangeSize(const ShapeArgs &args, double n);
+  /// Fails when `n` values (`what`: "its values", eye's "its n + m
+  /// indices") are more than a constant made when compiling may hold.
+  LogicalResult checkRangeSize(const ShapeArgs &args, double n,
+                               llvm::StringRef what = "its values");
   /// The value of a number known at compile time: an integer knownInt
   /// knows, a float literal, a module constant's, or + - * / of these.
   std::optional<double> knownNumber(const Expr *e);

@@ -225,13 +225,14 @@ FailureOr<std::vector<double>> SemaImpl::rangeNumbers(const ShapeArgs &args,
 }
 
 /// The ranges are constants made when compiling, so their size is bounded.
-LogicalResult SemaImpl::checkRangeSize(const ShapeArgs &args, double n) {
+LogicalResult SemaImpl::checkRangeSize(const ShapeArgs &args, double n,
+                                       llvm::StringRef what) {
   if (n <= double(kMaxRangeElements))
     return success();
   char count[32];
   std::snprintf(count, sizeof count, "%.0f", n);
-  return args.fail(nullptr, args.name +
-                                "() makes its values when compiling, at most " +
+  return args.fail(nullptr, args.name + "() makes " + what +
+                                " when compiling, at most " +
                                 std::to_string(kMaxRangeElements) +
                                 " of them, not " + count);
 }
@@ -250,14 +251,9 @@ FailureOr<Type> SemaImpl::analyzeRange(const ShapeArgs &args) {
       return args.fail(nullptr, "eye() got a negative dimension");
     // Its values are compared from n row and m column indices made when
     // compiling; the n * m elements are made when it runs (as zeros').
-    if (double(n) + double(m) > double(kMaxRangeElements)) {
-      char count[32];
-      std::snprintf(count, sizeof count, "%.0f", double(n) + double(m));
-      return args.fail(
-          nullptr, "eye(n, m) makes n + m indices when compiling, at "
-                   "most " +
-                       std::to_string(kMaxRangeElements) + ", not " + count);
-    }
+    if (failed(
+            checkRangeSize(args, double(n) + double(m), "its n + m indices")))
+      return failure();
     return Type::tensor(DType::F32, {n, m});
   }
   if (args.name == "linspace")

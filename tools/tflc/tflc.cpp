@@ -323,17 +323,8 @@ mlir::LogicalResult Driver::lower(mlir::ModuleOp module,
 #ifdef TFL_HAVE_CUDA
     // The CPU pipeline with the GPU's row kernels run on the host before
     // its llvm stage.
-    built = mlir::success(lastStage.empty());
-    for (const mlir::tfl::PipelineStage &stage :
-         mlir::tfl::getCpuPipelineStages()) {
-      if (stage.name == "llvm")
-        mlir::tfl::addGpuRowKernelsOnHost(pm);
-      stage.build(pm);
-      if (stage.name == lastStage) {
-        built = mlir::success();
-        break;
-      }
-    }
+    built = mlir::tfl::buildCpuPipeline(pm, lastStage,
+                                        mlir::tfl::addGpuRowKernelsOnHost);
 #else
     llvm::errs() << "error: this tflc was built without the CUDA toolkit, so "
                     "--test-gpu-rows-on-cpu is not available\n";

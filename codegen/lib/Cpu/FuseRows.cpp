@@ -317,26 +317,15 @@ void fuse(RewriterBase &rewriter, const Chain &chain, ArrayRef<int64_t> tile,
   rewriter.setInsertionPointToStart(loop.getBody());
   Value index = loop.getInductionVar();
   // The tile's first row in each row dim.
-  SmallVector<Value> first;
-  if (k == 1) {
-    first.push_back(arith::MulIOp::create(rewriter, loc, index, c(tile[0])));
-  } else if (k > 2) {
-    // Row-major over the tiles of each dim, the first dim slowest.
-    first.resize(k);
-    for (unsigned d = k - 1; d > 0; --d) {
-      Value across = c(chain.rows[d] / tile[d]);
-      Value at = arith::RemUIOp::create(rewriter, loc, index, across);
-      first[d] = arith::MulIOp::create(rewriter, loc, at, c(tile[d]));
-      index = arith::DivUIOp::create(rewriter, loc, index, across);
-    }
-    first[0] = arith::MulIOp::create(rewriter, loc, index, c(tile[0]));
-  } else {
-    Value across = c(chain.rows[1] / tile[1]);
-    Value outer = arith::DivUIOp::create(rewriter, loc, index, across);
-    Value inner = arith::RemUIOp::create(rewriter, loc, index, across);
-    first.push_back(arith::MulIOp::create(rewriter, loc, outer, c(tile[0])));
-    first.push_back(arith::MulIOp::create(rewriter, loc, inner, c(tile[1])));
+  // Row-major over the tiles of each dim, the first dim slowest.
+  SmallVector<Value> first(k);
+  for (unsigned d = k - 1; d > 0; --d) {
+    Value across = c(chain.rows[d] / tile[d]);
+    Value at = arith::RemUIOp::create(rewriter, loc, index, across);
+    first[d] = arith::MulIOp::create(rewriter, loc, at, c(tile[d]));
+    index = arith::DivUIOp::create(rewriter, loc, index, across);
   }
+  first[0] = arith::MulIOp::create(rewriter, loc, index, c(tile[0]));
   for (linalg::LinalgOp op : chain.ops) {
     IRMapping map;
     for (OpOperand &operand : op->getOpOperands()) {

@@ -69,8 +69,11 @@ ArrayRef<PipelineStage> getCpuPipelineStages() {
   return stages;
 }
 
-LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage) {
+LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage,
+                               function_ref<void(OpPassManager &)> beforeLlvm) {
   for (const PipelineStage &stage : getCpuPipelineStages()) {
+    if (stage.name == "llvm" && beforeLlvm)
+      beforeLlvm(pm);
     stage.build(pm);
     if (stage.name == lastStage)
       return success();

@@ -94,8 +94,8 @@ func.func private @use(memref<1024x128xf32>)
 
 // CHECK-LABEL: func.func @softmax
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: arith.divui %[[I]], %[[C4:.*]] : index
-// CHECK: arith.remui %[[I]], %[[C4]] : index
+// CHECK: arith.remui %[[I]], %[[C4:.*]] : index
+// CHECK: arith.divui %[[I]], %[[C4]] : index
 // CHECK: memref.subview %{{.*}}[%{{.*}}, %{{.*}}, 0] [1, 1, 64] [1, 1, 1]
 // CHECK: linalg.fill
 // CHECK: %[[D1:.*]] = linalg.index 1 : index
@@ -316,9 +316,9 @@ func.func private @use512(memref<512x512xf32>)
 
 // CHECK-LABEL: func.func @masked
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
-// CHECK: %[[B:.*]] = arith.divui %[[I]], %[[C4:.*]] : index
-// CHECK: %[[T:.*]] = arith.remui %[[I]], %[[C4]] : index
+// CHECK: %[[T:.*]] = arith.remui %[[I]], %[[C4:.*]] : index
 // CHECK: %[[ROW:.*]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK: %[[B:.*]] = arith.divui %[[I]], %[[C4]] : index
 // CHECK: memref.subview %{{.*}}[%{{.*}}, %[[ROW]], 0] [1, 32, 128] [1, 1, 1]
 // CHECK: memref.subview %{{.*}}[%[[ROW]], 0] [32, 128] [1, 1] : memref<128x128xi1> to memref<32x128xi1
 // CHECK: } {tfl.parallel}

@@ -33,9 +33,12 @@ llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
 void addProductOperands(OpPassManager &pm);
 void addBufferization(OpPassManager &pm);
 
-/// Adds the stages up to and including `lastStage` (all when empty).
-/// Fails when no stage has that name.
-LogicalResult buildCpuPipeline(OpPassManager &pm, StringRef lastStage = "");
+/// Adds the stages up to and including `lastStage` (all when empty), with
+/// `beforeLlvm`'s passes (if any) before the llvm stage. Fails when no stage
+/// has that name.
+LogicalResult
+buildCpuPipeline(OpPassManager &pm, StringRef lastStage = "",
+                 function_ref<void(OpPassManager &)> beforeLlvm = nullptr);
 
 /// bf16/f16 arithmetic and math computed in f32 between conversions.
 void addHalfFloatArithmetic(OpPassManager &pm);
