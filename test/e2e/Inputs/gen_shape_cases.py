@@ -64,6 +64,10 @@ def main():
             case(f"arange({text})", np.arange(*args))
         case("eye(3)", np.eye(3, dtype=np.float32))
         case("eye(2, 4)", np.eye(2, 4, dtype=np.float32))
+        # Taller than wide, and wide enough for vector loops with a rest
+        # (its diagonal compared from indices when it runs).
+        case("eye(5, 3)", np.eye(5, 3, dtype=np.float32))
+        case("eye(19, 37)", np.eye(19, 37, dtype=np.float32))
         case(f"reshape({X}, shape(transpose({X})))",
              x.reshape(np.transpose(x).shape))
 
