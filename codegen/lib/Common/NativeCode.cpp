@@ -63,21 +63,8 @@ createHostTargetMachine(llvm::CodeGenOptLevel level, std::string &error) {
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
-  std::string cpu = llvm::sys::getHostCPUName().str(), features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    features += (feature.second ? "+" : "-") + feature.first().str() + ",";
-  // TFL_ISA (avx512, avx2, baseline), which also picks libtflrt's
-  // kernels, builds for that level of x86-64 instead: one machine
-  // builds and measures what another ISA would run.
-  if (const char *isa = std::getenv("TFL_ISA"); isa && *isa) {
-    cpu = llvm::StringSwitch<std::string>(isa)
-              .Case("avx512", "x86-64-v4")
-              .Case("avx2", "x86-64-v3")
-              .Case("baseline", "x86-64")
-              .Default(cpu);
-    if (cpu != llvm::sys::getHostCPUName())
-      features.clear();
-  }
+  std::string features;
+  std::string cpu = nativeCpu(features);
   // Constructors (a GPU program's kernel modules load in them) in
   // .init_array, as clang emits them on ELF: lld, unlike GNU ld, does not
   // move .ctors there, and the C library runs only .init_array.

@@ -14,7 +14,7 @@
 //     (a bias add over NHWC becomes a (N*H*W, C) loop nest, an elementwise
 //     op one flat loop).
 //  2. The innermost dim is tiled into vectors (the whole dim when it is
-//     short, else `kVectorBits` at a time, the remainder peeled off),
+//     short, else `vector-bits` at a time, the remainder peeled off),
 //     every other dim by 1. The outermost loop of a large generic, when it
 //     runs over a parallel dim, is marked for tfl-parallelize-loops. A sum
 //     of rows into columns wider than a vector (a bias's gradient) gets its
@@ -46,6 +46,7 @@
 
 #include "tfl/Codegen/BufferRoots.h"
 #include "tfl/Codegen/CollapseLoops.h"
+#include "tfl/Codegen/NativeCode.h"
 #include "tfl/Codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -69,11 +70,10 @@ namespace mlir::tfl {
 
 namespace {
 
-/// Innermost extents up to this many elements are one vector; longer ones
-/// are cut into vectors of 512 bits times two (one AVX-512 register pair,
-/// or four AVX2 registers).
+/// Innermost extents up to this many elements are one vector (tileElements).
 constexpr int64_t kWholeDimElements = 64;
-constexpr int64_t kVectorBits = 1024;
+/// The narrowest tile a wider one halves to where that divides a dim.
+constexpr int64_t kHalvedTileBits = 1024;
 
 /// Marks a tile for step 3 with the vector sizes of its loop dims.
 constexpr StringLiteral kTileAttr = "tfl.vector_tile";
@@ -229,8 +229,23 @@ bool sumsColumns(ArrayRef<utils::IteratorType> iterators,
   return false;
 }
 
-/// Step 2: tiles `op` into vector-sized tiles, marked for step 3.
-void tile(RewriterBase &rewriter, linalg::GenericOp op) {
+/// A tile's elements along an innermost dim of `inner` elements of `bits`:
+/// the whole dim when it is short, else the widest tile from `tileBits`
+/// down to kHalvedTileBits that divides it (96 floats: 3 tiles of 32, not
+/// one of 64 and a masked rest), else `tileBits`' with a rest.
+int64_t tileElements(int64_t inner, unsigned bits, int64_t tileBits) {
+  bool dynamic = ShapedType::isDynamic(inner);
+  if (!dynamic && inner <= kWholeDimElements)
+    return inner;
+  int64_t width = tileBits / static_cast<int64_t>(bits);
+  for (int64_t w = width; !dynamic && w * bits >= kHalvedTileBits; w /= 2)
+    if (inner % w == 0)
+      return w;
+  return width;
+}
+
+/// Step 2: tiles `op` into tiles of `tileBits`, marked for step 3.
+void tile(RewriterBase &rewriter, linalg::GenericOp op, int64_t tileBits) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t inner = ranges.back();
   // A dim sized by a batch (dynamic) is long, as far as this pass knows.
@@ -240,9 +255,7 @@ void tile(RewriterBase &rewriter, linalg::GenericOp op) {
     bits = std::max(bits, cast<MemRefType>(operand.getType())
                               .getElementType()
                               .getIntOrFloatBitWidth());
-  int64_t width = !innerDynamic && inner <= kWholeDimElements
-                      ? inner
-                      : kVectorBits / static_cast<int>(bits);
+  int64_t width = tileElements(inner, bits, tileBits);
   SmallVector<int64_t> vectorSizes(ranges.size(), 1);
   vectorSizes.back() = width;
   // A tile size of 0 leaves a dim whole; 1 makes a loop over it.
@@ -725,6 +738,7 @@ void simplify(func::FuncOp func, RewritePatternSet &&patterns) {
 }
 
 struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
+  using VectorizeLoopsBase::VectorizeLoopsBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     func::FuncOp func = getOperation();
@@ -748,8 +762,9 @@ struct VectorizeLoopsPass : impl::VectorizeLoopsBase<VectorizeLoopsPass> {
       parallelizeScalar(rewriter, op);
     if (candidates.empty())
       return;
-    for (linalg::GenericOp op : candidates)
-      tile(rewriter, collapseContiguousLoops(rewriter, op)); // step 1
+    int64_t tileBits = vectorBits > 0 ? vectorBits : vectorTileBits();
+    for (linalg::GenericOp op : candidates) // step 1, then 2
+      tile(rewriter, collapseContiguousLoops(rewriter, op), tileBits);
 
     // Fold the tiles' constant sizes into their subviews, so the full
     // tiles are static.

@@ -1,4 +1,5 @@
-// RUN: tfl-opt %s -tfl-vectorize-loops | FileCheck %s
+// RUN: tfl-opt %s -tfl-vectorize-loops=vector-bits=1024 | FileCheck %s
+// RUN: tfl-opt %s -tfl-vectorize-loops=vector-bits=2048 | FileCheck %s --check-prefix=WIDE
 
 // Tests that linalg.generic ops on buffers become vector loops: dims every
 // operand indexes together merge, the innermost dim is cut into vectors,
@@ -132,6 +133,12 @@ func.func @broadcast_mask(%h: memref<8x6x6x16xf32>, %g: memref<8x1x1x16xf32>) ->
 // CHECK: vector.transfer_read %arg0[%[[C96]]]{{.*}} : memref<100xf64>, vector<4xf64>
 // CHECK: vector.transfer_write %{{.*}}, %arg1[%[[C96]]]{{.*}} : vector<4xf64>, memref<100xf64>
 
+// Tiles of 2048 bits (AVX2's default): three vectors of 32 f64s, then 4.
+// WIDE-LABEL: func.func @remainder
+// WIDE: scf.for %[[I:.*]] = %{{.*}} to %[[C96:.*]] step
+// WIDE: vector.transfer_read %arg0[%[[I]]]{{.*}} : memref<100xf64>, vector<32xf64>
+// WIDE: vector.transfer_read %arg0[%[[C96]]]{{.*}} : memref<100xf64>, vector<4xf64>
+
 func.func @remainder(%a: memref<100xf64>, %out: memref<100xf64>) {
   linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%a : memref<100xf64>) outs(%out : memref<100xf64>) {
   ^bb0(%x: f64, %o: f64):
@@ -202,6 +209,11 @@ func.func @booleans_as_bytes(%a: memref<4x8xf32>, %out: memref<4x8xi1>) {
 // CHECK-NOT: tfl.parallel
 // CHECK: return
 
+// WIDE-LABEL: func.func @large
+// WIDE: scf.for
+// WIDE: vector.transfer_write {{.*}} : vector<64xf32>, memref<65536xf32>
+// WIDE: } {tfl.parallel}
+
 func.func @large(%a: memref<64x32x32xf32>, %out: memref<64x32x32xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : memref<64x32x32xf32>) outs(%out : memref<64x32x32xf32>) {
   ^bb0(%x: f32, %o: f32):
@@ -215,6 +227,28 @@ func.func @large_column_sums(%a: memref<4096x16xf32>, %out: memref<16xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : memref<4096x16xf32>) outs(%out : memref<16xf32>) {
   ^bb0(%x: f32, %o: f32):
     %r = arith.addf %o, %x : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Rows of 96 floats and a bias: tiles of 2048 bits (64 floats) would leave
+// a masked rest of 32 in each row, so the tile halves to 32, which divides
+// the row; tiles of 1024 bits are 32 floats already.
+// CHECK-LABEL: func.func @rows_of_96
+// CHECK: vector.transfer_read {{.*}} : memref<8x96xf32>, vector<32xf32>
+// CHECK-NOT: vector.mask
+// CHECK: return
+// WIDE-LABEL: func.func @rows_of_96
+// WIDE-NOT: vector<64xf32>
+// WIDE: vector.transfer_read {{.*}} : memref<8x96xf32>, vector<32xf32>
+// WIDE-NOT: vector<64xf32>
+// WIDE: return
+
+func.func @rows_of_96(%a: memref<8x96xf32>, %bias: memref<96xf32>, %out: memref<8x96xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %bias : memref<8x96xf32>, memref<96xf32>) outs(%out : memref<8x96xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %r = arith.addf %x, %b : f32
     linalg.yield %r : f32
   }
   return

@@ -13,10 +13,26 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace mlir::tfl {
+
+/// The CPU that native code is built for, and its features in LLVM's form
+/// ("+avx2,-avx512f,"): the host's, or under TFL_ISA (avx512, avx2,
+/// baseline) that level of x86-64 with no features beyond it, so that one
+/// machine builds and measures what another ISA would run (TFL_ISA also
+/// picks libtflrt's kernels). NativeTarget.cpp.
+std::string nativeCpu(std::string &features);
+
+/// The width in bits of the vector registers of the CPU that native code is
+/// built for: 512 with AVX-512, 256 with AVX or AVX2, else 128.
+unsigned nativeVectorRegisterBits();
+
+/// The bits of tfl-vectorize-loops' tiles for that CPU (its `vector-bits`
+/// when the option is 0).
+int64_t vectorTileBits();
 
 /// LLVM instructions above which a function is glue (the program's top
 /// level, a whole step inlined): cleaned up (SROA, CSE, instcombine, CFG

@@ -194,7 +194,8 @@ def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
     folds) whose innermost loop dim is the last, contiguous dim of every
     operand that indexes it: adjacent dims that every operand indexes together
     merge into one, the innermost dim is tiled into vectors (whole when it
-    has at most 64 elements, else 1024 bits at a time with the remainder
+    has at most 64 elements, else `vector-bits` at a time, or half that
+    down to 1024 bits where that divides the dim, with the remainder
     peeled off and masked), the other dims into loops of one, and each tile
     becomes vector ops. Accumulators of reductions move from memory into
     loop-carried vectors. Other generics stay for convert-linalg-to-loops.
@@ -202,6 +203,12 @@ def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
     runs over a parallel dim, gets the unit attribute `tfl.parallel` (an
     iteration that gathers rows from another buffer counts four times).
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Bits of a tile along the innermost dim; 0: the native "
+           "target's (2048 where its vector registers are 256-bit wide, "
+           "AVX2; else 1024)">
+  ];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
