@@ -23,7 +23,7 @@ namespace mlir::tfl {
 /// ("+avx2,-avx512f,"): the host's, or under TFL_ISA (avx512, avx2,
 /// baseline) that level of x86-64 with no features beyond it, so that one
 /// machine builds and measures what another ISA would run (TFL_ISA also
-/// picks libtflrt's kernels). NativeTarget.cpp.
+/// picks libtflrt's kernels).
 std::string nativeCpu(std::string &features);
 
 /// The width in bits of the vector registers of the CPU that native code is
