@@ -221,15 +221,21 @@ OwningOpRef<ModuleOp> kernelModule(Operation *op, ModuleOp program) {
   return module;
 }
 
-/// What identifies the tflc that compiles: its executable's size and time.
+/// What identifies the tflc that compiles (its executable's size and time)
+/// and the CPU it compiles for (the host's, or TFL_ISA's level, with its
+/// features): a kernel built for another CPU, from a cache shared between
+/// machines or under another TFL_ISA, is not this one's.
 std::string compilerIdentity() {
+  std::string features;
+  std::string target = mlir::tfl::nativeCpu(features) + ":" + features;
   llvm::sys::fs::file_status status;
   std::string exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
   if (llvm::sys::fs::status(exe, status))
-    return exe;
+    return exe + ":" + target;
   return exe + ":" + std::to_string(status.getSize()) + ":" +
          std::to_string(
-             status.getLastModificationTime().time_since_epoch().count());
+             status.getLastModificationTime().time_since_epoch().count()) +
+         ":" + target;
 }
 
 void appendNumber(std::string &out, uint64_t n) {
