@@ -38,9 +38,9 @@ unsigned nativeVectorRegisterBits() {
     std::string cpu = nativeCpu(features);
     if (features.empty()) // a level of x86-64 (TFL_ISA)
       return cpu == "x86-64-v4" ? 512u : (cpu == "x86-64-v3" ? 256u : 128u);
-    auto has = [&](llvm::StringRef feature) {
-      return llvm::StringRef(features).starts_with("+" + feature.str() + ",") ||
-             features.find(",+" + feature.str() + ",") != std::string::npos;
+    // A '+' only starts a feature's name.
+    auto has = [&](const std::string &feature) {
+      return features.find("+" + feature + ",") != std::string::npos;
     };
     return has("avx512f") ? 512u : (has("avx") ? 256u : 128u);
   }();
