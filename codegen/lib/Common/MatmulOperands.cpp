@@ -4,14 +4,20 @@
 // `linalg.matmul` or `linalg.batch_matmul` (a copy through a permutation
 // that swaps the last two dims, as matmul's pullbacks make: dA = dC B^T,
 // dB = A^T dC) folds into the product's indexing map, so that BLAS reads
-// the operand where it is, with a transpose flag, instead of a copy. And a
-// product that starts from zeros gets a `linalg.fill` of its own, right
-// before it: CSE had left one fill for many products, which bufferized
-// into a copy of a zero buffer per product; a fill of the product's own
-// buffer is what tfl-to-runtime-calls drops for an overwriting call
-// (beta = 0). Every linalg.generic that starts from a shared fill (the
-// zeros or -inf of a reduction: a layer norm's, a softmax's) gets its own
-// the same way, instead of a serial copy of the shared buffer.
+// the operand where it is, with a transpose flag, instead of a copy. On
+// the CPU, a transposed left operand that a loop around the product reads
+// unchanged (a weight's transpose in a loop of Hessian-vector products, a
+// fixed matrix in an iteration) is the exception: it stays a copy, made
+// once before the loop, since oneDNN's sgemm is slowest with its left
+// operand transposed (on a Zen 3, 1.15-1.4 times the time of the same
+// product untransposed: docs/performance.md). And a product that starts
+// from zeros gets a `linalg.fill` of its own, right before it: CSE had
+// left one fill for many products, which bufferized into a copy of a zero
+// buffer per product; a fill of the product's own buffer is what
+// tfl-to-runtime-calls drops for an overwriting call (beta = 0). Every
+// linalg.generic that starts from a shared fill (the zeros or -inf of a
+// reduction: a layer norm's, a softmax's) gets its own the same way,
+// instead of a serial copy of the shared buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +26,10 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::tfl {
 
@@ -70,10 +79,72 @@ bool isFloatProduct(linalg::LinalgOp op) {
   return elem.isF32() || elem.isF64() || elem.isBF16() || elem.isF16();
 }
 
+/// Whether `value` is defined inside `loop` (in its regions, or one of
+/// its own block arguments).
+bool definedInside(Operation *loop, Value value) {
+  return loop->isAncestor(value.getParentBlock()->getParentOp());
+}
+
+/// The outermost loop around `op` (inside its function) that `value` is
+/// defined outside of, or null: every iteration of that loop reads the
+/// same `value`.
+Operation *outermostInvariantLoop(Operation *op, Value value) {
+  Operation *outermost = nullptr;
+  for (Operation *parent = op->getParentOp();
+       parent && !isa<FunctionOpInterface>(parent);
+       parent = parent->getParentOp()) {
+    if (!isa<LoopLikeOpInterface>(parent))
+      continue;
+    if (definedInside(parent, value))
+      break;
+    outermost = parent;
+  }
+  return outermost;
+}
+
+/// The copies moved before loops so far, by the copy and the loop.
+using MovedCopies = DenseMap<std::pair<Operation *, Operation *>, Value>;
+
+/// The transpose `transposed` (a copy of a tensor defined outside `loop`)
+/// as computed once, before `loop`: itself where it is outside already,
+/// else a clone there (with a clone of its empty init), one for all the
+/// products that read it; null where its init cannot move.
+Value beforeLoop(IRRewriter &rewriter, Value transposed, Operation *loop,
+                 MovedCopies &moved) {
+  Operation *copy = transposed.getDefiningOp();
+  if (!loop->isAncestor(copy))
+    return transposed;
+  if (Value done = moved.lookup({copy, loop}))
+    return done;
+  for (Value input : cast<linalg::LinalgOp>(copy).getDpsInputs())
+    if (definedInside(loop, input))
+      return {};
+  Value init = cast<linalg::LinalgOp>(copy).getDpsInits().front();
+  auto empty = init.getDefiningOp<tensor::EmptyOp>();
+  if (definedInside(loop, init) &&
+      (!empty || llvm::any_of(empty->getOperands(), [&](Value size) {
+        return definedInside(loop, size);
+      })))
+    return {};
+  rewriter.setInsertionPoint(loop);
+  IRMapping mapping;
+  if (definedInside(loop, init))
+    mapping.map(init, rewriter.clone(*empty)->getResult(0));
+  Value once = rewriter.clone(*copy, mapping)
+                   ->getResult(cast<OpResult>(transposed).getResultNumber());
+  moved[{copy, loop}] = once;
+  return once;
+}
+
 /// Folds transposed operands into the product's indexing maps; the
-/// transposes go to `replaced`.
+/// transposes go to `replaced`. With `invariantLeftCopies`, a transposed
+/// left operand that a loop around the product reads unchanged in every
+/// iteration stays a copy, made once before the outermost such loop: the
+/// product then reads a row-major left operand, where a transpose flag on
+/// it is the slowest of oneDNN's sgemm forms on AVX2 (docs/performance.md).
 void foldTransposes(IRRewriter &rewriter, linalg::LinalgOp op,
-                    SetVector<Operation *> &replaced) {
+                    SetVector<Operation *> &replaced, bool invariantLeftCopies,
+                    MovedCopies &moved) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<Value> inputs(op.getDpsInputs());
   bool changed = false;
@@ -81,6 +152,19 @@ void foldTransposes(IRRewriter &rewriter, linalg::LinalgOp op,
     Value source = transposedFrom(inputs[i]);
     if (!source)
       continue;
+    Operation *loop = i == 0 && invariantLeftCopies
+                          ? outermostInvariantLoop(op, source)
+                          : nullptr;
+    if (loop) {
+      if (Value once = beforeLoop(rewriter, inputs[i], loop, moved)) {
+        if (once != inputs[i]) {
+          replaced.insert(inputs[i].getDefiningOp());
+          inputs[i] = once;
+          changed = true;
+        }
+        continue;
+      }
+    }
     replaced.insert(inputs[i].getDefiningOp());
     inputs[i] = source;
     maps[i] = swapLastTwo(maps[i]);
@@ -127,6 +211,8 @@ void ownFill(IRRewriter &rewriter, linalg::LinalgOp op, OpOperand &init,
 }
 
 struct MatmulOperandsPass : impl::MatmulOperandsBase<MatmulOperandsPass> {
+  using MatmulOperandsBase::MatmulOperandsBase;
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> products;
@@ -136,9 +222,10 @@ struct MatmulOperandsPass : impl::MatmulOperandsBase<MatmulOperandsPass> {
         products.push_back(op);
     });
     SetVector<Operation *> replaced;
+    MovedCopies moved;
     for (linalg::LinalgOp op : products) {
       ownFill(rewriter, op, *op.getDpsInitOperand(0), replaced);
-      foldTransposes(rewriter, op, replaced);
+      foldTransposes(rewriter, op, replaced, invariantLeftCopies, moved);
     }
     // Reductions start from fills too (zeros, -inf), which CSE shares.
     SmallVector<linalg::GenericOp> generics;

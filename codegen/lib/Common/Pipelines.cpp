@@ -104,8 +104,9 @@ const PipelineStage kSharedStages[] = {
 
 } // namespace
 
-void addProductOperands(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createMatmulOperands());
+void addProductOperands(OpPassManager &pm, bool invariantLeftCopies) {
+  pm.addNestedPass<func::FuncOp>(
+      createMatmulOperands(MatmulOperandsOptions{invariantLeftCopies}));
 }
 
 void addBufferization(OpPassManager &pm) {

@@ -27,7 +27,7 @@ namespace {
 /// The shared bufferize stage, with reductions split among the threads
 /// and empty tensors made where loops use them.
 void buildCpuBufferizeStage(OpPassManager &pm) {
-  addProductOperands(pm);
+  addProductOperands(pm, /*invariantLeftCopies=*/true);
   pm.addNestedPass<func::FuncOp>(createSplitReductions());
   pm.addNestedPass<func::FuncOp>(createLocalEmptyTensors());
   addBufferization(pm);

@@ -87,6 +87,50 @@ def main():
                              bi @ bi.transpose(0, 2, 1))]:
             tfl.write(f"print({expr})\n")
             out.write(str(value) + "\n")
+        loops(tfl, out)
+
+
+def loops(tfl, out):
+    """Products in loops whose transposed left operand the loop reads
+    unchanged (compiled code copies it once before the loop instead of
+    passing a transpose flag), next to ones that the loop changes."""
+    w = rng.standard_normal((4, 4)).astype(np.float32)
+    v = rng.standard_normal((4, 4)).astype(np.float32)
+    y0 = rng.standard_normal((4, 3)).astype(np.float32)
+    wb = rng.standard_normal((2, 4, 4)).astype(np.float32)
+    tfl.write(f"w = {literal(w)} * one\nv = {literal(v)} * one\n"
+              f"y0 = {literal(y0)} * one\nwb = {literal(wb)} * one\n")
+    # w is the same in every iteration, v changes in each.
+    tfl.write("y = y0\nu = v\nfor i in range(3):\n"
+              "    y = transpose(w) @ y * 0.5 + transpose(u) @ y0\n"
+              "    u = u * 0.75\n"
+              "print(y)\n")
+    y, u = y0, v
+    for _ in range(3):
+        y = w.T @ y * np.float32(0.5) + u.T @ y0
+        u = u * np.float32(0.75)
+    out.write(str(y) + "\n")
+    # A while loop, batched; and a loop nest whose outer loop changes the
+    # operand the inner one reads unchanged.
+    tfl.write("z = wb @ y0\nk = 0\nwhile k < 3:\n"
+              "    z = transpose(wb, (0, 2, 1)) @ z * 0.5\n"
+              "    k = k + 1\n"
+              "print(z)\n")
+    z = wb @ y0
+    for _ in range(3):
+        z = wb.transpose(0, 2, 1) @ z * np.float32(0.5)
+    out.write(str(z) + "\n")
+    tfl.write("y = y0\nu = v\nfor i in range(2):\n"
+              "    for j in range(2):\n"
+              "        y = transpose(u) @ y * 0.5\n"
+              "    u = u + transpose(w) @ u * 0.25\n"
+              "print(y)\nprint(u)\n")
+    y, u = y0, v
+    for _ in range(2):
+        for _ in range(2):
+            y = u.T @ y * np.float32(0.5)
+        u = u + w.T @ u * np.float32(0.25)
+    out.write(f"{y}\n{u}\n")
 
 
 main()

@@ -52,11 +52,23 @@ def MatmulOperands : Pass<"tfl-matmul-operands", "mlir::func::FuncOp"> {
     of another tensor (a `linalg.transpose`, or a copying
     `linalg.generic`, that swaps the last two dims) folds into the
     product's indexing map, so that BLAS reads that tensor in place with
-    a transpose flag. A product whose init is a zero `linalg.fill` shared
-    with other ops gets a fill of its own, right before it, which
-    bufferizes into the product's own buffer (not into a copy of a shared
-    zero buffer) and which `tfl-to-runtime-calls` then drops.
+    a transpose flag. With `invariant-left-copies` (the CPU pipeline), a
+    transposed left operand whose tensor is defined outside a loop around
+    the product stays a copy, made once before the outermost such loop
+    (moved there with its empty init where it was inside): each iteration
+    then reads a row-major left operand, where oneDNN's sgemm is slowest
+    with the left one transposed. A product whose init is a zero
+    `linalg.fill` shared with other ops gets a fill of its own, right
+    before it, which bufferizes into the product's own buffer (not into a
+    copy of a shared zero buffer) and which `tfl-to-runtime-calls` then
+    drops.
   }];
+  let options = [
+    Option<"invariantLeftCopies", "invariant-left-copies", "bool",
+           /*default=*/"false",
+           "keep a loop-invariant transposed left operand a copy, made "
+           "before the loop">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
 }

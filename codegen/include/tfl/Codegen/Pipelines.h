@@ -29,8 +29,11 @@ llvm::ArrayRef<PipelineStage> getCpuPipelineStages();
 
 /// The bufferize stage's two halves, for targets that add passes between
 /// them: products' operands in the forms the libraries take, then
-/// tensors to buffers, deallocation and library calls on buffers.
-void addProductOperands(OpPassManager &pm);
+/// tensors to buffers, deallocation and library calls on buffers. With
+/// `invariantLeftCopies` (the CPU's), a loop-invariant transposed left
+/// operand of a product is copied once before the loop instead of read
+/// with a transpose flag (tfl-matmul-operands).
+void addProductOperands(OpPassManager &pm, bool invariantLeftCopies = false);
 void addBufferization(OpPassManager &pm);
 
 /// Adds the stages up to and including `lastStage` (all when empty), with
