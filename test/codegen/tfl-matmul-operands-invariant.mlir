@@ -40,8 +40,8 @@ func.func @made_before_the_loop(%w: tensor<5x3xf32>, %g: tensor<5x4xf32>, %n: in
 // -----
 
 // The transpose of a tensor defined outside two nested loops is made in
-// the inner one: it moves before the outer one, with its empty init, and
-// the copy in the loop goes.
+// the inner one: it moves before the outer one, into an empty tensor made
+// there, and no copy is left in the loop.
 // CHECK-LABEL: func.func @moved_before_the_outer_loop
 // CHECK: tensor.empty() : tensor<3x5xf32>
 // CHECK-NEXT: %[[T:.*]] = linalg.generic

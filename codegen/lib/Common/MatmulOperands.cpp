@@ -26,7 +26,6 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -79,61 +78,48 @@ bool isFloatProduct(linalg::LinalgOp op) {
   return elem.isF32() || elem.isF64() || elem.isBF16() || elem.isF16();
 }
 
-/// Whether `value` is defined inside `loop` (in its regions, or one of
-/// its own block arguments).
-bool definedInside(Operation *loop, Value value) {
-  return loop->isAncestor(value.getParentBlock()->getParentOp());
-}
-
 /// The outermost loop around `op` (inside its function) that `value` is
 /// defined outside of, or null: every iteration of that loop reads the
 /// same `value`.
-Operation *outermostInvariantLoop(Operation *op, Value value) {
-  Operation *outermost = nullptr;
+LoopLikeOpInterface outermostInvariantLoop(Operation *op, Value value) {
+  LoopLikeOpInterface outermost;
   for (Operation *parent = op->getParentOp();
        parent && !isa<FunctionOpInterface>(parent);
        parent = parent->getParentOp()) {
-    if (!isa<LoopLikeOpInterface>(parent))
+    auto loop = dyn_cast<LoopLikeOpInterface>(parent);
+    if (!loop)
       continue;
-    if (definedInside(parent, value))
+    if (!loop.isDefinedOutsideOfLoop(value))
       break;
-    outermost = parent;
+    outermost = loop;
   }
   return outermost;
 }
 
-/// The copies moved before loops so far, by the copy and the loop.
-using MovedCopies = DenseMap<std::pair<Operation *, Operation *>, Value>;
-
-/// The transpose `transposed` (a copy of a tensor defined outside `loop`)
-/// as computed once, before `loop`: itself where it is outside already,
-/// else a clone there (with a clone of its empty init), one for all the
-/// products that read it; null where its init cannot move.
-Value beforeLoop(IRRewriter &rewriter, Value transposed, Operation *loop,
-                 MovedCopies &moved) {
-  Operation *copy = transposed.getDefiningOp();
+/// Moves `copy`, which copies a tensor defined outside `loop`, before
+/// `loop` (where it is inside), so that it is made once for every product
+/// that reads it; its init there is a new empty tensor where the old one
+/// was made inside (that one goes to `replaced`). False where the init
+/// cannot be made before the loop.
+bool moveBeforeLoop(IRRewriter &rewriter, linalg::LinalgOp copy,
+                    LoopLikeOpInterface loop,
+                    SetVector<Operation *> &replaced) {
   if (!loop->isAncestor(copy))
-    return transposed;
-  if (Value done = moved.lookup({copy, loop}))
-    return done;
-  for (Value input : cast<linalg::LinalgOp>(copy).getDpsInputs())
-    if (definedInside(loop, input))
-      return {};
-  Value init = cast<linalg::LinalgOp>(copy).getDpsInits().front();
-  auto empty = init.getDefiningOp<tensor::EmptyOp>();
-  if (definedInside(loop, init) &&
-      (!empty || llvm::any_of(empty->getOperands(), [&](Value size) {
-        return definedInside(loop, size);
-      })))
-    return {};
-  rewriter.setInsertionPoint(loop);
-  IRMapping mapping;
-  if (definedInside(loop, init))
-    mapping.map(init, rewriter.clone(*empty)->getResult(0));
-  Value once = rewriter.clone(*copy, mapping)
-                   ->getResult(cast<OpResult>(transposed).getResultNumber());
-  moved[{copy, loop}] = once;
-  return once;
+    return true;
+  OpOperand &init = copy.getDpsInitsMutable()[0];
+  if (!loop.isDefinedOutsideOfLoop(init.get())) {
+    auto empty = init.get().getDefiningOp<tensor::EmptyOp>();
+    if (!empty || !llvm::all_of(empty->getOperands(), [&](Value size) {
+          return loop.isDefinedOutsideOfLoop(size);
+        }))
+      return false;
+    rewriter.setInsertionPoint(loop);
+    Value outside = rewriter.clone(*empty)->getResult(0);
+    rewriter.modifyOpInPlace(copy, [&] { init.set(outside); });
+    replaced.insert(empty);
+  }
+  rewriter.moveOpBefore(copy, loop);
+  return true;
 }
 
 /// Folds transposed operands into the product's indexing maps; the
@@ -143,8 +129,8 @@ Value beforeLoop(IRRewriter &rewriter, Value transposed, Operation *loop,
 /// product then reads a row-major left operand, where a transpose flag on
 /// it is the slowest of oneDNN's sgemm forms on AVX2 (docs/performance.md).
 void foldTransposes(IRRewriter &rewriter, linalg::LinalgOp op,
-                    SetVector<Operation *> &replaced, bool invariantLeftCopies,
-                    MovedCopies &moved) {
+                    SetVector<Operation *> &replaced,
+                    bool invariantLeftCopies) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<Value> inputs(op.getDpsInputs());
   bool changed = false;
@@ -152,19 +138,12 @@ void foldTransposes(IRRewriter &rewriter, linalg::LinalgOp op,
     Value source = transposedFrom(inputs[i]);
     if (!source)
       continue;
-    Operation *loop = i == 0 && invariantLeftCopies
-                          ? outermostInvariantLoop(op, source)
-                          : nullptr;
-    if (loop) {
-      if (Value once = beforeLoop(rewriter, inputs[i], loop, moved)) {
-        if (once != inputs[i]) {
-          replaced.insert(inputs[i].getDefiningOp());
-          inputs[i] = once;
-          changed = true;
-        }
-        continue;
-      }
-    }
+    if (i == 0 && invariantLeftCopies)
+      if (LoopLikeOpInterface loop = outermostInvariantLoop(op, source))
+        if (moveBeforeLoop(rewriter,
+                           inputs[i].getDefiningOp<linalg::LinalgOp>(), loop,
+                           replaced))
+          continue;
     replaced.insert(inputs[i].getDefiningOp());
     inputs[i] = source;
     maps[i] = swapLastTwo(maps[i]);
@@ -222,10 +201,9 @@ struct MatmulOperandsPass : impl::MatmulOperandsBase<MatmulOperandsPass> {
         products.push_back(op);
     });
     SetVector<Operation *> replaced;
-    MovedCopies moved;
     for (linalg::LinalgOp op : products) {
       ownFill(rewriter, op, *op.getDpsInitOperand(0), replaced);
-      foldTransposes(rewriter, op, replaced, invariantLeftCopies, moved);
+      foldTransposes(rewriter, op, replaced, invariantLeftCopies);
     }
     // Reductions start from fills too (zeros, -inf), which CSE shares.
     SmallVector<linalg::GenericOp> generics;

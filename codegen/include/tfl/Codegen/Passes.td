@@ -55,7 +55,8 @@ def MatmulOperands : Pass<"tfl-matmul-operands", "mlir::func::FuncOp"> {
     a transpose flag. With `invariant-left-copies` (the CPU pipeline), a
     transposed left operand whose tensor is defined outside a loop around
     the product stays a copy, made once before the outermost such loop
-    (moved there with its empty init where it was inside): each iteration
+    (moved there, into an empty tensor made there, where it was inside;
+    every product that reads it then reads that one copy): each iteration
     then reads a row-major left operand, where oneDNN's sgemm is slowest
     with the left one transposed. A product whose init is a zero
     `linalg.fill` shared with other ops gets a fill of its own, right
