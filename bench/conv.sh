@@ -20,6 +20,8 @@
 # Shapes: "N H C K" (batch, input size, in and out channels).
 set -euo pipefail
 cd "$(dirname "$0")"
+# shellcheck source=bench/cpu.sh
+. ./cpu.sh
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 c++ -O2 -std=c++17 -I../runtime/include conv_passes.cpp ../build/lib/libtflrt.a \
@@ -105,10 +107,7 @@ table() {
 result="results/$(date +%F)-cpu-conv-passes.txt"
 {
   echo "# $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
-       "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" \
-       "(family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //')," \
-       "model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | sed 's/.*: //');" \
-       "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2)), 2 threads"
+       "$(cpu_name), 2 threads"
   echo "# ms per pass, each side's best of $rounds rounds taking turns"
   if grep -qw avx512f /proc/cpuinfo; then
     echo "## AVX-512"

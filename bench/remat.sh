@@ -8,6 +8,8 @@
 # remat / plain; memory: 1 - remat / plain, the share saved).
 set -euo pipefail
 cd "$(dirname "$0")"
+# shellcheck source=bench/cpu.sh
+. ./cpu.sh
 tflc=../build/bin/tflc
 repeats=${REPEATS:-5}
 out=$(mktemp -d)
@@ -30,10 +32,7 @@ for _ in $(seq "$repeats"); do
 done
 result="results/$(date +%F)-cpu-w8-remat${TFL_ISA:+-$TFL_ISA}.txt"
 {
-  echo "# $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" \
-       "(family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | xargs)," \
-       "model $(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs))," \
-       "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2)${TFL_ISA:+, TFL_ISA=$TFL_ISA}, 2 threads"
+  echo "# $(date -u +%FT%TZ), $(cpu_name)${TFL_ISA:+, TFL_ISA=$TFL_ISA}, 2 threads"
   echo "# side ms_per_step peak_MiB (best of $repeats)"
   echo "plain ${best[w8_gpt]} ${peak[w8_gpt]}"
   echo "remat ${best[w8_remat]} ${peak[w8_remat]}"

@@ -21,6 +21,8 @@ peers=false
 cd "$(dirname "$0")"
 # shellcheck source=bench/best.sh
 . ./best.sh
+# shellcheck source=bench/cpu.sh
+. ./cpu.sh
 tflc=../build/bin/tflc
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -241,12 +243,7 @@ if $peers; then
   done
   {
     echo "# bench/run.sh --peers, $(date +%F), REPEATS=${REPEATS:-3}, commit $(git rev-parse --short HEAD 2>/dev/null || echo -)"
-    isa=$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo "AVX2, no AVX-512")
-    # A model name such as "AMD EPYC" covers several generations: the
-    # family and model numbers tell them apart.
-    family=$(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //')
-    model=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | sed 's/.*: //')
-    echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') (family $family, model $model; $isa), $(nproc) cores; every side on 2 threads"
+    echo "# $(cpu_name), $(nproc) cores; every side on 2 threads"
     cat "$out/table"
   } >"$file"
   echo "written to bench/$file"

@@ -13,6 +13,8 @@
 # jacobian.sh and sdpa.sh call it.
 set -euo pipefail
 cd "$(dirname "$0")"
+# shellcheck source=bench/cpu.sh
+. ./cpu.sh
 name=$1 columns=$2
 tflc=../build/bin/tflc
 venv=${PEERS_VENV:-$HOME/.cache/tfl-bench-peers}
@@ -46,11 +48,7 @@ for _ in $(seq "$repeats"); do
 done
 result="results/$(date +%F)-cpu-${name//_/-}.txt"
 {
-  # The family and model tell apart the generations one model name covers.
-  echo "# $(date -u +%FT%TZ), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)" \
-       "(family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //')," \
-       "model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | sed 's/.*: //');" \
-       "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2)), 2 threads"
+  echo "# $(date -u +%FT%TZ), $(cpu_name), 2 threads"
   echo "# side $columns (best of $repeats)"
   echo "tfl $tfl_best"
   if $avx2; then echo "tfl-avx2 $avx2_best"; fi
