@@ -56,7 +56,7 @@ run_side() { # side (tfl|onednn|default), shape...
 }
 
 # The pass-wise minimum of two "a b c" lines.
-best() {
+passwise_min() {
   if [ -z "$1" ]; then echo "$2"; return; fi
   awk -v x="$1" -v y="$2" 'BEGIN { split(x, a, " "); split(y, b, " ");
     for (i = 1; i <= 3; ++i) printf "%s%s", (i > 1 ? " " : ""),
@@ -70,12 +70,12 @@ table() {
     local t="" d="" c="" kinds
     for _ in $(seq "$rounds"); do
       # shellcheck disable=SC2086
-      t=$(best "$t" "$(run_side tfl $s)")
+      t=$(passwise_min "$t" "$(run_side tfl $s)")
       kinds=$(takes "$out/report")
       # shellcheck disable=SC2086
-      d=$(best "$d" "$(run_side onednn $s)")
+      d=$(passwise_min "$d" "$(run_side onednn $s)")
       # shellcheck disable=SC2086
-      c=$(best "$c" "$(run_side default $s)")
+      c=$(passwise_min "$c" "$(run_side default $s)")
     done
     # shellcheck disable=SC2086
     printf "%-14s %-15s %9s %9s %9s  %s\n" "$s" "TFL forced" $t "$kinds"
