@@ -78,6 +78,13 @@ FailureOr<Type> SemaImpl::analyzeConv(const CallExpr *expr,
           << " input channels, but x " << x->str() << " has " << x->shape[3];
       return failure();
     }
+    if (w->shape[0] < 1 || w->shape[1] < 1) {
+      error((*args)[1]->getBegin())
+          << "conv2d()'s filter " << w->str() << " has a window of "
+          << w->shape[0] << " x " << w->shape[1]
+          << ": its height and width must be positive";
+      return failure();
+    }
     info.size = {w->shape[0], w->shape[1]};
     channels = w->shape[3];
     info.strides = {1, 1};

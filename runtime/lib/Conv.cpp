@@ -354,10 +354,46 @@ void runFaster(Kernels own, const KernelKey &key, What what, Own runOwn,
   runOneDnn();
 }
 
+/// A convolution over no input channels (the one way an empty x or w
+/// makes a non-empty output): every sum is empty, so each output is its
+/// channel's bias (or 0), relu'd if asked, as the sums over K = 0 of a
+/// product are.
+void withoutInputChannels(const TensorView *bias, const TensorView &out,
+                          bool relu) {
+  float *data = static_cast<float *>(const_cast<void *>(out.data));
+  const float *b = bias ? static_cast<const float *>(bias->data) : nullptr;
+  for (int64_t n = 0; n < out.shape[0]; ++n)
+    for (int64_t h = 0; h < out.shape[1]; ++h)
+      for (int64_t w = 0; w < out.shape[2]; ++w)
+        for (int64_t k = 0; k < out.shape[3]; ++k) {
+          float v = b ? b[k * bias->strides[0]] : 0.0f;
+          data[n * out.strides[0] + h * out.strides[1] + w * out.strides[2] +
+               k * out.strides[3]] = relu ? reluOf(v) : v;
+        }
+}
+
+/// dbias = the sum of dy over its batch and positions, in that order: the
+/// bias's gradient where the filter's is empty (no input channels).
+void biasGradient(const TensorView &dy, const TensorView &dbias) {
+  float *db = static_cast<float *>(const_cast<void *>(dbias.data));
+  const float *g = static_cast<const float *>(dy.data);
+  for (int64_t k = 0; k < dy.shape[3]; ++k) {
+    float sum = 0.0f;
+    for (int64_t n = 0; n < dy.shape[0]; ++n)
+      for (int64_t h = 0; h < dy.shape[1]; ++h)
+        for (int64_t w = 0; w < dy.shape[2]; ++w)
+          sum += g[n * dy.strides[0] + h * dy.strides[1] + w * dy.strides[2] +
+                   k * dy.strides[3]];
+    db[k * dbias.strides[0]] = sum;
+  }
+}
+
 void forward(const TensorView &x, const TensorView &w, const TensorView *bias,
              const TensorView &out, const Window &window, bool relu = false) {
   if (empty(out))
     return;
+  if (empty(x) || empty(w))
+    return withoutInputChannels(bias, out, relu);
   Kernels own = ownKernelsFor(x, w, out, window, winograd::Pass::Forward);
   runFaster(
       own, keyOf('f', (bias ? 1 : 0) + (relu ? 2 : 0), x, w, out, window),
@@ -414,9 +450,13 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
 void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                           const TensorView &dw, const Window &window,
                           const TensorView *dbias) {
-  if (dbias && (empty(dw) || empty(dy) || empty(x)))
-    std::memset(const_cast<void *>(dbias->data), 0,
-                numElements(dbias->shape) * sizeof(float));
+  if (dbias && (empty(dy) || empty(x))) {
+    if (empty(dy))
+      std::memset(const_cast<void *>(dbias->data), 0,
+                  numElements(dbias->shape) * sizeof(float));
+    else
+      biasGradient(dy, *dbias); // no input channels
+  }
   if (empty(dw))
     return;
   if (empty(dy) || empty(x)) {

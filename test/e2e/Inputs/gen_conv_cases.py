@@ -127,6 +127,24 @@ def main():
                          f'padding="{padding}")',
                          pool(x, size, s, padding == "same", kind))
         case(f"max_pool2d({literal(x)}, 1)", x)
+        # No input channels: every sum is empty, so the output is 0, or
+        # the bias (relu'd) where one is added, as a product over K = 0
+        # is; the bias's gradient is still the sum of dy over positions.
+        b = rng.standard_normal(3).astype(np.float32)
+        tfl.write(f"b0 = {literal(b)}\n")
+        empty = "zeros((2, 5, 4, 0)), zeros((3, 3, 0, 3))"
+        for padding, oh, ow in (("valid", 3, 2), ("same", 5, 4)):
+            case(f'conv2d({empty}, padding="{padding}")',
+                 np.zeros((2, oh, ow, 3)))
+        case(f'relu(conv2d({empty}, padding="same") + b0)',
+             np.broadcast_to(np.maximum(b, 0.0), (2, 5, 4, 3)))
+        # With the filter's (empty) gradient used too, compiled code has
+        # the bias's from the filter gradient's call.
+        tfl.write('g0 = grad(lambda w, b: sum(relu(conv2d(zeros((2, 5, 4, '
+                  '0)), w, padding="same") + b) * 3.0), argnums=(0, 1))'
+                  "(zeros((3, 3, 0, 3)), b0)\n")
+        case("sum(g0[0])", np.float32(0.0))
+        case("g0[1]", 3.0 * 40 * (b > 0))
 
 
 if __name__ == "__main__":
