@@ -450,13 +450,11 @@ void conv2dBackwardInput(const TensorView &dy, const TensorView &w,
 void conv2dBackwardFilter(const TensorView &x, const TensorView &dy,
                           const TensorView &dw, const Window &window,
                           const TensorView *dbias) {
-  if (dbias && (empty(dy) || empty(x))) {
-    if (empty(dy))
-      std::memset(const_cast<void *>(dbias->data), 0,
-                  numElements(dbias->shape) * sizeof(float));
-    else
-      biasGradient(dy, *dbias); // no input channels
-  }
+  if (dbias && empty(dy))
+    std::memset(const_cast<void *>(dbias->data), 0,
+                numElements(dbias->shape) * sizeof(float));
+  else if (dbias && empty(x))
+    biasGradient(dy, *dbias); // no input channels
   if (empty(dw))
     return;
   if (empty(dy) || empty(x)) {
