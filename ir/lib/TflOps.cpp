@@ -10,7 +10,9 @@
 #include "tfl/IR/TflOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::tfl;
@@ -694,6 +696,41 @@ LogicalResult OptimizationBarrierOp::inferReturnTypes(
     OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
   llvm::append_range(inferredReturnTypes, operands.getTypes());
   return success();
+}
+
+namespace {
+
+/// A barrier's constant operands pass around it: their results become the
+/// constants, and the barrier keeps the rest (or goes, with none left).
+struct ForwardBarrierConstants : OpRewritePattern<OptimizationBarrierOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OptimizationBarrierOp op,
+                                PatternRewriter &rewriter) const override {
+    auto isConstant = [](Value v) { return matchPattern(v, m_Constant()); };
+    if (llvm::none_of(op.getInputs(), isConstant))
+      return failure();
+    SmallVector<Value> kept;
+    for (Value v : op.getInputs())
+      if (!isConstant(v))
+        kept.push_back(v);
+    OptimizationBarrierOp barrier;
+    if (!kept.empty())
+      barrier = OptimizationBarrierOp::create(rewriter, op.getLoc(), kept);
+    SmallVector<Value> results;
+    unsigned next = 0;
+    for (Value v : op.getInputs())
+      results.push_back(isConstant(v) ? v : barrier.getResult(next++));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void OptimizationBarrierOp::getCanonicalizationPatterns(
+    RewritePatternSet &results, MLIRContext *context) {
+  results.add<ForwardBarrierConstants>(context);
 }
 
 bool mlir::tfl::isHalfFloat(Type elementType) {

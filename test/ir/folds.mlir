@@ -145,3 +145,42 @@ func.func @transposes(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3
   %3 = tfl.transpose %1 {perm = array<i64: 1, 0, 2>} : tensor<3x2x4xf32> -> tensor<2x3x4xf32>
   return %0, %2, %3 : tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>
 }
+
+// -----
+
+// Tests that a barrier's constant operands pass around it, and the rest
+// stay behind it: a checkpoint's recomputation sees the constant (a
+// layer's `drop == 0.0` folds and picks its branch, as in the forward
+// sweep), but never its other arguments as the forward sweep's values.
+// A barrier of constants alone goes.
+// CHECK-LABEL: func.func @barrier_constants
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[B:.*]] = tfl.optimization_barrier %[[X]] : tensor<4xf32>
+// CHECK-NOT: scf.if
+// CHECK: %[[Y:.*]] = tfl.mul %[[B]], %[[B]]
+// CHECK-NEXT: return %[[Y]]
+func.func @barrier_constants(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %drop = tfl.constant dense<0.0> : tensor<f32>
+  %zero = tfl.constant dense<0.0> : tensor<f32>
+  %b:2 = tfl.optimization_barrier %drop, %x : tensor<f32>, tensor<4xf32>
+  %eq = tfl.compare eq, %b#0, %zero : tensor<f32>, tensor<f32> -> tensor<i1>
+  %c = tensor.extract %eq[] : tensor<i1>
+  %r = scf.if %c -> (tensor<4xf32>) {
+    %y = tfl.mul %b#1, %b#1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  } else {
+    %y = tfl.add %b#1, %b#1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @barrier_of_constants
+// CHECK-NOT: tfl.optimization_barrier
+// CHECK: %[[C:.*]] = tfl.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-NEXT: return %[[C]]
+func.func @barrier_of_constants() -> tensor<f32> {
+  %two = tfl.constant dense<2.0> : tensor<f32>
+  %b = tfl.optimization_barrier %two : tensor<f32>
+  return %b : tensor<f32>
+}

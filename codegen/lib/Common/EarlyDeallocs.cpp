@@ -31,9 +31,11 @@ namespace {
 
 /// Whether `op`'s memref results are views of its memref operands.
 bool isView(Operation *op) {
+  // (memref.transpose is a view without ViewLikeOpInterface: attention
+  // reads the heads of a product's result through one.)
   return isa<ViewLikeOpInterface, memref::CastOp, memref::ReinterpretCastOp,
              memref::ExtractStridedMetadataOp, memref::ExpandShapeOp,
-             memref::CollapseShapeOp>(op);
+             memref::CollapseShapeOp, memref::TransposeOp>(op);
 }
 
 /// The last op of `block` that uses `buffer` or a view of it (an op that

@@ -8,12 +8,14 @@
 // training step's layer-norm reductions), all of which one-shot
 // bufferization's analysis then puts in one alias set, every write checked
 // against every read of the set: its time grew with the square of a
-// model's layers. Before bufferization, on the CPU, a reshape of an empty
-// tensor becomes an empty tensor, and each use of an empty tensor gets one
-// of its own (a clone right before its user, the first use in the empty's
-// block keeping it): a loop body writes fresh buffers (from libtflrt's
-// cache of freed buffers) and carries them without a copy, and each
-// destination is a set of its own.
+// model's layers. And a buffer is allocated where its empty tensor is:
+// merged, a gradient's destination is allocated in the forward sweep and
+// held until the reverse sweep writes it. Before bufferization, on the
+// CPU, a reshape of an empty tensor becomes an empty tensor, and each use
+// of an empty tensor gets one of its own, right before its user: a loop
+// body writes fresh buffers (from libtflrt's cache of freed buffers) and
+// carries them without a copy, each destination is a set of its own, and
+// each buffer lives from the op that writes it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,15 +52,15 @@ struct LocalEmptyTensorsPass
       if (source->use_empty())
         source->erase();
     }
-    // An empty tensor for each use: the first in its block keeps it, each
-    // other use gets a clone right before its user.
+    // An empty tensor for each use, right before its user: where the
+    // empty was, its buffer would be allocated, and live from there.
     SmallVector<tensor::EmptyOp> empties;
     getOperation().walk([&](tensor::EmptyOp op) { empties.push_back(op); });
     for (tensor::EmptyOp empty : empties) {
-      bool kept = false;
+      bool kept = false; // by one use of the op right after it
       for (OpOperand &use : llvm::make_early_inc_range(empty->getUses())) {
         Operation *user = use.getOwner();
-        if (!kept && user->getBlock() == empty->getBlock()) {
+        if (!kept && user == empty->getNextNode()) {
           kept = true;
           continue;
         }

@@ -1,8 +1,8 @@
 // RUN: tfl-opt %s -tfl-local-empty-tensors | FileCheck %s
 
-// Tests that each use of an empty tensor gets an empty tensor of its own: a
-// loop body's use of one from before the loop right before its user, and
-// that a reshape of an empty tensor becomes one.
+// Tests that each use of an empty tensor gets an empty tensor of its own,
+// right before its user (a loop body's use of one from before the loop
+// too), and that a reshape of an empty tensor becomes one.
 
 // CHECK-LABEL: func.func @loop_body
 // CHECK: %[[OUTER:.*]] = tensor.empty() : tensor<4xf32>
@@ -51,12 +51,13 @@ func.func @only_inside(%n: index, %m: index) -> tensor<?xf32> {
 // Uses in the empty's own block get one each too (CSE merged the empty
 // tensors of a training step's layer norms into one, which bufferization
 // then analyzed as one buffer written by hundreds of ops: its alias
-// queries grew with the square of the layers).
+// queries grew with the square of the layers), each right before its
+// user.
 // CHECK-LABEL: func.func @same_block
 // CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
-// CHECK: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
-// CHECK-DAG: linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<4xf32>)
-// CHECK-DAG: linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<4xf32>)
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<4xf32>)
+// CHECK-NEXT: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<4xf32>)
 // CHECK: return
 func.func @same_block() -> (tensor<4xf32>, tensor<4xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -64,6 +65,27 @@ func.func @same_block() -> (tensor<4xf32>, tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xf32>
   %a = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   %b = linalg.fill ins(%one : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// The empty stays with the op right after it, and a later user gets one
+// right before it, however the uses are listed: kept for the last user
+// (the first in the use list), the empty's buffer was allocated where the
+// empty was, a gradient's destination in the forward sweep, and held
+// until the reverse sweep wrote it.
+// CHECK-LABEL: func.func @far_user
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<4xf32>)
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: %[[E2:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<4xf32>)
+// CHECK-NEXT: return
+func.func @far_user(%x: f32) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %y = arith.addf %x, %x : f32
+  %b = linalg.fill ins(%y : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   return %a, %b : tensor<4xf32>, tensor<4xf32>
 }
 

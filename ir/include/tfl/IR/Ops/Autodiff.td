@@ -321,6 +321,12 @@ def Tfl_OptimizationBarrierOp : Tfl_Op<"optimization_barrier",
     as its operands' buffers (no copy); its pullback and tangent are the
     identity.
 
+    A constant operand is the one exception: the canonicalizer replaces
+    its result by the constant and drops it from the barrier. A constant
+    holds nothing of the forward sweep, and what depends on it alone must
+    fold (a checkpointed layer's `if drop == 0.0` picks its branch in the
+    recomputation as in the forward sweep, instead of keeping both).
+
     ```mlir
     %0:2 = tfl.optimization_barrier %x, %dy : tensor<16x128xf32>, tensor<16x128xf32>
     ```
@@ -328,6 +334,7 @@ def Tfl_OptimizationBarrierOp : Tfl_Op<"optimization_barrier",
   let arguments = (ins Variadic<Tfl_Tensor>:$inputs);
   let results = (outs Variadic<Tfl_Tensor>:$results);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasCanonicalizer = 1;
 }
 
 def Tfl_ToDeviceOp : Tfl_Op<"to_device",
