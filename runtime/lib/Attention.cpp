@@ -6,9 +6,10 @@
 // heads, 32 floats inside the QKV projection's output) is read, and a
 // gradient written, where it lies; any other is packed once into a
 // contiguous matrix whose rows are padded to 16 floats (zeros). k (and v
-// backward) are packed transposed in any case. The scale multiplies the
-// scores inside the softmax and ds (a positive scale; else a packed q).
-// Then, block by block of kRows query rows:
+// backward) are packed transposed in any case, their rows of S keys 16
+// floats longer where the padding is a multiple of 128 (keyStride). The scale
+// multiplies the scores inside the softmax and ds (a positive scale; else a
+// packed q). Then, block by block of kRows query rows:
 //   forward:  scores = q_blk k^T (only the keys a causal block can see),
 //             e^(scale (score - the row's max)) in place, out_blk = p v
 //             divided by each row's sum (F columns divided, not the row's
@@ -45,6 +46,16 @@ constexpr int64_t kRows = 32;
 
 /// A matrix of a packed problem, row-major, rows padded to 16 floats.
 inline int64_t padded(int64_t n) { return roundUp(n, kStepChannels); }
+
+/// The row stride of a packed matrix with rows of n keys, which the
+/// products read down its columns: padded, and 16 floats more when that
+/// is a multiple of 128 floats (512 bytes), so that a column's elements do
+/// not fall in a few sets of the L1 cache. At 1,024 keys (4 KB rows) they
+/// all fell in one, and the scores' product waited on L2 for each.
+inline int64_t keyStride(int64_t n) {
+  int64_t ld = padded(n);
+  return ld % 128 == 0 ? ld + kStepChannels : ld;
+}
 
 /// One problem's sizes: T queries, S keys, E features of q and k, F of v.
 struct Dims {
@@ -398,14 +409,14 @@ TFL_INLINE Matrix readable(bool keep, float *dst, int64_t ld, Matrix m,
 
 /// Floats of scratch forwardOneBody needs.
 int64_t forwardScratch(const Dims &d) {
-  return d.t * padded(d.e) + d.e * padded(d.s) + d.s * padded(d.f) +
-         kRows * padded(d.s) + kRows * padded(d.f) + kRows;
+  return d.t * padded(d.e) + d.e * keyStride(d.s) + d.s * padded(d.f) +
+         kRows * keyStride(d.s) + kRows * padded(d.f) + kRows;
 }
 
 template <int L>
 TFL_INLINE void forwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
                                Matrix out, float *scratch) {
-  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
+  int64_t ep = padded(d.e), sp = keyStride(d.s), fp = padded(d.f);
   float *qs = scratch, *kt = qs + d.t * ep, *vv = kt + d.e * sp;
   float *p = vv + d.s * fp, *o = p + kRows * sp, *sums = o + kRows * fp;
   // Where out shares no memory with the inputs (its rows are written block
@@ -434,7 +445,7 @@ TFL_INLINE void forwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
 
 /// Floats of scratch backwardOneBody needs.
 int64_t backwardScratch(const Dims &d) {
-  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
+  int64_t ep = padded(d.e), sp = keyStride(d.s), fp = padded(d.f);
   return d.t * ep + d.s * ep + d.e * sp + d.f * sp + d.t * fp + d.t +
          2 * kRows * sp + kRows * ep + d.s * ep + d.s * fp;
 }
@@ -505,7 +516,7 @@ template <int L>
 TFL_INLINE void backwardOneBody(const Dims &d, Matrix q, Matrix k, Matrix v,
                                 Matrix out, Matrix dy, Matrix dq, Matrix dk,
                                 Matrix dv, float *scratch) {
-  int64_t ep = padded(d.e), sp = padded(d.s), fp = padded(d.f);
+  int64_t ep = padded(d.e), sp = keyStride(d.s), fp = padded(d.f);
   float *qs = scratch, *kk = qs + d.t * ep, *kt = kk + d.s * ep;
   float *vt = kt + d.e * sp, *g = vt + d.f * sp, *rowDot = g + d.t * fp;
   float *p = rowDot + d.t, *dp = p + kRows * sp, *dqb = dp + kRows * sp;

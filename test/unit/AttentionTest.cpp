@@ -249,6 +249,8 @@ TEST(AttentionTest, MatchesTheDefinitionOnEveryIsa) {
       {{2}, 45, 20, 16, 17, true},     // more queries than keys
       {{}, 1, 1, 3, 2, true},          // one of each
       {{1, 3}, 70, 70, 40, 24, false}, // blocks of 32 and a remainder
+      {{1}, 40, 128, 16, 8, false},    // keys' rows padded past 512 bytes
+      {{1}, 128, 128, 16, 16, true},   // the same, causal
   };
   forEachIsa([&] {
     for (const Case &c : cases)
