@@ -708,12 +708,12 @@ struct ForwardBarrierConstants : OpRewritePattern<OptimizationBarrierOp> {
   LogicalResult matchAndRewrite(OptimizationBarrierOp op,
                                 PatternRewriter &rewriter) const override {
     auto isConstant = [](Value v) { return matchPattern(v, m_Constant()); };
-    if (llvm::none_of(op.getInputs(), isConstant))
-      return failure();
     SmallVector<Value> kept;
     for (Value v : op.getInputs())
       if (!isConstant(v))
         kept.push_back(v);
+    if (kept.size() == op.getInputs().size())
+      return failure();
     OptimizationBarrierOp barrier;
     if (!kept.empty())
       barrier = OptimizationBarrierOp::create(rewriter, op.getLoc(), kept);
