@@ -1,6 +1,7 @@
 //===- KernelsMatmul.cpp - Products on oneDNN's and OpenBLAS's GEMMs ------===//
 //
-// f32 on oneDNN's sgemm, f64 on OpenBLAS's dgemm, small products (2^15
+// f32 on oneDNN's sgemm (on AVX2, a weight's gradient on TFL's own packed
+// kernel: PackedGemm.h), f64 on OpenBLAS's dgemm, small products (2^15
 // multiply-adds or fewer) as plain loops, integers as loops.
 //
 //===----------------------------------------------------------------------===//
@@ -9,6 +10,7 @@
 #include "tflrt/Parallel.h"
 
 #include "KernelLoops.h"
+#include "PackedGemm.h"
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -101,6 +103,9 @@ void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
                bool accumulate, bool transA, bool transB) {
   product(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
           [&](int64_t la, int64_t lb, int64_t lc) {
+            if (takesPackedProduct(m, n, k, lb, transA, transB))
+              return packedProduct(a, b, c, m, n, k, la, lb, lc, accumulate,
+                                   transA, transB);
             dnnl_status_t status =
                 dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k,
                            1.0f, a, la, b, lb, accumulate ? 1.0f : 0.0f, c, lc);
