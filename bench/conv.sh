@@ -106,15 +106,7 @@ table() {
 
 result="results/$(date +%F)-cpu-conv-passes.txt"
 {
-  echo "# $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
-       "$(cpu_name), 2 threads"
+  results_header
   echo "# ms per pass, each side's best of $rounds rounds taking turns"
-  if grep -qw avx512f /proc/cpuinfo; then
-    echo "## AVX-512"
-    OMP_NUM_THREADS=2 table
-    echo "## TFL_ISA=avx2"
-    TFL_ISA=avx2 OMP_NUM_THREADS=2 table
-  else
-    OMP_NUM_THREADS=2 table
-  fi
+  each_isa table
 } | tee "$result"

@@ -10,3 +10,23 @@ cpu_name() {
        "model $(cpu_field model);" \
        "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2))"
 }
+
+# The first line of a results file: when, at which commit, on which CPU.
+results_header() {
+  echo "# $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
+       "$(cpu_name), 2 threads"
+}
+
+# Runs the command "$@" on 2 threads: once on a machine without AVX-512;
+# on one with it, as it is ("## AVX-512") and again with TFL's AVX2
+# kernels and oneDNN's AVX2 code ("## TFL_ISA=avx2").
+each_isa() {
+  if grep -qw avx512f /proc/cpuinfo; then
+    echo "## AVX-512"
+    OMP_NUM_THREADS=2 "$@"
+    echo "## TFL_ISA=avx2"
+    TFL_ISA=avx2 OMP_NUM_THREADS=2 "$@"
+  else
+    OMP_NUM_THREADS=2 "$@"
+  fi
+}
