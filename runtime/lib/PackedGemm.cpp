@@ -9,9 +9,10 @@
 // stored, for the first block of an overwrite). A tile at c's edge is
 // computed whole on the panels' zero padding and stored in part. The
 // packing reads each operand along its rows, a few rows ahead prefetched
-// (a walk down columns whose rows are a multiple of 128 floats apart is
-// what slows oneDNN's kernel). Each thread takes a block of c's rows (or
-// columns, where c is wider than it is tall) and packs its own panels.
+// (down columns whose rows are a multiple of 128 floats apart, the reads
+// would fall in a few sets of the L1 cache, as oneDNN's seem to). Each
+// thread takes a block of c's rows (or columns, where c is wider than it
+// is tall) and packs its own panels.
 //
 //===----------------------------------------------------------------------===//
 
