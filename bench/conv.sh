@@ -104,7 +104,7 @@ table() {
   echo "default slower than oneDNN's by more than 5% (passes a TFL kernel takes): ${slow[*]:-none}"
 }
 
-result="results/$(date +%F)-cpu-conv-passes.txt"
+result=$(results_file conv-passes)
 {
   results_header
   echo "# ms per pass, each side's best of $rounds rounds taking turns"

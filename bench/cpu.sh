@@ -11,10 +11,24 @@ cpu_name() {
        "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2))"
 }
 
-# The first line of a results file: when, at which commit, on which CPU.
+# The first line of a results file: when, at which commit, on which CPU
+# (and TFL_ISA, when set).
 results_header() {
   echo "# $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)," \
-       "$(cpu_name), 2 threads"
+       "$(cpu_name)${TFL_ISA:+, TFL_ISA=$TFL_ISA}, 2 threads"
+}
+
+# The results file for today's run of NAME: results/DATE-cpu-NAME.txt, or
+# ...-NAME-2.txt, -3 and on where an earlier run today wrote it (the docs
+# link to each run's file).
+results_file() {
+  local file n=1
+  file=results/$(date +%F)-cpu-$1.txt
+  while [ -e "$file" ]; do
+    n=$((n + 1))
+    file=results/$(date +%F)-cpu-$1-$n.txt
+  done
+  echo "$file"
 }
 
 # Runs the command "$@" on 2 threads: once on a machine without AVX-512;

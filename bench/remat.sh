@@ -30,9 +30,9 @@ for _ in $(seq "$repeats"); do
     fi
   done
 done
-result="results/$(date +%F)-cpu-w8-remat${TFL_ISA:+-$TFL_ISA}.txt"
+result=$(results_file "w8-remat${TFL_ISA:+-$TFL_ISA}")
 {
-  echo "# $(date -u +%FT%TZ), $(cpu_name)${TFL_ISA:+, TFL_ISA=$TFL_ISA}, 2 threads"
+  results_header
   echo "# side ms_per_step peak_MiB (best of $repeats)"
   echo "plain ${best[w8_gpt]} ${peak[w8_gpt]}"
   echo "remat ${best[w8_remat]} ${peak[w8_remat]}"

@@ -235,12 +235,7 @@ row "$(awk -v s="$w1_seconds" -v p="$peak" 'BEGIN {
   printf "W1: TFL at %.0f GFLOP/s, %.0f%% of the f32 FMA peak measured in this run (%.0f GFLOP/s)", g, 100 * g / p, p }')"
 if $peers; then
   row "Peers: torch $debian from Debian; $versions from PyPI"
-  file=results/$(date +%F)-cpu-run-peers.txt
-  n=1
-  while [ -e "$file" ]; do
-    n=$((n + 1))
-    file=results/$(date +%F)-cpu-run-peers-$n.txt
-  done
+  file=$(results_file run-peers)
   {
     echo "# bench/run.sh --peers, $(date +%F), REPEATS=${REPEATS:-3}, commit $(git rev-parse --short HEAD 2>/dev/null || echo -)"
     echo "# $(cpu_name), $(nproc) cores; every side on 2 threads"

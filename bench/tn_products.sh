@@ -42,7 +42,7 @@ table() {
   done
 }
 
-result="results/$(date +%F)-cpu-tn-products.txt"
+result=$(results_file tn-products)
 {
   results_header
   echo "# x^T dy, us per product (median of each round's calls, best of 3 rounds)"

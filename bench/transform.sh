@@ -46,9 +46,9 @@ for _ in $(seq "$repeats"); do
   fi
   peers+=("$("$venv/bin/python" "${name}_peers.py" 2>/dev/null)")
 done
-result="results/$(date +%F)-cpu-${name//_/-}.txt"
+result=$(results_file "${name//_/-}")
 {
-  echo "# $(date -u +%FT%TZ), $(cpu_name), 2 threads"
+  results_header
   echo "# side $columns (best of $repeats)"
   echo "tfl $tfl_best"
   if $avx2; then echo "tfl-avx2 $avx2_best"; fi
