@@ -48,13 +48,13 @@ constexpr int64_t kRows = 32;
 inline int64_t padded(int64_t n) { return roundUp(n, kStepChannels); }
 
 /// The row stride of a packed matrix with rows of n keys, which the
-/// products read down its columns: padded, and 16 floats more when that
-/// is a multiple of 128 floats (512 bytes), so that a column's elements do
-/// not fall in a few sets of the L1 cache. At 1,024 keys (4 KB rows) they
-/// all fell in one, and the scores' product waited on L2 for each.
+/// products read down its columns: padded, and 16 floats more where a
+/// column's elements would fall in a few sets of the L1 cache. At 1,024
+/// keys (4 KB rows) they all fell in one, and the scores' product waited
+/// on L2 for each.
 inline int64_t keyStride(int64_t n) {
   int64_t ld = padded(n);
-  return ld % 128 == 0 ? ld + kStepChannels : ld;
+  return columnInFewL1Sets(ld) ? ld + kStepChannels : ld;
 }
 
 /// One problem's sizes: T queries, S keys, E features of q and k, F of v.

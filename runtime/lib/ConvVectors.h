@@ -132,6 +132,12 @@ TFL_INLINE void storeFirst(float *p, const V &v, int64_t n) {
 
 inline int64_t roundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
+/// Whether the elements of a column of rows `ld` floats apart fall in a few
+/// sets of the L1 cache (64 sets of 64-byte lines): rows a multiple of 128
+/// floats (512 bytes) apart map a column into 8 sets or fewer, and 4 KB
+/// apart into one, so that a kernel walking down it waits on L2.
+inline bool columnInFewL1Sets(int64_t ld) { return ld % 128 == 0; }
+
 TFL_INLINE int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /// An NHWC tensor of f32 with a unit channel stride, as plain numbers: the

@@ -10,7 +10,8 @@
 // computed whole on the panels' zero padding and stored in part. The
 // packing reads each operand along its rows, a few rows ahead prefetched
 // (down columns whose rows are a multiple of 128 floats apart, the reads
-// would fall in a few sets of the L1 cache, as oneDNN's seem to). Each
+// would fall in a few sets of the L1 cache, columnInFewL1Sets, as
+// oneDNN's seem to). Each
 // thread takes a block of c's rows (or columns, where c is wider than it
 // is tall) and packs its own panels.
 //
@@ -183,8 +184,8 @@ struct PackBuffers {
 
 bool takesPackedProduct(int64_t m, int64_t n, int64_t k, int64_t ldb,
                         bool transA, bool transB) {
-  return kernelIsa() == Isa::Avx2 && transA && !transB && ldb % 128 == 0 &&
-         m * n >= 32768 && k > 0;
+  return kernelIsa() == Isa::Avx2 && transA && !transB &&
+         columnInFewL1Sets(ldb) && m * n >= 32768 && k > 0;
 }
 
 void packedProduct(const float *a, const float *b, float *c, int64_t m,
