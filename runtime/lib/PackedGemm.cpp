@@ -23,8 +23,6 @@
 
 #include "tflrt/Parallel.h"
 
-#include <vector>
-
 namespace tflrt {
 namespace {
 
@@ -168,16 +166,9 @@ TFL_AVX2 void block(const Operand &a, const Operand &b, float *c, int64_t ldc,
   }
 }
 
-/// A thread's packing buffers, 64-byte aligned.
+/// A thread's packing buffers (aligned to a cache line, as Scratch is).
 struct PackBuffers {
-  std::vector<float> storage;
-  float *a = nullptr, *b = nullptr;
-  PackBuffers() {
-    storage.resize((kMc + kNc) * kKc + 16);
-    auto address = reinterpret_cast<uintptr_t>(storage.data());
-    a = storage.data() + (roundUp(address, 64) - address) / sizeof(float);
-    b = a + kMc * kKc;
-  }
+  Scratch a{kMc * kKc}, b{kNc * kKc};
 };
 
 } // namespace
@@ -203,7 +194,7 @@ void packedProduct(const float *a, const float *b, float *c, int64_t m,
     for (int64_t part = begin; part < end; ++part) {
       int64_t lo = part * share, hi = std::min(extent, lo + share);
       block(opA, opB, c, ldc, byRows ? lo : 0, byRows ? hi : m, byRows ? 0 : lo,
-            byRows ? n : hi, k, accumulate, buffers.a, buffers.b);
+            byRows ? n : hi, k, accumulate, buffers.a.data(), buffers.b.data());
     }
   });
 }
