@@ -223,4 +223,16 @@ bool tflKernelWins(const KernelKey &key, const std::string &what,
   return tfl;
 }
 
+bool reportingKernels() { return reporting(); }
+
+void reportKernelChoice(const std::string &what, const std::string &kernel,
+                        const std::string &why) {
+  static std::mutex mutex;
+  static std::set<std::string> reported;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (reported.insert(what).second)
+    std::fprintf(stderr, "tfl: %s: %s (%s)\n", what.c_str(), kernel.c_str(),
+                 why.c_str());
+}
+
 } // namespace tflrt

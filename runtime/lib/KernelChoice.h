@@ -7,7 +7,9 @@
 // tensors (a warm-up, then the best of three runs each, alternating), the
 // faster wins, and the choice holds for the process; a clear one (the
 // loser 25% slower or more) is kept in a cache file keyed by the CPU's
-// model and the kernels' ISA, so that a second run starts on it.
+// model and the kernels' ISA, so that a second run starts on it. Choices
+// made by a rule (a product's kernel, KernelsMatmul.cpp) are reported the
+// same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +45,16 @@ std::optional<bool> knownKernelChoice(const KernelKey &key);
 bool tflKernelWins(const KernelKey &key, const std::string &what,
                    const char *tflName, const std::function<void()> &runTfl,
                    const std::function<void()> &runOneDnn);
+
+/// Whether TFL_REPORT_KERNELS asks for each kernel choice on stderr.
+bool reportingKernels();
+
+/// Reports, once per process for each `what` (an op and its shapes), that
+/// it runs `kernel` and why, on stderr as a convolution's choice is
+/// reported: "tfl: WHAT: KERNEL (WHY)". For choices made by a rule (a
+/// product's kernel); a caller checks reportingKernels() first.
+void reportKernelChoice(const std::string &what, const std::string &kernel,
+                        const std::string &why);
 
 } // namespace tflrt
 

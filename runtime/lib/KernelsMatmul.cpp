@@ -2,13 +2,16 @@
 //
 // f32 on oneDNN's sgemm (on AVX2, a weight's gradient on TFL's own packed
 // kernel: PackedGemm.h), f64 on OpenBLAS's dgemm, small products (2^15
-// multiply-adds or fewer) as plain loops, integers as loops.
+// multiply-adds or fewer) as plain loops, integers as loops. Under
+// TFL_REPORT_KERNELS=1 each float product's kernel is reported with the
+// rule's reason, once per form and shape.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tflrt/Kernels.h"
 #include "tflrt/Parallel.h"
 
+#include "KernelChoice.h"
 #include "KernelLoops.h"
 #include "PackedGemm.h"
 
@@ -78,21 +81,39 @@ void smallProduct(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
 
 namespace {
 
+/// Under TFL_REPORT_KERNELS=1: the kernel a product of `dtype` runs
+/// ("loops", "packed", "onednn", "openblas") and why, once per form and
+/// shape.
+void reportProduct(const char *dtype, int64_t m, int64_t n, int64_t k,
+                   bool transA, bool transB, const char *kernel,
+                   const std::string &why) {
+  reportKernelChoice(std::string("matmul ") + dtype + (transA ? " a^T" : " a") +
+                         (transB ? " b^T" : " b") + ", " + std::to_string(m) +
+                         "x" + std::to_string(n) + " over " + std::to_string(k),
+                     kernel, why);
+}
+
 /// c = a b (or c += a b), as the library's GEMM takes it, with the cases
 /// both dtypes share: empty products, leading dims, small products as
 /// loops; `gemm(lda, ldb, ldc)` calls the library with the leading dims.
 template <typename T, typename Gemm>
-void product(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
-             int64_t lda, int64_t ldb, int64_t ldc, bool accumulate,
-             bool transA, bool transB, Gemm gemm) {
+void product(const char *dtype, const T *a, const T *b, T *c, int64_t m,
+             int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+             bool accumulate, bool transA, bool transB, Gemm gemm) {
   if (m == 0 || n == 0)
     return;
   if (k == 0)
     return zeroRows(c, m, n, ldc, accumulate);
   blasLeadingDims(m, n, k, transA, transB, lda, ldb, ldc);
-  if (m * n * k <= kSmallProduct)
+  if (m * n * k <= kSmallProduct) {
+    if (reportingKernels())
+      reportProduct(dtype, m, n, k, transA, transB, "loops",
+                    std::to_string(m * n * k) + " multiply-adds, at most " +
+                        std::to_string(kSmallProduct) +
+                        ": a library call costs more");
     return smallProduct(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
                         transB);
+  }
   gemm(lda, ldb, ldc);
 }
 
@@ -101,9 +122,14 @@ void product(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
 void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
                int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate, bool transA, bool transB) {
-  product(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
+  product("f32", a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
           [&](int64_t la, int64_t lb, int64_t lc) {
-            if (takesPackedProduct(m, n, k, lb, transA, transB))
+            bool packed = takesPackedProduct(m, n, k, lb, transA, transB);
+            if (reportingKernels())
+              reportProduct("f32", m, n, k, transA, transB,
+                            packed ? "packed" : "onednn",
+                            packedProductReason(m, n, k, lb, transA, transB));
+            if (packed)
               return packedProduct(a, b, c, m, n, k, la, lb, lc, accumulate,
                                    transA, transB);
             dnnl_status_t status =
@@ -120,8 +146,11 @@ void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
 void matmulF64(const double *a, const double *b, double *c, int64_t m,
                int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate, bool transA, bool transB) {
-  product(a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
+  product("f64", a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
           [&](int64_t la, int64_t lb, int64_t lc) {
+            if (reportingKernels())
+              reportProduct("f64", m, n, k, transA, transB, "openblas",
+                            "f64 products run OpenBLAS's dgemm");
             cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
                         transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, la,
                         b, lb, accumulate ? 1.0 : 0.0, c, lc);

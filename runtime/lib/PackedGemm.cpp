@@ -173,10 +173,59 @@ struct PackBuffers {
 
 } // namespace
 
+namespace {
+
+/// The outputs below which a product stays on oneDNN's sgemm.
+constexpr int64_t kMinOutputs = 32768;
+
+/// The first condition of takesPackedProduct's rule a product fails.
+enum class Unmet { None, Isa, Form, Stride, Outputs, Sum };
+
+Unmet unmet(int64_t m, int64_t n, int64_t k, int64_t ldb, bool transA,
+            bool transB) {
+  if (!transA || transB)
+    return Unmet::Form;
+  if (kernelIsa() != Isa::Avx2)
+    return Unmet::Isa;
+  if (!columnInFewL1Sets(ldb))
+    return Unmet::Stride;
+  if (m * n < kMinOutputs)
+    return Unmet::Outputs;
+  return k > 0 ? Unmet::None : Unmet::Sum;
+}
+
+} // namespace
+
 bool takesPackedProduct(int64_t m, int64_t n, int64_t k, int64_t ldb,
                         bool transA, bool transB) {
-  return kernelIsa() == Isa::Avx2 && transA && !transB &&
-         columnInFewL1Sets(ldb) && m * n >= 32768 && k > 0;
+  return unmet(m, n, k, ldb, transA, transB) == Unmet::None;
+}
+
+std::string packedProductReason(int64_t m, int64_t n, int64_t k, int64_t ldb,
+                                bool transA, bool transB) {
+  std::string rows = std::to_string(ldb), outputs = std::to_string(m * n);
+  switch (unmet(m, n, k, ldb, transA, transB)) {
+  case Unmet::None:
+    return "AVX2, a^T b with b's rows " + rows +
+           " floats apart, a multiple of 128, and " + outputs +
+           " outputs: oneDNN's sgemm is slow there";
+  case Unmet::Isa:
+    return kernelIsa() == Isa::Avx512
+               ? "AVX-512: oneDNN's sgemm runs a^T b at full speed there"
+               : "kernels for the baseline ISA: TFL's packed kernel needs AVX2";
+  case Unmet::Form:
+    return "not a^T b: oneDNN's sgemm runs that form at full speed";
+  case Unmet::Stride:
+    return "b's rows " + rows +
+           " floats apart, not a multiple of 128: oneDNN's sgemm runs it at "
+           "full speed";
+  case Unmet::Outputs:
+    return outputs + " outputs, fewer than " + std::to_string(kMinOutputs) +
+           ": packing would cost what TFL's kernel saves";
+  case Unmet::Sum:
+    break;
+  }
+  return "an empty sum";
 }
 
 void packedProduct(const float *a, const float *b, float *c, int64_t m,

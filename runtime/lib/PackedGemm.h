@@ -17,6 +17,7 @@
 #define TFLRT_PACKEDGEMM_H
 
 #include <cstdint>
+#include <string>
 
 namespace tflrt {
 
@@ -29,6 +30,11 @@ namespace tflrt {
 /// program rounds the same way in every run.
 bool takesPackedProduct(int64_t m, int64_t n, int64_t k, int64_t ldb,
                         bool transA, bool transB);
+
+/// Why takesPackedProduct holds for a product, or why not: the rule's
+/// first condition it fails (TFL_REPORT_KERNELS's reason).
+std::string packedProductReason(int64_t m, int64_t n, int64_t k, int64_t ldb,
+                                bool transA, bool transB);
 
 /// c (+)= op(a) op(b), row-major, any of the four forms, on the AVX2
 /// kernel (the CPU must run AVX2), split among the pool's threads by

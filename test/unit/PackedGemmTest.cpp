@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 extern "C" void omp_set_num_threads(int);
@@ -142,6 +143,43 @@ TEST(PackedGemmTest, MatmulRunsItForTransposedLeftOperandsOnAvx2) {
       EXPECT_FALSE(takesPackedProduct(128, 256, 1024, 256, true, false));
     }
   setKernelIsa(saved);
+}
+
+TEST(PackedGemmTest, TheReasonNamesTheRulesFirstUnmetCondition) {
+  // TFL_REPORT_KERNELS's reason: why the rule holds, or the first of its
+  // conditions a product fails (the form before the ISA: a product of
+  // another form is not the packed kernel's on any ISA).
+  forEachIsa([] {
+    auto reason = [](int64_t m, int64_t n, int64_t ldb, bool transA,
+                     bool transB) {
+      return packedProductReason(m, n, 1024, ldb, transA, transB);
+    };
+    EXPECT_EQ(reason(512, 512, 512, false, false),
+              "not a^T b: oneDNN's sgemm runs that form at full speed");
+    EXPECT_EQ(reason(512, 512, 512, true, true),
+              "not a^T b: oneDNN's sgemm runs that form at full speed");
+    std::string taken = reason(128, 256, 256, true, false);
+    EXPECT_EQ(takesPackedProduct(128, 256, 1024, 256, true, false),
+              taken.rfind("AVX2, a^T b", 0) == 0)
+        << taken;
+    if (kernelIsa() == Isa::Avx2) {
+      EXPECT_EQ(taken, "AVX2, a^T b with b's rows 256 floats apart, a "
+                       "multiple of 128, and 32768 outputs: oneDNN's sgemm "
+                       "is slow there");
+      EXPECT_EQ(reason(128, 1000, 1000, true, false),
+                "b's rows 1000 floats apart, not a multiple of 128: "
+                "oneDNN's sgemm runs it at full speed");
+      EXPECT_EQ(reason(128, 128, 128, true, false),
+                "16384 outputs, fewer than 32768: packing would cost what "
+                "TFL's kernel saves");
+    } else {
+      EXPECT_EQ(taken, kernelIsa() == Isa::Avx512
+                           ? "AVX-512: oneDNN's sgemm runs a^T b at full "
+                             "speed there"
+                           : "kernels for the baseline ISA: TFL's packed "
+                             "kernel needs AVX2");
+    }
+  });
 }
 
 } // namespace
