@@ -64,16 +64,19 @@ void gemm(tflrt::DType dtype, Fn product, int64_t flags, int64_t rankA, void *a,
   int64_t m = vc.shape[r - 2], n = vc.shape[r - 1];
   int64_t k = transA ? va.shape[r - 2] : va.shape[r - 1];
   int64_t batch = r == 3 ? vc.shape[0] : 1;
-  tflrt::forEachProduct(batch, [&](int64_t i) {
-    int64_t offA = r == 3 ? i * va.strides[0] : 0;
-    int64_t offB = r == 3 ? i * vb.strides[0] : 0;
-    int64_t offC = r == 3 ? i * vc.strides[0] : 0;
-    product(static_cast<const T *>(va.data) + offA,
-            static_cast<const T *>(vb.data) + offB,
-            static_cast<T *>(const_cast<void *>(vc.data)) + offC, m, n, k,
-            va.strides[r - 2], vb.strides[r - 2], vc.strides[r - 2], accumulate,
-            transA, transB);
-  });
+  tflrt::forEachProduct(
+      batch,
+      [&](int64_t i) {
+        int64_t offA = r == 3 ? i * va.strides[0] : 0;
+        int64_t offB = r == 3 ? i * vb.strides[0] : 0;
+        int64_t offC = r == 3 ? i * vc.strides[0] : 0;
+        product(static_cast<const T *>(va.data) + offA,
+                static_cast<const T *>(vb.data) + offB,
+                static_cast<T *>(const_cast<void *>(vc.data)) + offC, m, n, k,
+                va.strides[r - 2], vb.strides[r - 2], vc.strides[r - 2],
+                accumulate, transA, transB);
+      },
+      [&] { return tflrt::productName(dtype, m, n, k, transA, transB); });
 }
 
 /// C (+)= op(A) @ op(B) on 16-bit floats (`dtype`), summed in f32 and

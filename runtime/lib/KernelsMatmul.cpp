@@ -79,27 +79,30 @@ void smallProduct(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k,
   }
 }
 
+std::string productName(DType dtype, int64_t m, int64_t n, int64_t k,
+                        bool transA, bool transB) {
+  return std::string("matmul ") + dtypeName(dtype) + (transA ? " a^T" : " a") +
+         (transB ? " b^T" : " b") + ", " + std::to_string(m) + "x" +
+         std::to_string(n) + " over " + std::to_string(k);
+}
+
 namespace {
 
 /// Under TFL_REPORT_KERNELS=1: the kernel a product of `dtype` runs
 /// ("loops", "packed", "onednn", "openblas") and why, once per form and
 /// shape.
-void reportProduct(const char *dtype, int64_t m, int64_t n, int64_t k,
-                   bool transA, bool transB, const char *kernel,
-                   const std::string &why) {
-  reportKernelChoice(std::string("matmul ") + dtype + (transA ? " a^T" : " a") +
-                         (transB ? " b^T" : " b") + ", " + std::to_string(m) +
-                         "x" + std::to_string(n) + " over " + std::to_string(k),
-                     kernel, why);
+void reportProduct(DType dtype, int64_t m, int64_t n, int64_t k, bool transA,
+                   bool transB, const char *kernel, const std::string &why) {
+  reportKernelChoice(productName(dtype, m, n, k, transA, transB), kernel, why);
 }
 
 /// c = a b (or c += a b), as the library's GEMM takes it, with the cases
 /// both dtypes share: empty products, leading dims, small products as
 /// loops; `gemm(lda, ldb, ldc)` calls the library with the leading dims.
 template <typename T, typename Gemm>
-void product(const char *dtype, const T *a, const T *b, T *c, int64_t m,
-             int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-             bool accumulate, bool transA, bool transB, Gemm gemm) {
+void product(DType dtype, const T *a, const T *b, T *c, int64_t m, int64_t n,
+             int64_t k, int64_t lda, int64_t ldb, int64_t ldc, bool accumulate,
+             bool transA, bool transB, Gemm gemm) {
   if (m == 0 || n == 0)
     return;
   if (k == 0)
@@ -122,11 +125,11 @@ void product(const char *dtype, const T *a, const T *b, T *c, int64_t m,
 void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
                int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate, bool transA, bool transB) {
-  product("f32", a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
-          [&](int64_t la, int64_t lb, int64_t lc) {
+  product(DType::F32, a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
+          transB, [&](int64_t la, int64_t lb, int64_t lc) {
             bool packed = takesPackedProduct(m, n, k, lb, transA, transB);
             if (reportingKernels())
-              reportProduct("f32", m, n, k, transA, transB,
+              reportProduct(DType::F32, m, n, k, transA, transB,
                             packed ? "packed" : "onednn",
                             packedProductReason(m, n, k, lb, transA, transB));
             if (packed)
@@ -146,10 +149,10 @@ void matmulF32(const float *a, const float *b, float *c, int64_t m, int64_t n,
 void matmulF64(const double *a, const double *b, double *c, int64_t m,
                int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                bool accumulate, bool transA, bool transB) {
-  product("f64", a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA, transB,
-          [&](int64_t la, int64_t lb, int64_t lc) {
+  product(DType::F64, a, b, c, m, n, k, lda, ldb, ldc, accumulate, transA,
+          transB, [&](int64_t la, int64_t lb, int64_t lc) {
             if (reportingKernels())
-              reportProduct("f64", m, n, k, transA, transB, "openblas",
+              reportProduct(DType::F64, m, n, k, transA, transB, "openblas",
                             "f64 products run OpenBLAS's dgemm");
             cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
                         transB ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, la,
@@ -224,10 +227,13 @@ Tensor matmul(const Tensor &a, const Tensor &b, bool transA, bool transB) {
   auto *pc = static_cast<char *>(c.data());
   // A batch: one product per leading index, each on one thread when the
   // batch shares out evenly among them.
-  forEachProduct(batch, [&](int64_t i) {
-    productInto(a.dtype(), pa + i * m * k * elem, pb + i * k * n * elem,
-                pc + i * m * n * elem, m, n, k, transA, transB);
-  });
+  forEachProduct(
+      batch,
+      [&](int64_t i) {
+        productInto(a.dtype(), pa + i * m * k * elem, pb + i * k * n * elem,
+                    pc + i * m * n * elem, m, n, k, transA, transB);
+      },
+      [&] { return productName(a.dtype(), m, n, k, transA, transB); });
   return c;
 }
 

@@ -13,6 +13,8 @@
 #include "tflrt/CApi.h"
 #include "tflrt/Output.h"
 
+#include "KernelChoice.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
@@ -80,11 +82,25 @@ void runShare(void *data) {
 } // namespace
 
 void tflrt::forEachProduct(int64_t batch,
-                           const std::function<void(int64_t)> &product) {
+                           const std::function<void(int64_t)> &product,
+                           const std::function<std::string()> &name) {
   int64_t threads = std::min<int64_t>(omp_get_max_threads(), batch);
   int64_t share = threads > 0 ? (batch + threads - 1) / threads : 0;
   // An uneven share (3 products on 2 threads): one product at a time.
-  int64_t grain = 4 * share * threads > 5 * batch ? batch + 1 : 2;
+  bool uneven = 4 * share * threads > 5 * batch;
+  int64_t grain = uneven ? batch + 1 : 2;
+  if (batch > 1 && reportingKernels() && name) {
+    std::string count = std::to_string(batch) + " products",
+                on = std::to_string(threads) +
+                     (threads == 1 ? " thread" : " threads");
+    reportKernelChoice(name() + ", a batch of " + std::to_string(batch),
+                       uneven ? "one product at a time, each on every thread"
+                              : "one product per thread",
+                       uneven ? count + " on " + on + ": a thread's share, " +
+                                    std::to_string(share) +
+                                    ", over 5/4 of the mean"
+                              : count + " share out evenly among " + on);
+  }
   parallelFor(batch, grain, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)
       product(i);

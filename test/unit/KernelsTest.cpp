@@ -268,11 +268,13 @@ TEST(KernelsTest, BatchedMatmulMatchesALoopPerProduct) {
             }
       }
     }
-  EXPECT_THROW(forEachProduct(8,
-                              [](int64_t i) {
-                                if (i == 5)
-                                  throw std::runtime_error("product 5");
-                              }),
+  EXPECT_THROW(forEachProduct(
+                   8,
+                   [](int64_t i) {
+                     if (i == 5)
+                       throw std::runtime_error("product 5");
+                   },
+                   nullptr),
                std::runtime_error);
 }
 

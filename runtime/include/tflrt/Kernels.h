@@ -164,6 +164,11 @@ Tensor concat(const std::vector<Tensor> &inputs, int64_t axis);
 Tensor matmul(const Tensor &a, const Tensor &b, bool transA = false,
               bool transB = false);
 
+/// How TFL_REPORT_KERNELS names a product: "matmul f32 a^T b, 128x512
+/// over 1024" (op(a) is m x k, op(b) k x n).
+std::string productName(DType dtype, int64_t m, int64_t n, int64_t k,
+                        bool transA, bool transB);
+
 /// C[MxN] (+)= op(A) @ op(B) on raw row-major buffers with leading
 /// dimensions (row strides); `accumulate` adds into C instead of
 /// overwriting it. op(A) is A[MxK], or with `transA` the transpose of

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <type_traits>
 
 namespace tflrt {
@@ -38,8 +39,10 @@ template <typename Fn> void parallelFor(int64_t n, int64_t grain, Fn &&fn) {
 /// its caller's thread alone inside a parallel region), when the batch
 /// shares out evenly (no thread's share over 5/4 of the mean); else one
 /// after another, each product on every thread. Rethrows the first error a
-/// product throws.
-void forEachProduct(int64_t batch, const std::function<void(int64_t)> &product);
+/// product throws. Under TFL_REPORT_KERNELS=1 a batch of two or more
+/// reports which and why, once per `name()` (productName's).
+void forEachProduct(int64_t batch, const std::function<void(int64_t)> &product,
+                    const std::function<std::string()> &name);
 
 /// Processes that an MPI launcher started several of on one machine share
 /// its cores: unless OMP_NUM_THREADS says otherwise, each runs on its share
