@@ -171,10 +171,6 @@ struct PackBuffers {
   Scratch a{kMc * kKc}, b{kNc * kKc};
 };
 
-} // namespace
-
-namespace {
-
 /// The outputs below which a product stays on oneDNN's sgemm.
 constexpr int64_t kMinOutputs = 32768;
 
