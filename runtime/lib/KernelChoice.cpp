@@ -34,14 +34,6 @@ Forced forced() {
   return f;
 }
 
-bool reporting() {
-  static const bool on = [] {
-    const char *v = std::getenv("TFL_REPORT_KERNELS");
-    return v && *v && std::string(v) != "0";
-  }();
-  return on;
-}
-
 /// The cache's scope: the CPU's model name (/proc/cpuinfo), the ISA of
 /// the kernels, and the kernels themselves (a hash of TFL's sources, set
 /// by the build, and oneDNN's version), so that another build's choices
@@ -86,7 +78,6 @@ struct Choices {
   std::map<std::string, bool> choice;
   /// The choices made in this process, by the callers' numeric keys.
   std::map<KernelKey, bool> known;
-  std::set<std::string> reported;
 
   void load() {
     if (loaded)
@@ -94,7 +85,7 @@ struct Choices {
     loaded = true;
     machine = tflrt::machine();
     path = cachePath();
-    if (reporting())
+    if (reportingKernels())
       std::fprintf(stderr, "tfl: kernel choices for %s: %s%s\n",
                    machine.c_str(), path.empty() ? "not cached" : "cached in ",
                    path.c_str());
@@ -159,8 +150,7 @@ std::pair<double, double> bestOfAlternating(const std::function<void()> &a,
 
 void report(const std::string &what, const char *tflName, bool tfl,
             const std::string &why) {
-  std::fprintf(stderr, "tfl: %s: %s (%s)\n", what.c_str(),
-               tfl ? tflName : "onednn", why.c_str());
+  reportKernelChoice(what, tfl ? tflName : "onednn", why);
 }
 
 } // namespace
@@ -174,14 +164,14 @@ bool choose(Choices &c, const std::string &what, const char *tflName,
   Forced f = forced();
   if (f != Forced::None) {
     bool tfl = f == Forced::Tfl;
-    if (reporting() && c.reported.insert(what).second)
+    if (reportingKernels())
       report(what, tflName, tfl, tfl ? "TFL_CONV=tfl" : "TFL_CONV=onednn");
     return tfl;
   }
   c.load();
   auto it = c.choice.find(what);
   if (it != c.choice.end()) {
-    if (reporting() && c.reported.insert(what).second)
+    if (reportingKernels())
       report(what, tflName, it->second, "chosen before, " + c.path);
     return it->second;
   }
@@ -193,7 +183,7 @@ bool choose(Choices &c, const std::string &what, const char *tflName,
   // machine spoiled is measured again by the next run.
   if (std::max(tflMs, oneDnnMs) >= kClearMargin * std::min(tflMs, oneDnnMs))
     c.save(what, tfl);
-  if (reporting() && c.reported.insert(what).second) {
+  if (reportingKernels()) {
     char times[96];
     std::snprintf(times, sizeof times, "measured: %s %.3f ms, onednn %.3f ms",
                   tflName, tflMs, oneDnnMs);
@@ -223,7 +213,13 @@ bool tflKernelWins(const KernelKey &key, const std::string &what,
   return tfl;
 }
 
-bool reportingKernels() { return reporting(); }
+bool reportingKernels() {
+  static const bool on = [] {
+    const char *v = std::getenv("TFL_REPORT_KERNELS");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
 
 void reportKernelChoice(const std::string &what, const std::string &kernel,
                         const std::string &why) {

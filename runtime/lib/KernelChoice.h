@@ -50,9 +50,9 @@ bool tflKernelWins(const KernelKey &key, const std::string &what,
 bool reportingKernels();
 
 /// Reports, once per process for each `what` (an op and its shapes), that
-/// it runs `kernel` and why, on stderr as a convolution's choice is
-/// reported: "tfl: WHAT: KERNEL (WHY)". For choices made by a rule (a
-/// product's kernel); a caller checks reportingKernels() first.
+/// it runs `kernel` and why, on stderr: "tfl: WHAT: KERNEL (WHY)". Both a
+/// convolution's measured choice and a product's rule report through it;
+/// a caller checks reportingKernels() first.
 void reportKernelChoice(const std::string &what, const std::string &kernel,
                         const std::string &why);
 

@@ -11,9 +11,8 @@
 // packing reads each operand along its rows, a few rows ahead prefetched
 // (down columns whose rows are a multiple of 128 floats apart, the reads
 // would fall in a few sets of the L1 cache, columnInFewL1Sets, as
-// oneDNN's seem to). Each
-// thread takes a block of c's rows (or columns, where c is wider than it
-// is tall) and packs its own panels.
+// oneDNN's seem to). Each thread takes a block of c's rows (or columns,
+// where c is wider than it is tall) and packs its own panels.
 //
 //===----------------------------------------------------------------------===//
 
