@@ -83,9 +83,19 @@ TFL_AVX2 void splitRows(const float *src, int64_t ld, int64_t count, int64_t kc,
           store(to + r, v);
         }
       } else {
-#pragma GCC unroll 8
-        for (int64_t r = 0; r < W; ++r)
-          to[r] = row[q + r];
+        static_assert(W == 6, "lanes of whole vectors or of 6");
+        // Six floats as a vector of 8 where the row has 8 from q and the
+        // two past the panel's row land on the next (written after this
+        // one), else as 4 and 2 (AVX2's masked stores are slow on AMD's).
+        if (q + 8 <= count && p + 1 < kc) {
+          Vec<8> v = load<8>(row + q);
+          store(to, v);
+        } else {
+          Vec<4> v = load<4>(row + q);
+          store(to, v);
+          to[4] = row[q + 4];
+          to[5] = row[q + 5];
+        }
       }
     }
     if (whole < count)
