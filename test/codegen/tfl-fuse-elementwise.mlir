@@ -232,3 +232,209 @@ func.func @returned_producer_stays(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, t
   } -> tensor<8x16xf32>
   return %u, %v, %p : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// Tests that a producer read by its consumer and returned (an optimizer's
+// new moment, which the parameter's update reads and a training loop
+// carries) becomes one generic with the consumer, yielding both: the
+// moment's operands are read once and it is not read back.
+// CHECK-LABEL: func.func @moment_and_update
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1, %arg2 :
+// CHECK: %[[M:.*]] = arith.addf
+// CHECK: %[[P:.*]] = arith.subf %{{.*}}, %[[M]]
+// CHECK: linalg.yield %[[M]], %[[P]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#1, %[[F]]#0
+#id1 = affine_map<(d0) -> (d0)>
+func.func @moment_and_update(%p: tensor<64xf32>, %m: tensor<64xf32>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %b = arith.constant 0.9 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %m2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%m, %g : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.mulf %a, %b : f32
+    %t = arith.addf %s, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %p2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%p, %m2 : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.subf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %p2, %m2 : tensor<64xf32>, tensor<64xf32>
+}
+// CHECK-LABEL: func.func @moment_carried_by_a_loop
+// CHECK: scf.for
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK: linalg.yield
+// CHECK-NOT: linalg.generic
+// CHECK: scf.yield %[[F]]#1, %[[F]]#0
+func.func @moment_carried_by_a_loop(%p: tensor<64xf32>, %m: tensor<64xf32>, %g: tensor<64xf32>, %n: index) -> (tensor<64xf32>, tensor<64xf32>) {
+  %b = arith.constant 0.9 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<64xf32>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%pi = %p, %mi = %m) -> (tensor<64xf32>, tensor<64xf32>) {
+    %m2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%mi, %g : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.mulf %a, %b : f32
+      %t = arith.addf %s, %c : f32
+      linalg.yield %t : f32
+    } -> tensor<64xf32>
+    %p2 = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%pi, %m2 : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.subf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<64xf32>
+    scf.yield %p2, %m2 : tensor<64xf32>, tensor<64xf32>
+  }
+  return %r#0, %r#1 : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Tests that a returned producer with another use stays on its own: a
+// use before the consumer (a sum reads it first), a consumer reading it
+// twice, once as it is and once transposed (the fused generic would read
+// its own result), a consumer reading it transposed (the producer would
+// be computed in the transpose's order).
+// CHECK-LABEL: func.func @used_before_the_consumer
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+// CHECK: return %{{.*}}, %{{.*}}, %[[P]]
+// CHECK-LABEL: func.func @read_twice
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]], %[[P]]
+// CHECK: return %{{.*}}, %[[P]]
+// CHECK-LABEL: func.func @read_transposed
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+// CHECK: return %{{.*}}, %[[P]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @used_before_the_consumer(%x: tensor<8x8xf32>) -> (tensor<8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %c = arith.constant 2.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    %t = math.tanh %r : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  %r0 = tensor.empty() : tensor<8xf32>
+  %r1 = linalg.fill ins(%zero : f32) outs(%r0 : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<8x8xf32>) outs(%r1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.mulf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  return %s, %u, %p : tensor<8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
+func.func @read_twice(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    %t = math.tanh %r : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #tr, #id], iterator_types = ["parallel", "parallel"]} ins(%p, %p : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  return %u, %p : tensor<8x8xf32>, tensor<8x8xf32>
+}
+func.func @read_transposed(%x: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %c = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    %t = math.tanh %r : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  %u = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]} ins(%p : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.mulf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<8x8xf32>
+  return %u, %p : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Tests that a producer before a loop, read in its body (twice, then once
+// when the body's two generics fuse), stays before it: fused into the
+// body it would be computed again each iteration. And that in a CUDA
+// build a producer with several uses stays on its own (upstream's one-use
+// rule) outside host work.
+// CHECK-LABEL: func.func @producer_before_a_loop
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: scf.for
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]]
+#v = affine_map<(d0) -> (d0)>
+func.func @producer_before_a_loop(%x: tensor<64xf32>, %n: index) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<64xf32>
+  %p = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    %t = math.tanh %r : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<64xf32> {
+    %u = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%p, %acc : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    } -> tensor<64xf32>
+    %w = linalg.generic {indexing_maps = [#v, #v, #v], iterator_types = ["parallel"]} ins(%u, %p : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %t = arith.mulf %a, %b : f32
+      linalg.yield %t : f32
+    } -> tensor<64xf32>
+    scf.yield %w : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cuda_build
+// CHECK: %[[M:.*]] = linalg.generic
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %[[M]]
+// CHECK: return %{{.*}}, %[[M]]
+#w = affine_map<(d0) -> (d0)>
+module attributes {tfl.target = "cuda"} {
+  func.func @cuda_build(%p: tensor<64xf32>, %m: tensor<64xf32>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+    %e = tensor.empty() : tensor<64xf32>
+    %m2 = linalg.generic {indexing_maps = [#w, #w, #w], iterator_types = ["parallel"]} ins(%m, %g : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %t = arith.addf %a, %c : f32
+      linalg.yield %t : f32
+    } -> tensor<64xf32>
+    %p2 = linalg.generic {indexing_maps = [#w, #w, #w], iterator_types = ["parallel"]} ins(%p, %m2 : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%a: f32, %c: f32, %o: f32):
+      %s = arith.subf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<64xf32>
+    return %p2, %m2 : tensor<64xf32>, tensor<64xf32>
+  }
+}

@@ -31,8 +31,11 @@ def FuseElementwise : Pass<"tfl-fuse-elementwise"> {
     folding; a producer fuses only into its one use, but a cheap
     elementwise producer whose consumers are all elementwise is first
     copied for each, so that it is computed again in each rather than
-    written out), except that no
-    reshape is folded into or out of a `linalg.matmul` or
+    written out; on the CPU an elementwise producer that its block also
+    yields or returns fuses into its one elementwise consumer as one
+    generic that yields both, as Adam's moments and the parameter's
+    update; no producer fuses into a loop it is outside of), except that
+    no reshape is folded into or out of a `linalg.matmul` or
     `linalg.batch_matmul`. Upstream's folding would turn a batch_matmul
     next to a collapse_shape (a rank-4 product's batch dims folded into
     one) into a `linalg.generic` contraction, which no library call
