@@ -203,7 +203,7 @@ struct FuseKeepingResult : OpRewritePattern<linalg::GenericOp> {
           producer->getBlock() != consumer->getBlock() ||
           !consumer.getMatchingIndexingMap(fused).isIdentity() ||
           !linalg::areElementwiseOpsFusable(fused) ||
-          !onlyLaterUses(producer, consumer))
+          !othersYielded(producer, consumer))
         continue;
       FailureOr<linalg::ElementwiseOpFusionResult> result =
           linalg::fuseElementwiseOps(rewriter, fused);
@@ -235,7 +235,7 @@ struct FuseKeepingResult : OpRewritePattern<linalg::GenericOp> {
   /// function returns. (A second consumer would take the producer's
   /// computation to its own place, later, and keep the producer's
   /// operands alive until there: W8's step peaked 5.5 MiB higher.)
-  static bool onlyLaterUses(Operation *producer, Operation *consumer) {
+  static bool othersYielded(Operation *producer, Operation *consumer) {
     int64_t byConsumer = 0;
     for (OpOperand &use : producer->getUses()) {
       Operation *user = use.getOwner();
@@ -244,7 +244,8 @@ struct FuseKeepingResult : OpRewritePattern<linalg::GenericOp> {
           return false;
         continue;
       }
-      if (user != consumer->getBlock()->getTerminator())
+      if (user->getBlock() != consumer->getBlock() ||
+          !user->hasTrait<mlir::OpTrait::IsTerminator>())
         return false;
     }
     return true;
