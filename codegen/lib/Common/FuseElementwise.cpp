@@ -195,7 +195,10 @@ struct FuseKeepingResult : OpRewritePattern<linalg::GenericOp> {
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
-    if (!isElementwiseOnTensors(consumer) || !onCpu(consumer))
+    // On the CPU: a CPU build's op, or a CUDA build's host work
+    // (tfl-outline-host-work's functions).
+    if (!isElementwiseOnTensors(consumer) ||
+        deviceOfValue(consumer->getResult(0)).getValue() != "cpu")
       return failure();
     for (OpOperand *fused : consumer.getDpsInputOperands()) {
       Operation *producer = fused->get().getDefiningOp();
@@ -216,17 +219,6 @@ struct FuseKeepingResult : OpRewritePattern<linalg::GenericOp> {
       return success();
     }
     return failure();
-  }
-
-  /// Whether `op` runs on the CPU: a CPU build's op, or a CUDA build's
-  /// host work (tfl-outline-host-work's functions).
-  static bool onCpu(Operation *op) {
-    auto module = op->getParentOfType<ModuleOp>();
-    auto target =
-        module ? module->getAttrOfType<StringAttr>("tfl.target") : StringAttr();
-    StringAttr fallback =
-        target ? target : StringAttr::get(op->getContext(), "cpu");
-    return deviceOf(op, fallback).getValue() == "cpu";
   }
 
   /// Whether the consumer reads the producer through one operand (another
