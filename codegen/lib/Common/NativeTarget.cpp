@@ -50,14 +50,18 @@ unsigned nativeVectorRegisterBits() {
 int64_t vectorTileBits() {
   // A tile's ops are independent lane by lane, so a wider tile gives the
   // out-of-order core more independent chains to overlap (a polynomial's
-  // FMAs wait 4 cycles on each other, and two FMA pipes need 8 chains in
-  // flight), at the cost of spills. On a Zen 3 (AVX2), tiles of 2048 bits
-  // (eight registers) ran GELU's gradient 11% faster than tiles of 1024
-  // and W7's transcendentals 3% faster; 512 bits were 30% and 33% slower,
-  // and 4096 bits no faster than 2048. With AVX-512 (and below AVX) the
-  // tile stays at 1024 bits, two AVX-512 registers: wider tiles are not
-  // measured there yet.
-  return nativeVectorRegisterBits() == 256 ? 2048 : 1024;
+  // FMAs wait 4 cycles on each other, and two 256-bit FMA pipes need 8
+  // chains in flight), at the cost of spills. Tiles of 2048 bits are eight
+  // 256-bit chains: eight AVX2 registers, or four AVX-512 ones, each of
+  // which a core with 256-bit units (AMD's Zen 4) runs as two halves. On a
+  // Zen 3 (AVX2), 2048 bits ran GELU's gradient 11% faster than 1024 and
+  // W7's transcendentals 3% faster; 512 bits were 30% and 33% slower, and
+  // 4096 no faster than 2048. On a Zen 4 (AVX-512), 2048 bits ran GELU's
+  // gradient 5% and W7 4-5% faster than 1024, and W8's step faster in 18 of
+  // 30 alternations; 4096 bits (eight AVX-512 registers) ran GELU 12% and
+  // W7 3-7% faster, but W8's step (its fused loops spill) no faster than
+  // 1024. Below AVX, 1024.
+  return nativeVectorRegisterBits() >= 256 ? 2048 : 1024;
 }
 
 } // namespace mlir::tfl

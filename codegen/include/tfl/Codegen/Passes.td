@@ -222,8 +222,8 @@ def VectorizeLoops : Pass<"tfl-vectorize-loops", "mlir::func::FuncOp"> {
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
            "Bits of a tile along the innermost dim; 0: the native "
-           "target's (2048 where its vector registers are 256-bit wide, "
-           "AVX2; else 1024)">
+           "target's (2048 with AVX2 or AVX-512: eight AVX2 registers, "
+           "four AVX-512 ones; 1024 below AVX)">
   ];
   let dependentDialects = ["mlir::affine::AffineDialect",
                            "mlir::arith::ArithDialect",
