@@ -57,10 +57,10 @@ int64_t vectorTileBits() {
   // Zen 3 (AVX2), 2048 bits ran GELU's gradient 11% faster than 1024 and
   // W7's transcendentals 3% faster; 512 bits were 30% and 33% slower, and
   // 4096 no faster than 2048. On a Zen 4 (AVX-512), 2048 bits ran GELU's
-  // gradient 5% and W7 4-5% faster than 1024, and W8's step faster in 18 of
-  // 30 alternations; 4096 bits (eight AVX-512 registers) ran GELU 12% and
-  // W7 3-7% faster, but W8's step (its fused loops spill) no faster than
-  // 1024. Below AVX, 1024.
+  // gradient 4% and W7 5-7% faster than 1024, and W8's step faster in 18
+  // of 30 alternations; 4096 bits (eight AVX-512 registers) ran GELU
+  // 12-16% and W7 3-7% faster, but W8's step (whose fused loops spill) no
+  // faster than 1024. Below AVX, 1024.
   return nativeVectorRegisterBits() >= 256 ? 2048 : 1024;
 }
 
