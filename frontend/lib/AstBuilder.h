@@ -107,6 +107,10 @@ private:
   ExprPtr buildTargetList(TFLParser::TargetListContext *ctx);
   ExprPtr buildAtom(TFLParser::AtomContext *ctx);
   ExprPtr buildFString(antlr4::Token *tok);
+  /// Reports Python's forms of an f-string field that TFL lacks (a
+  /// conversion, {x!r}; a self-documenting {x=}) in the field's expression
+  /// text, which starts at `at`; false if it has one.
+  bool checkFieldForm(llvm::StringRef exprText, Position at);
   ExprPtr buildBinary(TFLParser::ExprContext *ctx, antlr4::Token *op,
                       TFLParser::ExprContext *lhs, TFLParser::ExprContext *rhs);
   bool checkTarget(const Expr *target, bool allowTuple);

@@ -64,6 +64,10 @@ void IndentingTokenSource::fatal(size_t line, size_t col,
 static std::string invalidCharacterMessage(const std::string &text) {
   if (text == "\"" || text == "'")
     return "unterminated string literal";
+  if (text == "{")
+    return "'{' starts a dict or a set, which TFL does not have: a record (a "
+           "class with annotated fields) holds named values, and a tuple "
+           "several";
   // The lexer reads UTF-8 only (the parser checked the file), so `text` is
   // one whole code point.
   const auto *src = reinterpret_cast<const llvm::UTF8 *>(text.data());

@@ -41,6 +41,20 @@ std::vector<std::string> tfl::stdlibPath() {
 
 namespace {
 
+/// What a user looking for one of Python's numeric modules finds in TFL
+/// instead (after the "no module named" error), or nothing.
+std::string pythonModuleHint(llvm::StringRef name) {
+  llvm::StringRef top = name.split('.').first;
+  if (top == "math")
+    return "; math's functions are TFL built-ins (sqrt, exp, log, tanh, "
+           "...): call them without a module";
+  if (top == "torch" || top == "numpy" || top == "jax" || top == "tensorflow")
+    return "; TFL's tensor operations are built-ins, and its layers, losses "
+           "and optimizers are in its standard library (import nn, losses, "
+           "optim)";
+  return "";
+}
+
 class Loader {
 public:
   Loader(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *ctx,
@@ -123,7 +137,7 @@ private:
                                   << "' (looked for " << name << ".tfl in";
       for (size_t i = 0; i < dirs.size(); ++i)
         diag << (i ? ", " : " ") << dirs[i];
-      diag << ")";
+      diag << ")" << pythonModuleHint(name);
       return nullptr;
     }
     std::string path = realPath(found);

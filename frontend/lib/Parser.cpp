@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -27,14 +28,187 @@ using namespace tfl::parser;
 
 namespace {
 
-/// Turns ANTLR's syntax errors into "invalid syntax" diagnostics.
+/// A diagnostic at a token: its line, its column (from 1), the message.
+struct TokenError {
+  size_t line, col;
+  std::string message;
+};
+
+TokenError at(antlr4::Token *token, std::string message) {
+  return {token->getLine(), token->getCharPositionInLine() + 1,
+          std::move(message)};
+}
+
+/// The message for a string literal with Python's `prefix` (b"...",
+/// r"..."), which the lexer reads as a name and a string; nullptr for any
+/// other name.
+const char *stringPrefix(llvm::StringRef prefix) {
+  std::string lower = prefix.lower();
+  return llvm::StringSwitch<const char *>(lower)
+      .Cases({"b", "rb", "br"},
+             "bytes literals (b\"...\") are not supported: encode(s) is a "
+             "string's bytes and load_bytes(path) a file's, as u8 tensors")
+      .Cases({"r", "fr", "rf"},
+             "raw strings (r\"...\") are not supported: write each "
+             "backslash twice")
+      .Case("u", "the u prefix is not needed: strings are Unicode")
+      .Default(nullptr);
+}
+
+/// A syntax error's offending token and the tokens around it.
+struct ErrorTokens {
+  antlr4::Token *offending;
+  /// The line's tokens before it, first to last.
+  std::vector<antlr4::Token *> line;
+  /// The token after it, where the stream has one.
+  antlr4::Token *next = nullptr;
+
+  antlr4::Token *first() const {
+    return line.empty() ? offending : line.front();
+  }
+  antlr4::Token *before() const { return line.empty() ? nullptr : line.back(); }
+};
+
+/// Whether token `b` follows token `a` with no space between.
+bool adjacent(antlr4::Token *a, antlr4::Token *b) {
+  return a->getLine() == b->getLine() &&
+         a->getCharPositionInLine() + a->getText().size() ==
+             b->getCharPositionInLine();
+}
+
+/// The construct a Python keyword starts (the line's first word, or
+/// `yield` and `await` anywhere in it).
+std::optional<TokenError> keywordConstruct(const ErrorTokens &e) {
+  antlr4::Token *first = e.first();
+  // `match` is a name too: a statement where a subject follows it.
+  antlr4::Token *second = e.line.size() > 1 ? e.line[1] : e.offending;
+  bool subject = second != first && (second->getType() == TFLLexer::NAME ||
+                                     second->getType() == TFLLexer::INT ||
+                                     second->getType() == TFLLexer::STRING);
+  if (first->getText() != "match" || subject)
+    if (const char *what = unsupportedPythonKeyword(first->getText()))
+      return at(first, what);
+  for (antlr4::Token *t : e.line)
+    if (t->getText() == "yield" || t->getText() == "await")
+      return at(t, unsupportedPythonKeyword(t->getText()));
+  return std::nullopt;
+}
+
+/// The constructs an offending token shows in an expression: `is`, `:=`,
+/// a string's prefix.
+std::optional<TokenError> expressionConstruct(const ErrorTokens &e) {
+  antlr4::Token *offending = e.offending, *before = e.before();
+  std::string text = offending->getText();
+  size_t type = offending->getType();
+  if (text == "is" || (before && before->getText() == "is"))
+    return at(text == "is" ? offending : before,
+              "'is' is not supported: TFL has no object identity and no "
+              "None values; compare values with == or !=");
+  if (text == ":" && e.next && e.next->getText() == "=" &&
+      adjacent(offending, e.next))
+    return at(offending, "assignment expressions (:=) are not supported: "
+                         "assign on a line of its own");
+  if ((type == TFLLexer::STRING || type == TFLLexer::LONG_STRING) && before &&
+      before->getType() == TFLLexer::NAME && adjacent(before, offending))
+    if (const char *what = stringPrefix(before->getText()))
+      return at(before, what);
+  return std::nullopt;
+}
+
+/// The constructs of a statement's header: a loop's `else`, base classes,
+/// a decorator's arguments, `with ... as`, a def's or lambda's parameters
+/// (`*args`, `**kwargs`, a lambda's defaults), and else `**` in a call.
+std::optional<TokenError> headerConstruct(const ErrorTokens &e) {
+  antlr4::Token *offending = e.offending;
+  std::string text = offending->getText(), opener = e.first()->getText();
+  if (text == "else" && e.line.empty())
+    return at(offending, "'else' follows no 'if' at its indentation (a "
+                         "'for' or 'while' loop takes no 'else' in TFL)");
+  if (opener == "class" && text == "(")
+    return at(offending,
+              "a class has no base classes in TFL (no inheritance): 'class "
+              "Name:' with annotated fields (name: type) is a record, its "
+              "methods take the record first (self), and Name(field=...) "
+              "builds one");
+  if (opener == "@" && text == "(")
+    return at(offending, std::string("a decorator takes no arguments in TFL "
+                                     "(it knows ") +
+                             kKnownDecorators + ")");
+  if (opener == "with" && text == "as")
+    return at(offending, "'with ... as' is not supported: a 'with' "
+                         "statement takes device(\"cpu\") or "
+                         "device(\"cuda\") and binds no name");
+  // Inside a lambda's parameters: no ':' after the 'lambda' yet.
+  bool inLambda = false;
+  for (antlr4::Token *t : e.line) {
+    if (t->getType() == TFLLexer::LAMBDA)
+      inLambda = true;
+    else if (t->getText() == ":")
+      inLambda = false;
+  }
+  if (inLambda && text == "=")
+    return at(offending, "a lambda's parameters take no default values: "
+                         "define the function with 'def'");
+  if ((inLambda || opener == "def") && (text == "*" || text == "**"))
+    return at(offending, text == "*"
+                             ? "'*args' parameters are not supported: a "
+                               "function takes a fixed list of parameters (a "
+                               "tuple may be passed as one)"
+                             : "'**kwargs' parameters are not supported: a "
+                               "function takes a fixed list of parameters, "
+                               "each of which may have a default");
+  antlr4::Token *before = e.before();
+  if (text == "**" && before &&
+      (before->getText() == "(" || before->getText() == ","))
+    return at(offending, "'**' unpacking keywords is not supported (TFL has "
+                         "no dicts): pass each keyword by name");
+  return std::nullopt;
+}
+
+/// Where a syntax error at `offending` comes from a Python construct that
+/// TFL does not have, the error that names it (at the construct); the
+/// tokens of the offending line around it say which. Else nullopt.
+std::optional<TokenError> pythonConstruct(antlr4::Recognizer *recognizer,
+                                          antlr4::Token *offending) {
+  auto *parser = dynamic_cast<antlr4::Parser *>(recognizer);
+  if (!parser || !offending)
+    return std::nullopt;
+  antlr4::TokenStream *stream = parser->getTokenStream();
+  size_t index = offending->getTokenIndex();
+  if (index >= stream->size())
+    return std::nullopt;
+  ErrorTokens e{offending, {}, nullptr};
+  for (size_t i = index; i-- > 0;) {
+    antlr4::Token *t = stream->get(i);
+    size_t type = t->getType();
+    if (type == TFLLexer::NEWLINE || type == TFLParser::INDENT ||
+        type == TFLParser::DEDENT)
+      break;
+    e.line.insert(e.line.begin(), t);
+  }
+  // LT counts from the stream's position, which prediction may have left
+  // before the offending token.
+  if (stream->index() <= index)
+    e.next = stream->LT(static_cast<ssize_t>(index - stream->index()) + 2);
+  if (std::optional<TokenError> found = keywordConstruct(e))
+    return found;
+  if (std::optional<TokenError> found = expressionConstruct(e))
+    return found;
+  return headerConstruct(e);
+}
+
+/// Turns ANTLR's syntax errors into "invalid syntax" diagnostics, or into
+/// errors that name a Python construct TFL does not have.
 class SyntaxErrorListener : public antlr4::BaseErrorListener {
 public:
   explicit SyntaxErrorListener(ErrorSink &sink) : sink(sink) {}
 
-  void syntaxError(antlr4::Recognizer *, antlr4::Token *offending, size_t line,
-                   size_t col, const std::string &msg,
+  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending,
+                   size_t line, size_t col, const std::string &msg,
                    std::exception_ptr) override {
+    if (std::optional<TokenError> construct =
+            pythonConstruct(recognizer, offending))
+      return sink.report(construct->line, construct->col, construct->message);
     std::string what;
     if (!offending) {
       what = "invalid syntax";
@@ -102,6 +276,32 @@ bool checkUtf8(ErrorSink &sink, llvm::StringRef text) {
 }
 
 } // namespace
+
+const char *tfl::unsupportedPythonKeyword(llvm::StringRef word) {
+  return llvm::StringSwitch<const char *>(word)
+      .Cases({"try", "except", "finally"},
+             "'try' statements are not supported: TFL has no exceptions (an "
+             "error stops the program with its message); test a condition "
+             "with 'if', or stop the program with 'assert condition, "
+             "\"message\"'")
+      .Case("raise", "'raise' is not supported: TFL has no exceptions; "
+                     "'assert condition, \"message\"' stops the program "
+                     "with a message")
+      .Case("del", "'del' is not supported: a name is bound again or goes "
+                   "out of scope, and a tensor's memory is freed after its "
+                   "last use")
+      .Case("yield", "'yield' (a generator) is not supported: return the "
+                     "values as a tuple, or compute them in a 'for' loop")
+      .Cases({"global", "nonlocal"},
+             "'global' and 'nonlocal' are not supported: a function cannot "
+             "bind a name outside it; return the new value instead")
+      .Cases({"async", "await"},
+             "'async' and 'await' are not supported: a program's ops run in "
+             "order, each spread over the cores")
+      .Case("match", "'match' statements are not supported: use "
+                     "'if'/'elif'/'else'")
+      .Default(nullptr);
+}
 
 std::unique_ptr<Module> AstBuilder::buildFile(TFLParser::FileContext *file) {
   auto module = std::make_unique<Module>();

@@ -355,6 +355,27 @@ static ExprPtr parseFieldExpr(ErrorSink &sink, mlir::MLIRContext *ctx,
   return builder.buildExpr(tree->expr());
 }
 
+bool AstBuilder::checkFieldForm(llvm::StringRef exprText, Position at) {
+  llvm::StringRef field = exprText.rtrim();
+  unsigned end = at.col + static_cast<unsigned>(field.size());
+  if (field.size() >= 2 && field[field.size() - 2] == '!' &&
+      llvm::StringRef("rsa").contains(field.back())) {
+    error({at.line, end - 2},
+          "f-string conversions (!r, !s, !a) are not supported: a field "
+          "prints its value as print does");
+    return false;
+  }
+  if (field.ends_with("=") && !field.ends_with("==") &&
+      !field.ends_with("!=") && !field.ends_with("<=") &&
+      !field.ends_with(">=")) {
+    error({at.line, end - 1},
+          "the f-string '=' specifier is not supported: write the name in "
+          "the text (f\"x={x}\")");
+    return false;
+  }
+  return true;
+}
+
 ExprPtr AstBuilder::buildFString(antlr4::Token *tok) {
   std::string raw = tok->getText();
   Position start = pos(tok);
@@ -411,6 +432,8 @@ ExprPtr AstBuilder::buildFString(antlr4::Token *tok) {
       error(at, "f-string: empty expression not allowed");
       return nullptr;
     }
+    if (!checkFieldForm(exprText, at))
+      return nullptr;
     ExprPtr expr = parseFieldExpr(sink, ctx, fileName, exprText, at);
     if (!expr)
       return nullptr;

@@ -7,6 +7,8 @@
 
 #include "SemaImpl.h"
 
+#include "tfl/Frontend/Parser.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/STLExtras.h"
@@ -231,6 +233,11 @@ FailureOr<Type> SemaImpl::analyzeName(const NameExpr *expr) {
         << "' is not defined in this function: functions see module "
            "constants (top-level names bound once to a literal), not "
            "script variables; pass it as an argument";
+    return failure();
+  }
+  // A lone Python keyword (`raise`, `del(x)`) parses as a name.
+  if (const char *what = unsupportedPythonKeyword(expr->name)) {
+    error(expr->getBegin()) << what;
     return failure();
   }
   error(expr->getBegin()) << "name '" << expr->name << "' is not defined";

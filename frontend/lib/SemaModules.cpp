@@ -191,6 +191,13 @@ LogicalResult SemaImpl::checkClass(const ClassDef *cls, const Module *file) {
       continue;
     }
     if (auto *def = dyn_cast<FuncDef>(s.get())) {
+      if (def->name == "__init__") {
+        error(def->namePos, file)
+            << "a class has no __init__ in TFL: a record's fields are "
+               "declared in its body (name: type = default), and "
+            << cls->name << "(field=...) builds one";
+        return failure();
+      }
       if (def->params.empty()) {
         error(def->namePos, file)
             << "method '" << def->name
@@ -277,9 +284,8 @@ LogicalResult SemaImpl::checkDecorators(const FuncDef *def,
     if (d.name != "custom_gradient" && d.name != "custom_jvp" &&
         d.name != "export" && d.name != "checkpoint" && d.name != "remat") {
       error(d.range.begin, file)
-          << "decorator '@" << d.name
-          << "' is not supported (TFL knows @custom_gradient, @custom_jvp, "
-             "@checkpoint, @remat and @export)";
+          << "decorator '@" << d.name << "' is not supported (TFL knows "
+          << kKnownDecorators << ")";
       return failure();
     }
     if (!seen.insert(d.name).second) {

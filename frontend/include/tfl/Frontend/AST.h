@@ -434,6 +434,10 @@ struct Decorator {
   SourceRange range;
 };
 
+/// The decorators TFL knows, as its diagnostics list them.
+inline constexpr const char *kKnownDecorators =
+    "@custom_gradient, @custom_jvp, @checkpoint, @remat and @export";
+
 struct FuncDef : StmtBase<Stmt::Kind::FuncDef> {
   FuncDef(SourceRange r, std::string name, Position namePos,
           std::vector<Param> params, ExprPtr returns, Block body,
@@ -480,8 +484,13 @@ void collectTargetNames(const Expr *target, llvm::StringSet<> &out);
 void collectAssigned(const Stmt *s, llvm::StringSet<> &out);
 void collectAssigned(const Block &block, llvm::StringSet<> &out);
 
-/// Argument `index` of a call, given by position or as keyword `name`; null
-/// when it is not given.
+/// Whether keyword `keyword` names a built-in's parameter `param`: its own
+/// name, or PyTorch's spelling of it, which code ported from PyTorch writes
+/// (dim for axis, keepdim for keepdims, correction for ddof).
+bool namesParameter(llvm::StringRef keyword, llvm::StringRef param);
+
+/// Argument `index` of a built-in's call, given by position or as keyword
+/// `name` (namesParameter); null when it is not given.
 const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name);
 
 /// A call made of another call's nodes without owning them: a method call

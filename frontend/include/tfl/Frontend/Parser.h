@@ -27,6 +27,11 @@ normalizeSource(std::unique_ptr<llvm::MemoryBuffer> buffer);
 /// deep as it is used); returns what `fn` returns.
 int runWithLargeStack(llvm::function_ref<int()> fn);
 
+/// What TFL says of a keyword of Python's that starts a construct TFL does
+/// not have (try, raise, del, yield, global, async, match, ...), naming
+/// the construct and what to write instead; nullptr for any other word.
+const char *unsupportedPythonKeyword(llvm::StringRef word);
+
 /// Parses buffer `bufferId` of `sourceMgr`. Returns null after reporting an
 /// error.
 std::unique_ptr<ast::Module> parseModule(llvm::SourceMgr &sourceMgr,
