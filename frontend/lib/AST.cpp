@@ -7,6 +7,7 @@
 
 #include "tfl/Frontend/AST.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/Format.h"
@@ -160,11 +161,21 @@ void collectAssigned(const Block &block, llvm::StringSet<> &out) {
     collectAssigned(s.get(), out);
 }
 
+bool namesParameter(llvm::StringRef keyword, llvm::StringRef param) {
+  if (keyword == param)
+    return true;
+  return llvm::StringSwitch<llvm::StringRef>(param)
+             .Case("axis", "dim")
+             .Case("keepdims", "keepdim")
+             .Case("ddof", "correction")
+             .Default("") == keyword;
+}
+
 const Expr *argument(const CallExpr *call, size_t index, llvm::StringRef name) {
   if (index < call->args.size())
     return call->args[index].get();
   for (const Keyword &kw : call->keywords)
-    if (kw.name == name)
+    if (namesParameter(kw.name, name))
       return kw.value.get();
   return nullptr;
 }

@@ -412,6 +412,12 @@ Value MLIRGenImpl::genMath(const CallExpr *expr, MathBuiltin op) {
   const Type &t = typeOf(expr);
   mlir::Location l = loc(expr->getBegin());
   mlir::Type elem = elementType(&ctx, t.dtype);
+  if (op == MathBuiltin::Float && isa<StringExpr>(expr->args[0].get())) {
+    // float("inf"): a literal of its value, in the dtype its use gave it.
+    FloatExpr literal(expr->getRange(),
+                      spec->builtinCalls.find(expr)->second.special);
+    return genConstant(&literal, t);
+  }
   if (op == MathBuiltin::Cast || op == MathBuiltin::Float ||
       op == MathBuiltin::Int)
     return castTo(genExpr(expr->args[0].get())[0], elem, l);

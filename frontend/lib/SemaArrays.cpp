@@ -21,11 +21,11 @@ FailureOr<Type> SemaImpl::analyzePieces(const CallExpr *expr,
   // PyTorch's: split(x, size, axis=0) into pieces of `size` along the
   // axis (the last one smaller), or of each size of a tuple;
   // chunk(x, n, axis=0) into n pieces of ceil(dim / n) (fewer where
-  // that covers the axis sooner). The axis keyword is also `dim`. A
-  // tuple of tensors, sizes known when compiling.
+  // that covers the axis sooner). A tuple of tensors, sizes known when
+  // compiling.
   const char *second = name == "split" ? "size" : "chunks";
   FailureOr<std::vector<const Expr *>> args =
-      matchBuiltinArgs(expr, name, {"x", second, "axis|dim"}, 2);
+      matchBuiltinArgs(expr, name, {"x", second, "axis"}, 2);
   if (failed(args))
     return failure();
   const Expr *x = (*args)[0], *by = (*args)[1], *axisExpr = (*args)[2];

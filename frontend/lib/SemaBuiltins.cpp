@@ -20,6 +20,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 using namespace tfl;
 using namespace tfl::ast;
@@ -158,7 +159,8 @@ FailureOr<Type> SemaImpl::analyzeNN(const CallExpr *expr,
   const Expr *x = argument(expr, 0, isOneHot ? "labels" : "x");
   const Expr *arg = argument(expr, 1, second);
   for (const Keyword &kw : expr->keywords)
-    if (kw.name != second && kw.name != (isOneHot ? "labels" : "x")) {
+    if (!namesParameter(kw.name, second) &&
+        kw.name != (isOneHot ? "labels" : "x")) {
       error(kw.range.begin) << name << "() got an unexpected keyword argument '"
                             << kw.name << "'";
       return failure();
@@ -598,8 +600,38 @@ FailureOr<Type> SemaImpl::analyzeWhere(const CallExpr *expr,
   return Type::tensor(values->dtype, *s, values->weak);
 }
 
+/// Python's float("inf"), float("-inf") and float("nan") (any case, an
+/// optional sign, "infinity", spaces around): a float scalar as a literal
+/// is, weak; other strings are refused.
+FailureOr<Type> SemaImpl::analyzeSpecialFloat(const CallExpr *expr,
+                                              llvm::StringRef text) {
+  std::string s = text.trim().lower();
+  double sign = 1;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    sign = s[0] == '-' ? -1 : 1;
+    s.erase(0, 1);
+  }
+  double value;
+  if (s == "inf" || s == "infinity")
+    value = sign * std::numeric_limits<double>::infinity();
+  else if (s == "nan")
+    value = std::copysign(std::numeric_limits<double>::quiet_NaN(), sign);
+  else {
+    error(expr->args[0]->getBegin())
+        << "float() of a string takes \"inf\", \"-inf\" or \"nan\", got \""
+        << text << "\" (write other numbers as literals)";
+    return failure();
+  }
+  planOf(expr).special = value;
+  return Type::tensor(DType::F32, {}, /*weak=*/true);
+}
+
 FailureOr<Type> SemaImpl::analyzeMath(const CallExpr *expr, MathBuiltin op) {
   llvm::StringRef name = Builtin(op).name();
+  if (op == MathBuiltin::Float && expr->args.size() == 1 &&
+      expr->keywords.empty())
+    if (auto *s = dyn_cast<StringExpr>(expr->args[0].get()))
+      return analyzeSpecialFloat(expr, s->value);
   FailureOr<std::vector<Type>> types = mathOperands(expr, op);
   if (failed(types))
     return failure();

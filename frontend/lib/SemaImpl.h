@@ -355,6 +355,8 @@ private:
   FailureOr<Type> analyzeMath(const CallExpr *expr, MathBuiltin op);
   FailureOr<std::vector<Type>> mathOperands(const CallExpr *expr,
                                             MathBuiltin op);
+  FailureOr<Type> analyzeSpecialFloat(const CallExpr *expr,
+                                      llvm::StringRef text);
   FailureOr<Type> analyzeCast(const CallExpr *expr, MathBuiltin op,
                               llvm::ArrayRef<Type> types);
   FailureOr<Type> analyzeWhere(const CallExpr *expr,

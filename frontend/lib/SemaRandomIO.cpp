@@ -33,11 +33,13 @@ SemaImpl::matchBuiltinArgs(const CallExpr *expr, llvm::StringRef name,
   std::vector<const Expr *> args(params.size(), nullptr);
   for (size_t i = 0; i < expr->args.size(); ++i)
     args[i] = expr->args[i].get();
-  // A parameter "axis|dim" takes either keyword (NumPy's and PyTorch's).
+  // A parameter "k|diagonal" takes either keyword (NumPy's and PyTorch's),
+  // and each PyTorch's spelling of it (namesParameter).
   auto named = [&](llvm::StringRef param, llvm::StringRef keyword) {
     llvm::SmallVector<llvm::StringRef> names;
     param.split(names, '|');
-    return llvm::is_contained(names, keyword);
+    return llvm::any_of(
+        names, [&](llvm::StringRef n) { return namesParameter(keyword, n); });
   };
   for (const Keyword &kw : expr->keywords) {
     auto it = llvm::find_if(

@@ -38,13 +38,17 @@ LogicalResult SemaImpl::reductionArguments(const CallExpr *expr,
   ddofExpr = nullptr;
   bool spread = name == "var" || name == "std";
   for (const Keyword &kw : expr->keywords) {
-    const Expr **slot = kw.name == "axis"             ? &axisExpr
-                        : kw.name == "keepdims"       ? &keepExpr
-                        : kw.name == "ddof" && spread ? &ddofExpr
-                                                      : nullptr;
+    const Expr **slot = namesParameter(kw.name, "axis")             ? &axisExpr
+                        : namesParameter(kw.name, "keepdims")       ? &keepExpr
+                        : namesParameter(kw.name, "ddof") && spread ? &ddofExpr
+                                                                    : nullptr;
     if (!slot) {
-      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
-                            << kw.name << "'";
+      auto diag = error(kw.range.begin)
+                  << name << "() got an unexpected keyword argument '"
+                  << kw.name << "'";
+      if (spread && kw.name == "unbiased")
+        diag << ": TFL's is ddof= (PyTorch's unbiased=True is ddof=1, "
+                "False ddof=0)";
       return failure();
     }
     if (*slot) {

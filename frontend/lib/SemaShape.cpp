@@ -84,9 +84,16 @@ FailureOr<DType> SemaImpl::ShapeArgs::dtype(size_t i, DType fallback) const {
   FailureOr<Type> t = sema.analyzeExpr(e);
   if (failed(t))
     return failure();
-  if (t->kind != Type::Kind::DType)
+  if (t->kind != Type::Kind::DType) {
+    // PyTorch's zeros(3, 4): the shape spread over the arguments.
+    std::string hint;
+    if (i == 1 && t->isTensor() && t->rank() == 0 && isInteger(t->dtype) &&
+        names[0] == "shape")
+      hint = "; the shape is one tuple, as NumPy's: " + name.str() +
+             "((d0, d1, ...))";
     return fail(e, name + "()'s dtype must be a dtype (f32, i64, ...), got " +
-                       t->str());
+                       t->str() + hint);
+  }
   return t->dtype;
 }
 
@@ -126,12 +133,25 @@ FailureOr<SemaImpl::ShapeArgs> SemaImpl::shapeArgs(const CallExpr *expr,
                             << " arguments, got " << expr->args.size();
     return failure();
   }
-  for (const Keyword &kw : expr->keywords)
-    if (!llvm::is_contained(names, kw.name)) {
+  llvm::SmallVector<bool> given(names.size(), false);
+  for (size_t i = 0; i < expr->args.size(); ++i)
+    given[i] = true;
+  for (const Keyword &kw : expr->keywords) {
+    auto it = llvm::find_if(names, [&](const std::string &p) {
+      return namesParameter(kw.name, p);
+    });
+    if (it == names.end()) {
       error(kw.range.begin) << name << "() got an unexpected keyword argument '"
                             << kw.name << "'";
       return failure();
     }
+    if (given[it - names.begin()]) {
+      error(kw.range.begin)
+          << name << "() got multiple values for argument '" << *it << "'";
+      return failure();
+    }
+    given[it - names.begin()] = true;
+  }
   // A shape's batch size (from shape(x) of a `?` dim) is a `?` dim of
   // the result, in the shapes of the builtins that allow one.
   bool batchSizes = llvm::is_contained(
@@ -548,6 +568,23 @@ FailureOr<Type> SemaImpl::analyzeReshape(const ShapeArgs &args) {
 }
 
 /// transpose: a permutation of the axes (reversed when none is given).
+/// For two axes given to transpose() of a tensor of more dims, PyTorch's
+/// reading (swap the two) spelled as TFL's perm; else empty.
+static std::string swapHint(const std::vector<int64_t> &axes, int64_t rank) {
+  if (axes.size() != 2 || rank <= 2)
+    return "";
+  int64_t a = axes[0] < 0 ? axes[0] + rank : axes[0];
+  int64_t b = axes[1] < 0 ? axes[1] + rank : axes[1];
+  if (a < 0 || a >= rank || b < 0 || b >= rank || a == b)
+    return "";
+  std::string perm;
+  for (int64_t d = 0; d < rank; ++d)
+    perm += (d ? ", " : "") + std::to_string(d == a ? b : d == b ? a : d);
+  return "; PyTorch's x.transpose(" + std::to_string(axes[0]) + ", " +
+         std::to_string(axes[1]) + "), which swaps two axes, is x.transpose(" +
+         perm + ") here";
+}
+
 FailureOr<Type> SemaImpl::analyzeTranspose(const ShapeArgs &args) {
   FailureOr<Type> x = args.tensor(0);
   if (failed(x))
@@ -566,7 +603,8 @@ FailureOr<Type> SemaImpl::analyzeTranspose(const ShapeArgs &args) {
   std::vector<bool> seen(rank, false);
   if (static_cast<int64_t>(perm.size()) != rank)
     return args.fail(args.arg(1), "transpose()'s perm must list each of the " +
-                                      llvm::Twine(rank) + " axes once");
+                                      llvm::Twine(rank) + " axes once" +
+                                      swapHint(perm, rank));
   for (int64_t &p : perm) {
     if (p < 0)
       p += rank;

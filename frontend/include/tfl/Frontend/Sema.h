@@ -102,6 +102,8 @@ struct BuiltinPlan {
   RangePlan range;
   /// tril(x, k) and triu(x, k): the diagonal k.
   int64_t diagonal = 0;
+  /// float("inf"), float("-inf"), float("nan"): the value.
+  double special = 0;
   /// split and chunk: the axis, then each piece's size along it.
   std::vector<int64_t> pieces;
   /// transpose: the permutation.
