@@ -288,16 +288,17 @@ FailureOr<Type> SemaImpl::analyzeBreakpoint(const CallExpr *expr) {
   }
   if (options.debugPoints) {
     recordDebugScope(expr);
-  } else if (options.compiled &&
-             warnedBreakpoints
-                 .insert({frame->scope->ast,
-                          {expr->getBegin().line, expr->getBegin().col}})
-                 .second) {
-    mlir::emitWarning(loc(expr->getBegin()))
-        << "breakpoint() does nothing in a compiled program; run it with "
-           "'tflc run --eager' to stop here";
+  } else if (options.compiled) {
+    warnOnce(expr->getBegin(),
+             "breakpoint() does nothing in a compiled program; run it with "
+             "'tflc run --eager' to stop here");
   }
   return Type::none();
+}
+
+void SemaImpl::warnOnce(Position p, const llvm::Twine &message) {
+  if (warned.insert({frame->scope->ast, {p.line, p.col}}).second)
+    mlir::emitWarning(loc(p)) << message;
 }
 
 mlir::InFlightDiagnostic SemaImpl::error(Position p, const Module *file) {

@@ -332,10 +332,10 @@ private:
   /// Under the debugger: records the variables in scope now as the debug
   /// scope of `node` (a statement or a breakpoint() call).
   void recordDebugScope(const void *node);
-  /// Where breakpoint() was warned about (once a call, however many
-  /// specializations analyze it).
-  std::set<std::pair<const Module *, std::pair<unsigned, unsigned>>>
-      warnedBreakpoints;
+  /// Warns once, at `p`, however many specializations analyze it (the
+  /// places warned about so far).
+  void warnOnce(Position p, const llvm::Twine &message);
+  std::set<std::pair<const Module *, std::pair<unsigned, unsigned>>> warned;
   LogicalResult analyzeFString(const FStringExpr *expr);
   /// The plan of built-in call `expr` (analyzeCall makes it first).
   BuiltinPlan &planOf(const CallExpr *expr) {

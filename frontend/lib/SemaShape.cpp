@@ -614,6 +614,19 @@ FailureOr<Type> SemaImpl::analyzeTranspose(const ShapeArgs &args) {
                            llvm::Twine(rank) + " axes once");
     seen[p] = true;
   }
+  // x.transpose(0, 1) of a matrix: NumPy's perm leaves it as it is, where
+  // PyTorch's transpose(dim0, dim1) swaps the two (code ported from it).
+  auto isInt = [](const ExprPtr &e) {
+    auto *u = llvm::dyn_cast<UnaryExpr>(e.get());
+    return llvm::isa<IntExpr>(u ? u->operand.get() : e.get());
+  };
+  auto *literal = llvm::dyn_cast_or_null<TupleExpr>(args.arg(1));
+  if (rank == 2 && perm[0] == 0 && literal &&
+      llvm::all_of(literal->elements, isInt))
+    warnOnce(args.arg(1)->getBegin(),
+             "x.transpose(a, b) lists the axes in their new order, as "
+             "NumPy's does: this one leaves the matrix as it is; PyTorch's "
+             "transpose(0, 1), which swaps them, is x.T or x.transpose(1, 0)");
   planOf(args.expr).permutation = perm;
   std::vector<int64_t> shape;
   for (int64_t p : perm)
