@@ -51,8 +51,8 @@ SemaImpl::matchBuiltinArgs(const CallExpr *expr, llvm::StringRef name,
     }
     size_t i = it - params.begin();
     if (args[i]) {
-      error(kw.range.begin)
-          << name << "() got multiple values for argument '" << kw.name << "'";
+      error(kw.range.begin) << name << "() got multiple values for argument '"
+                            << params[i].split('|').first << "'";
       return failure();
     }
     args[i] = kw.value.get();

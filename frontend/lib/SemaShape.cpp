@@ -128,30 +128,10 @@ FailureOr<SemaImpl::ShapeArgs> SemaImpl::shapeArgs(const CallExpr *expr,
       {"tile", {"x", "reps"}},
       {"size", {"x"}}};
   const std::vector<std::string> &names = params.find(name)->second;
-  if (expr->args.size() > names.size()) {
-    error(expr->getBegin()) << name << "() takes at most " << names.size()
-                            << " arguments, got " << expr->args.size();
+  // Too many arguments, unknown keywords and a parameter given twice.
+  llvm::SmallVector<llvm::StringRef> refs(names.begin(), names.end());
+  if (failed(matchBuiltinArgs(expr, name, refs, 0)))
     return failure();
-  }
-  llvm::SmallVector<bool> given(names.size(), false);
-  for (size_t i = 0; i < expr->args.size(); ++i)
-    given[i] = true;
-  for (const Keyword &kw : expr->keywords) {
-    auto it = llvm::find_if(names, [&](const std::string &p) {
-      return namesParameter(kw.name, p);
-    });
-    if (it == names.end()) {
-      error(kw.range.begin) << name << "() got an unexpected keyword argument '"
-                            << kw.name << "'";
-      return failure();
-    }
-    if (given[it - names.begin()]) {
-      error(kw.range.begin)
-          << name << "() got multiple values for argument '" << *it << "'";
-      return failure();
-    }
-    given[it - names.begin()] = true;
-  }
   // A shape's batch size (from shape(x) of a `?` dim) is a `?` dim of
   // the result, in the shapes of the builtins that allow one.
   bool batchSizes = llvm::is_contained(
@@ -567,7 +547,6 @@ FailureOr<Type> SemaImpl::analyzeReshape(const ShapeArgs &args) {
   return Type::tensor(x->dtype, *shape, x->weak);
 }
 
-/// transpose: a permutation of the axes (reversed when none is given).
 /// For two axes given to transpose() of a tensor of more dims, PyTorch's
 /// reading (swap the two) spelled as TFL's perm; else empty.
 static std::string swapHint(const std::vector<int64_t> &axes, int64_t rank) {
@@ -585,6 +564,7 @@ static std::string swapHint(const std::vector<int64_t> &axes, int64_t rank) {
          perm + ") here";
 }
 
+/// transpose: a permutation of the axes (reversed when none is given).
 FailureOr<Type> SemaImpl::analyzeTranspose(const ShapeArgs &args) {
   FailureOr<Type> x = args.tensor(0);
   if (failed(x))
